@@ -1,0 +1,88 @@
+# lowtrace build. `make` builds everything into build/; `make check` runs the tests.
+# SANITIZE=address,undefined or SANITIZE=thread builds into build/san-*/ instead.
+# Module fragments in mk/*.mk add targets and per-target flags.
+
+CC ?= gcc
+ifeq ($(origin CC),default)
+CC := gcc
+endif
+comma := ,
+SANITIZE ?=
+ifeq ($(SANITIZE),)
+BUILD ?= build
+SANFLAGS :=
+else
+BUILD ?= build/san-$(subst $(comma),-,$(SANITIZE))
+SANFLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+endif
+
+VERSION := 0.1.0
+WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+CFLAGS ?= -O2 -g
+ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) -fPIC -pthread \
+	-Iinclude -Isrc -DLT_VERSION='"$(VERSION)"' -MMD -MP
+ALL_LDFLAGS = $(LDFLAGS) $(SANFLAGS) -pthread
+LDLIBS_BASE := -ldl -lm
+
+LIB_SRC := $(filter-out src/cli/%,$(wildcard src/*/*.c))
+CLI_SRC := $(wildcard src/cli/*.c)
+TEST_SRC := $(wildcard tests/test_*.c)
+BENCH_SRC := $(wildcard bench/*.c)
+EXAMPLE_SRC := $(wildcard examples/*.c)
+
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
+LIB_A := $(BUILD)/liblowtrace.a
+LIB_SO := $(BUILD)/liblowtrace.so
+CLI := $(BUILD)/lowtrace
+TESTS := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+BENCHES := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
+EXAMPLES := $(EXAMPLE_SRC:examples/%.c=$(BUILD)/examples/%)
+
+.SECONDARY:
+.PHONY: all lib check bench format format-check clean verify fuzz
+all: lib $(CLI) $(TESTS) $(BENCHES) $(EXAMPLES)
+lib: $(LIB_A) $(LIB_SO)
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(LIB_A): $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(LIB_SO): $(LIB_OBJ)
+	$(CC) -shared $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS_BASE)
+
+$(CLI): $(CLI_OBJ) $(LIB_A)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJ) $(LIB_A) $(LDLIBS_BASE) $(LDLIBS)
+
+# Tests, benchmarks and examples are one .c each, linked against the static library.
+$(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $< $(LIB_A) $(LDLIBS_BASE) $(LDLIBS)
+$(BUILD)/bench/%: $(BUILD)/obj/bench/%.o $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $< $(LIB_A) $(LDLIBS_BASE) $(LDLIBS)
+$(BUILD)/examples/%: $(BUILD)/obj/examples/%.o $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $< $(LIB_A) $(LDLIBS_BASE) $(LDLIBS)
+
+check: all
+	BUILD=$(BUILD) SANITIZE=$(SANITIZE) bash tests/run.sh $(TESTS)
+
+bench: all
+	BUILD=$(BUILD) bash bench/run.sh
+
+FORMAT_SRC = $(shell git ls-files '*.c' '*.h' 2>/dev/null)
+format:
+	clang-format -i $(FORMAT_SRC)
+format-check:
+	clang-format --dry-run --Werror $(FORMAT_SRC)
+
+clean:
+	rm -rf build
+
+-include $(wildcard mk/*.mk)
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs the Debian packages that lowtrace's build, tests and benchmarks need.
+# Idempotent: packages already present are left alone. Needs root (or sudo).
+set -euo pipefail
+pkgs=(
+	build-essential make gcc clang clang-format libclang-rt-14-dev valgrind
+	babeltrace2 python3-bt2 # reference CTF reader the tests compare against
+	liburcu-dev             # liburcu, benchmarked beside our RCU
+	liblttng-ust-dev lttng-tools # LTTng-UST, benchmarked beside our tracer
+	spin                    # model checker for models/
+	linux-perf              # perf, benchmarked beside kernel tracing
+)
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+	echo "install-deps: all packages present"
+	exit 0
+fi
+SUDO=
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+echo "install-deps: installing ${missing[*]}"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
