@@ -1,0 +1,368 @@
+/*
+ * ring.c - creating and mapping ring buffers, and their consumer side.
+ * The writer's fast path is inline in ring.h; its rare paths (opening and
+ * closing a sub-buffer, dropping an event) are here.
+ */
+#define _GNU_SOURCE
+#include "ring/ring.h"
+
+#include <sched.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int is_pow2(uint64_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+static uint64_t align_up(uint64_t v, uint64_t a)
+{
+	return (v + a - 1) & ~(a - 1);
+}
+
+static size_t ctl_size(uint32_t n_subbufs)
+{
+	return align_up(sizeof(struct lt_ring_ctl) +
+				n_subbufs * sizeof(_Atomic uint64_t),
+			64);
+}
+
+/* Fills the process-local handle from a validated shared header. */
+static void ring_attach(struct lt_ring *r, void *map, size_t len, int fd)
+{
+	struct lt_ring_shm *h = map;
+
+	r->shm = h;
+	r->map = map;
+	r->map_len = len;
+	r->fd = fd;
+	r->mode = h->mode;
+	r->n_cpus = h->n_cpus;
+	r->n_subbufs = h->n_subbufs;
+	r->subbuf_size = h->subbuf_size;
+	r->subbuf_shift = (uint32_t)__builtin_ctzll(h->subbuf_size);
+	r->buf_size = (uint64_t)h->n_subbufs * h->subbuf_size;
+	r->ctl_base = (char *)map + h->ctl_offset;
+	r->ctl_stride = h->ctl_stride;
+	r->data_base = (char *)map + h->data_offset;
+	r->data_stride = h->data_stride;
+}
+
+int lt_ring_create(const struct lt_ring_config *cfg, struct lt_ring **out)
+{
+	uint32_t n_cpus = cfg->n_cpus;
+	long page = sysconf(_SC_PAGESIZE);
+
+	if (!n_cpus) {
+		long n = sysconf(_SC_NPROCESSORS_CONF);
+		n_cpus = n > 0 ? (uint32_t)n : 1;
+	}
+	if (!is_pow2(cfg->n_subbufs) || cfg->n_subbufs < 2 ||
+	    !is_pow2(cfg->subbuf_size) || cfg->subbuf_size < 1024 ||
+	    cfg->subbuf_size > (1ull << 32) || n_cpus > 4096)
+		return -EINVAL;
+
+	uint64_t cs = ctl_size(cfg->n_subbufs);
+	uint64_t ctl_off = align_up(sizeof(struct lt_ring_shm), 64);
+	uint64_t data_off = align_up(ctl_off + cs * n_cpus, (uint64_t)page);
+	uint64_t stride = (uint64_t)cfg->n_subbufs * cfg->subbuf_size;
+	uint64_t total = align_up(data_off + stride * n_cpus, (uint64_t)page);
+
+	struct lt_ring *r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	int fd = memfd_create("lowtrace-ring", MFD_CLOEXEC);
+	if (fd < 0) {
+		free(r);
+		return -errno;
+	}
+	if (ftruncate(fd, (off_t)total) < 0) {
+		int e = -errno;
+		close(fd);
+		free(r);
+		return e;
+	}
+	void *map =
+		mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED) {
+		int e = -errno;
+		close(fd);
+		free(r);
+		return e;
+	}
+	struct lt_ring_shm *h = map;
+	h->magic = LT_RING_SHM_MAGIC;
+	h->version = LT_RING_SHM_VERSION;
+	h->mode = cfg->mode;
+	h->n_cpus = n_cpus;
+	h->n_subbufs = cfg->n_subbufs;
+	h->subbuf_size = cfg->subbuf_size;
+	h->ctl_offset = ctl_off;
+	h->ctl_stride = cs;
+	h->data_offset = data_off;
+	h->data_stride = stride;
+	h->total_size = total;
+	h->tmpl.magic = LT_PACKET_MAGIC;
+	memcpy(h->tmpl.uuid, cfg->uuid, 16);
+	h->tmpl.stream_id = cfg->stream_id;
+	h->tmpl.pid = cfg->pid ? cfg->pid : (uint32_t)getpid();
+	ring_attach(r, map, total, fd);
+	*out = r;
+	return 0;
+}
+
+int lt_ring_map(int fd, struct lt_ring **out)
+{
+	struct stat st;
+	struct lt_ring_shm h;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if ((uint64_t)st.st_size < sizeof(h))
+		return -EINVAL;
+	if (pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h))
+		return -EIO;
+	/* the other side may be broken or hostile: check the geometry */
+	if (h.magic != LT_RING_SHM_MAGIC || h.version != LT_RING_SHM_VERSION ||
+	    h.mode > LT_RING_OVERWRITE || !is_pow2(h.n_subbufs) ||
+	    h.n_subbufs < 2 || !is_pow2(h.subbuf_size) ||
+	    h.subbuf_size < 1024 || h.subbuf_size > (1ull << 32) || !h.n_cpus ||
+	    h.n_cpus > 4096 || h.ctl_stride < ctl_size(h.n_subbufs) ||
+	    h.data_stride != (uint64_t)h.n_subbufs * h.subbuf_size ||
+	    h.ctl_offset < sizeof(h) ||
+	    h.data_offset < h.ctl_offset + h.ctl_stride * h.n_cpus ||
+	    h.total_size < h.data_offset + h.data_stride * h.n_cpus ||
+	    h.total_size > (uint64_t)st.st_size)
+		return -EINVAL;
+	struct lt_ring *r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	void *map = mmap(NULL, h.total_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+			 fd, 0);
+	if (map == MAP_FAILED) {
+		int e = -errno;
+		free(r);
+		return e;
+	}
+	ring_attach(r, map, h.total_size, fd);
+	*out = r;
+	return 0;
+}
+
+void lt_ring_destroy(struct lt_ring *r)
+{
+	if (!r)
+		return;
+	munmap(r->map, r->map_len);
+	close(r->fd);
+	free(r);
+}
+
+int lt_ring_fd(const struct lt_ring *r)
+{
+	return r->fd;
+}
+
+static struct lt_packet_header *hdr_at(struct lt_ring *r, uint32_t cpu,
+				       uint64_t base)
+{
+	return (struct lt_packet_header *)(lt_ring_data(r, cpu) +
+					   (base & (r->buf_size - 1)));
+}
+
+static uint64_t slot_of(const struct lt_ring *r, uint64_t off)
+{
+	return (off >> r->subbuf_shift) & (r->n_subbufs - 1);
+}
+
+/* Fills the fields of the header that the sub-buffer's opener owns. */
+void lt_ring_open_subbuf(struct lt_ring *r, struct lt_ring_ctl *ctl,
+			 uint64_t begin, uint64_t ts)
+{
+	uint32_t cpu = lt_ring_cpu_of(r, ctl);
+	struct lt_packet_header *h = hdr_at(r, cpu, begin);
+	const struct lt_packet_header *t = &r->shm->tmpl;
+
+	h->magic = t->magic;
+	memcpy(h->uuid, t->uuid, 16);
+	h->stream_id = t->stream_id;
+	h->stream_instance_id = (uint64_t)t->pid << 32 | cpu;
+	h->timestamp_begin = ts;
+	h->packet_seq_num = begin >> r->subbuf_shift;
+	h->cpu_id = cpu;
+	h->pid = t->pid;
+}
+
+/*
+ * Fills the fields the closer owns (the opener may still be writing the
+ * others) and commits the padding after the last record.
+ */
+void lt_ring_close_subbuf(struct lt_ring *r, struct lt_ring_ctl *ctl,
+			  uint64_t base, uint64_t used, uint64_t ts,
+			  uint64_t lost)
+{
+	uint32_t cpu = lt_ring_cpu_of(r, ctl);
+	struct lt_packet_header *h = hdr_at(r, cpu, base);
+
+	h->timestamp_end = ts;
+	h->content_size = used * 8;
+	h->packet_size = used * 8;
+	h->events_discarded = lost;
+	/* release: the header fields before the padding's count; pairs with
+	 * the consumer's acquire load of the commit count.  A full
+	 * sub-buffer has no padding; the closer's own commit publishes. */
+	if (used < r->subbuf_size)
+		atomic_fetch_add_explicit(&ctl->commit[slot_of(r, base)],
+					  r->subbuf_size - used,
+					  memory_order_release);
+}
+
+int lt_ring_drop(struct lt_ring_ctl *ctl, int err)
+{
+	atomic_fetch_add_explicit(err == -E2BIG ? &ctl->lost_big :
+						  &ctl->lost_full,
+				  1, memory_order_relaxed);
+	return err;
+}
+
+uint64_t lt_ring_lost(const struct lt_ring *r, uint32_t cpu)
+{
+	struct lt_ring_ctl *ctl = lt_ring_ctl(r, cpu);
+	return atomic_load_explicit(&ctl->lost_full, memory_order_relaxed) +
+	       atomic_load_explicit(&ctl->lost_big, memory_order_relaxed);
+}
+
+static int subbuf_complete(const struct lt_ring *r, struct lt_ring_ctl *ctl,
+			   uint64_t base)
+{
+	uint64_t gen = base / r->buf_size;
+	/* acquire: pairs with the release adds in lt_ring_commit() and
+	 * lt_ring_close_subbuf(): every committed byte is visible */
+	return atomic_load_explicit(&ctl->commit[slot_of(r, base)],
+				    memory_order_acquire) ==
+	       (gen + 1) * r->subbuf_size;
+}
+
+int lt_ring_get_subbuf(struct lt_ring *r, uint32_t cpu,
+		       struct lt_ring_subbuf *sb)
+{
+	struct lt_ring_ctl *ctl = lt_ring_ctl(r, cpu);
+	uint64_t base =
+		atomic_load_explicit(&ctl->consumed, memory_order_relaxed);
+
+	if (!subbuf_complete(r, ctl, base))
+		return -EAGAIN;
+	const struct lt_packet_header *h = hdr_at(r, cpu, base);
+	uint64_t len = h->content_size / 8;
+	if (len < LT_PACKET_HDR_SIZE || len > r->subbuf_size)
+		return -EIO; /* a writer in another process broke the header */
+	sb->hdr = h;
+	sb->data = h;
+	sb->len = len;
+	sb->seq = base >> r->subbuf_shift;
+	return 0;
+}
+
+void lt_ring_put_subbuf(struct lt_ring *r, uint32_t cpu)
+{
+	struct lt_ring_ctl *ctl = lt_ring_ctl(r, cpu);
+	uint64_t base =
+		atomic_load_explicit(&ctl->consumed, memory_order_relaxed);
+	/* release: our reads of the sub-buffer are done before writers may
+	 * reuse it; pairs with the acquire load in lt_ring_subbuf_free() */
+	atomic_store_explicit(&ctl->consumed, base + r->subbuf_size,
+			      memory_order_release);
+}
+
+int lt_ring_flush(struct lt_ring *r, uint32_t cpu)
+{
+	struct lt_ring_ctl *ctl = lt_ring_ctl(r, cpu);
+	const uint64_t S = r->subbuf_size;
+	uint64_t old = atomic_load_explicit(&ctl->offset, memory_order_acquire);
+	uint64_t ts, lost;
+
+	do {
+		if ((old & (S - 1)) == 0)
+			return 0; /* no sub-buffer open */
+		ts = lt_clock_read();
+		lost = lt_ring_lost(r, cpu);
+	} while (!atomic_compare_exchange_weak_explicit(
+		&ctl->offset, &old, (old & ~(S - 1)) + S, memory_order_acq_rel,
+		memory_order_acquire));
+	lt_ring_close_subbuf(r, ctl, old & ~(S - 1), old & (S - 1), ts, lost);
+	return 1;
+}
+
+/*
+ * Copies a sub-buffer that writers may be reusing at the same time; the
+ * caller validates the copy afterwards, as a seqlock reader does, so the
+ * race is intended and hidden from ThreadSanitizer.
+ */
+__attribute__((no_sanitize("thread"))) static void
+racy_copy(void *dst, const void *src, size_t n)
+{
+	volatile const unsigned char *s = src;
+	unsigned char *d = dst;
+	for (size_t i = 0; i < n; i++)
+		d[i] = s[i];
+}
+
+int lt_ring_snapshot(struct lt_ring *r, uint32_t cpu, lt_ring_packet_fn fn,
+		     void *arg)
+{
+	struct lt_ring_ctl *ctl = lt_ring_ctl(r, cpu);
+	const uint64_t S = r->subbuf_size;
+	char *copy = malloc(r->buf_size);
+	size_t lens[r->n_subbufs];
+	int n = 0, rc = 0, delivered = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	memset(lens, 0, sizeof(lens));
+	lt_ring_flush(r, cpu);
+	uint64_t end = atomic_load_explicit(&ctl->offset, memory_order_acquire);
+	uint64_t cur = end & ~(S - 1);
+	/* newest first, stopping at the first that is missing or reused */
+	for (uint32_t k = 1; k <= r->n_subbufs && (uint64_t)k * S <= cur; k++) {
+		uint64_t base = cur - (uint64_t)k * S;
+		/* the newest may still have a writer between reserve and
+		 * commit: give it a moment, then start from the one before */
+		for (int spin = 0; k == 1 && spin < 1000; spin++) {
+			if (subbuf_complete(r, ctl, base))
+				break;
+			sched_yield();
+		}
+		if (!subbuf_complete(r, ctl, base)) {
+			if (k == 1 && n == 0)
+				continue;
+			break;
+		}
+		char *dst = copy + (size_t)(k - 1) * S;
+		racy_copy(dst, hdr_at(r, cpu, base), S);
+		/* acquire fence: the copy's loads come before the re-check;
+		 * pairs with the release fence after a writer's CAS */
+		atomic_thread_fence(memory_order_acquire);
+		uint64_t now = atomic_load_explicit(&ctl->offset,
+						    memory_order_relaxed);
+		if (now > base + r->buf_size)
+			break; /* a writer entered this slot again */
+		const struct lt_packet_header *h = (void *)dst;
+		uint64_t len = h->content_size / 8;
+		if (h->magic != LT_PACKET_MAGIC || len < LT_PACKET_HDR_SIZE ||
+		    len > S || h->packet_seq_num != base >> r->subbuf_shift)
+			break;
+		lens[k - 1] = (size_t)len;
+		n = (int)k;
+	}
+	for (int k = n; k >= 1 && rc == 0; k--) {
+		if (!lens[k - 1])
+			continue; /* the newest, skipped above */
+		const char *pkt = copy + (size_t)(k - 1) * S;
+		rc = fn(arg, (const void *)pkt, pkt, lens[k - 1]);
+		delivered++;
+	}
+	free(copy);
+	return rc < 0 ? rc : delivered;
+}

@@ -1,0 +1,348 @@
+/*
+ * ring.h - lock-free per-CPU ring buffers.
+ *
+ * A channel (struct lt_ring) has one buffer per CPU; each buffer has N
+ * sub-buffers of S bytes, both powers of two.  All of it lives in one memfd
+ * so that a consumer in another process can map the same pages; nothing in
+ * the shared pages is a pointer.
+ *
+ * Writers reserve space with a compare-and-swap on the buffer's free-running
+ * write offset, write, then commit by adding the reserved length to the
+ * sub-buffer's commit count.  A sub-buffer whose commit count reaches the
+ * end of its current generation ((gen + 1) * S) is complete.  A record
+ * never straddles sub-buffers: the writer that does not fit closes the
+ * sub-buffer (the rest is padding, committed at once) and opens the next.
+ * A signal handler that traces in the middle of a reservation simply
+ * reserves after it; a thread that migrates keeps using the buffer it
+ * chose, which the CAS keeps correct.
+ *
+ * Each sub-buffer is a CTF packet as it stands: it starts with struct
+ * lt_packet_header, and every record starts with an LTTng-style compact
+ * event header.  src/ctf/ describes these layouts in the trace metadata.
+ *
+ * Modes: discard (the writer drops and counts an event when the next
+ * sub-buffer is still unread) and overwrite (flight recorder: the writer
+ * reuses the oldest sub-buffer; a snapshot copies the newest complete ones
+ * and checks afterwards that none was reused while it was copied).
+ *
+ * Model: models/ring.pml mirrors lt_ring_reserve, lt_ring_commit,
+ * lt_ring_flush, lt_ring_get_subbuf, lt_ring_put_subbuf and
+ * lt_ring_snapshot.
+ */
+#ifndef LT_RING_H
+#define LT_RING_H
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "clock/clock.h"
+#include "ring/cpu.h"
+
+#define LT_PACKET_MAGIC 0xC1FC1FC1u
+
+/* Packet header and context, in this order at the start of a sub-buffer. */
+struct lt_packet_header {
+	uint32_t magic;
+	uint8_t uuid[16];
+	uint32_t stream_id;
+	uint64_t stream_instance_id; /* pid << 32 | cpu */
+	uint64_t timestamp_begin;
+	uint64_t timestamp_end;
+	uint64_t content_size; /* bits, headers included */
+	uint64_t packet_size; /* bits; what the stream file holds */
+	uint64_t packet_seq_num;
+	uint64_t events_discarded; /* free-running count at close */
+	uint32_t cpu_id;
+	uint32_t pid;
+};
+#define LT_PACKET_HDR_SIZE 88
+_Static_assert(sizeof(struct lt_packet_header) == LT_PACKET_HDR_SIZE,
+	       "packet header layout");
+
+/*
+ * Event header, 4-byte aligned: compact is one little-endian 32-bit word,
+ * id in bits 0-4 and the low 27 bits of the timestamp above; id 31 says
+ * extended: a byte 31, then a 32-bit id and a 64-bit timestamp (13 bytes).
+ * A reader rebuilds a compact timestamp from the previous one in the
+ * stream (the packet's timestamp_begin for the first), taking the 27 bits to
+ * have wrapped at most once; writers use the extended form when the gap may
+ * be longer.
+ */
+#define LT_EV_ID_EXTENDED 31u
+#define LT_EV_TS_BITS 27
+#define LT_EV_HDR_COMPACT 4u
+#define LT_EV_HDR_EXTENDED 13u
+#define LT_EV_ALIGN 4u
+
+enum lt_ring_mode {
+	LT_RING_DISCARD = 0,
+	LT_RING_OVERWRITE = 1,
+};
+
+struct lt_ring_config {
+	enum lt_ring_mode mode;
+	uint32_t n_cpus; /* 0: every CPU the system can have */
+	uint32_t n_subbufs; /* power of two, >= 2 */
+	uint64_t subbuf_size; /* power of two, >= 1024 */
+	uint8_t uuid[16]; /* the trace's, copied into each packet */
+	uint32_t stream_id; /* the channel's stream class */
+	uint32_t pid; /* 0: getpid() */
+};
+
+/* Per-CPU control block in shared memory. */
+struct lt_ring_ctl {
+	_Alignas(64) _Atomic uint64_t offset; /* write position, bytes */
+	_Atomic uint64_t
+		last_tsc; /* a timestamp no later than the last record's */
+	_Atomic uint64_t lost_full; /* dropped: next sub-buffer not free */
+	_Atomic uint64_t lost_big; /* dropped: larger than a sub-buffer */
+	_Alignas(64) _Atomic uint64_t consumed; /* discard: next to read */
+	_Alignas(64) _Atomic uint64_t commit[]; /* bytes, per sub-buffer */
+};
+
+/* The start of the shared memory: geometry, so another process can map it. */
+struct lt_ring_shm {
+	uint64_t magic;
+	uint32_t version;
+	uint32_t mode;
+	uint32_t n_cpus;
+	uint32_t n_subbufs;
+	uint64_t subbuf_size;
+	uint64_t ctl_offset, ctl_stride;
+	uint64_t data_offset, data_stride;
+	uint64_t total_size;
+	struct lt_packet_header tmpl; /* magic, uuid, stream_id, pid */
+};
+#define LT_RING_SHM_MAGIC 0x6c74726e67627566ull /* "ltrngbuf" */
+#define LT_RING_SHM_VERSION 1
+
+/* A process's handle on a mapped channel. */
+struct lt_ring {
+	struct lt_ring_shm *shm;
+	char *map;
+	size_t map_len;
+	int fd;
+	uint32_t mode, n_cpus, n_subbufs;
+	uint32_t subbuf_shift;
+	uint64_t subbuf_size, buf_size; /* S and N * S */
+	char *ctl_base, *data_base;
+	uint64_t ctl_stride, data_stride;
+};
+
+/* A reservation, from lt_ring_reserve() to lt_ring_commit(). */
+struct lt_ring_ctx {
+	struct lt_ring_ctl *ctl;
+	uint64_t begin, end; /* bytes [begin, end) are this record's */
+	uint64_t ts;
+	char *payload;
+};
+
+/* A complete sub-buffer lent to the consumer. */
+struct lt_ring_subbuf {
+	const struct lt_packet_header *hdr;
+	const void *data; /* the packet, hdr included */
+	size_t len; /* content bytes */
+	uint64_t seq;
+};
+
+int lt_ring_create(const struct lt_ring_config *cfg, struct lt_ring **out);
+/* Maps a channel created elsewhere (fd from lt_ring_fd(), passed on). */
+int lt_ring_map(int fd, struct lt_ring **out);
+void lt_ring_destroy(struct lt_ring *r);
+int lt_ring_fd(const struct lt_ring *r);
+
+static inline struct lt_ring_ctl *lt_ring_ctl(const struct lt_ring *r,
+					      uint32_t cpu)
+{
+	return (struct lt_ring_ctl *)(r->ctl_base + cpu * r->ctl_stride);
+}
+
+static inline char *lt_ring_data(const struct lt_ring *r, uint32_t cpu)
+{
+	return r->data_base + cpu * r->data_stride;
+}
+
+/* Rare paths of lt_ring_reserve(), out of line. */
+void lt_ring_close_subbuf(struct lt_ring *r, struct lt_ring_ctl *ctl,
+			  uint64_t base, uint64_t used, uint64_t ts,
+			  uint64_t lost);
+void lt_ring_open_subbuf(struct lt_ring *r, struct lt_ring_ctl *ctl,
+			 uint64_t begin, uint64_t ts);
+int lt_ring_drop(struct lt_ring_ctl *ctl, int err);
+
+static inline uint32_t lt_ring_cpu_of(const struct lt_ring *r,
+				      const struct lt_ring_ctl *ctl)
+{
+	return (uint32_t)(((const char *)ctl - r->ctl_base) / r->ctl_stride);
+}
+
+/* May a writer open the sub-buffer that starts at begin? */
+static inline int lt_ring_subbuf_free(const struct lt_ring *r,
+				      struct lt_ring_ctl *ctl, uint64_t begin,
+				      const int mode)
+{
+	if (mode == LT_RING_DISCARD) {
+		/* pairs with the release store in lt_ring_put_subbuf(): the
+		 * consumer is done reading what we are about to overwrite */
+		uint64_t consumed = atomic_load_explicit(&ctl->consumed,
+							 memory_order_acquire);
+		return begin + r->subbuf_size - consumed <= r->buf_size;
+	}
+	/* overwrite: the slot's previous generation must be fully committed,
+	 * or a late writer would still be writing into what we reuse */
+	uint64_t idx = (begin >> r->subbuf_shift) & (r->n_subbufs - 1);
+	uint64_t gen = begin / r->buf_size;
+	/* acquire: pairs with the release adds of that generation's writers,
+	 * whose stores then come before ours */
+	return atomic_load_explicit(&ctl->commit[idx], memory_order_acquire) ==
+	       gen * r->subbuf_size;
+}
+
+/*
+ * Reserves room for an event of id and len payload bytes in this CPU's
+ * buffer, writes its event header, and points ctx->payload at the payload.
+ * Returns 0, or -ENOBUFS / -E2BIG when the event is dropped (and counted).
+ * mode is a constant at every call site so that the compiler folds it.
+ */
+static inline __attribute__((always_inline)) int
+lt_ring_reserve_mode(struct lt_ring *r, struct lt_ring_ctx *ctx, uint32_t id,
+		     uint32_t len, const int mode)
+{
+	uint32_t cpu = (uint32_t)lt_cpu_current();
+	if (__builtin_expect(cpu >= r->n_cpus, 0))
+		cpu %= r->n_cpus;
+	struct lt_ring_ctl *ctl = lt_ring_ctl(r, cpu);
+	const uint64_t S = r->subbuf_size;
+	uint64_t old, begin, rec, end, ts, lost = 0;
+	uint32_t hsz;
+	int enter, sw, fill;
+
+	if (__builtin_expect(LT_PACKET_HDR_SIZE + LT_EV_HDR_EXTENDED + len > S,
+			     0))
+		return lt_ring_drop(ctl, -E2BIG);
+	/* acquire: pairs with the CAS of the writer we follow, so that our
+	 * timestamp, read after this load, is no earlier than its own */
+	old = atomic_load_explicit(&ctl->offset, memory_order_acquire);
+	for (;;) {
+		ts = lt_clock_read();
+		uint64_t obase = old & ~(S - 1);
+		enter = (old & (S - 1)) == 0;
+		sw = 0;
+		if (!enter) {
+			uint64_t last = atomic_load_explicit(
+				&ctl->last_tsc, memory_order_relaxed);
+			hsz = (id < LT_EV_ID_EXTENDED &&
+			       ts - last < (1ull << LT_EV_TS_BITS)) ?
+				      LT_EV_HDR_COMPACT :
+				      LT_EV_HDR_EXTENDED;
+			begin = old;
+			rec = (old + LT_EV_ALIGN - 1) &
+			      ~(uint64_t)(LT_EV_ALIGN - 1);
+			end = rec + hsz + len;
+			if (end - obase > S)
+				sw = enter = 1;
+		}
+		if (enter) {
+			begin = sw ? obase + S : old;
+			/* the first record's delta to timestamp_begin is 0 */
+			hsz = id < LT_EV_ID_EXTENDED ? LT_EV_HDR_COMPACT :
+						       LT_EV_HDR_EXTENDED;
+			rec = begin + LT_PACKET_HDR_SIZE;
+			end = rec + hsz + len;
+			if (!lt_ring_subbuf_free(r, ctl, begin, mode))
+				return lt_ring_drop(ctl, -ENOBUFS);
+		}
+		/* a record that ends exactly at the boundary closes its own
+		 * sub-buffer: nobody else will find it open */
+		fill = (end & (S - 1)) == 0;
+		if (__builtin_expect(sw | fill, 0))
+			/* read after the offset load: a later close sees no
+			 * smaller count, so the packets' counts never shrink */
+			lost = atomic_load_explicit(&ctl->lost_full,
+						    memory_order_relaxed) +
+			       atomic_load_explicit(&ctl->lost_big,
+						    memory_order_relaxed);
+		/* acq_rel: orders our clock read and loads before the new
+		 * offset is seen; pairs with the acquire load above in the next
+		 * writer, and with the offset re-check in lt_ring_snapshot() */
+		if (atomic_compare_exchange_weak_explicit(
+			    &ctl->offset, &old, end, memory_order_acq_rel,
+			    memory_order_acquire))
+			break;
+	}
+	if (mode == LT_RING_OVERWRITE)
+		/* our data stores come after the new offset: pairs with the
+		 * acquire fence in lt_ring_snapshot()'s validation */
+		atomic_thread_fence(memory_order_release);
+	if (__builtin_expect(sw, 0))
+		lt_ring_close_subbuf(r, ctl, old & ~(S - 1), old & (S - 1), ts,
+				     lost);
+	if (__builtin_expect(enter, 0))
+		lt_ring_open_subbuf(r, ctl, begin, ts);
+	if (__builtin_expect(fill, 0))
+		lt_ring_close_subbuf(r, ctl, end - S, S, ts, lost);
+	atomic_store_explicit(&ctl->last_tsc, ts, memory_order_relaxed);
+
+	char *p = lt_ring_data(r, cpu) + (rec & (r->buf_size - 1));
+	if (hsz == LT_EV_HDR_COMPACT) {
+		uint32_t w = id | (uint32_t)(ts << 5);
+		memcpy(p, &w, 4);
+	} else {
+		p[0] = (char)LT_EV_ID_EXTENDED;
+		memcpy(p + 1, &id, 4);
+		memcpy(p + 5, &ts, 8);
+	}
+	ctx->ctl = ctl;
+	ctx->begin = begin;
+	ctx->end = end;
+	ctx->ts = ts;
+	ctx->payload = p + hsz;
+	return 0;
+}
+
+static inline int lt_ring_reserve(struct lt_ring *r, struct lt_ring_ctx *ctx,
+				  uint32_t id, uint32_t len)
+{
+	if (r->mode == LT_RING_OVERWRITE)
+		return lt_ring_reserve_mode(r, ctx, id, len, LT_RING_OVERWRITE);
+	return lt_ring_reserve_mode(r, ctx, id, len, LT_RING_DISCARD);
+}
+
+/* Makes the record visible to the consumer. */
+static inline void lt_ring_commit(struct lt_ring *r,
+				  const struct lt_ring_ctx *ctx)
+{
+	uint64_t idx = (ctx->begin >> r->subbuf_shift) & (r->n_subbufs - 1);
+	/* release: the record's bytes before the count; pairs with the
+	 * acquire load in lt_ring_get_subbuf() and lt_ring_snapshot() */
+	atomic_fetch_add_explicit(&ctx->ctl->commit[idx], ctx->end - ctx->begin,
+				  memory_order_release);
+}
+
+/* Consumer side (one consumer per channel). */
+
+/* Discard mode: the oldest unread complete sub-buffer, or -EAGAIN. */
+int lt_ring_get_subbuf(struct lt_ring *r, uint32_t cpu,
+		       struct lt_ring_subbuf *sb);
+/* Gives the sub-buffer from lt_ring_get_subbuf() back to the writers. */
+void lt_ring_put_subbuf(struct lt_ring *r, uint32_t cpu);
+/* Closes the current partial sub-buffer; 1 if one was closed, else 0. */
+int lt_ring_flush(struct lt_ring *r, uint32_t cpu);
+
+/*
+ * Overwrite mode: flushes, then copies the newest complete sub-buffers that
+ * stay intact while copied, and calls fn for each, oldest first.  Returns
+ * how many were delivered, or a negative errno (from fn or allocation).
+ */
+typedef int (*lt_ring_packet_fn)(void *arg, const struct lt_packet_header *hdr,
+				 const void *data, size_t len);
+int lt_ring_snapshot(struct lt_ring *r, uint32_t cpu, lt_ring_packet_fn fn,
+		     void *arg);
+
+/* Events dropped in this CPU's buffer so far. */
+uint64_t lt_ring_lost(const struct lt_ring *r, uint32_t cpu);
+
+#endif

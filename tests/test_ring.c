@@ -1,0 +1,348 @@
+/*
+ * test_ring.c - the per-CPU ring buffer, one behaviour at a time.
+ */
+#define _GNU_SOURCE
+#include "lt_test.h"
+#include "ring_decode.h"
+
+#include <sched.h>
+#include <sys/mman.h>
+
+static void pin_cpu0(void)
+{
+	cpu_set_t s;
+	CPU_ZERO(&s);
+	CPU_SET(0, &s);
+	LT_ASSERT_EQ(sched_setaffinity(0, sizeof(s), &s), 0);
+}
+
+static struct lt_ring *make_ring(enum lt_ring_mode mode, uint32_t n,
+				 uint64_t size)
+{
+	struct lt_ring_config cfg = { .mode = mode,
+				      .n_subbufs = n,
+				      .subbuf_size = size,
+				      .stream_id = 3 };
+	memcpy(cfg.uuid, "0123456789abcdef", 16);
+	struct lt_ring *r = NULL;
+	LT_ASSERT_EQ(lt_clock_init(), 0);
+	LT_ASSERT_EQ(lt_ring_create(&cfg, &r), 0);
+	return r;
+}
+
+/* Events carry a 64-bit sequence number; id 40 uses the extended header. */
+static long size_u64(uint32_t id)
+{
+	return id == 1 || id == 40 ? 8 : -1;
+}
+
+static int write_seq(struct lt_ring *r, uint32_t id, uint64_t seq)
+{
+	struct lt_ring_ctx c;
+	int rc = lt_ring_reserve(r, &c, id, 8);
+	if (rc)
+		return rc;
+	memcpy(c.payload, &seq, 8);
+	lt_ring_commit(r, &c);
+	return 0;
+}
+
+struct collect {
+	uint64_t seqs[1 << 16];
+	uint64_t ts[1 << 16];
+	uint32_t ids[1 << 16];
+	size_t n;
+};
+
+static int collect_ev(void *arg, const struct rd_event *ev)
+{
+	struct collect *c = arg;
+	if (c->n < sizeof(c->seqs) / sizeof(c->seqs[0])) {
+		memcpy(&c->seqs[c->n], ev->payload, 8);
+		c->ts[c->n] = ev->ts;
+		c->ids[c->n] = ev->id;
+	}
+	c->n++;
+	return 0;
+}
+
+/* Reads every complete sub-buffer of CPU 0 into c; returns packets read. */
+static int drain_cpu0(struct lt_ring *r, struct collect *c)
+{
+	struct lt_ring_subbuf sb;
+	int n = 0;
+	while (lt_ring_get_subbuf(r, 0, &sb) == 0) {
+		const char *why = "";
+		if (rd_walk_packet(sb.data, sb.len, size_u64, collect_ev, c,
+				   &why))
+			LT_FAIL("packet %llu: %s", (unsigned long long)sb.seq,
+				why);
+		lt_ring_put_subbuf(r, 0);
+		n++;
+	}
+	return n;
+}
+
+static struct collect coll;
+
+LT_TEST(test_rseq_gives_current_cpu)
+{
+	pin_cpu0();
+#ifdef LT_HAVE_RSEQ
+	LT_ASSERT(__rseq_size != 0);
+#endif
+	LT_ASSERT_EQ(lt_cpu_current(), sched_getcpu());
+	LT_ASSERT_EQ(lt_cpu_current(), 0);
+}
+
+LT_TEST(test_committed_events_read_back_in_order_with_header)
+{
+	pin_cpu0();
+	struct lt_ring *r = make_ring(LT_RING_DISCARD, 4, 4096);
+	for (uint64_t i = 0; i < 10; i++)
+		LT_ASSERT_EQ(write_seq(r, 1, i), 0);
+	LT_ASSERT_EQ(lt_ring_flush(r, 0), 1);
+	struct lt_ring_subbuf sb;
+	LT_ASSERT_EQ(lt_ring_get_subbuf(r, 0, &sb), 0);
+	LT_ASSERT_EQ(sb.hdr->magic, LT_PACKET_MAGIC);
+	LT_ASSERT_EQ(sb.hdr->stream_id, 3);
+	LT_ASSERT_EQ(sb.hdr->cpu_id, 0);
+	LT_ASSERT_EQ(sb.hdr->pid, getpid());
+	LT_ASSERT_EQ(sb.hdr->packet_seq_num, 0);
+	LT_ASSERT_EQ(sb.hdr->events_discarded, 0);
+	LT_ASSERT(memcmp(sb.hdr->uuid, "0123456789abcdef", 16) == 0);
+	LT_ASSERT(sb.hdr->timestamp_begin <= sb.hdr->timestamp_end);
+	LT_ASSERT_EQ(sb.len, LT_PACKET_HDR_SIZE + 10 * (4 + 8));
+	const char *why = "";
+	LT_ASSERT_EQ(rd_walk_packet(sb.data, sb.len, size_u64, collect_ev,
+				    &coll, &why),
+		     0);
+	LT_ASSERT_EQ(coll.n, 10);
+	for (size_t i = 0; i < 10; i++)
+		LT_ASSERT_EQ(coll.seqs[i], i);
+	lt_ring_put_subbuf(r, 0);
+	LT_ASSERT_EQ(lt_ring_get_subbuf(r, 0, &sb), -EAGAIN);
+	lt_ring_destroy(r);
+}
+
+LT_TEST(test_records_never_straddle_subbuffers)
+{
+	pin_cpu0();
+	struct lt_ring *r = make_ring(LT_RING_DISCARD, 4, 1024);
+	uint64_t next = 0;
+	for (int round = 0; round < 50; round++) {
+		for (int i = 0; i < 30; i++)
+			if (write_seq(r, 1, next) == 0)
+				next++;
+		drain_cpu0(r, &coll);
+	}
+	lt_ring_flush(r, 0);
+	int pk = drain_cpu0(r, &coll);
+	LT_ASSERT(pk >= 1);
+	LT_ASSERT_EQ(coll.n, next);
+	for (size_t i = 0; i < coll.n; i++)
+		LT_ASSERT_EQ(coll.seqs[i], i);
+	LT_ASSERT_EQ(lt_ring_lost(r, 0), 0);
+	lt_ring_destroy(r);
+}
+
+LT_TEST(test_discard_drops_and_counts_when_full)
+{
+	pin_cpu0();
+	struct lt_ring *r = make_ring(LT_RING_DISCARD, 2, 1024);
+	uint64_t written = 0, dropped = 0;
+	for (uint64_t i = 0; i < 1000; i++) {
+		int rc = write_seq(r, 1, i);
+		if (rc == 0)
+			written++;
+		else if (rc == -ENOBUFS)
+			dropped++;
+		else
+			LT_FAIL("unexpected %d", rc);
+	}
+	LT_ASSERT(dropped > 0);
+	LT_ASSERT_EQ(lt_ring_lost(r, 0), dropped);
+	lt_ring_flush(r, 0);
+	drain_cpu0(r, &coll);
+	LT_ASSERT_EQ(coll.n, written);
+	/* unread data was never overwritten: the oldest events survive */
+	LT_ASSERT_EQ(coll.seqs[0], 0);
+	/* after draining, writing works again */
+	LT_ASSERT_EQ(write_seq(r, 1, 5000), 0);
+	lt_ring_destroy(r);
+}
+
+LT_TEST(test_events_discarded_grows_across_packets)
+{
+	pin_cpu0();
+	struct lt_ring *r = make_ring(LT_RING_DISCARD, 2, 1024);
+	for (int i = 0; i < 500; i++)
+		write_seq(r, 1, (uint64_t)i);
+	uint64_t lost = lt_ring_lost(r, 0);
+	LT_ASSERT(lost > 0);
+	struct lt_ring_subbuf sb;
+	uint64_t prev = 0;
+	for (int i = 0; i < 6; i++) {
+		while (lt_ring_get_subbuf(r, 0, &sb) == 0) {
+			LT_ASSERT(sb.hdr->events_discarded >= prev);
+			prev = sb.hdr->events_discarded;
+			lt_ring_put_subbuf(r, 0);
+		}
+		for (int j = 0; j < 200; j++)
+			write_seq(r, 1, (uint64_t)j);
+	}
+	lt_ring_flush(r, 0);
+	while (lt_ring_get_subbuf(r, 0, &sb) == 0) {
+		LT_ASSERT(sb.hdr->events_discarded >= prev);
+		prev = sb.hdr->events_discarded;
+		lt_ring_put_subbuf(r, 0);
+	}
+	/* drops after the last packet closed are only in the counter */
+	LT_ASSERT(prev > 0 && prev <= lt_ring_lost(r, 0));
+	lt_ring_destroy(r);
+}
+
+static int snap_collect(void *arg, const struct lt_packet_header *h,
+			const void *data, size_t len)
+{
+	const char *why = "";
+	(void)h;
+	if (rd_walk_packet(data, len, size_u64, collect_ev, arg, &why))
+		LT_FAIL("snapshot packet: %s", why);
+	return 0;
+}
+
+LT_TEST(test_overwrite_keeps_newest_subbuffers)
+{
+	pin_cpu0();
+	struct lt_ring *r = make_ring(LT_RING_OVERWRITE, 4, 1024);
+	const uint64_t total = 5000;
+	for (uint64_t i = 0; i < total; i++)
+		LT_ASSERT_EQ(write_seq(r, 1, i), 0);
+	int n = lt_ring_snapshot(r, 0, snap_collect, &coll);
+	LT_ASSERT(n >= 3 && n <= 4);
+	LT_ASSERT(coll.n > 100);
+	/* a contiguous run that ends with the last event written */
+	LT_ASSERT_EQ(coll.seqs[coll.n - 1], total - 1);
+	for (size_t i = 1; i < coll.n; i++)
+		LT_ASSERT_EQ(coll.seqs[i], coll.seqs[i - 1] + 1);
+	LT_ASSERT_EQ(lt_ring_lost(r, 0), 0);
+	/* a second snapshot after more events sees the newer ones */
+	for (uint64_t i = total; i < total + 10; i++)
+		LT_ASSERT_EQ(write_seq(r, 1, i), 0);
+	coll.n = 0;
+	LT_ASSERT(lt_ring_snapshot(r, 0, snap_collect, &coll) >= 1);
+	LT_ASSERT_EQ(coll.seqs[coll.n - 1], total + 9);
+	lt_ring_destroy(r);
+}
+
+LT_TEST(test_extended_header_for_large_id_and_long_gap)
+{
+	pin_cpu0();
+	struct lt_ring *r = make_ring(LT_RING_DISCARD, 4, 4096);
+	struct lt_ring_ctx c;
+	uint64_t ts[4];
+	uint32_t ids[4] = { 1, 40, 1, 1 };
+	for (int i = 0; i < 4; i++) {
+		if (i == 3) {
+			/* longer than 2^27 counts at any GHz-range clock */
+			struct timespec d = { 0, 300000000 };
+			nanosleep(&d, NULL);
+		}
+		LT_ASSERT_EQ(lt_ring_reserve(r, &c, ids[i], 8), 0);
+		uint64_t v = (uint64_t)i;
+		memcpy(c.payload, &v, 8);
+		ts[i] = c.ts;
+		lt_ring_commit(r, &c);
+	}
+	lt_ring_flush(r, 0);
+	drain_cpu0(r, &coll);
+	LT_ASSERT_EQ(coll.n, 4);
+	for (int i = 0; i < 4; i++) {
+		LT_ASSERT_EQ(coll.ids[i], ids[i]);
+		LT_ASSERT_EQ(coll.ts[i], ts[i]);
+	}
+	lt_ring_destroy(r);
+}
+
+LT_TEST(test_too_big_event_is_dropped_and_counted)
+{
+	pin_cpu0();
+	struct lt_ring *r = make_ring(LT_RING_DISCARD, 2, 1024);
+	struct lt_ring_ctx c;
+	LT_ASSERT_EQ(lt_ring_reserve(r, &c, 1, 2000), -E2BIG);
+	LT_ASSERT_EQ(lt_ring_lost(r, 0), 1);
+	lt_ring_destroy(r);
+}
+
+LT_TEST(test_consumer_maps_buffer_in_forked_child)
+{
+	pin_cpu0();
+	struct lt_ring *r = make_ring(LT_RING_DISCARD, 4, 4096);
+	int fd = lt_ring_fd(r);
+	/* the child writes, as a traced process does; the parent reads */
+	pid_t pid = fork();
+	LT_ASSERT(pid >= 0);
+	if (pid == 0) {
+		struct lt_ring *m = NULL;
+		if (lt_ring_map(fd, &m) != 0)
+			_exit(3);
+		for (uint64_t i = 0; i < 100; i++)
+			if (write_seq(m, 1, i) != 0)
+				_exit(4);
+		_exit(0);
+	}
+	int st;
+	LT_ASSERT_EQ(waitpid(pid, &st, 0), pid);
+	LT_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	lt_ring_flush(r, 0);
+	drain_cpu0(r, &coll);
+	LT_ASSERT_EQ(coll.n, 100);
+	LT_ASSERT_EQ(coll.seqs[99], 99);
+	/* and a child can consume what the parent wrote */
+	for (uint64_t i = 0; i < 50; i++)
+		LT_ASSERT_EQ(write_seq(r, 1, i), 0);
+	lt_ring_flush(r, 0);
+	pid = fork();
+	if (pid == 0) {
+		struct lt_ring *m = NULL;
+		coll.n = 0;
+		if (lt_ring_map(fd, &m) != 0)
+			_exit(3);
+		drain_cpu0(m, &coll);
+		_exit(coll.n == 50 ? 0 : 5);
+	}
+	LT_ASSERT_EQ(waitpid(pid, &st, 0), pid);
+	LT_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	lt_ring_destroy(r);
+}
+
+LT_TEST(test_map_rejects_bad_geometry)
+{
+	int fd = memfd_create("bad", 0);
+	LT_ASSERT(fd >= 0);
+	char junk[8192];
+	for (size_t i = 0; i < sizeof(junk); i++)
+		junk[i] = (char)(i * 7);
+	LT_ASSERT_EQ(write(fd, junk, sizeof(junk)), (ssize_t)sizeof(junk));
+	struct lt_ring *m = NULL;
+	LT_ASSERT_EQ(lt_ring_map(fd, &m), -EINVAL);
+	/* a valid header that claims more memory than the file holds */
+	struct lt_ring *r = make_ring(LT_RING_DISCARD, 2, 1024);
+	struct lt_ring_shm h = *r->shm;
+	h.total_size *= 64;
+	LT_ASSERT_EQ(pwrite(fd, &h, sizeof(h), 0), (ssize_t)sizeof(h));
+	LT_ASSERT_EQ(lt_ring_map(fd, &m), -EINVAL);
+	lt_ring_destroy(r);
+	close(fd);
+}
+
+LT_TEST(test_create_rejects_bad_config)
+{
+	struct lt_ring_config cfg = { .n_subbufs = 3, .subbuf_size = 4096 };
+	struct lt_ring *r;
+	LT_ASSERT_EQ(lt_ring_create(&cfg, &r), -EINVAL);
+	cfg.n_subbufs = 4;
+	cfg.subbuf_size = 1000;
+	LT_ASSERT_EQ(lt_ring_create(&cfg, &r), -EINVAL);
+}
