@@ -219,12 +219,11 @@ void lt_ring_close_subbuf(struct lt_ring *r, struct lt_ring_ctl *ctl,
 					  memory_order_release);
 }
 
-int lt_ring_drop(struct lt_ring_ctl *ctl, int err)
+void lt_ring_drop(struct lt_ring_ctl *ctl, int err)
 {
 	atomic_fetch_add_explicit(err == -E2BIG ? &ctl->lost_big :
 						  &ctl->lost_full,
 				  1, memory_order_relaxed);
-	return err;
 }
 
 uint64_t lt_ring_lost(const struct lt_ring *r, uint32_t cpu)
@@ -343,7 +342,7 @@ int lt_ring_snapshot(struct lt_ring *r, uint32_t cpu, lt_ring_packet_fn fn,
 		racy_copy(dst, hdr_at(r, cpu, base), S);
 		/* acquire fence: the copy's loads come before the re-check;
 		 * pairs with the release fence after a writer's CAS */
-		atomic_thread_fence(memory_order_acquire);
+		lt_ring_fence(memory_order_acquire);
 		uint64_t now = atomic_load_explicit(&ctl->offset,
 						    memory_order_relaxed);
 		if (now > base + r->buf_size)

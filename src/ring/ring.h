@@ -43,6 +43,23 @@
 
 #define LT_PACKET_MAGIC 0xC1FC1FC1u
 
+/*
+ * The fences that order a snapshot's racy copy (see lt_ring_snapshot()).
+ * ThreadSanitizer does not model fences and gcc refuses them under it; the
+ * copy is not instrumented, so a compiler barrier keeps those builds honest
+ * (on x86 these fences are compiler barriers in any case).
+ */
+#if defined(__SANITIZE_THREAD__)
+#define lt_ring_fence(mo) atomic_signal_fence(mo)
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define lt_ring_fence(mo) atomic_signal_fence(mo)
+#endif
+#endif
+#ifndef lt_ring_fence
+#define lt_ring_fence(mo) atomic_thread_fence(mo)
+#endif
+
 /* Packet header and context, in this order at the start of a sub-buffer. */
 struct lt_packet_header {
 	uint32_t magic;
@@ -171,7 +188,7 @@ void lt_ring_close_subbuf(struct lt_ring *r, struct lt_ring_ctl *ctl,
 			  uint64_t lost);
 void lt_ring_open_subbuf(struct lt_ring *r, struct lt_ring_ctl *ctl,
 			 uint64_t begin, uint64_t ts);
-int lt_ring_drop(struct lt_ring_ctl *ctl, int err);
+void lt_ring_drop(struct lt_ring_ctl *ctl, int err);
 
 static inline uint32_t lt_ring_cpu_of(const struct lt_ring *r,
 				      const struct lt_ring_ctl *ctl)
@@ -221,8 +238,10 @@ lt_ring_reserve_mode(struct lt_ring *r, struct lt_ring_ctx *ctx, uint32_t id,
 	int enter, sw, fill;
 
 	if (__builtin_expect(LT_PACKET_HDR_SIZE + LT_EV_HDR_EXTENDED + len > S,
-			     0))
-		return lt_ring_drop(ctl, -E2BIG);
+			     0)) {
+		lt_ring_drop(ctl, -E2BIG);
+		return -E2BIG;
+	}
 	/* acquire: pairs with the CAS of the writer we follow, so that our
 	 * timestamp, read after this load, is no earlier than its own */
 	old = atomic_load_explicit(&ctl->offset, memory_order_acquire);
@@ -252,8 +271,10 @@ lt_ring_reserve_mode(struct lt_ring *r, struct lt_ring_ctx *ctx, uint32_t id,
 						       LT_EV_HDR_EXTENDED;
 			rec = begin + LT_PACKET_HDR_SIZE;
 			end = rec + hsz + len;
-			if (!lt_ring_subbuf_free(r, ctl, begin, mode))
-				return lt_ring_drop(ctl, -ENOBUFS);
+			if (!lt_ring_subbuf_free(r, ctl, begin, mode)) {
+				lt_ring_drop(ctl, -ENOBUFS);
+				return -ENOBUFS;
+			}
 		}
 		/* a record that ends exactly at the boundary closes its own
 		 * sub-buffer: nobody else will find it open */
@@ -276,7 +297,7 @@ lt_ring_reserve_mode(struct lt_ring *r, struct lt_ring_ctx *ctx, uint32_t id,
 	if (mode == LT_RING_OVERWRITE)
 		/* our data stores come after the new offset: pairs with the
 		 * acquire fence in lt_ring_snapshot()'s validation */
-		atomic_thread_fence(memory_order_release);
+		lt_ring_fence(memory_order_release);
 	if (__builtin_expect(sw, 0))
 		lt_ring_close_subbuf(r, ctl, old & ~(S - 1), old & (S - 1), ts,
 				     lost);
