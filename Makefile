@@ -19,7 +19,7 @@ endif
 VERSION := 0.1.0
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CFLAGS ?= -O2 -g
-ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) -fPIC -pthread \
+ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE= $(WARN) $(CFLAGS) $(SANFLAGS) -fPIC -pthread \
 	-Iinclude -Isrc -DLT_VERSION='"$(VERSION)"' -MMD -MP
 ALL_LDFLAGS = $(LDFLAGS) $(SANFLAGS) -pthread
 LDLIBS_BASE := -ldl -lm

@@ -226,6 +226,12 @@ void lt_ring_drop(struct lt_ring_ctl *ctl, int err)
 				  1, memory_order_relaxed);
 }
 
+void lt_ring_count_too_big(struct lt_ring *r)
+{
+	uint32_t cpu = (uint32_t)lt_cpu_current() % r->n_cpus;
+	lt_ring_drop(lt_ring_ctl(r, cpu), -E2BIG);
+}
+
 uint64_t lt_ring_lost(const struct lt_ring *r, uint32_t cpu)
 {
 	struct lt_ring_ctl *ctl = lt_ring_ctl(r, cpu);

@@ -363,6 +363,9 @@ typedef int (*lt_ring_packet_fn)(void *arg, const struct lt_packet_header *hdr,
 int lt_ring_snapshot(struct lt_ring *r, uint32_t cpu, lt_ring_packet_fn fn,
 		     void *arg);
 
+/* Counts an event too large to record, in the current CPU's buffer. */
+void lt_ring_count_too_big(struct lt_ring *r);
+
 /* Events dropped in this CPU's buffer so far. */
 uint64_t lt_ring_lost(const struct lt_ring *r, uint32_t cpu);
 

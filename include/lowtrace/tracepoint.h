@@ -1,0 +1,416 @@
+/*
+ * lowtrace/tracepoint.h - defining and calling static tracepoints.
+ *
+ * A provider header defines each event once, with its argument types and
+ * its fields:
+ *
+ *	#include <lowtrace/tracepoint.h>
+ *
+ *	LT_ENUM(myapp, state, LT_ENUM_VALUE("IDLE", 0) LT_ENUM_VALUE("BUSY", 1))
+ *
+ *	LT_EVENT(myapp, frame_done, LT_INFO,
+ *		 LT_ARGS(uint32_t, id, int64_t, late_us, const char *, name),
+ *		 LT_FIELDS(LT_FIELD_INT(id, id)
+ *			   LT_FIELD_INT(late_us, late_us)
+ *			   LT_FIELD_STRING(name, name)))
+ *
+ * and code calls it with lt_trace(myapp, frame_done, 7, 120, "render").
+ * Any file may include the provider header; nothing has to be defined in
+ * one of them only.  The call site costs one byte load and a branch not
+ * taken while the event is disabled; the arguments are evaluated only
+ * when it is enabled.  The compiler checks the arguments against LT_ARGS,
+ * and each field's expression against its kind (an integer for
+ * LT_FIELD_INT, a string for LT_FIELD_STRING, ...).  Field expressions are
+ * evaluated once each per event; keep them free of side effects.
+ *
+ * Fields:
+ *   LT_FIELD_INT(name, expr)           integer, size and sign of expr's type
+ *   LT_FIELD_HEX(name, expr)           the same, displayed in hexadecimal
+ *   LT_FIELD_ENUM(prov, enum, name, expr)  integer with the labels of LT_ENUM
+ *   LT_FIELD_FLOAT(name, expr)         float or double
+ *   LT_FIELD_STRING(name, expr)        NUL-terminated string (at most
+ *                                      LT_STRING_MAX bytes are kept)
+ *   LT_FIELD_ARRAY(name, ptr, count)   count integers, count a constant
+ *   LT_FIELD_SEQUENCE(name, ptr, len)  len integers, len known at run time
+ *   LT_FIELD_CHARS(name, ptr, count)   char array shown as text
+ *
+ * Events register themselves when the object that defines them is loaded
+ * (the executable, a shared library, a library opened with dlopen) and
+ * unregister when it is unloaded.  Link with -llowtrace.
+ */
+#ifndef LOWTRACE_TRACEPOINT_H
+#define LOWTRACE_TRACEPOINT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Log levels, most severe first (the numbering LTTng uses). */
+enum {
+	LT_EMERG = 0,
+	LT_ALERT = 1,
+	LT_CRIT = 2,
+	LT_ERR = 3,
+	LT_WARNING = 4,
+	LT_NOTICE = 5,
+	LT_INFO = 6,
+	LT_DEBUG_SYSTEM = 7,
+	LT_DEBUG_PROGRAM = 8,
+	LT_DEBUG_PROCESS = 9,
+	LT_DEBUG_MODULE = 10,
+	LT_DEBUG_UNIT = 11,
+	LT_DEBUG_FUNCTION = 12,
+	LT_DEBUG_LINE = 13,
+	LT_DEBUG = 14,
+};
+
+enum lt_field_type {
+	LT_FT_INT = 0,
+	LT_FT_ENUM,
+	LT_FT_FLOAT,
+	LT_FT_STRING,
+	LT_FT_ARRAY,
+	LT_FT_SEQUENCE,
+	LT_FT_CHARS,
+};
+
+struct lt_enum_entry {
+	const char *label;
+	int64_t lo, hi;
+};
+
+struct lt_enum_desc {
+	const char *name;
+	const struct lt_enum_entry *entries;
+	uint32_t n;
+};
+
+struct lt_field_desc {
+	const char *name; /* NULL ends a field list */
+	uint8_t type; /* enum lt_field_type */
+	uint8_t size; /* bytes of the value, or of one element */
+	uint8_t is_signed;
+	uint8_t base; /* 10 or 16 */
+	uint32_t length; /* elements of an ARRAY or CHARS */
+	const struct lt_enum_desc *enumd;
+};
+
+/* One event's definition, one copy per translation unit that uses it. */
+struct lt_event_desc {
+	uint8_t enabled; /* read at every call site */
+	int loglevel;
+	const char *provider, *name, *full;
+	const struct lt_field_desc *(*fields)(void);
+	/* the registry's: */
+	uint32_t id;
+	void *targets; /* where the event goes; published with RCU */
+};
+
+#define LT_EVENT_MAX 4096 /* payload bytes of one event */
+#define LT_STRING_MAX 1024 /* bytes kept of one string field, NUL included */
+
+/* Serialises one event's payload on the caller's stack. */
+struct lt__writer {
+	char *p;
+	uint32_t off, cap;
+	int overflow;
+};
+
+static inline void lt__put(struct lt__writer *w, const void *v, size_t n)
+{
+	if (n > w->cap - w->off) {
+		w->overflow = 1;
+		return;
+	}
+	memcpy(w->p + w->off, v, n);
+	w->off += (uint32_t)n;
+}
+
+static inline void lt__put_string(struct lt__writer *w, const char *s)
+{
+	size_t n = 0;
+	if (!s)
+		s = "(null)";
+	while (n < LT_STRING_MAX - 1 && s[n])
+		n++;
+	lt__put(w, s, n);
+	lt__put(w, "", 1);
+}
+
+static inline void lt__put_seq(struct lt__writer *w, const void *p,
+			       uint32_t len, size_t elem)
+{
+	lt__put(w, &len, 4);
+	if (len)
+		lt__put(w, p, (size_t)len * elem);
+}
+
+/* In liblowtrace: writes the payload into every channel that wants it. */
+void lt_probe_emit(struct lt_event_desc *d, const void *payload, uint32_t len,
+		   int overflow);
+/* In liblowtrace: (un)registers the events of one loaded object. */
+void lt_probe_register_range(struct lt_event_desc *const *start,
+			     struct lt_event_desc *const *stop);
+void lt_probe_unregister_range(struct lt_event_desc *const *start,
+			       struct lt_event_desc *const *stop);
+
+/* Preprocessor plumbing. */
+#define LT__CAT(a, b) LT__CAT_(a, b)
+#define LT__CAT_(a, b) a##b
+#define LT__NARGS(...)                                                         \
+	LT__NARGS_(__VA_ARGS__, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, \
+		   8, 7, 6, 5, 4, 3, 2, 1, 0)
+#define LT__NARGS_(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, \
+		   _14, _15, _16, _17, _18, _19, _20, N, ...)              \
+	N
+
+/* LT_ARGS(t1, n1, t2, n2, ...): up to 10 typed arguments, as pairs. */
+#define LT_ARGS(...) (__VA_ARGS__)
+#define LT__MAP(op, ...) \
+	LT__CAT(LT__MAP_, LT__NARGS(__VA_ARGS__))(op, __VA_ARGS__)
+#define LT__MAP_2(op, t, n) op(t, n)
+#define LT__MAP_4(op, t, n, ...) op(t, n) LT__MAP_2(op, __VA_ARGS__)
+#define LT__MAP_6(op, t, n, ...) op(t, n) LT__MAP_4(op, __VA_ARGS__)
+#define LT__MAP_8(op, t, n, ...) op(t, n) LT__MAP_6(op, __VA_ARGS__)
+#define LT__MAP_10(op, t, n, ...) op(t, n) LT__MAP_8(op, __VA_ARGS__)
+#define LT__MAP_12(op, t, n, ...) op(t, n) LT__MAP_10(op, __VA_ARGS__)
+#define LT__MAP_14(op, t, n, ...) op(t, n) LT__MAP_12(op, __VA_ARGS__)
+#define LT__MAP_16(op, t, n, ...) op(t, n) LT__MAP_14(op, __VA_ARGS__)
+#define LT__MAP_18(op, t, n, ...) op(t, n) LT__MAP_16(op, __VA_ARGS__)
+#define LT__MAP_20(op, t, n, ...) op(t, n) LT__MAP_18(op, __VA_ARGS__)
+/* "t1 n1, t2 n2" needs the commas between, not after: */
+#define LT__PARAMS(...) \
+	LT__CAT(LT__PARAMS_, LT__NARGS(__VA_ARGS__))(__VA_ARGS__)
+#define LT__PARAMS_2(t, n) t n
+#define LT__PARAMS_4(t, n, ...) t n, LT__PARAMS_2(__VA_ARGS__)
+#define LT__PARAMS_6(t, n, ...) t n, LT__PARAMS_4(__VA_ARGS__)
+#define LT__PARAMS_8(t, n, ...) t n, LT__PARAMS_6(__VA_ARGS__)
+#define LT__PARAMS_10(t, n, ...) t n, LT__PARAMS_8(__VA_ARGS__)
+#define LT__PARAMS_12(t, n, ...) t n, LT__PARAMS_10(__VA_ARGS__)
+#define LT__PARAMS_14(t, n, ...) t n, LT__PARAMS_12(__VA_ARGS__)
+#define LT__PARAMS_16(t, n, ...) t n, LT__PARAMS_14(__VA_ARGS__)
+#define LT__PARAMS_18(t, n, ...) t n, LT__PARAMS_16(__VA_ARGS__)
+#define LT__PARAMS_20(t, n, ...) t n, LT__PARAMS_18(__VA_ARGS__)
+#define LT__ZEROS(...) LT__CAT(LT__ZEROS_, LT__NARGS(__VA_ARGS__))(__VA_ARGS__)
+#define LT__ZEROS_2(t, n) \
+	(t)               \
+	{                 \
+		0         \
+	}
+#define LT__ZEROS_4(t, n, ...) (t){ 0 }, LT__ZEROS_2(__VA_ARGS__)
+#define LT__ZEROS_6(t, n, ...) (t){ 0 }, LT__ZEROS_4(__VA_ARGS__)
+#define LT__ZEROS_8(t, n, ...) (t){ 0 }, LT__ZEROS_6(__VA_ARGS__)
+#define LT__ZEROS_10(t, n, ...) (t){ 0 }, LT__ZEROS_8(__VA_ARGS__)
+#define LT__ZEROS_12(t, n, ...) (t){ 0 }, LT__ZEROS_10(__VA_ARGS__)
+#define LT__ZEROS_14(t, n, ...) (t){ 0 }, LT__ZEROS_12(__VA_ARGS__)
+#define LT__ZEROS_16(t, n, ...) (t){ 0 }, LT__ZEROS_14(__VA_ARGS__)
+#define LT__ZEROS_18(t, n, ...) (t){ 0 }, LT__ZEROS_16(__VA_ARGS__)
+#define LT__ZEROS_20(t, n, ...) (t){ 0 }, LT__ZEROS_18(__VA_ARGS__)
+#define LT__VOID(t, n) (void)n;
+#define LT__UNPAREN(...) __VA_ARGS__
+
+/* Fields are parenthesised tuples (KIND, ...), walked two ways. */
+#define LT_FIELDS(...) __VA_ARGS__
+#define LT_FIELD_INT(name, expr) (INT, name, expr, 10)
+#define LT_FIELD_HEX(name, expr) (INT, name, expr, 16)
+#define LT_FIELD_ENUM(prov, en, name, expr) \
+	(ENUM, name, expr, &lt__enum_##prov##__##en)
+#define LT_FIELD_FLOAT(name, expr) (FLOAT, name, expr)
+#define LT_FIELD_STRING(name, expr) (STRING, name, expr)
+#define LT_FIELD_ARRAY(name, ptr, count) (ARRAY, name, ptr, count)
+#define LT_FIELD_SEQUENCE(name, ptr, len) (SEQ, name, ptr, len)
+#define LT_FIELD_CHARS(name, ptr, count) (CHARS, name, ptr, count)
+
+#define LT__SIGNED(x) ((__typeof__(x))-1 < (__typeof__(x))0)
+#define LT__IS_INT(x) ((__typeof__(x))1.5 == 1)
+
+/* The field's description (a static initializer). */
+#define LT__D_INT(name, expr, b) \
+	{ #name, LT_FT_INT, sizeof(expr), LT__SIGNED(expr), b, 0, NULL },
+#define LT__D_ENUM(name, expr, e) \
+	{ #name, LT_FT_ENUM, sizeof(expr), LT__SIGNED(expr), 10, 0, e },
+#define LT__D_FLOAT(name, expr) \
+	{ #name, LT_FT_FLOAT, sizeof(expr), 1, 10, 0, NULL },
+#define LT__D_STRING(name, expr) { #name, LT_FT_STRING, 1, 0, 10, 0, NULL },
+#define LT__D_ARRAY(name, p, n)                                               \
+	{ #name,	 LT_FT_ARRAY, sizeof((p)[0]), LT__SIGNED((p)[0]), 10, \
+	  (uint32_t)(n), NULL },
+#define LT__D_SEQ(name, p, n)       \
+	{                           \
+		#name,              \
+		LT_FT_SEQUENCE,     \
+		sizeof((p)[0]),     \
+		LT__SIGNED((p)[0]), \
+		10,                 \
+		0,                  \
+		NULL                \
+	},
+#define LT__D_CHARS(name, p, n) \
+	{ #name, LT_FT_CHARS, 1, 1, 10, (uint32_t)(n), NULL },
+#define LT__D(kind, ...) LT__CAT(LT__D_, kind)(__VA_ARGS__)
+#define LT__DA(...) LT__D(__VA_ARGS__) LT__DB
+#define LT__DB(...) LT__D(__VA_ARGS__) LT__DA
+#define LT__DA_END
+#define LT__DB_END
+#define LT__DESCS(seq) LT__CAT(LT__DA seq, _END)
+
+/* The field's serialisation (statements in the probe). */
+#define LT__W_INT(name, expr, b)                                            \
+	{                                                                   \
+		_Static_assert(LT__IS_INT(expr), #name ": not an integer"); \
+		__typeof__(expr) lt__v = (expr);                            \
+		lt__put(&lt__w, &lt__v, sizeof(lt__v));                     \
+	}
+#define LT__W_ENUM(name, expr, e) LT__W_INT(name, expr, 10)
+#define LT__W_FLOAT(name, expr)                                           \
+	{                                                                 \
+		_Static_assert(!LT__IS_INT(expr) && (sizeof(expr) == 4 || \
+						     sizeof(expr) == 8),  \
+			       #name ": not a float or double");          \
+		__typeof__(expr) lt__v = (expr);                          \
+		lt__put(&lt__w, &lt__v, sizeof(lt__v));                   \
+	}
+#define LT__W_STRING(name, expr)                                              \
+	{                                                                     \
+		_Static_assert(_Generic((expr), char * : 1, const char * : 1, \
+					default : 0),                         \
+			       #name ": not a string");                       \
+		lt__put_string(&lt__w, (expr));                               \
+	}
+#define LT__W_ARRAY(name, p, n)                                             \
+	{                                                                   \
+		_Static_assert(LT__IS_INT((p)[0]), #name ": not integers"); \
+		lt__put(&lt__w, (p), sizeof((p)[0]) * (size_t)(n));         \
+	}
+#define LT__W_SEQ(name, p, n)                                               \
+	{                                                                   \
+		_Static_assert(LT__IS_INT((p)[0]), #name ": not integers"); \
+		lt__put_seq(&lt__w, (p), (uint32_t)(n), sizeof((p)[0]));    \
+	}
+#define LT__W_CHARS(name, p, n)                                           \
+	{                                                                 \
+		_Static_assert(sizeof((p)[0]) == 1, #name ": not chars"); \
+		lt__put(&lt__w, (p), (size_t)(n));                        \
+	}
+#define LT__W(kind, ...) LT__CAT(LT__W_, kind)(__VA_ARGS__)
+#define LT__WA(...) LT__W(__VA_ARGS__) LT__WB
+#define LT__WB(...) LT__W(__VA_ARGS__) LT__WA
+#define LT__WA_END
+#define LT__WB_END
+#define LT__WRITES(seq) LT__CAT(LT__WA seq, _END)
+
+#define LT__SECTION __attribute__((section("lt_events"), used))
+
+#define LT__EVENT_COMMON(prov, ev, level)                                    \
+	static struct lt_event_desc lt__ev_##prov##__##ev __attribute__((    \
+		unused)) = { 0,	  level,	 #prov,                      \
+			     #ev, #prov ":" #ev, lt__fields0_##prov##__##ev, \
+			     0,	  NULL };                                    \
+	static struct lt_event_desc *const lt__evp_##prov##__##ev            \
+		LT__SECTION = &lt__ev_##prov##__##ev;
+
+/* An event with arguments. */
+#define LT_EVENT(prov, ev, level, args, fields)                               \
+	static inline const struct lt_field_desc *lt__fields_##prov##__##ev(  \
+		LT__PARAMS args)                                              \
+	{                                                                     \
+		LT__MAP(LT__VOID, LT__UNPAREN args)                           \
+		static const struct lt_field_desc lt__f[] = { LT__DESCS(      \
+			fields){ NULL, 0, 0, 0, 0, 0, NULL } };               \
+		return lt__f;                                                 \
+	}                                                                     \
+	static const struct lt_field_desc *lt__fields0_##prov##__##ev(void)   \
+	{                                                                     \
+		return lt__fields_##prov##__##ev(LT__ZEROS args);             \
+	}                                                                     \
+	LT__EVENT_COMMON(prov, ev, level)                                     \
+	static inline void lt__probe_##prov##__##ev(LT__PARAMS args)          \
+	{                                                                     \
+		char lt__buf[LT_EVENT_MAX];                                   \
+		struct lt__writer lt__w = { lt__buf, 0, sizeof(lt__buf), 0 }; \
+		LT__MAP(LT__VOID, LT__UNPAREN args)                           \
+		LT__WRITES(fields)                                            \
+		lt_probe_emit(&lt__ev_##prov##__##ev, lt__buf, lt__w.off,     \
+			      lt__w.overflow);                                \
+	}
+
+/* An event that carries no fields. */
+#define LT_EVENT_NOARGS(prov, ev, level)                                    \
+	static const struct lt_field_desc *lt__fields0_##prov##__##ev(void) \
+	{                                                                   \
+		static const struct lt_field_desc lt__f[] = {               \
+			{ NULL, 0, 0, 0, 0, 0, NULL }                       \
+		};                                                          \
+		return lt__f;                                               \
+	}                                                                   \
+	LT__EVENT_COMMON(prov, ev, level)                                   \
+	static inline void lt__probe_##prov##__##ev(void)                   \
+	{                                                                   \
+		lt_probe_emit(&lt__ev_##prov##__##ev, NULL, 0, 0);          \
+	}
+
+/* Labels for an enum field: LT_ENUM_VALUE("A", 0) LT_ENUM_RANGE("B", 1, 9) */
+#define LT_ENUM_VALUE(label, v) { label, (v), (v) },
+#define LT_ENUM_RANGE(label, lo, hi) { label, (lo), (hi) },
+#define LT_ENUM(prov, en, ...)                                            \
+	static const struct lt_enum_entry lt__enum_e_##prov##__##en[] = { \
+		__VA_ARGS__                                               \
+	};                                                                \
+	static const struct lt_enum_desc lt__enum_##prov##__##en          \
+		__attribute__((unused)) = {                               \
+			#prov "_" #en, lt__enum_e_##prov##__##en,         \
+			sizeof(lt__enum_e_##prov##__##en) /               \
+				sizeof(lt__enum_e_##prov##__##en[0])      \
+		};
+
+/* Emits the event if it is enabled; the arguments are evaluated only then. */
+#define lt_trace(prov, ev, ...)                                             \
+	do {                                                                \
+		if (__builtin_expect(                                       \
+			    __atomic_load_n(&lt__ev_##prov##__##ev.enabled, \
+					    __ATOMIC_RELAXED),              \
+			    0))                                             \
+			lt__probe_##prov##__##ev(__VA_ARGS__);              \
+	} while (0)
+
+/* Whether the event is enabled (to skip preparing costly arguments). */
+#define lt_trace_enabled(prov, ev)                                       \
+	__builtin_expect(__atomic_load_n(&lt__ev_##prov##__##ev.enabled, \
+					 __ATOMIC_RELAXED),              \
+			 0)
+
+/*
+ * Every object that includes this header registers the events of its
+ * whole "lt_events" section when it is loaded; the registry counts
+ * repeated registrations of one section.
+ */
+extern struct lt_event_desc *const __start_lt_events[]
+	__attribute__((weak, visibility("hidden")));
+extern struct lt_event_desc *const __stop_lt_events[]
+	__attribute__((weak, visibility("hidden")));
+
+__attribute__((constructor, unused)) static void lt__register_events(void)
+{
+	struct lt_event_desc *const *a = __start_lt_events,
+				    *const *b = __stop_lt_events;
+	if (a != b)
+		lt_probe_register_range(a, b);
+}
+
+__attribute__((destructor, unused)) static void lt__unregister_events(void)
+{
+	struct lt_event_desc *const *a = __start_lt_events,
+				    *const *b = __stop_lt_events;
+	if (a != b)
+		lt_probe_unregister_range(a, b);
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

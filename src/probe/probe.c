@@ -1,0 +1,66 @@
+/*
+ * probe.c - the tracing path of an enabled event: read the event's target
+ * list inside an RCU read-side section, and copy the serialised payload
+ * into each target ring.  No lock, no system call, no allocation.
+ */
+#include "probe/probe.h"
+
+#include <stdlib.h>
+
+#include "probe/targets.h"
+
+#if __has_include(<lowtrace/rcu.h>)
+#include <lowtrace/rcu.h>
+#define read_lock() lt_rcu_read_lock()
+#define read_unlock() lt_rcu_read_unlock()
+#define sync_readers() lt_rcu_synchronize()
+#else
+/* Until the RCU library is in: a count of probes in flight. */
+#include <sched.h>
+#include <stdatomic.h>
+static _Atomic long in_flight;
+#define read_lock() atomic_fetch_add(&in_flight, 1)
+#define read_unlock() atomic_fetch_sub(&in_flight, 1)
+static void sync_readers(void)
+{
+	while (atomic_load(&in_flight))
+		sched_yield();
+}
+#endif
+
+void lt_probe_emit(struct lt_event_desc *d, const void *payload, uint32_t len,
+		   int overflow)
+{
+	read_lock();
+	/* acquire: pairs with the release store in the registry's
+	 * update_entry(), so the list's contents are complete */
+	struct lt_targets *t = __atomic_load_n(
+		(struct lt_targets **)&d->targets, __ATOMIC_ACQUIRE);
+	for (uint32_t i = 0; t && i < t->n; i++) {
+		struct lt_ring *r = t->rings[i];
+		struct lt_ring_ctx c;
+		if (__builtin_expect(overflow, 0)) {
+			lt_ring_count_too_big(r);
+			continue;
+		}
+		if (lt_ring_reserve(r, &c, t->id, len) == 0) {
+			if (len)
+				memcpy(c.payload, payload, len);
+			lt_ring_commit(r, &c);
+		}
+	}
+	read_unlock();
+}
+
+void lt_probe_sync(void)
+{
+	sync_readers();
+}
+
+void lt_targets_retire(struct lt_targets *t)
+{
+	if (!t)
+		return;
+	sync_readers();
+	free(t);
+}

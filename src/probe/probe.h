@@ -1,0 +1,57 @@
+/*
+ * probe.h - the event registry: which events exist, and where each goes.
+ *
+ * Objects register their events as they load (tracepoint.h); sessions add
+ * rules (a name pattern, a log level, a ring buffer) and the registry gives
+ * every event the list of rings its rules select.  That list is what
+ * lt_probe_emit() reads on the tracing path: published with RCU, read
+ * without a lock, replaced whole when rules or events change.
+ */
+#ifndef LT_PROBE_H
+#define LT_PROBE_H
+
+#include <lowtrace/tracepoint.h>
+#include <stdint.h>
+
+#include "ring/ring.h"
+
+/* Log level that admits every event. */
+#define LT_LOGLEVEL_ALL 100
+
+/*
+ * Sends the events whose full name matches pattern (`*` wildcards) and
+ * whose level is loglevel_max or more severe to ring.  owner groups rules
+ * for removal.  Returns 0 or -errno.
+ */
+int lt_probe_enable(const void *owner, const char *pattern, int loglevel_max,
+		    struct lt_ring *ring);
+/* Removes owner's rules with this pattern (all of them for NULL). */
+int lt_probe_disable(const void *owner, const char *pattern);
+
+/* The registered events, for metadata and listings. */
+struct lt_probe_event {
+	uint32_t id;
+	const char *name; /* "provider:event" */
+	int loglevel;
+	const struct lt_field_desc *fields;
+	uint32_t nfields;
+};
+typedef void (*lt_probe_event_fn)(void *arg, const struct lt_probe_event *e);
+/* Calls fn for every event ever registered (in id order), under the lock. */
+void lt_probe_foreach_event(lt_probe_event_fn fn, void *arg);
+/* Events registered now whose name matches pattern. */
+int lt_probe_count_matching(const char *pattern);
+/* Changes whenever an event is registered for the first time. */
+uint64_t lt_probe_generation(void);
+
+/* 1 if name matches pattern, where `*` matches any run of characters. */
+int lt_probe_match(const char *pattern, const char *name);
+
+/* Log level names ("WARNING", "DEBUG_LINE", ...) to numbers; -1 if unknown. */
+int lt_probe_loglevel_parse(const char *s);
+const char *lt_probe_loglevel_name(int level);
+
+/* Waits until no lt_probe_emit() started before the call is still running. */
+void lt_probe_sync(void);
+
+#endif

@@ -1,0 +1,445 @@
+/*
+ * registry.c - events registered by loaded objects, the rules sessions set,
+ * and the per-event target lists lt_probe_emit() reads (see probe.h).
+ *
+ * Everything here runs under one mutex, off the tracing path.  An event
+ * defined in several translation units or objects has several descriptors
+ * (struct lt_event_desc); they share one entry, one id and one target list.
+ * Entries outlive the objects that registered them (their field lists are
+ * copied), so that a trace's metadata still describes events whose
+ * library was unloaded.
+ */
+#include "probe/probe.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "probe/targets.h"
+
+struct entry {
+	char *name;
+	int loglevel;
+	uint32_t id;
+	struct lt_field_desc *fields;
+	uint32_t nfields;
+	struct lt_event_desc **descs;
+	size_t ndescs, cap;
+	struct lt_targets *targets;
+};
+
+struct rule {
+	const void *owner;
+	char *pattern;
+	int loglevel_max;
+	struct lt_ring *ring;
+};
+
+struct range {
+	struct lt_event_desc *const *start, *const *stop;
+	int refs;
+};
+
+static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct entry **entries;
+static size_t nentries, entries_cap;
+static struct rule *rules;
+static size_t nrules, rules_cap;
+static struct range *ranges;
+static size_t nranges, ranges_cap;
+static _Atomic uint64_t generation;
+
+static int grow(void **arr, size_t *cap, size_t need, size_t elem)
+{
+	if (need <= *cap)
+		return 0;
+	size_t n = *cap ? *cap * 2 : 16;
+	while (n < need)
+		n *= 2;
+	void *p = realloc(*arr, n * elem);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = n;
+	return 0;
+}
+
+int lt_probe_match(const char *p, const char *s)
+{
+	const char *star = NULL, *resume = NULL;
+
+	while (*s) {
+		if (*p == '*') {
+			star = p++;
+			resume = s;
+		} else if (*p == *s) {
+			p++;
+			s++;
+		} else if (star) {
+			p = star + 1;
+			s = ++resume;
+		} else {
+			return 0;
+		}
+	}
+	while (*p == '*')
+		p++;
+	return *p == 0;
+}
+
+static struct entry *find_entry(const char *name)
+{
+	for (size_t i = 0; i < nentries; i++)
+		if (strcmp(entries[i]->name, name) == 0)
+			return entries[i];
+	return NULL;
+}
+
+static uint32_t count_fields(const struct lt_field_desc *f)
+{
+	uint32_t n = 0;
+	while (f && f[n].name)
+		n++;
+	return n;
+}
+
+static void free_fields(struct lt_field_desc *f, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		free((char *)f[i].name);
+		if (f[i].enumd) {
+			for (uint32_t k = 0; k < f[i].enumd->n; k++)
+				free((char *)f[i].enumd->entries[k].label);
+			free((void *)f[i].enumd->entries);
+			free((char *)f[i].enumd->name);
+			free((void *)f[i].enumd);
+		}
+	}
+	free(f);
+}
+
+/* A deep copy: the registering object may be unloaded later. */
+static struct lt_field_desc *copy_fields(const struct lt_field_desc *src,
+					 uint32_t n)
+{
+	struct lt_field_desc *f = calloc(n + 1, sizeof(*f));
+	if (!f)
+		return NULL;
+	for (uint32_t i = 0; i < n; i++) {
+		f[i] = src[i];
+		f[i].name = strdup(src[i].name);
+		f[i].enumd = NULL;
+		if (!f[i].name)
+			goto fail;
+		if (src[i].enumd) {
+			struct lt_enum_desc *e = calloc(1, sizeof(*e));
+			struct lt_enum_entry *en =
+				calloc(src[i].enumd->n + 1, sizeof(*en));
+			if (!e || !en) {
+				free(e);
+				free(en);
+				goto fail;
+			}
+			e->name = strdup(src[i].enumd->name);
+			e->n = src[i].enumd->n;
+			e->entries = en;
+			f[i].enumd = e;
+			for (uint32_t k = 0; k < e->n; k++) {
+				en[k] = src[i].enumd->entries[k];
+				en[k].label =
+					strdup(src[i].enumd->entries[k].label);
+			}
+		}
+	}
+	return f;
+fail:
+	free_fields(f, n);
+	return NULL;
+}
+
+static int same_enum(const struct lt_enum_desc *a, const struct lt_enum_desc *b)
+{
+	if (!a || !b)
+		return a == b;
+	if (a->n != b->n)
+		return 0;
+	for (uint32_t k = 0; k < a->n; k++)
+		if (strcmp(a->entries[k].label, b->entries[k].label) != 0 ||
+		    a->entries[k].lo != b->entries[k].lo ||
+		    a->entries[k].hi != b->entries[k].hi)
+			return 0;
+	return 1;
+}
+
+static int same_layout(const struct entry *e, const struct lt_field_desc *f,
+		       uint32_t n, int loglevel)
+{
+	if (n != e->nfields || loglevel != e->loglevel)
+		return 0;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct lt_field_desc *a = &e->fields[i], *b = &f[i];
+		if (strcmp(a->name, b->name) != 0 || a->type != b->type ||
+		    a->size != b->size || a->is_signed != b->is_signed ||
+		    a->base != b->base || a->length != b->length ||
+		    !same_enum(a->enumd, b->enumd))
+			return 0;
+	}
+	return 1;
+}
+
+static int rule_selects(const struct rule *r, const struct entry *e)
+{
+	return e->loglevel <= r->loglevel_max &&
+	       lt_probe_match(r->pattern, e->name);
+}
+
+/* Builds the entry's target list from the rules and publishes it. */
+static int update_entry(struct entry *e)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < nrules; i++)
+		n += rule_selects(&rules[i], e);
+	struct lt_targets *t = NULL;
+	if (n) {
+		t = calloc(1, sizeof(*t) + n * sizeof(t->rings[0]));
+		if (!t)
+			return -ENOMEM;
+		t->id = e->id;
+		for (size_t i = 0; i < nrules; i++) {
+			if (!rule_selects(&rules[i], e))
+				continue;
+			int dup = 0;
+			for (uint32_t k = 0; k < t->n; k++)
+				dup |= t->rings[k] == rules[i].ring;
+			if (!dup)
+				t->rings[t->n++] = rules[i].ring;
+		}
+	}
+	struct lt_targets *old = e->targets;
+	e->targets = t;
+	for (size_t i = 0; i < e->ndescs; i++) {
+		struct lt_event_desc *d = e->descs[i];
+		/* release: the list's contents before its address; pairs with
+		 * the acquire load in lt_probe_emit() */
+		__atomic_store_n(&d->targets, (void *)t, __ATOMIC_RELEASE);
+		__atomic_store_n(&d->enabled, t != NULL, __ATOMIC_RELAXED);
+	}
+	lt_targets_retire(old);
+	return 0;
+}
+
+static void update_all(void)
+{
+	for (size_t i = 0; i < nentries; i++)
+		update_entry(entries[i]);
+}
+
+static void add_desc(struct lt_event_desc *d)
+{
+	const struct lt_field_desc *f = d->fields ? d->fields() : NULL;
+	uint32_t n = count_fields(f);
+	struct entry *e = find_entry(d->full);
+
+	if (e && !same_layout(e, f, n, d->loglevel)) {
+		fprintf(stderr,
+			"lowtrace: event %s is defined twice with different "
+			"fields or log level; the later definition stays "
+			"disabled (rebuild the objects from one provider "
+			"header)\n",
+			d->full);
+		return;
+	}
+	if (!e) {
+		e = calloc(1, sizeof(*e));
+		if (!e || grow((void **)&entries, &entries_cap, nentries + 1,
+			       sizeof(*entries)) < 0) {
+			free(e);
+			return;
+		}
+		e->name = strdup(d->full);
+		e->fields = copy_fields(f, n);
+		if (!e->name || !e->fields) {
+			free(e->name);
+			free(e);
+			return;
+		}
+		e->nfields = n;
+		e->loglevel = d->loglevel;
+		e->id = (uint32_t)nentries;
+		entries[nentries++] = e;
+		atomic_fetch_add(&generation, 1);
+	}
+	if (grow((void **)&e->descs, &e->cap, e->ndescs + 1,
+		 sizeof(*e->descs)) < 0)
+		return;
+	e->descs[e->ndescs++] = d;
+	d->id = e->id;
+	__atomic_store_n(&d->targets, (void *)e->targets, __ATOMIC_RELEASE);
+	__atomic_store_n(&d->enabled, e->targets != NULL, __ATOMIC_RELAXED);
+}
+
+static void remove_desc(struct lt_event_desc *d)
+{
+	__atomic_store_n(&d->enabled, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&d->targets, NULL, __ATOMIC_RELEASE);
+	for (size_t i = 0; i < nentries; i++) {
+		struct entry *e = entries[i];
+		for (size_t k = 0; k < e->ndescs; k++) {
+			if (e->descs[k] != d)
+				continue;
+			e->descs[k] = e->descs[--e->ndescs];
+			return;
+		}
+	}
+}
+
+void lt_probe_register_range(struct lt_event_desc *const *start,
+			     struct lt_event_desc *const *stop)
+{
+	pthread_mutex_lock(&reg_lock);
+	for (size_t i = 0; i < nranges; i++) {
+		if (ranges[i].start == start) {
+			ranges[i].refs++;
+			goto out;
+		}
+	}
+	if (grow((void **)&ranges, &ranges_cap, nranges + 1, sizeof(*ranges)) <
+	    0)
+		goto out;
+	ranges[nranges++] = (struct range){ start, stop, 1 };
+	for (struct lt_event_desc *const *p = start; p < stop; p++)
+		if (*p)
+			add_desc(*p);
+out:
+	pthread_mutex_unlock(&reg_lock);
+}
+
+void lt_probe_unregister_range(struct lt_event_desc *const *start,
+			       struct lt_event_desc *const *stop)
+{
+	int gone = 0;
+
+	pthread_mutex_lock(&reg_lock);
+	for (size_t i = 0; i < nranges; i++) {
+		if (ranges[i].start != start || --ranges[i].refs > 0)
+			continue;
+		for (struct lt_event_desc *const *p = start; p < stop; p++)
+			if (*p)
+				remove_desc(*p);
+		ranges[i] = ranges[--nranges];
+		gone = 1;
+		break;
+	}
+	pthread_mutex_unlock(&reg_lock);
+	/* the object's code is about to go: let probes in it finish */
+	if (gone)
+		lt_probe_sync();
+}
+
+int lt_probe_enable(const void *owner, const char *pattern, int loglevel_max,
+		    struct lt_ring *ring)
+{
+	int rc = -ENOMEM;
+
+	if (!pattern || !*pattern || !ring)
+		return -EINVAL;
+	pthread_mutex_lock(&reg_lock);
+	if (grow((void **)&rules, &rules_cap, nrules + 1, sizeof(*rules)) < 0)
+		goto out;
+	char *p = strdup(pattern);
+	if (!p)
+		goto out;
+	rules[nrules++] = (struct rule){ owner, p, loglevel_max, ring };
+	update_all();
+	rc = 0;
+out:
+	pthread_mutex_unlock(&reg_lock);
+	return rc;
+}
+
+int lt_probe_disable(const void *owner, const char *pattern)
+{
+	int removed = 0;
+
+	pthread_mutex_lock(&reg_lock);
+	for (size_t i = 0; i < nrules;) {
+		if (rules[i].owner == owner &&
+		    (!pattern || strcmp(rules[i].pattern, pattern) == 0)) {
+			free(rules[i].pattern);
+			rules[i] = rules[--nrules];
+			removed++;
+		} else {
+			i++;
+		}
+	}
+	update_all();
+	pthread_mutex_unlock(&reg_lock);
+	return removed;
+}
+
+void lt_probe_foreach_event(lt_probe_event_fn fn, void *arg)
+{
+	pthread_mutex_lock(&reg_lock);
+	for (size_t i = 0; i < nentries; i++) {
+		struct entry *e = entries[i];
+		struct lt_probe_event pe = { e->id, e->name, e->loglevel,
+					     e->fields, e->nfields };
+		fn(arg, &pe);
+	}
+	pthread_mutex_unlock(&reg_lock);
+}
+
+int lt_probe_count_matching(const char *pattern)
+{
+	int n = 0;
+	pthread_mutex_lock(&reg_lock);
+	for (size_t i = 0; i < nentries; i++)
+		n += entries[i]->ndescs > 0 &&
+		     lt_probe_match(pattern, entries[i]->name);
+	pthread_mutex_unlock(&reg_lock);
+	return n;
+}
+
+uint64_t lt_probe_generation(void)
+{
+	return atomic_load(&generation);
+}
+
+static const char *const level_names[] = {
+	"EMERG",	  "ALERT",	   "CRIT",	   "ERR",
+	"WARNING",	  "NOTICE",	   "INFO",	   "DEBUG_SYSTEM",
+	"DEBUG_PROGRAM",  "DEBUG_PROCESS", "DEBUG_MODULE", "DEBUG_UNIT",
+	"DEBUG_FUNCTION", "DEBUG_LINE",	   "DEBUG",
+};
+
+int lt_probe_loglevel_parse(const char *s)
+{
+	if (!s)
+		return -1;
+	if (strncasecmp(s, "LT_", 3) == 0)
+		s += 3;
+	for (int i = 0; i < (int)(sizeof(level_names) / sizeof(*level_names));
+	     i++)
+		if (strcasecmp(s, level_names[i]) == 0)
+			return i;
+	if (strcasecmp(s, "ERROR") == 0)
+		return LT_ERR;
+	if (strcasecmp(s, "WARN") == 0)
+		return LT_WARNING;
+	char *end;
+	long v = strtol(s, &end, 10);
+	if (*s && !*end && v >= 0 && v <= LT_DEBUG)
+		return (int)v;
+	return -1;
+}
+
+const char *lt_probe_loglevel_name(int level)
+{
+	if (level < 0 || level > LT_DEBUG)
+		return "UNKNOWN";
+	return level_names[level];
+}
