@@ -158,6 +158,9 @@ void lt_probe_register_range(struct lt_event_desc *const *start,
 void lt_probe_unregister_range(struct lt_event_desc *const *start,
 			       struct lt_event_desc *const *stop);
 
+/* In liblowtrace: starts the session LOWTRACE_TRACE asks for, once. */
+void lt_session_autostart(void);
+
 /* Preprocessor plumbing. */
 #define LT__CAT(a, b) LT__CAT_(a, b)
 #define LT__CAT_(a, b) a##b
@@ -213,7 +216,16 @@ void lt_probe_unregister_range(struct lt_event_desc *const *start,
 #define LT__VOID(t, n) (void)n;
 #define LT__UNPAREN(...) __VA_ARGS__
 
-/* Fields are parenthesised tuples (KIND, ...), walked two ways. */
+/*
+ * Fields are parenthesised tuples (KIND, ...), walked two ways.  The walk
+ * pastes _END onto the macro left after the last tuple; LT__EMPTY() holds
+ * back each tuple's expansion until after that paste, so that the commas
+ * it produces do not split the paste's arguments.
+ */
+#define LT__EMPTY()
+/* a paste of its own: the walk runs inside LT__CAT */
+#define LT__KIND(a, b) LT__KIND_(a, b)
+#define LT__KIND_(a, b) a##b
 #define LT_FIELDS(...) __VA_ARGS__
 #define LT_FIELD_INT(name, expr) (INT, name, expr, 10)
 #define LT_FIELD_HEX(name, expr) (INT, name, expr, 16)
@@ -225,7 +237,7 @@ void lt_probe_unregister_range(struct lt_event_desc *const *start,
 #define LT_FIELD_SEQUENCE(name, ptr, len) (SEQ, name, ptr, len)
 #define LT_FIELD_CHARS(name, ptr, count) (CHARS, name, ptr, count)
 
-#define LT__SIGNED(x) ((__typeof__(x))-1 < (__typeof__(x))0)
+#define LT__SIGNED(x) ((__typeof__(x))-1 < (__typeof__(x))1)
 #define LT__IS_INT(x) ((__typeof__(x))1.5 == 1)
 
 /* The field's description (a static initializer). */
@@ -251,9 +263,9 @@ void lt_probe_unregister_range(struct lt_event_desc *const *start,
 	},
 #define LT__D_CHARS(name, p, n) \
 	{ #name, LT_FT_CHARS, 1, 1, 10, (uint32_t)(n), NULL },
-#define LT__D(kind, ...) LT__CAT(LT__D_, kind)(__VA_ARGS__)
-#define LT__DA(...) LT__D(__VA_ARGS__) LT__DB
-#define LT__DB(...) LT__D(__VA_ARGS__) LT__DA
+#define LT__D(kind, ...) LT__KIND(LT__D_, kind)(__VA_ARGS__)
+#define LT__DA(...) LT__D LT__EMPTY()(__VA_ARGS__) LT__DB
+#define LT__DB(...) LT__D LT__EMPTY()(__VA_ARGS__) LT__DA
 #define LT__DA_END
 #define LT__DB_END
 #define LT__DESCS(seq) LT__CAT(LT__DA seq, _END)
@@ -296,9 +308,9 @@ void lt_probe_unregister_range(struct lt_event_desc *const *start,
 		_Static_assert(sizeof((p)[0]) == 1, #name ": not chars"); \
 		lt__put(&lt__w, (p), (size_t)(n));                        \
 	}
-#define LT__W(kind, ...) LT__CAT(LT__W_, kind)(__VA_ARGS__)
-#define LT__WA(...) LT__W(__VA_ARGS__) LT__WB
-#define LT__WB(...) LT__W(__VA_ARGS__) LT__WA
+#define LT__W(kind, ...) LT__KIND(LT__W_, kind)(__VA_ARGS__)
+#define LT__WA(...) LT__W LT__EMPTY()(__VA_ARGS__) LT__WB
+#define LT__WB(...) LT__W LT__EMPTY()(__VA_ARGS__) LT__WA
 #define LT__WA_END
 #define LT__WB_END
 #define LT__WRITES(seq) LT__CAT(LT__WA seq, _END)
@@ -397,8 +409,10 @@ __attribute__((constructor, unused)) static void lt__register_events(void)
 {
 	struct lt_event_desc *const *a = __start_lt_events,
 				    *const *b = __stop_lt_events;
-	if (a != b)
+	if (a != b) {
 		lt_probe_register_range(a, b);
+		lt_session_autostart();
+	}
 }
 
 __attribute__((destructor, unused)) static void lt__unregister_events(void)

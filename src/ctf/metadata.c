@@ -1,0 +1,333 @@
+/*
+ * metadata.c - writes the TSDL metadata of a trace (see metadata.h).
+ *
+ * Every type is written inline with its alignment, so that readers need no
+ * type aliases; integers are byte-aligned and little endian, matching how
+ * the probes pack payloads.
+ */
+#include "ctf/metadata.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "ring/ring.h"
+
+struct sbuf {
+	char *p;
+	size_t len, cap;
+	int oom;
+};
+
+__attribute__((format(printf, 2, 3))) static void
+sb_printf(struct sbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	if (b->oom)
+		return;
+	for (;;) {
+		va_start(ap, fmt);
+		int n = vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
+		va_end(ap);
+		if (n < 0) {
+			b->oom = 1;
+			return;
+		}
+		if ((size_t)n < b->cap - b->len) {
+			b->len += (size_t)n;
+			return;
+		}
+		size_t cap = (b->cap + (size_t)n + 1) * 2;
+		char *p = realloc(b->p, cap);
+		if (!p) {
+			b->oom = 1;
+			return;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+}
+
+/* A TSDL string literal body: quotes and backslashes escaped. */
+static void sb_quoted(struct sbuf *b, const char *s)
+{
+	sb_printf(b, "\"");
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			sb_printf(b, "\\%c", c);
+		else if (c < 0x20)
+			sb_printf(b, "\\x%02x", c);
+		else
+			sb_printf(b, "%c", c);
+	}
+	sb_printf(b, "\"");
+}
+
+void lt_ctf_uuid_str(const uint8_t u[16], char out[37])
+{
+	snprintf(
+		out, 37,
+		"%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+		u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9],
+		u[10], u[11], u[12], u[13], u[14], u[15]);
+}
+
+void lt_ctf_uuid_make(uint8_t u[16])
+{
+	if (getrandom(u, 16, 0) != 16) {
+		/* no entropy source: time and pid still tell traces apart */
+		uint64_t a = lt_clock_read_monotonic(), b = (uint64_t)getpid();
+		memcpy(u, &a, 8);
+		memcpy(u + 8, &b, 8);
+	}
+	u[6] = (uint8_t)((u[6] & 0x0f) | 0x40);
+	u[8] = (uint8_t)((u[8] & 0x3f) | 0x80);
+}
+
+void lt_ctf_clock_offset(const struct lt_clock_calib *c, int64_t *offset_s,
+			 int64_t *offset)
+{
+	/* epoch ns of counter value 0 */
+	__int128 zero = (__int128)c->base_ns + c->realtime_off_ns -
+			(__int128)c->base_cyc * 1000000000 / (__int128)c->freq;
+	__int128 s = zero / 1000000000;
+	__int128 rem = zero - s * 1000000000;
+	if (rem < 0) {
+		s -= 1;
+		rem += 1000000000;
+	}
+	*offset_s = (int64_t)s;
+	*offset = (int64_t)(rem * (__int128)c->freq / 1000000000);
+}
+
+/* Field names that are TSDL keywords get the underscore readers drop. */
+static const char *field_prefix(const char *name)
+{
+	static const char *const kw[] = {
+		"align",     "callsite",       "const",	   "char",
+		"clock",     "double",	       "enum",	   "env",
+		"event",     "floating_point", "float",	   "integer",
+		"int",	     "long",	       "short",	   "signed",
+		"stream",    "string",	       "struct",   "trace",
+		"typealias", "typedef",	       "unsigned", "variant",
+		"void",	     "_Bool",	       "_Complex", "_Imaginary",
+	};
+	for (size_t i = 0; i < sizeof(kw) / sizeof(kw[0]); i++)
+		if (strcmp(name, kw[i]) == 0)
+			return "_";
+	return name[0] == '_' ? "_" : "";
+}
+
+static void int_type(struct sbuf *b, unsigned bytes, int is_signed, int base)
+{
+	sb_printf(b, "integer { size = %u; align = 8; signed = %s;%s }",
+		  bytes * 8, is_signed ? "true" : "false",
+		  base == 16 ? " base = 16;" : "");
+}
+
+static void field(struct sbuf *b, const struct lt_field_desc *f)
+{
+	const char *pre = field_prefix(f->name);
+
+	sb_printf(b, "\t\t");
+	switch (f->type) {
+	case LT_FT_INT:
+		int_type(b, f->size, f->is_signed, f->base);
+		sb_printf(b, " %s%s;\n", pre, f->name);
+		break;
+	case LT_FT_ENUM:
+		sb_printf(b, "enum : ");
+		int_type(b, f->size, f->is_signed, 10);
+		sb_printf(b, " {");
+		for (uint32_t k = 0; f->enumd && k < f->enumd->n; k++) {
+			const struct lt_enum_entry *e = &f->enumd->entries[k];
+			sb_printf(b, "%s ", k ? "," : "");
+			sb_quoted(b, e->label);
+			if (e->lo == e->hi)
+				sb_printf(b, " = %lld", (long long)e->lo);
+			else
+				sb_printf(b, " = %lld ... %lld",
+					  (long long)e->lo, (long long)e->hi);
+		}
+		sb_printf(b, " } %s%s;\n", pre, f->name);
+		break;
+	case LT_FT_FLOAT:
+		sb_printf(b,
+			  "floating_point { exp_dig = %d; mant_dig = %d; "
+			  "align = 8; } %s%s;\n",
+			  f->size == 4 ? 8 : 11, f->size == 4 ? 24 : 53, pre,
+			  f->name);
+		break;
+	case LT_FT_STRING:
+		sb_printf(b, "string { encoding = UTF8; } %s%s;\n", pre,
+			  f->name);
+		break;
+	case LT_FT_ARRAY:
+		int_type(b, f->size, f->is_signed, f->base);
+		sb_printf(b, " %s%s[%u];\n", pre, f->name, f->length);
+		break;
+	case LT_FT_SEQUENCE:
+		int_type(b, 4, 0, 10);
+		sb_printf(b, " _%s_length;\n\t\t", f->name);
+		int_type(b, f->size, f->is_signed, f->base);
+		sb_printf(b, " %s%s[_%s_length];\n", pre, f->name, f->name);
+		break;
+	case LT_FT_CHARS:
+		sb_printf(b,
+			  "integer { size = 8; align = 8; signed = true; "
+			  "encoding = UTF8; } %s%s[%u];\n",
+			  pre, f->name, f->length);
+		break;
+	}
+}
+
+static const char packet_header[] =
+	"\tpacket.header := struct {\n"
+	"\t\tinteger { size = 32; align = 8; signed = false; base = 16; } magic;\n"
+	"\t\tinteger { size = 8; align = 8; signed = false; } uuid[16];\n"
+	"\t\tinteger { size = 32; align = 8; signed = false; } stream_id;\n"
+	"\t\tinteger { size = 64; align = 8; signed = false; } stream_instance_id;\n"
+	"\t};\n";
+
+#define TS_TYPE(bits, align)                                               \
+	"integer { size = " #bits "; align = " #align "; signed = false; " \
+	"map = clock.lowtrace.value; }"
+
+static const char stream_layout[] =
+	"\tpacket.context := struct {\n"
+	"\t\t" TS_TYPE(
+		64,
+		8) " timestamp_begin;\n"
+		   "\t\t" TS_TYPE(
+			   64,
+			   8) " timestamp_end;\n"
+			      "\t\tinteger { size = 64; align = 8; signed = false; } content_size;\n"
+			      "\t\tinteger { size = 64; align = 8; signed = false; } packet_size;\n"
+			      "\t\tinteger { size = 64; align = 8; signed = false; } packet_seq_num;\n"
+			      "\t\tinteger { size = 64; align = 8; signed = false; } events_discarded;\n"
+			      "\t\tinteger { size = 32; align = 8; signed = false; } cpu_id;\n"
+			      "\t\tinteger { size = 32; align = 8; signed = false; } pid;\n"
+			      "\t};\n"
+			      "\tevent.header := struct {\n"
+			      "\t\tenum : integer { size = 5; align = 1; signed = false; } "
+			      "{ compact = 0 ... 30, extended = 31 } id;\n"
+			      "\t\tvariant <id> {\n"
+			      "\t\t\tstruct {\n"
+			      "\t\t\t\t" TS_TYPE(
+				      27,
+				      1) " timestamp;\n"
+					 "\t\t\t} compact;\n"
+					 "\t\t\tstruct {\n"
+					 "\t\t\t\tinteger { size = 32; align = 8; signed = false; } id;\n"
+					 "\t\t\t\t" TS_TYPE(
+						 64, 8) " timestamp;\n"
+							"\t\t\t} extended;\n"
+							"\t\t} v;\n"
+							"\t} align(32);\n";
+
+_Static_assert(LT_PACKET_HDR_SIZE == 88 && LT_EV_TS_BITS == 27 &&
+		       LT_EV_ID_EXTENDED == 31,
+	       "the layout above describes ring.h's");
+
+char *lt_ctf_metadata_text(const struct lt_ctf_trace *t, size_t *len)
+{
+	struct sbuf b = { 0 };
+	char uuid[37];
+	int64_t off_s, off;
+
+	lt_ctf_uuid_str(t->uuid, uuid);
+	lt_ctf_clock_offset(&t->clock, &off_s, &off);
+	sb_printf(&b,
+		  "/* CTF 1.8 */\n\ntrace {\n\tmajor = 1;\n\tminor = 8;\n"
+		  "\tuuid = \"%s\";\n\tbyte_order = le;\n%s};\n\n",
+		  uuid, packet_header);
+	sb_printf(&b, "env {\n\thostname = ");
+	sb_quoted(&b, t->hostname ? t->hostname : "unknown");
+	sb_printf(&b,
+		  ";\n\tdomain = \"ust\";\n\ttracer_name = \"lowtrace\";\n"
+		  "\ttracer_major = 0;\n\ttracer_minor = 1;\n"
+		  "\ttracer_version = \"%s\";\n\tprocname = ",
+		  LT_VERSION);
+	sb_quoted(&b, t->procname ? t->procname : "unknown");
+	sb_printf(&b, ";\n\tvpid = %d;\n\tclock_source = ", t->pid);
+	sb_quoted(&b, t->clock_source);
+	sb_printf(&b, ";\n};\n\n");
+	sb_printf(&b,
+		  "clock {\n\tname = \"lowtrace\";\n\tuuid = \"%s\";\n"
+		  "\tdescription = \"lowtrace trace clock (%s, calibrated "
+		  "against CLOCK_MONOTONIC)\";\n"
+		  "\tfreq = %llu;\n\tprecision = 1;\n\toffset_s = %lld;\n"
+		  "\toffset = %lld;\n\tabsolute = false;\n};\n\n",
+		  uuid, t->clock_source, (unsigned long long)t->clock.freq,
+		  (long long)off_s, (long long)off);
+	for (uint32_t s = 0; s < t->nstreams; s++)
+		sb_printf(&b, "stream {\n\tid = %u;\n%s};\n\n",
+			  t->streams[s].id, stream_layout);
+	for (uint32_t s = 0; s < t->nstreams; s++) {
+		for (uint32_t i = 0; i < t->nevents; i++) {
+			const struct lt_ctf_event *e = &t->events[i];
+			sb_printf(&b, "event {\n\tname = ");
+			sb_quoted(&b, e->name);
+			sb_printf(&b,
+				  ";\n\tid = %u;\n\tstream_id = %u;\n"
+				  "\tloglevel = %d;\n\tfields := struct {\n",
+				  e->id, t->streams[s].id, e->loglevel);
+			for (uint32_t f = 0; f < e->nfields; f++)
+				field(&b, &e->fields[f]);
+			sb_printf(&b, "\t};\n};\n\n");
+		}
+	}
+	if (b.oom) {
+		free(b.p);
+		return NULL;
+	}
+	*len = b.len;
+	return b.p;
+}
+
+int lt_ctf_metadata_write(const char *dir, const struct lt_ctf_trace *t)
+{
+	char tmp[4096], path[4096];
+	size_t len;
+	int rc = 0;
+
+	if (snprintf(tmp, sizeof(tmp), "%s/.metadata.tmp", dir) >=
+		    (int)sizeof(tmp) ||
+	    snprintf(path, sizeof(path), "%s/metadata", dir) >=
+		    (int)sizeof(path))
+		return -ENAMETOOLONG;
+	char *text = lt_ctf_metadata_text(t, &len);
+	if (!text)
+		return -ENOMEM;
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		rc = -errno;
+		goto out;
+	}
+	for (size_t done = 0; done < len;) {
+		ssize_t n = write(fd, text + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			rc = n < 0 ? -errno : -EIO;
+			break;
+		}
+		done += (size_t)n;
+	}
+	if (close(fd) < 0 && !rc)
+		rc = -errno;
+	/* the old metadata stays until the new one is whole */
+	if (!rc && rename(tmp, path) < 0)
+		rc = -errno;
+	if (rc)
+		unlink(tmp);
+out:
+	free(text);
+	return rc;
+}

@@ -1,0 +1,55 @@
+/*
+ * metadata.h - the CTF 1.8 metadata (TSDL text) of a lowtrace trace.
+ * docs/ctf-layout.md shows what it looks like; the packet and event header
+ * layouts it declares are those of src/ring/ring.h.
+ */
+#ifndef LT_CTF_METADATA_H
+#define LT_CTF_METADATA_H
+
+#include <lowtrace/tracepoint.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clock/clock.h"
+
+struct lt_ctf_event {
+	uint32_t id;
+	const char *name;
+	int loglevel;
+	const struct lt_field_desc *fields;
+	uint32_t nfields;
+};
+
+struct lt_ctf_stream {
+	uint32_t id;
+	const char *channel;
+};
+
+struct lt_ctf_trace {
+	uint8_t uuid[16];
+	const char *hostname, *procname;
+	int pid;
+	struct lt_clock_calib clock;
+	const char *clock_source; /* "tsc", "monotonic", ... */
+	const struct lt_ctf_stream *streams;
+	uint32_t nstreams;
+	const struct lt_ctf_event *events;
+	uint32_t nevents;
+};
+
+/* The metadata text (malloc'd, NUL-terminated) or NULL when out of memory. */
+char *lt_ctf_metadata_text(const struct lt_ctf_trace *t, size_t *len);
+
+/* Replaces DIR/metadata atomically; 0 or -errno. */
+int lt_ctf_metadata_write(const char *dir, const struct lt_ctf_trace *t);
+
+/* "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" into out[37]. */
+void lt_ctf_uuid_str(const uint8_t uuid[16], char out[37]);
+/* A random version 4 uuid. */
+void lt_ctf_uuid_make(uint8_t uuid[16]);
+
+/* The clock block's offset: epoch = offset_s * 1e9 + offset * 1e9 / freq. */
+void lt_ctf_clock_offset(const struct lt_clock_calib *c, int64_t *offset_s,
+			 int64_t *offset);
+
+#endif
