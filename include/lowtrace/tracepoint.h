@@ -32,7 +32,8 @@
  *                                      LT_STRING_MAX bytes are kept)
  *   LT_FIELD_ARRAY(name, ptr, count)   count integers, count a constant
  *   LT_FIELD_SEQUENCE(name, ptr, len)  len integers, len known at run time
- *   LT_FIELD_CHARS(name, ptr, count)   char array shown as text
+ *   LT_FIELD_CHARS(name, ptr, count)   char array shown as text: up to
+ *                                      count chars, to the first NUL
  *
  * Events register themselves when the object that defines them is loaded
  * (the executable, a shared library, a library opened with dlopen) and
@@ -139,6 +140,20 @@ static inline void lt__put_string(struct lt__writer *w, const char *s)
 		n++;
 	lt__put(w, s, n);
 	lt__put(w, "", 1);
+}
+
+/* Up to n chars of p, stopping at a NUL; the rest of the n bytes are 0. */
+static inline void lt__put_chars(struct lt__writer *w, const char *p, size_t n)
+{
+	if (n > w->cap - w->off) {
+		w->overflow = 1;
+		return;
+	}
+	size_t i = 0;
+	for (; i < n && p && p[i]; i++)
+		w->p[w->off + i] = p[i];
+	memset(w->p + w->off + i, 0, n - i);
+	w->off += (uint32_t)n;
 }
 
 static inline void lt__put_seq(struct lt__writer *w, const void *p,
@@ -306,7 +321,7 @@ void lt_session_autostart(void);
 #define LT__W_CHARS(name, p, n)                                           \
 	{                                                                 \
 		_Static_assert(sizeof((p)[0]) == 1, #name ": not chars"); \
-		lt__put(&lt__w, (p), (size_t)(n));                        \
+		lt__put_chars(&lt__w, (const char *)(p), (size_t)(n));    \
 	}
 #define LT__W(kind, ...) LT__KIND(LT__W_, kind)(__VA_ARGS__)
 #define LT__WA(...) LT__W LT__EMPTY()(__VA_ARGS__) LT__WB

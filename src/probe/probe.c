@@ -5,8 +5,6 @@
  */
 #include "probe/probe.h"
 
-#include <stdlib.h>
-
 #include "probe/targets.h"
 
 #if __has_include(<lowtrace/rcu.h>)
@@ -23,6 +21,9 @@ static _Atomic long in_flight;
 #define read_unlock() atomic_fetch_sub(&in_flight, 1)
 static void sync_readers(void)
 {
+	/* the new lists' stores before the count's load; pairs with the
+	 * atomic add in read_lock() */
+	atomic_thread_fence(memory_order_seq_cst);
 	while (atomic_load(&in_flight))
 		sched_yield();
 }
@@ -55,12 +56,4 @@ void lt_probe_emit(struct lt_event_desc *d, const void *payload, uint32_t len,
 void lt_probe_sync(void)
 {
 	sync_readers();
-}
-
-void lt_targets_retire(struct lt_targets *t)
-{
-	if (!t)
-		return;
-	sync_readers();
-	free(t);
 }

@@ -52,6 +52,7 @@ static size_t nrules, rules_cap;
 static struct range *ranges;
 static size_t nranges, ranges_cap;
 static _Atomic uint64_t generation;
+static struct lt_targets *retired; /* replaced, not yet freed */
 
 static int grow(void **arr, size_t *cap, size_t need, size_t elem)
 {
@@ -228,14 +229,31 @@ static int update_entry(struct entry *e)
 		__atomic_store_n(&d->targets, (void *)t, __ATOMIC_RELEASE);
 		__atomic_store_n(&d->enabled, t != NULL, __ATOMIC_RELAXED);
 	}
-	lt_targets_retire(old);
+	if (old) {
+		old->next_retired = retired;
+		retired = old;
+	}
 	return 0;
+}
+
+/* Frees the replaced lists, after one wait for the readers of them all. */
+static void free_retired(void)
+{
+	if (!retired)
+		return;
+	lt_probe_sync();
+	while (retired) {
+		struct lt_targets *t = retired;
+		retired = t->next_retired;
+		free(t);
+	}
 }
 
 static void update_all(void)
 {
 	for (size_t i = 0; i < nentries; i++)
 		update_entry(entries[i]);
+	free_retired();
 }
 
 static void add_desc(struct lt_event_desc *d)
@@ -278,6 +296,12 @@ static void add_desc(struct lt_event_desc *d)
 		return;
 	e->descs[e->ndescs++] = d;
 	d->id = e->id;
+	if (e->ndescs == 1) {
+		/* the rules set so far apply to an event new to them */
+		update_entry(e);
+		free_retired();
+		return;
+	}
 	__atomic_store_n(&d->targets, (void *)e->targets, __ATOMIC_RELEASE);
 	__atomic_store_n(&d->enabled, e->targets != NULL, __ATOMIC_RELAXED);
 }

@@ -12,10 +12,8 @@
 struct lt_targets {
 	uint32_t id; /* the event's */
 	uint32_t n;
+	struct lt_targets *next_retired; /* the registry's, once replaced */
 	struct lt_ring *rings[];
 };
-
-/* Frees t after every lt_probe_emit() that may be reading it has ended. */
-void lt_targets_retire(struct lt_targets *t);
 
 #endif

@@ -1,0 +1,185 @@
+/*
+ * test_probe.c - registering events, enabling them by name, wildcard and
+ * log level, and objects that come and go with dlopen.
+ */
+#include "lt_test.h"
+#include "lt_tools.h"
+
+#include <dlfcn.h>
+#include <lowtrace/lowtrace.h>
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "../examples/fields_tp.h"
+#include "probe/probe.h"
+
+static lt_session_t *session(void)
+{
+	int err = 0;
+	lt_session_t *s = lt_session_create(lt_tmpdir("probe"), NULL, &err);
+	if (!s)
+		LT_FAIL("lt_session_create: %s", lt_strerror(err));
+	return s;
+}
+
+static int enabled_mask(void)
+{
+	return lt_trace_enabled(demo, integers) |
+	       lt_trace_enabled(demo, mixed) << 1 |
+	       lt_trace_enabled(demo, arrays) << 2 |
+	       lt_trace_enabled(demo, tick) << 3;
+}
+
+LT_TEST(test_events_register_at_load_with_their_fields)
+{
+	LT_ASSERT_EQ(lt_probe_count_matching("demo:*"), 4);
+	LT_ASSERT_EQ(enabled_mask(), 0);
+	const struct lt_field_desc *f = lt__ev_demo__integers.fields();
+	LT_ASSERT_STREQ(f[0].name, "s8");
+	LT_ASSERT_EQ(f[0].size, 1);
+	LT_ASSERT_EQ(f[0].is_signed, 1);
+	LT_ASSERT_EQ(f[7].size, 8);
+	LT_ASSERT_EQ(f[7].is_signed, 0);
+	LT_ASSERT_EQ(f[3].base, 16);
+	LT_ASSERT(f[8].name == NULL);
+	f = lt__ev_demo__arrays.fields();
+	LT_ASSERT_EQ(f[0].type, LT_FT_ARRAY);
+	LT_ASSERT_EQ(f[0].length, 4);
+	LT_ASSERT_EQ(f[1].type, LT_FT_SEQUENCE);
+	LT_ASSERT_EQ(f[1].size, 2);
+	LT_ASSERT_EQ(f[2].type, LT_FT_CHARS);
+	f = lt__ev_demo__mixed.fields();
+	LT_ASSERT_EQ(f[0].type, LT_FT_ENUM);
+	LT_ASSERT_EQ(f[0].enumd->n, 3);
+	LT_ASSERT_EQ(f[1].type, LT_FT_FLOAT);
+	LT_ASSERT_EQ(f[1].size, 4);
+	LT_ASSERT_EQ(f[2].size, 8);
+}
+
+LT_TEST(test_enable_by_exact_name_and_wildcards)
+{
+	lt_session_t *s = session();
+	LT_ASSERT_EQ(lt_session_enable(s, "demo:mixed", NULL, NULL), 0);
+	LT_ASSERT_EQ(enabled_mask(), 2);
+	LT_ASSERT_EQ(lt_session_enable(s, "*:ti*", NULL, NULL), 0);
+	LT_ASSERT_EQ(enabled_mask(), 2 | 8);
+	LT_ASSERT_EQ(lt_session_disable(s, "demo:mixed"), 0);
+	LT_ASSERT_EQ(enabled_mask(), 8);
+	LT_ASSERT_EQ(lt_session_enable(s, "demo:*", NULL, NULL), 0);
+	LT_ASSERT_EQ(enabled_mask(), 15);
+	LT_ASSERT_EQ(lt_session_disable(s, "no:such"), -ENOENT);
+	lt_session_destroy(s);
+	LT_ASSERT_EQ(enabled_mask(), 0);
+}
+
+LT_TEST(test_enable_by_loglevel_keeps_the_more_severe)
+{
+	lt_session_t *s = session();
+	LT_ASSERT_EQ(lt_session_enable(s, "*", "WARNING", NULL), 0);
+	LT_ASSERT_EQ(enabled_mask(), 2); /* only demo:mixed is WARNING */
+	LT_ASSERT_EQ(lt_session_enable(s, "*", "DEBUG", NULL), 0);
+	LT_ASSERT_EQ(enabled_mask(), 15);
+	LT_ASSERT_EQ(lt_session_enable(s, "*", "LOUDEST", NULL), -EINVAL);
+	lt_session_destroy(s);
+}
+
+LT_TEST(test_wildcard_matching)
+{
+	LT_ASSERT(lt_probe_match("*", "a:b"));
+	LT_ASSERT(lt_probe_match("a:*", "a:b"));
+	LT_ASSERT(lt_probe_match("*:frame_*", "x:frame_done"));
+	LT_ASSERT(!lt_probe_match("*:frame_*", "x:frames"));
+	LT_ASSERT(lt_probe_match("a*b*c", "aXbYbZc"));
+	LT_ASSERT(!lt_probe_match("a*b*c", "aXbYbZ"));
+	LT_ASSERT(lt_probe_match("exact", "exact"));
+	LT_ASSERT(!lt_probe_match("exact", "exactly"));
+}
+
+LT_TEST(test_dlopen_registers_and_dlclose_unregisters)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "%s/tests/libtp_dl.so",
+		 lt_test_build_dir());
+	lt_session_t *s = session();
+	LT_ASSERT_EQ(lt_session_enable(s, "dl:*", NULL, NULL), 0);
+	LT_ASSERT_EQ(lt_probe_count_matching("dl:ping"), 0);
+	void *h = dlopen(path, RTLD_NOW);
+	if (!h)
+		LT_FAIL("dlopen %s: %s", path, dlerror());
+	LT_ASSERT_EQ(lt_probe_count_matching("dl:ping"), 1);
+	int (*ping)(int) = (int (*)(int))dlsym(h, "tp_dl_ping");
+	int (*tick)(void) = (int (*)(void))dlsym(h, "tp_dl_tick_enabled");
+	LT_ASSERT(ping && tick);
+	/* the rule set before the library loaded applies to its events */
+	LT_ASSERT_EQ(ping(1), 1);
+	/* its different demo:tick is refused, even when demo:* is on */
+	LT_ASSERT_EQ(lt_session_enable(s, "demo:*", NULL, NULL), 0);
+	LT_ASSERT_EQ(tick(), 0);
+	LT_ASSERT(lt_trace_enabled(demo, tick));
+	LT_ASSERT_EQ(dlclose(h), 0);
+	LT_ASSERT_EQ(lt_probe_count_matching("dl:ping"), 0);
+	/* reopening finds the same id */
+	h = dlopen(path, RTLD_NOW);
+	LT_ASSERT(h != NULL);
+	LT_ASSERT_EQ(lt_probe_count_matching("dl:ping"), 1);
+	dlclose(h);
+	lt_session_destroy(s);
+}
+
+static atomic_int stop_emitting;
+static void *emitter(void *arg)
+{
+	(void)arg;
+	uint64_t i = 0;
+	while (!atomic_load(&stop_emitting)) {
+		lt_trace(demo, integers, 1, 2, 3, 4, 5, 6, 7, i++);
+		lt_trace(demo, tick);
+	}
+	return NULL;
+}
+
+LT_TEST(test_enabling_while_events_fire)
+{
+	lt_session_t *s = session();
+	LT_ASSERT_EQ(lt_session_start(s), 0);
+	pthread_t t[2];
+	for (int i = 0; i < 2; i++)
+		pthread_create(&t[i], NULL, emitter, NULL);
+	for (int i = 0; i < 200; i++) {
+		LT_ASSERT_EQ(
+			lt_session_enable(s, i % 2 ? "demo:integers" : "demo:*",
+					  NULL, NULL),
+			0);
+		LT_ASSERT_EQ(lt_session_disable(s, i % 2 ? "demo:integers" :
+							   "demo:*"),
+			     0);
+	}
+	LT_ASSERT_EQ(lt_session_enable(s, "demo:*", NULL, NULL), 0);
+	struct timespec d = { 0, 20000000 };
+	nanosleep(&d, NULL);
+	atomic_store(&stop_emitting, 1);
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	LT_ASSERT_EQ(lt_session_stop(s), 0);
+	struct lt_session_stats st;
+	lt_session_get_stats(s, &st);
+	LT_ASSERT(st.packets_written > 0);
+	lt_session_destroy(s);
+}
+
+LT_TEST(test_oversized_strings_are_cut_and_oversized_events_counted)
+{
+	lt_session_t *s = session();
+	LT_ASSERT_EQ(lt_session_enable(s, "demo:*", NULL, NULL), 0);
+	static char big[3 * LT_STRING_MAX];
+	memset(big, 'x', sizeof(big) - 1);
+	lt_trace(demo, mixed, 0, 1.0f, 2.0, big);
+	int16_t samples[LT_EVENT_MAX];
+	memset(samples, 0, sizeof(samples));
+	lt_trace(demo, arrays, (const uint8_t *)"abcd", samples,
+		 (uint32_t)LT_EVENT_MAX, "comm");
+	struct lt_session_stats st;
+	lt_session_get_stats(s, &st);
+	LT_ASSERT_EQ(st.events_lost, 1); /* the sequence, not the string */
+	lt_session_destroy(s);
+}
