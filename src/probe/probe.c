@@ -21,10 +21,9 @@ static _Atomic long in_flight;
 #define read_unlock() atomic_fetch_sub(&in_flight, 1)
 static void sync_readers(void)
 {
-	/* the new lists' stores before the count's load; pairs with the
-	 * atomic add in read_lock() */
-	atomic_thread_fence(memory_order_seq_cst);
-	while (atomic_load(&in_flight))
+	/* a read-modify-write, not a load: it is ordered after the new
+	 * lists' stores, and pairs with the atomic add in read_lock() */
+	while (atomic_fetch_add(&in_flight, 0))
 		sched_yield();
 }
 #endif
