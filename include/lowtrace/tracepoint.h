@@ -293,13 +293,15 @@ void lt_session_autostart(void);
 		lt__put(&lt__w, &lt__v, sizeof(lt__v));                     \
 	}
 #define LT__W_ENUM(name, expr, e) LT__W_INT(name, expr, 10)
-#define LT__W_FLOAT(name, expr)                                           \
-	{                                                                 \
-		_Static_assert(!LT__IS_INT(expr) && (sizeof(expr) == 4 || \
-						     sizeof(expr) == 8),  \
-			       #name ": not a float or double");          \
-		__typeof__(expr) lt__v = (expr);                          \
-		lt__put(&lt__w, &lt__v, sizeof(lt__v));                   \
+#define LT__IS_FLOAT(x)                                        \
+	(__builtin_types_compatible_p(__typeof__(x), float) || \
+	 __builtin_types_compatible_p(__typeof__(x), double))
+#define LT__W_FLOAT(name, expr)                                  \
+	{                                                        \
+		_Static_assert(LT__IS_FLOAT(expr),               \
+			       #name ": not a float or double"); \
+		__typeof__(expr) lt__v = (expr);                 \
+		lt__put(&lt__w, &lt__v, sizeof(lt__v));          \
 	}
 #define LT__W_STRING(name, expr)                                              \
 	{                                                                     \
@@ -342,8 +344,8 @@ void lt_session_autostart(void);
 
 /* An event with arguments. */
 #define LT_EVENT(prov, ev, level, args, fields)                               \
-	static inline const struct lt_field_desc *lt__fields_##prov##__##ev(  \
-		LT__PARAMS args)                                              \
+	__attribute__((unused)) static inline const struct lt_field_desc      \
+		*lt__fields_##prov##__##ev(LT__PARAMS args)                   \
 	{                                                                     \
 		LT__MAP(LT__VOID, LT__UNPAREN args)                           \
 		static const struct lt_field_desc lt__f[] = { LT__DESCS(      \
@@ -355,7 +357,8 @@ void lt_session_autostart(void);
 		return lt__fields_##prov##__##ev(LT__ZEROS args);             \
 	}                                                                     \
 	LT__EVENT_COMMON(prov, ev, level)                                     \
-	static inline void lt__probe_##prov##__##ev(LT__PARAMS args)          \
+	__attribute__((unused)) static inline void lt__probe_##prov##__##ev(  \
+		LT__PARAMS args)                                              \
 	{                                                                     \
 		char lt__buf[LT_EVENT_MAX];                                   \
 		struct lt__writer lt__w = { lt__buf, 0, sizeof(lt__buf), 0 }; \
@@ -366,18 +369,19 @@ void lt_session_autostart(void);
 	}
 
 /* An event that carries no fields. */
-#define LT_EVENT_NOARGS(prov, ev, level)                                    \
-	static const struct lt_field_desc *lt__fields0_##prov##__##ev(void) \
-	{                                                                   \
-		static const struct lt_field_desc lt__f[] = {               \
-			{ NULL, 0, 0, 0, 0, 0, NULL }                       \
-		};                                                          \
-		return lt__f;                                               \
-	}                                                                   \
-	LT__EVENT_COMMON(prov, ev, level)                                   \
-	static inline void lt__probe_##prov##__##ev(void)                   \
-	{                                                                   \
-		lt_probe_emit(&lt__ev_##prov##__##ev, NULL, 0, 0);          \
+#define LT_EVENT_NOARGS(prov, ev, level)                                     \
+	static const struct lt_field_desc *lt__fields0_##prov##__##ev(void)  \
+	{                                                                    \
+		static const struct lt_field_desc lt__f[] = {                \
+			{ NULL, 0, 0, 0, 0, 0, NULL }                        \
+		};                                                           \
+		return lt__f;                                                \
+	}                                                                    \
+	LT__EVENT_COMMON(prov, ev, level)                                    \
+	__attribute__((unused)) static inline void lt__probe_##prov##__##ev( \
+		void)                                                        \
+	{                                                                    \
+		lt_probe_emit(&lt__ev_##prov##__##ev, NULL, 0, 0);           \
 	}
 
 /* Labels for an enum field: LT_ENUM_VALUE("A", 0) LT_ENUM_RANGE("B", 1, 9) */
