@@ -257,7 +257,13 @@ char *lt_ctf_metadata_text(const struct lt_ctf_trace *t, size_t *len)
 	sb_quoted(&b, t->procname ? t->procname : "unknown");
 	sb_printf(&b, ";\n\tvpid = %d;\n\tclock_source = ", t->pid);
 	sb_quoted(&b, t->clock_source);
-	sb_printf(&b, ";\n};\n\n");
+	sb_printf(&b, ";\n");
+	for (uint32_t i = 0; i + 1 < t->nenv_extra * 2; i += 2) {
+		sb_printf(&b, "\t%s = ", t->env_extra[i]);
+		sb_quoted(&b, t->env_extra[i + 1]);
+		sb_printf(&b, ";\n");
+	}
+	sb_printf(&b, "};\n\n");
 	sb_printf(&b,
 		  "clock {\n\tname = \"lowtrace\";\n\tuuid = \"%s\";\n"
 		  "\tdescription = \"lowtrace trace clock (%s, calibrated "
@@ -270,8 +276,8 @@ char *lt_ctf_metadata_text(const struct lt_ctf_trace *t, size_t *len)
 		sb_printf(&b, "stream {\n\tid = %u;\n%s};\n\n",
 			  t->streams[s].id, stream_layout);
 	for (uint32_t s = 0; s < t->nstreams; s++) {
-		for (uint32_t i = 0; i < t->nevents; i++) {
-			const struct lt_ctf_event *e = &t->events[i];
+		for (uint32_t i = 0; i < t->streams[s].nevents; i++) {
+			const struct lt_ctf_event *e = &t->streams[s].events[i];
 			sb_printf(&b, "event {\n\tname = ");
 			sb_quoted(&b, e->name);
 			sb_printf(&b,

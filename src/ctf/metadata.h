@@ -20,9 +20,13 @@ struct lt_ctf_event {
 	uint32_t nfields;
 };
 
+/* A stream class: one channel of one process (or the kernel), and the
+ * events it can carry, with ids of its own. */
 struct lt_ctf_stream {
 	uint32_t id;
 	const char *channel;
+	const struct lt_ctf_event *events;
+	uint32_t nevents;
 };
 
 struct lt_ctf_trace {
@@ -33,8 +37,9 @@ struct lt_ctf_trace {
 	const char *clock_source; /* "tsc", "monotonic", ... */
 	const struct lt_ctf_stream *streams;
 	uint32_t nstreams;
-	const struct lt_ctf_event *events;
-	uint32_t nevents;
+	/* more env entries, "name" = "value" (names must be identifiers) */
+	const char *const *env_extra;
+	uint32_t nenv_extra;
 };
 
 /* The metadata text (malloc'd, NUL-terminated) or NULL when out of memory. */

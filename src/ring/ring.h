@@ -219,18 +219,16 @@ static inline int lt_ring_subbuf_free(const struct lt_ring *r,
 }
 
 /*
- * Reserves room for an event of id and len payload bytes in this CPU's
- * buffer, writes its event header, and points ctx->payload at the payload.
+ * Reserves room for an event of id and len payload bytes in cpu's buffer,
+ * writes its event header, and points ctx->payload at the payload.
  * Returns 0, or -ENOBUFS / -E2BIG when the event is dropped (and counted).
  * mode is a constant at every call site so that the compiler folds it.
  */
 static inline __attribute__((always_inline)) int
-lt_ring_reserve_mode(struct lt_ring *r, struct lt_ring_ctx *ctx, uint32_t id,
-		     uint32_t len, const int mode)
+lt_ring_reserve_on(struct lt_ring *r, struct lt_ring_ctx *ctx, uint32_t cpu,
+		   const uint64_t *fixed_ts, uint32_t id, uint32_t len,
+		   const int mode)
 {
-	uint32_t cpu = (uint32_t)lt_cpu_current();
-	if (__builtin_expect(cpu >= r->n_cpus, 0))
-		cpu %= r->n_cpus;
 	struct lt_ring_ctl *ctl = lt_ring_ctl(r, cpu);
 	const uint64_t S = r->subbuf_size;
 	uint64_t old, begin, rec, end, ts, lost = 0;
@@ -246,7 +244,7 @@ lt_ring_reserve_mode(struct lt_ring *r, struct lt_ring_ctx *ctx, uint32_t id,
 	 * timestamp, read after this load, is no earlier than its own */
 	old = atomic_load_explicit(&ctl->offset, memory_order_acquire);
 	for (;;) {
-		ts = lt_clock_read();
+		ts = fixed_ts ? *fixed_ts : lt_clock_read();
 		uint64_t obase = old & ~(S - 1);
 		enter = (old & (S - 1)) == 0;
 		sw = 0;
@@ -327,9 +325,30 @@ lt_ring_reserve_mode(struct lt_ring *r, struct lt_ring_ctx *ctx, uint32_t id,
 static inline int lt_ring_reserve(struct lt_ring *r, struct lt_ring_ctx *ctx,
 				  uint32_t id, uint32_t len)
 {
+	uint32_t cpu = (uint32_t)lt_cpu_current();
+	if (__builtin_expect(cpu >= r->n_cpus, 0))
+		cpu %= r->n_cpus;
 	if (r->mode == LT_RING_OVERWRITE)
-		return lt_ring_reserve_mode(r, ctx, id, len, LT_RING_OVERWRITE);
-	return lt_ring_reserve_mode(r, ctx, id, len, LT_RING_DISCARD);
+		return lt_ring_reserve_on(r, ctx, cpu, NULL, id, len,
+					  LT_RING_OVERWRITE);
+	return lt_ring_reserve_on(r, ctx, cpu, NULL, id, len, LT_RING_DISCARD);
+}
+
+/*
+ * For a single writer that re-encodes events of another source (the
+ * kernel's): a given CPU's buffer and a given timestamp, which must not be
+ * earlier than the previous one written to that buffer.
+ */
+static inline int lt_ring_reserve_at(struct lt_ring *r, struct lt_ring_ctx *ctx,
+				     uint32_t cpu, uint64_t ts, uint32_t id,
+				     uint32_t len)
+{
+	if (cpu >= r->n_cpus)
+		return -EINVAL;
+	if (r->mode == LT_RING_OVERWRITE)
+		return lt_ring_reserve_on(r, ctx, cpu, &ts, id, len,
+					  LT_RING_OVERWRITE);
+	return lt_ring_reserve_on(r, ctx, cpu, &ts, id, len, LT_RING_DISCARD);
 }
 
 /* Makes the record visible to the consumer. */

@@ -238,8 +238,9 @@ static int write_metadata(lt_session_t *s)
 		return -ENOMEM;
 	}
 	for (int i = 0; i < s->nchans; i++)
-		streams[i] = (struct lt_ctf_stream){ s->chans[i].stream_id,
-						     s->chans[i].name };
+		streams[i] =
+			(struct lt_ctf_stream){ s->chans[i].stream_id,
+						s->chans[i].name, l.ev, l.n };
 	struct lt_ctf_trace t = {
 		.hostname = s->hostname,
 		.procname = s->procname,
@@ -248,8 +249,6 @@ static int write_metadata(lt_session_t *s)
 		.clock_source = lt_clock_source_name(),
 		.streams = streams,
 		.nstreams = (uint32_t)s->nchans,
-		.events = l.ev,
-		.nevents = l.n,
 	};
 	memcpy(t.uuid, s->uuid, 16);
 	int rc = lt_ctf_metadata_write(s->dir, &t);
