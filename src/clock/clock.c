@@ -210,9 +210,14 @@ static void calibrate(struct lt_clock_calib *k)
 	set_mult(k);
 }
 
+static int calib_given; /* lt_clock_set_calib() came first */
+
 static void clock_setup(void)
 {
 	struct lt_clock_calib k = lt_clock_calib;
+
+	if (calib_given)
+		return;
 	const char *env = getenv("LOWTRACE_CLOCK");
 	char why[128] = "";
 
@@ -270,6 +275,8 @@ void lt_clock_refine(void)
 
 void lt_clock_set_calib(const struct lt_clock_calib *c)
 {
+	/* no calibration of our own when one is handed to us */
+	calib_given = 1;
 	lt_clock_init();
 	lt_clock_calib = *c;
 	snprintf(clock_reason, sizeof(clock_reason),

@@ -52,6 +52,15 @@ void lt_probe_emit(struct lt_event_desc *d, const void *payload, uint32_t len,
 	read_unlock();
 }
 
+void lt_probe_readers_after_fork(void)
+{
+#if __has_include(<lowtrace/rcu.h>)
+	lt_rcu_after_fork_child();
+#else
+	atomic_store(&in_flight, 0);
+#endif
+}
+
 void lt_probe_sync(void)
 {
 	sync_readers();

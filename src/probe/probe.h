@@ -51,6 +51,20 @@ int lt_probe_match(const char *pattern, const char *name);
 int lt_probe_loglevel_parse(const char *s);
 const char *lt_probe_loglevel_name(int level);
 
+/*
+ * Calls fn for every event registered so far, then for each new one as it
+ * registers (under the registry's lock: fn must not call back into it).
+ * One listener at a time; NULL removes it.
+ */
+void lt_probe_set_listener(lt_probe_event_fn fn, void *arg);
+
+/*
+ * In the child after fork(): drops every rule and target list without
+ * waiting for readers (the child has no other thread).  The parent's
+ * sessions stay the parent's.
+ */
+void lt_probe_reset_after_fork(void);
+
 /* Waits until no lt_probe_emit() started before the call is still running. */
 void lt_probe_sync(void);
 

@@ -53,6 +53,9 @@ static struct range *ranges;
 static size_t nranges, ranges_cap;
 static _Atomic uint64_t generation;
 static struct lt_targets *retired; /* replaced, not yet freed */
+static lt_probe_event_fn listener;
+static void *listener_arg;
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 
 static int grow(void **arr, size_t *cap, size_t need, size_t elem)
 {
@@ -290,6 +293,11 @@ static void add_desc(struct lt_event_desc *d)
 		e->id = (uint32_t)nentries;
 		entries[nentries++] = e;
 		atomic_fetch_add(&generation, 1);
+		if (listener) {
+			struct lt_probe_event pe = { e->id, e->name, e->loglevel,
+						     e->fields, e->nfields };
+			listener(listener_arg, &pe);
+		}
 	}
 	if (grow((void **)&e->descs, &e->cap, e->ndescs + 1,
 		 sizeof(*e->descs)) < 0)
@@ -321,9 +329,26 @@ static void remove_desc(struct lt_event_desc *d)
 	}
 }
 
+/* fork() must not copy the lock while another thread holds it */
+static void before_fork(void)
+{
+	pthread_mutex_lock(&reg_lock);
+}
+
+static void after_fork(void)
+{
+	pthread_mutex_unlock(&reg_lock);
+}
+
+static void install_atfork(void)
+{
+	pthread_atfork(before_fork, after_fork, after_fork);
+}
+
 void lt_probe_register_range(struct lt_event_desc *const *start,
 			     struct lt_event_desc *const *stop)
 {
+	pthread_once(&atfork_once, install_atfork);
 	pthread_mutex_lock(&reg_lock);
 	for (size_t i = 0; i < nranges; i++) {
 		if (ranges[i].start == start) {
@@ -403,6 +428,48 @@ int lt_probe_disable(const void *owner, const char *pattern)
 	update_all();
 	pthread_mutex_unlock(&reg_lock);
 	return removed;
+}
+
+void lt_probe_set_listener(lt_probe_event_fn fn, void *arg)
+{
+	pthread_mutex_lock(&reg_lock);
+	listener = fn;
+	listener_arg = arg;
+	for (size_t i = 0; fn && i < nentries; i++) {
+		struct entry *e = entries[i];
+		struct lt_probe_event pe = { e->id, e->name, e->loglevel,
+					     e->fields, e->nfields };
+		fn(arg, &pe);
+	}
+	pthread_mutex_unlock(&reg_lock);
+}
+
+void lt_probe_reset_after_fork(void)
+{
+	pthread_mutex_lock(&reg_lock);
+	for (size_t i = 0; i < nrules; i++)
+		free(rules[i].pattern);
+	nrules = 0;
+	for (size_t i = 0; i < nentries; i++) {
+		struct entry *e = entries[i];
+		for (size_t k = 0; k < e->ndescs; k++) {
+			__atomic_store_n(&e->descs[k]->enabled, 0,
+					 __ATOMIC_RELAXED);
+			__atomic_store_n(&e->descs[k]->targets, NULL,
+					 __ATOMIC_RELEASE);
+		}
+		/* no reader in this process can hold the old list */
+		free(e->targets);
+		e->targets = NULL;
+	}
+	while (retired) {
+		struct lt_targets *t = retired;
+		retired = t->next_retired;
+		free(t);
+	}
+	listener = NULL;
+	lt_probe_readers_after_fork();
+	pthread_mutex_unlock(&reg_lock);
 }
 
 void lt_probe_foreach_event(lt_probe_event_fn fn, void *arg)

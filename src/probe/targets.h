@@ -16,4 +16,7 @@ struct lt_targets {
 	struct lt_ring *rings[];
 };
 
+/* Forgets readers in flight in the parent, in the child after fork(). */
+void lt_probe_readers_after_fork(void);
+
 #endif

@@ -1,6 +1,8 @@
 /*
- * autostart.c - the session that LOWTRACE_TRACE=DIR asks for: created when
- * the first object with events loads, stopped (trace complete) at exit.
+ * autostart.c - what the environment asks of a traced program, decided when
+ * the first object with events loads: joining `lowtrace record`
+ * (LOWTRACE_SESSION_SOCK, see agent.c), or an in-process session on
+ * LOWTRACE_TRACE=DIR, stopped (trace complete) at exit.
  * LOWTRACE_EVENTS is a comma-separated list of patterns (default "*"),
  * LOWTRACE_LOGLEVEL a level name, LOWTRACE_SUBBUF_SIZE and
  * LOWTRACE_SUBBUFS the default channel's geometry.
@@ -12,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "session/agent.h"
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static lt_session_t *session;
@@ -39,9 +43,14 @@ static void stop_at_exit(void)
 
 static void start(void)
 {
+	const char *sock = getenv("LOWTRACE_SESSION_SOCK");
 	const char *dir = getenv("LOWTRACE_TRACE");
 	int err = 0;
 
+	if (sock && *sock) {
+		lt_agent_start(sock);
+		return;
+	}
 	if (!dir || !*dir)
 		return;
 	struct lt_session_options o = { 0 };

@@ -25,21 +25,16 @@
 #include "ctf/metadata.h"
 #include "probe/probe.h"
 #include "ring/ring.h"
+#include "session/streams.h"
 
 #define MAX_CHANNELS 16
-
-struct stream_out {
-	int fd;
-	int failed; /* errno of the write that failed, then nothing more */
-	uint64_t good; /* bytes of whole packets in the file */
-};
 
 struct channel {
 	char name[64];
 	struct lt_ring *ring;
 	uint32_t stream_id;
 	int overwrite;
-	struct stream_out *out; /* per CPU */
+	struct lt_stream_out *out; /* per CPU */
 };
 
 struct lt_session {
@@ -127,7 +122,7 @@ int lt_session_add_channel(lt_session_t *s, const char *name,
 		return -ENOMEM;
 	}
 	for (uint32_t i = 0; i < c->ring->n_cpus; i++)
-		c->out[i].fd = -1;
+		lt_stream_init(&c->out[i]);
 	snprintf(c->name, sizeof(c->name), "%s", name);
 	c->stream_id = cfg.stream_id;
 	c->overwrite = o->overwrite;
@@ -261,56 +256,19 @@ static int write_metadata(lt_session_t *s)
 	return rc;
 }
 
-/* Appends one packet to its stream file; a failed write loses no earlier
- * packet: the file is cut back to the last whole one. */
 static void write_packet(lt_session_t *s, struct channel *c, uint32_t cpu,
 			 const void *data, size_t len)
 {
-	struct stream_out *o = &c->out[cpu];
+	char name[128];
 
+	snprintf(name, sizeof(name), "%s_%d_%u", c->name, s->pid, cpu);
 	pthread_mutex_lock(&s->lock);
-	if (o->failed)
-		goto lost;
-	if (o->fd < 0) {
-		char path[PATH_MAX + 128];
-		snprintf(path, sizeof(path), "%s/%s_%d_%u", s->dir, c->name,
-			 s->pid, cpu);
-		o->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-			     0644);
-		if (o->fd < 0) {
-			o->failed = errno;
-			fprintf(stderr,
-				"lowtrace: cannot create %s: %s (check the "
-				"trace directory)\n",
-				path, strerror(errno));
-			goto lost;
-		}
+	if (lt_stream_write(&c->out[cpu], s->dir, name, data, len) == 0) {
+		s->st.packets_written++;
+		s->st.bytes_written += len;
+	} else {
+		s->st.packets_lost_disk++;
 	}
-	for (size_t done = 0; done < len;) {
-		ssize_t n = write(o->fd, (const char *)data + done, len - done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			o->failed = n < 0 ? errno : EIO;
-			if (ftruncate(o->fd, (off_t)o->good) < 0)
-				(void)0; /* the reader stops at the torn packet */
-			fprintf(stderr,
-				"lowtrace: writing stream %s of cpu %u in %s: "
-				"%s; this stream stops here, packets already "
-				"written stay readable (free space, or trace "
-				"fewer events)\n",
-				c->name, cpu, s->dir, strerror(o->failed));
-			goto lost;
-		}
-		done += (size_t)n;
-	}
-	o->good += len;
-	s->st.packets_written++;
-	s->st.bytes_written += len;
-	pthread_mutex_unlock(&s->lock);
-	return;
-lost:
-	s->st.packets_lost_disk++;
 	pthread_mutex_unlock(&s->lock);
 }
 
@@ -432,10 +390,9 @@ int lt_session_stop(lt_session_t *s)
 	int rc = write_metadata(s);
 	for (int i = 0; i < s->nchans; i++)
 		for (uint32_t cpu = 0; cpu < s->chans[i].ring->n_cpus; cpu++) {
-			struct stream_out *o = &s->chans[i].out[cpu];
-			if (o->fd >= 0 && close(o->fd) < 0 && !rc)
-				rc = -errno;
-			o->fd = -1;
+			int e = lt_stream_close(&s->chans[i].out[cpu]);
+			if (e && !rc)
+				rc = e;
 		}
 	return rc;
 }

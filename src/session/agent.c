@@ -1,0 +1,170 @@
+/*
+ * agent.c - the traced process's side of `lowtrace record`.
+ *
+ * When LOWTRACE_SESSION_SOCK names the recorder's socket, the first object
+ * with events to load connects, says who it is (HELLO), and receives the
+ * session (CONFIG): the clock calibration, the channels' ring buffers
+ * (memfds it maps) and the rules that enable events.  It then describes
+ * every event it has, and each one registered later (dlopen), so that the
+ * recorder can write the metadata.  The buffers belong to the recorder:
+ * whatever this process committed survives it, however it ends.  A child
+ * made by fork() connects again and gets buffers of its own; a program
+ * started by exec() begins anew.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "probe/probe.h"
+#include "ring/ring.h"
+#include "session/agent.h"
+#include "session/proto.h"
+
+static struct {
+	int sock;
+	struct lt_ring *rings[LT_PROTO_MAX_CHANNELS];
+	uint32_t nrings;
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+} agent = { .sock = -1 };
+
+static char event_buf[LT_PROTO_MAX];
+
+/* Called by the registry, under its lock, for each event. */
+static void describe_event(void *arg, const struct lt_probe_event *e)
+{
+	(void)arg;
+	ssize_t n = lt_proto_event_encode(event_buf, sizeof(event_buf), e->id,
+					  e->loglevel, e->name, e->fields,
+					  e->nfields);
+	if (n < 0) {
+		fprintf(stderr,
+			"lowtrace: event %s has too many fields to describe; "
+			"it is not recorded\n",
+			e->name);
+		return;
+	}
+	if (agent.sock >= 0)
+		lt_proto_send(agent.sock, event_buf, (size_t)n, NULL, 0);
+}
+
+static void drop_session(void)
+{
+	for (uint32_t i = 0; i < agent.nrings; i++)
+		lt_ring_destroy(agent.rings[i]);
+	agent.nrings = 0;
+	if (agent.sock >= 0)
+		close(agent.sock);
+	agent.sock = -1;
+}
+
+static int handshake(void)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct lt_msg_hello hello;
+	static struct lt_msg_config cfg;
+	int fds[LT_PROTO_MAX_CHANNELS], nfds = 0, rc;
+	enum lt_msg_type type;
+
+	memcpy(sa.sun_path, agent.path, sizeof(sa.sun_path));
+	agent.sock = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (agent.sock < 0)
+		return -errno;
+	if (connect(agent.sock, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		rc = -errno;
+		goto fail;
+	}
+	struct timeval tv = { 10, 0 };
+	setsockopt(agent.sock, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	lt_proto_init(&hello.h, LT_MSG_HELLO, sizeof(hello));
+	hello.pid = (int32_t)getpid();
+	hello.ppid = (int32_t)getppid();
+	memset(hello.procname, 0, sizeof(hello.procname));
+	FILE *f = fopen("/proc/self/comm", "r");
+	if (f) {
+		if (fgets(hello.procname, sizeof(hello.procname), f))
+			hello.procname[strcspn(hello.procname, "\n")] = 0;
+		fclose(f);
+	}
+	rc = lt_proto_send(agent.sock, &hello, sizeof(hello), NULL, 0);
+	if (rc)
+		goto fail;
+	ssize_t n = lt_proto_recv(agent.sock, &cfg, sizeof(cfg), fds,
+				  LT_PROTO_MAX_CHANNELS, &nfds);
+	if (n < 0) {
+		rc = (int)n;
+		goto fail;
+	}
+	rc = -EPROTO;
+	if (lt_proto_check(&cfg, (size_t)n, &type) || type != LT_MSG_CONFIG ||
+	    cfg.nchannels == 0 || cfg.nchannels > LT_PROTO_MAX_CHANNELS ||
+	    (int)cfg.nchannels != nfds || cfg.nrules > LT_PROTO_MAX_RULES ||
+	    cfg.calib.freq == 0)
+		goto fail_fds;
+	for (uint32_t i = 0; i < cfg.nchannels; i++) {
+		rc = lt_ring_map(fds[i], &agent.rings[i]);
+		if (rc)
+			goto fail_fds;
+		fds[i] = -1; /* the ring owns it now */
+		agent.nrings = i + 1;
+	}
+	lt_clock_set_calib(&cfg.calib);
+	for (uint32_t i = 0; i < cfg.nrules; i++) {
+		struct lt_proto_rule *r = &cfg.rules[i];
+		if (!lt_proto_str_ok(r->pattern, sizeof(r->pattern)) ||
+		    r->channel >= cfg.nchannels)
+			continue;
+		lt_probe_enable(&agent, r->pattern, r->loglevel_max,
+				agent.rings[r->channel]);
+	}
+	lt_probe_set_listener(describe_event, NULL);
+	return 0;
+fail_fds:
+	for (int i = 0; i < nfds; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+fail:
+	drop_session();
+	return rc;
+}
+
+/* The child of a fork: its parent's buffers and socket are not its own. */
+static void after_fork_child(void)
+{
+	lt_probe_reset_after_fork();
+	drop_session();
+	int rc = handshake();
+	if (rc)
+		fprintf(stderr,
+			"lowtrace: process %d (a child) is not traced: %s\n",
+			(int)getpid(), strerror(-rc));
+}
+
+int lt_agent_start(const char *sock_path)
+{
+	if (strlen(sock_path) >= sizeof(agent.path))
+		return -ENAMETOOLONG;
+	snprintf(agent.path, sizeof(agent.path), "%s", sock_path);
+	int rc = handshake();
+	if (rc) {
+		fprintf(stderr,
+			"lowtrace: cannot join the recording session at %s: %s "
+			"(is `lowtrace record` still running?)\n",
+			sock_path, strerror(-rc));
+		return rc;
+	}
+	pthread_atfork(NULL, NULL, after_fork_child);
+	return 0;
+}
+
+int lt_agent_send(const void *msg, size_t len)
+{
+	if (agent.sock < 0)
+		return -ENOTCONN;
+	return lt_proto_send(agent.sock, msg, len, NULL, 0);
+}

@@ -1,0 +1,138 @@
+/*
+ * proto.h - messages between a traced process (its agent, in liblowtrace)
+ * and the `lowtrace record` process, over a SOCK_SEQPACKET unix socket.
+ *
+ *   agent -> recorder  HELLO   pid, ppid, program name
+ *   recorder -> agent  CONFIG  trace uuid, clock calibration, channels and
+ *                              rules; one ring-buffer memfd per channel
+ *                              rides along (SCM_RIGHTS)
+ *   agent -> recorder  EVENT   one event's description (id, name, level,
+ *                              fields), for every event it has or gets
+ *   client -> recorder CTL     stop, snapshot or status (`lowtrace stop`)
+ *   recorder -> client REPLY   a status code and a line of text
+ *
+ * The process's end closes its socket, which tells the recorder to collect
+ * what it left in its buffers.  Every message is checked on receipt:
+ * lengths, counts and strings; a bad one is refused, never trusted.
+ */
+#ifndef LT_SESSION_PROTO_H
+#define LT_SESSION_PROTO_H
+
+#include <lowtrace/tracepoint.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "clock/clock.h"
+
+#define LT_PROTO_MAGIC 0x6c747270u /* "ltrp" */
+#define LT_PROTO_VERSION 1
+#define LT_PROTO_MAX 65536 /* bytes in one message */
+#define LT_PROTO_MAX_CHANNELS 16
+#define LT_PROTO_MAX_RULES 64
+#define LT_PROTO_NAME 64
+#define LT_PROTO_PATTERN 256
+
+enum lt_msg_type {
+	LT_MSG_HELLO = 1,
+	LT_MSG_CONFIG = 2,
+	LT_MSG_EVENT = 3,
+	LT_MSG_CTL = 4,
+	LT_MSG_REPLY = 5,
+	LT_MSG_TRIGGER = 6,
+};
+
+struct lt_msg_hdr {
+	uint32_t magic;
+	uint16_t type;
+	uint16_t version;
+	uint32_t len; /* whole message, this header included */
+	uint32_t pad;
+};
+
+struct lt_msg_hello {
+	struct lt_msg_hdr h;
+	int32_t pid, ppid;
+	char procname[16];
+};
+
+struct lt_proto_channel {
+	char name[LT_PROTO_NAME];
+	uint32_t stream_id;
+	uint32_t mode;
+};
+
+struct lt_proto_rule {
+	char pattern[LT_PROTO_PATTERN];
+	int32_t loglevel_max;
+	uint32_t channel;
+};
+
+struct lt_msg_config {
+	struct lt_msg_hdr h;
+	uint8_t uuid[16];
+	struct lt_clock_calib calib;
+	uint32_t nchannels, nrules;
+	struct lt_proto_channel channels[LT_PROTO_MAX_CHANNELS];
+	struct lt_proto_rule rules[LT_PROTO_MAX_RULES];
+};
+
+enum lt_ctl_op {
+	LT_CTL_STATUS = 1,
+	LT_CTL_STOP = 2,
+	LT_CTL_SNAPSHOT = 3,
+};
+
+struct lt_msg_ctl {
+	struct lt_msg_hdr h;
+	uint32_t op;
+	char arg[LT_PROTO_NAME];
+};
+
+struct lt_msg_reply {
+	struct lt_msg_hdr h;
+	int32_t status; /* 0 or -errno */
+	char text[1024];
+};
+
+struct lt_msg_trigger {
+	struct lt_msg_hdr h;
+	char name[LT_PROTO_NAME];
+};
+
+/* An event's description, decoded: strings and fields owned by it. */
+struct lt_proto_event {
+	uint32_t id;
+	int32_t loglevel;
+	char *name;
+	struct lt_field_desc *fields;
+	uint32_t nfields;
+};
+
+void lt_proto_init(struct lt_msg_hdr *h, enum lt_msg_type type, size_t len);
+/* 0 if the header is ours and len bytes were received for it. */
+int lt_proto_check(const void *buf, size_t len, enum lt_msg_type *type);
+
+/* Sends/receives one message with up to max_fds descriptors. */
+int lt_proto_send(int sock, const void *msg, size_t len, const int *fds,
+		  int nfds);
+ssize_t lt_proto_recv(int sock, void *buf, size_t cap, int *fds, int max_fds,
+		      int *nfds);
+
+/* EVENT messages: encodes into buf (returns length or -E2BIG); decodes
+ * and checks (returns 0 or -EPROTO). */
+ssize_t lt_proto_event_encode(void *buf, size_t cap, uint32_t id, int loglevel,
+			      const char *name, const struct lt_field_desc *f,
+			      uint32_t nfields);
+int lt_proto_event_decode(const void *buf, size_t len,
+			  struct lt_proto_event *ev);
+void lt_proto_event_free(struct lt_proto_event *ev);
+
+/* A string field of a fixed-size array: NUL-terminated within it? */
+int lt_proto_str_ok(const char *s, size_t cap);
+
+/* Where sessions' sockets live: $XDG_RUNTIME_DIR/lowtrace or
+ * /tmp/lowtrace-UID, created 0700 and checked to be ours. */
+int lt_proto_socket_dir(char *out, size_t cap);
+
+#endif
