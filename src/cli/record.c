@@ -1,0 +1,341 @@
+/*
+ * record.c - `lowtrace record`: run a command and trace it.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "probe/probe.h"
+#include "session/recorder.h"
+
+static const char usage[] =
+	"usage: lowtrace record [OPTIONS] -- COMMAND [ARGS...]\n"
+	"\n"
+	"Runs COMMAND with tracing set up and writes its trace (CTF 1.8).\n"
+	"Processes COMMAND forks, and programs they exec, are traced too.\n"
+	"\n"
+	"  -o DIR              trace directory (default ./lowtrace-DATE-TIME)\n"
+	"  -e PATTERN[,...][@CHANNEL]\n"
+	"                      events to record, `*` wildcards (default: all);\n"
+	"                      @CHANNEL sends them to that channel\n"
+	"  --loglevel LEVEL    only events of LEVEL or more severe (WARNING, ...)\n"
+	"  --channel NAME:subbuf-size=SIZE,subbufs=N,mode=discard|overwrite\n"
+	"                      a channel (or the \"default\" one's geometry);\n"
+	"                      sizes take K and M; powers of two\n"
+	"  --switch-timer MS   flush partial sub-buffers every MS (default 1000)\n"
+	"  --name NAME         session name, for `lowtrace stop NAME`\n"
+	"\n"
+	"Exits with COMMAND's exit status (128+N if a signal N ended it).\n";
+
+static int parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (end == s)
+		return -1;
+	if (*end == 'K' || *end == 'k')
+		v <<= 10, end++;
+	else if (*end == 'M' || *end == 'm')
+		v <<= 20, end++;
+	if (*end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int is_pow2(uint64_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+static int find_channel(struct lt_rec_options *o, const char *name)
+{
+	for (int i = 0; i < o->nchannels; i++)
+		if (strcmp(o->channels[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+/* NAME:key=value,key=value */
+static int parse_channel(struct lt_rec_options *o, const char *arg)
+{
+	char buf[512], *save = NULL;
+	if (snprintf(buf, sizeof(buf), "%s", arg) >= (int)sizeof(buf))
+		return lt_cli_error("record", "--channel %.40s...: too long",
+				    arg);
+	char *colon = strchr(buf, ':');
+	if (colon)
+		*colon = 0;
+	const char *name = buf;
+	if (!*name || strlen(name) >= LT_PROTO_NAME || strpbrk(name, "/_ "))
+		return lt_cli_error("record",
+				    "--channel %s: a name of letters, digits "
+				    "and '-' is needed before ':'",
+				    arg);
+	int i = find_channel(o, name);
+	if (i < 0) {
+		if (o->nchannels >= LT_PROTO_MAX_CHANNELS)
+			return lt_cli_error("record", "at most %d channels",
+					    LT_PROTO_MAX_CHANNELS);
+		i = o->nchannels++;
+		o->channels[i] = o->channels[0];
+		snprintf(o->channels[i].name, LT_PROTO_NAME, "%s", name);
+	}
+	struct lt_rec_channel *c = &o->channels[i];
+	for (char *kv = colon ? strtok_r(colon + 1, ",", &save) : NULL; kv;
+	     kv = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(kv, '=');
+		uint64_t v = 0;
+		if (!eq)
+			goto bad;
+		*eq++ = 0;
+		if (strcmp(kv, "subbuf-size") == 0) {
+			if (parse_size(eq, &v) || !is_pow2(v) || v < 4096 ||
+			    v > (1ull << 30))
+				return lt_cli_error("record",
+						    "--channel %s: subbuf-size "
+						    "must be a power of two "
+						    "from 4K to 1024M",
+						    arg);
+			c->subbuf_size = v;
+		} else if (strcmp(kv, "subbufs") == 0) {
+			if (parse_size(eq, &v) || !is_pow2(v) || v < 2 ||
+			    v > 4096)
+				return lt_cli_error(
+					"record",
+					"--channel %s: subbufs must "
+					"be a power of two from 2 "
+					"to 4096",
+					arg);
+			c->n_subbufs = (uint32_t)v;
+		} else if (strcmp(kv, "mode") == 0) {
+			if (strcmp(eq, "discard") == 0)
+				c->overwrite = 0;
+			else if (strcmp(eq, "overwrite") == 0)
+				c->overwrite = 1;
+			else
+				return lt_cli_error("record",
+						    "--channel %s: mode is "
+						    "discard or overwrite",
+						    arg);
+		} else {
+			goto bad;
+		}
+	}
+	return 0;
+bad:
+	return lt_cli_error("record",
+			    "--channel %s: expected NAME:subbuf-size=SIZE,"
+			    "subbufs=N,mode=discard|overwrite",
+			    arg);
+}
+
+struct pending_rule {
+	char text[LT_PROTO_PATTERN + LT_PROTO_NAME + 2];
+};
+
+static int add_rules(struct lt_rec_options *o, const char *arg, int level)
+{
+	char buf[1024], *save = NULL;
+	if (snprintf(buf, sizeof(buf), "%s", arg) >= (int)sizeof(buf))
+		return lt_cli_error("record", "-e %.40s...: too long", arg);
+	int ch = 0;
+	char *at = strrchr(buf, '@');
+	if (at) {
+		*at = 0;
+		ch = find_channel(o, at + 1);
+		if (ch < 0)
+			return lt_cli_error("record",
+					    "-e %s: no channel '%s' (define "
+					    "it first with --channel %s:...)",
+					    arg, at + 1, at + 1);
+	}
+	if (strstr(buf, " if "))
+		return lt_cli_error("record",
+				    "-e %s: event filters are not supported "
+				    "yet (record the event and filter with "
+				    "`lowtrace view -e`)",
+				    arg);
+	for (char *p = strtok_r(buf, ",", &save); p;
+	     p = strtok_r(NULL, ",", &save)) {
+		if (o->nrules >= LT_PROTO_MAX_RULES)
+			return lt_cli_error("record", "at most %d patterns",
+					    LT_PROTO_MAX_RULES);
+		if (!*p || strlen(p) >= LT_PROTO_PATTERN || strchr(p, ' '))
+			return lt_cli_error("record",
+					    "-e %s: '%s' is not an event "
+					    "pattern (PROVIDER:EVENT, with * "
+					    "wildcards)",
+					    arg, p);
+		struct lt_proto_rule *r = &o->rules[o->nrules++];
+		snprintf(r->pattern, sizeof(r->pattern), "%s", p);
+		r->loglevel_max = level;
+		r->channel = (uint32_t)ch;
+	}
+	return 0;
+}
+
+static void human(uint64_t b, char *out, size_t cap)
+{
+	if (b >= 10ull << 20)
+		snprintf(out, cap, "%.1f MiB", (double)b / (1 << 20));
+	else if (b >= 10ull << 10)
+		snprintf(out, cap, "%.1f KiB", (double)b / 1024);
+	else
+		snprintf(out, cap, "%llu bytes", (unsigned long long)b);
+}
+
+static void summary(const struct lt_rec_options *o,
+		    const struct lt_rec_result *r)
+{
+	uint64_t ev = 0, bytes = 0;
+	char hb[32];
+	for (int i = 0; i < o->nchannels; i++) {
+		ev += r->ch[i].events;
+		bytes += r->ch[i].bytes;
+	}
+	human(bytes, hb, sizeof(hb));
+	fprintf(stderr,
+		"lowtrace: recorded %llu events (%s) from %d process%s into "
+		"%s.",
+		(unsigned long long)ev, hb, r->processes,
+		r->processes == 1 ? "" : "es", o->dir);
+	for (int i = 0; i < o->nchannels; i++) {
+		const struct lt_rec_channel_stats *c = &r->ch[i];
+		const struct lt_rec_channel *d = &o->channels[i];
+		fprintf(stderr, " Channel %s (%s): %llu events in %llu packets",
+			d->name, d->overwrite ? "overwrite" : "discard",
+			(unsigned long long)c->events,
+			(unsigned long long)c->packets);
+		if (c->lost_full)
+			fprintf(stderr,
+				", %llu lost in full buffers (--channel "
+				"%s:subbufs=%u or subbuf-size=%lluK would "
+				"have avoided it)",
+				(unsigned long long)c->lost_full, d->name,
+				d->n_subbufs * 4,
+				(unsigned long long)(d->subbuf_size >> 10) * 4);
+		if (c->lost_crash)
+			fprintf(stderr,
+				", %llu torn by a process that died while "
+				"writing them",
+				(unsigned long long)c->lost_crash);
+		if (c->lost_disk)
+			fprintf(stderr,
+				", %llu packets not written (disk full or "
+				"write error)",
+				(unsigned long long)c->lost_disk);
+		fprintf(stderr, ".");
+	}
+	fprintf(stderr, "\n");
+	for (int i = 0; i < o->nrules; i++)
+		if (r->patterns_unmatched & (1ull << i))
+			fprintf(stderr,
+				"lowtrace: record: -e %s matched no event of "
+				"the traced programs (`lowtrace view` on the "
+				"trace lists the events they have)\n",
+				o->rules[i].pattern);
+}
+
+static int record_run(int argc, char **argv)
+{
+	static struct lt_rec_options o;
+	static struct lt_rec_result res;
+	char defdir[64], name[64];
+	int level = LT_LOGLEVEL_ALL, i;
+	const char *eargs[LT_PROTO_MAX_RULES];
+	int ne = 0;
+
+	memset(&o, 0, sizeof(o));
+	o.nchannels = 1;
+	snprintf(o.channels[0].name, LT_PROTO_NAME, "default");
+	o.channels[0].subbuf_size = 256 * 1024;
+	o.channels[0].n_subbufs = 8;
+	o.switch_ms = 1000;
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (strcmp(a, "--") == 0) {
+			i++;
+			break;
+		}
+		if (a[0] != '-')
+			break;
+		if (!v)
+			return lt_cli_error("record", "%s needs a value", a);
+		if (strcmp(a, "-o") == 0) {
+			o.dir = v;
+		} else if (strcmp(a, "-e") == 0) {
+			if (ne < LT_PROTO_MAX_RULES)
+				eargs[ne++] = v;
+		} else if (strcmp(a, "--loglevel") == 0) {
+			level = lt_probe_loglevel_parse(v);
+			if (level < 0)
+				return lt_cli_error("record",
+						    "--loglevel %s: unknown "
+						    "(EMERG ... WARNING, INFO, "
+						    "DEBUG)",
+						    v);
+		} else if (strcmp(a, "--channel") == 0) {
+			if (parse_channel(&o, v))
+				return 2;
+		} else if (strcmp(a, "--switch-timer") == 0) {
+			char *end;
+			long ms = strtol(v, &end, 10);
+			if (*end || ms < 1 || ms > 3600000)
+				return lt_cli_error("record",
+						    "--switch-timer %s: "
+						    "milliseconds, 1 or more",
+						    v);
+			o.switch_ms = (unsigned)ms;
+		} else if (strcmp(a, "--name") == 0) {
+			o.session_name = v;
+		} else {
+			lt_cli_error("record", "unknown option %s", a);
+			fputs(usage, stderr);
+			return 2;
+		}
+		i++;
+	}
+	if (i >= argc) {
+		lt_cli_error("record", "no command to run (put it after --)");
+		return 2;
+	}
+	o.argv = argv + i;
+	/* patterns after channels, so that @CHANNEL may name any of them */
+	for (int k = 0; k < ne; k++)
+		if (add_rules(&o, eargs[k], level))
+			return 2;
+	if (!o.nrules)
+		add_rules(&o, "*", level);
+	if (!o.dir) {
+		time_t t = time(NULL);
+		struct tm tm;
+		localtime_r(&t, &tm);
+		strftime(defdir, sizeof(defdir), "lowtrace-%Y%m%d-%H%M%S", &tm);
+		o.dir = defdir;
+	}
+	if (mkdir(o.dir, 0755) < 0 && errno != EEXIST)
+		return lt_cli_error("record", "cannot create %s: %s", o.dir,
+				    strerror(errno));
+	if (!o.session_name) {
+		const char *b = strrchr(o.dir, '/');
+		b = b && b[1] ? b + 1 : o.dir;
+		snprintf(name, sizeof(name), "%.40s-%d", b, (int)getpid());
+		o.session_name = name;
+	}
+	int rc = lt_record_run(&o, &res);
+	if (rc && res.exit_status == 0)
+		return 1;
+	summary(&o, &res);
+	return res.exit_status;
+}
+
+LT_CLI_VERB(record_verb, .name = "record",
+	    .summary = "run a command and record its trace", .usage = usage,
+	    .run = record_run)

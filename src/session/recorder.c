@@ -1,0 +1,689 @@
+/*
+ * recorder.c - the `lowtrace record` process (recorder.h).
+ *
+ * It listens on a unix socket, starts the command with
+ * LOWTRACE_SESSION_SOCK naming it, and gives every process that joins
+ * (agent.c) ring buffers of its own: one memfd per channel, created here,
+ * so that what a process committed is still here after it dies.  One
+ * thread polls the socket and every process's buffers: complete
+ * sub-buffers of discard channels go to stream files as they fill, a
+ * switch timer flushes partial ones, new event descriptions rewrite the
+ * metadata.  When a process's socket closes (exit, crash, exec), its
+ * buffers are flushed and drained here; a sub-buffer left incomplete by a
+ * writer that died mid-record keeps its whole records, and the torn ones
+ * are counted lost.  Overwrite channels are written at the end.
+ *
+ * Each process's channel is a stream class of its own (its event ids are
+ * its own), streams named CHANNEL_PID_CPU (CHANNEL_PID.N_CPU for the N-th
+ * program a pid exec()s).
+ */
+#include "session/recorder.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ctf/metadata.h"
+#include "ctf/packet.h"
+#include "probe/probe.h"
+#include "ring/ring.h"
+#include "session/streams.h"
+
+#define MAX_PROCS 1024
+
+struct rproc {
+	int fd; /* the connection; -1 once closed */
+	int pid, ppid, gen;
+	char comm[16];
+	struct lt_ring *rings[LT_PROTO_MAX_CHANNELS];
+	uint32_t stream_id[LT_PROTO_MAX_CHANNELS];
+	struct lt_stream_out *out[LT_PROTO_MAX_CHANNELS]; /* per CPU */
+	struct lt_proto_event *ev; /* by id */
+	uint32_t nev; /* slots in ev */
+	struct lt_ctf_event *ctf; /* the described ones, for metadata */
+	uint32_t nctf;
+};
+
+struct rec {
+	const struct lt_rec_options *o;
+	struct lt_rec_result *res;
+	uint8_t uuid[16];
+	int lsock;
+	char sock_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	struct rproc *procs[MAX_PROCS];
+	int nprocs;
+	uint32_t next_stream;
+	int meta_dirty;
+	char hostname[256];
+	char *scratch; /* one sub-buffer, for recovery */
+	uint64_t scratch_size;
+};
+
+static const struct lt_ctf_event *lookup_event(void *arg, uint32_t id)
+{
+	struct rproc *p = arg;
+	if (id >= p->nev || !p->ev[id].name)
+		return NULL;
+	/* lt_proto_event and lt_ctf_event differ; build on the fly */
+	static __thread struct lt_ctf_event e;
+	e = (struct lt_ctf_event){ id, p->ev[id].name, p->ev[id].loglevel,
+				   p->ev[id].fields, p->ev[id].nfields };
+	return &e;
+}
+
+static void count_record(void *arg, const struct lt_ctf_record *r)
+{
+	(void)r;
+	(*(uint64_t *)arg)++;
+}
+
+static void stream_name(const struct rec *R, const struct rproc *p, int ch,
+			uint32_t cpu, char *out, size_t cap)
+{
+	if (p->gen)
+		snprintf(out, cap, "%s_%d.%d_%u", R->o->channels[ch].name,
+			 p->pid, p->gen, cpu);
+	else
+		snprintf(out, cap, "%s_%d_%u", R->o->channels[ch].name, p->pid,
+			 cpu);
+}
+
+static void write_packet(struct rec *R, struct rproc *p, int ch, uint32_t cpu,
+			 const void *data, size_t len)
+{
+	struct lt_rec_channel_stats *st = &R->res->ch[ch];
+	char name[200];
+	uint64_t n = 0;
+
+	stream_name(R, p, ch, cpu, name, sizeof(name));
+	lt_ctf_walk_records(data, len, lookup_event, p, count_record, &n);
+	if (lt_stream_write(&p->out[ch][cpu], R->o->dir, name, data, len)) {
+		st->lost_disk++;
+		return;
+	}
+	st->packets++;
+	st->bytes += len;
+	st->events += n;
+}
+
+static void consume_proc(struct rec *R, struct rproc *p)
+{
+	for (int ch = 0; ch < R->o->nchannels; ch++) {
+		struct lt_ring *r = p->rings[ch];
+		if (!r || R->o->channels[ch].overwrite)
+			continue;
+		for (uint32_t cpu = 0; cpu < r->n_cpus; cpu++) {
+			struct lt_ring_subbuf sb;
+			while (lt_ring_get_subbuf(r, cpu, &sb) == 0) {
+				write_packet(R, p, ch, cpu, sb.data, sb.len);
+				lt_ring_put_subbuf(r, cpu);
+			}
+		}
+	}
+}
+
+struct recover {
+	size_t ends[8192];
+	uint64_t ts[8192];
+	int n;
+};
+
+static void note_end(void *arg, const struct lt_ctf_record *r)
+{
+	struct recover *x = arg;
+	if (x->n < (int)(sizeof(x->ends) / sizeof(x->ends[0]))) {
+		x->ends[x->n] = r->end;
+		x->ts[x->n++] = r->ts;
+	}
+}
+
+/*
+ * The sub-buffer at base of a dead process's buffer never completed: some
+ * writer reserved space and died before committing.  Writers of one
+ * thread commit in offset order, so the committed bytes are a prefix of
+ * the records (plus, if it was closed, the padding): keep the whole
+ * records of that prefix, count the rest lost.
+ */
+static void recover_subbuf(struct rec *R, struct rproc *p, int ch, uint32_t cpu,
+			   uint64_t base)
+{
+	struct lt_ring *r = p->rings[ch];
+	struct lt_ring_ctl *ctl = lt_ring_ctl(r, cpu);
+	const uint64_t S = r->subbuf_size;
+	uint64_t idx = (base >> r->subbuf_shift) & (r->n_subbufs - 1);
+	uint64_t gen = base / r->buf_size;
+	uint64_t committed = atomic_load(&ctl->commit[idx]) - gen * S;
+	struct lt_rec_channel_stats *st = &R->res->ch[ch];
+	static struct recover x;
+
+	memcpy(R->scratch, lt_ring_data(r, cpu) + (base & (r->buf_size - 1)),
+	       S);
+	struct lt_packet_header *h = (void *)R->scratch;
+	if (committed > S || h->magic != LT_PACKET_MAGIC ||
+	    h->packet_seq_num != base >> r->subbuf_shift) {
+		st->lost_crash++; /* not even its header was written */
+		return;
+	}
+	uint64_t content = h->content_size / 8;
+	if (content < LT_PACKET_HDR_SIZE || content > S)
+		content = S; /* its closer died too */
+	x.n = 0;
+	size_t walked = lt_ctf_walk_records(R->scratch, content, lookup_event,
+					    p, note_end, &x);
+	int keep = 0;
+	for (int i = 0; i < x.n; i++) {
+		if (x.ends[i] == committed ||
+		    x.ends[i] + (S - content) == committed) {
+			keep = i + 1;
+			break;
+		}
+		if (x.ends[i] <= committed)
+			keep = i + 1; /* interleaved writers: the best bound */
+	}
+	/* the torn records, and one more where the walk met garbage */
+	st->lost_crash += (uint64_t)(x.n - keep) + (walked < content);
+	if (!keep)
+		return;
+	size_t end = x.ends[keep - 1];
+	h->content_size = h->packet_size = (uint64_t)end * 8;
+	h->timestamp_end = x.ts[keep - 1];
+	h->events_discarded = lt_ring_lost(r, cpu) + st->lost_crash;
+	write_packet(R, p, ch, cpu, R->scratch, end);
+}
+
+/* A process whose socket closed: everything it committed goes to disk. */
+static void collect_dead(struct rec *R, struct rproc *p)
+{
+	for (int ch = 0; ch < R->o->nchannels; ch++) {
+		struct lt_ring *r = p->rings[ch];
+		if (!r || R->o->channels[ch].overwrite)
+			continue;
+		for (uint32_t cpu = 0; cpu < r->n_cpus; cpu++) {
+			struct lt_ring_ctl *ctl = lt_ring_ctl(r, cpu);
+			lt_ring_flush(r, cpu);
+			uint64_t end = atomic_load(&ctl->offset);
+			end = (end + r->subbuf_size - 1) &
+			      ~(r->subbuf_size - 1);
+			for (;;) {
+				struct lt_ring_subbuf sb;
+				uint64_t base = atomic_load(&ctl->consumed);
+				if (base >= end)
+					break;
+				if (lt_ring_get_subbuf(r, cpu, &sb) == 0) {
+					write_packet(R, p, ch, cpu, sb.data,
+						     sb.len);
+				} else {
+					recover_subbuf(R, p, ch, cpu, base);
+				}
+				lt_ring_put_subbuf(r, cpu);
+			}
+		}
+	}
+}
+
+static void free_proc(struct rproc *p)
+{
+	for (uint32_t i = 0; i < p->nev; i++)
+		lt_proto_event_free(&p->ev[i]);
+	free(p->ev);
+	free(p->ctf);
+	for (int ch = 0; ch < LT_PROTO_MAX_CHANNELS; ch++) {
+		if (p->out[ch] && p->rings[ch])
+			for (uint32_t cpu = 0; cpu < p->rings[ch]->n_cpus;
+			     cpu++)
+				lt_stream_close(&p->out[ch][cpu]);
+		free(p->out[ch]);
+		lt_ring_destroy(p->rings[ch]);
+	}
+	if (p->fd >= 0)
+		close(p->fd);
+	free(p);
+}
+
+static int write_metadata(struct rec *R)
+{
+	struct lt_ctf_stream *streams =
+		calloc((size_t)R->nprocs * LT_PROTO_MAX_CHANNELS + 1,
+		       sizeof(*streams));
+	char *env_store = calloc((size_t)R->nprocs + 1, 64);
+	const char **env = calloc((size_t)R->nprocs * 2 + 2, sizeof(*env));
+	uint32_t n = 0, ne = 0;
+	int rc = -ENOMEM;
+
+	if (!streams || !env_store || !env)
+		goto out;
+	for (int i = 0; i < R->nprocs; i++) {
+		struct rproc *p = R->procs[i];
+		/* the described events, in id order, for this process */
+		free(p->ctf);
+		p->ctf = calloc(p->nev + 1, sizeof(*p->ctf));
+		if (!p->ctf)
+			goto out;
+		p->nctf = 0;
+		for (uint32_t id = 0; id < p->nev; id++)
+			if (p->ev[id].name)
+				p->ctf[p->nctf++] = (struct lt_ctf_event){
+					id, p->ev[id].name, p->ev[id].loglevel,
+					p->ev[id].fields, p->ev[id].nfields
+				};
+		for (int ch = 0; ch < R->o->nchannels; ch++)
+			streams[n++] =
+				(struct lt_ctf_stream){ p->stream_id[ch],
+							R->o->channels[ch].name,
+							p->ctf, p->nctf };
+		char *name = env_store + (size_t)i * 64;
+		snprintf(name, 64, "process_%d_%d", p->pid, p->gen);
+		env[ne * 2] = name;
+		env[ne * 2 + 1] = p->comm;
+		ne++;
+	}
+	struct rproc *first = R->nprocs ? R->procs[0] : NULL;
+	struct lt_ctf_trace t = {
+		.hostname = R->hostname,
+		.procname = first ? first->comm : "none",
+		.pid = first ? first->pid : 0,
+		.clock = lt_clock_calib,
+		.clock_source = lt_clock_source_name(),
+		.streams = streams,
+		.nstreams = n,
+		.env_extra = env,
+		.nenv_extra = ne,
+	};
+	memcpy(t.uuid, R->uuid, 16);
+	rc = lt_ctf_metadata_write(R->o->dir, &t);
+	if (rc)
+		fprintf(stderr,
+			"lowtrace: record: cannot write %s/metadata: %s\n",
+			R->o->dir, strerror(-rc));
+	R->meta_dirty = 0;
+out:
+	free(streams);
+	free(env_store);
+	free(env);
+	return rc;
+}
+
+/* A new process joined: buffers of its own, and the session's rules. */
+static int on_hello(struct rec *R, struct rproc *p,
+		    const struct lt_msg_hello *m)
+{
+	static struct lt_msg_config cfg;
+	int fds[LT_PROTO_MAX_CHANNELS];
+
+	if (!lt_proto_str_ok(m->procname, sizeof(m->procname)) || m->pid <= 0 ||
+	    p->pid)
+		return -EPROTO;
+	p->pid = m->pid;
+	p->ppid = m->ppid;
+	memcpy(p->comm, m->procname, sizeof(p->comm));
+	for (int i = 0; i < R->nprocs; i++)
+		if (R->procs[i] != p && R->procs[i]->pid == p->pid &&
+		    R->procs[i]->gen >= p->gen)
+			p->gen = R->procs[i]->gen + 1; /* an exec'd program */
+	memset(&cfg, 0, sizeof(cfg));
+	lt_proto_init(&cfg.h, LT_MSG_CONFIG, sizeof(cfg));
+	memcpy(cfg.uuid, R->uuid, 16);
+	cfg.calib = lt_clock_calib;
+	cfg.nchannels = (uint32_t)R->o->nchannels;
+	cfg.nrules = (uint32_t)R->o->nrules;
+	for (int ch = 0; ch < R->o->nchannels; ch++) {
+		const struct lt_rec_channel *c = &R->o->channels[ch];
+		struct lt_ring_config rc = {
+			.mode = c->overwrite ? LT_RING_OVERWRITE :
+					       LT_RING_DISCARD,
+			.n_subbufs = c->n_subbufs,
+			.subbuf_size = c->subbuf_size,
+			.stream_id = R->next_stream++,
+			.pid = (uint32_t)p->pid,
+		};
+		memcpy(rc.uuid, R->uuid, 16);
+		int e = lt_ring_create(&rc, &p->rings[ch]);
+		if (e)
+			return e;
+		p->stream_id[ch] = rc.stream_id;
+		p->out[ch] = calloc(p->rings[ch]->n_cpus, sizeof(*p->out[ch]));
+		if (!p->out[ch])
+			return -ENOMEM;
+		for (uint32_t cpu = 0; cpu < p->rings[ch]->n_cpus; cpu++)
+			lt_stream_init(&p->out[ch][cpu]);
+		fds[ch] = lt_ring_fd(p->rings[ch]);
+		memcpy(cfg.channels[ch].name, c->name, LT_PROTO_NAME);
+		cfg.channels[ch].stream_id = rc.stream_id;
+		cfg.channels[ch].mode = rc.mode;
+	}
+	memcpy(cfg.rules, R->o->rules,
+	       sizeof(cfg.rules[0]) * (size_t)R->o->nrules);
+	R->res->processes++;
+	R->meta_dirty = 1;
+	return lt_proto_send(p->fd, &cfg, sizeof(cfg), fds, R->o->nchannels);
+}
+
+static int on_event(struct rec *R, struct rproc *p, const void *buf, size_t len)
+{
+	struct lt_proto_event ev;
+	int rc = lt_proto_event_decode(buf, len, &ev);
+	if (rc)
+		return rc;
+	if (ev.id >= p->nev) {
+		uint32_t n = ev.id + 64;
+		struct lt_proto_event *a = realloc(p->ev, n * sizeof(*a));
+		if (!a) {
+			lt_proto_event_free(&ev);
+			return -ENOMEM;
+		}
+		memset(a + p->nev, 0, (n - p->nev) * sizeof(*a));
+		p->ev = a;
+		p->nev = n;
+	}
+	lt_proto_event_free(&p->ev[ev.id]);
+	p->ev[ev.id] = ev;
+	for (int i = 0; i < R->o->nrules; i++)
+		if (lt_probe_match(R->o->rules[i].pattern, ev.name))
+			R->res->patterns_unmatched &= ~(1ull << i);
+	R->meta_dirty = 1;
+	return 0;
+}
+
+/* Reads what a connection has; 0, or <0 when it is to be closed. */
+static int on_readable(struct rec *R, struct rproc *p)
+{
+	static union {
+		char buf[LT_PROTO_MAX];
+		struct lt_msg_hdr h;
+	} u;
+	for (;;) {
+		ssize_t n = recv(p->fd, u.buf, sizeof(u.buf), MSG_DONTWAIT);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return 0;
+		if (n <= 0)
+			return -EPIPE; /* the process is gone */
+		enum lt_msg_type type;
+		if (lt_proto_check(u.buf, (size_t)n, &type)) {
+			fprintf(stderr,
+				"lowtrace: record: malformed message from "
+				"process %d; closing its connection\n",
+				p->pid);
+			return -EPROTO;
+		}
+		int rc = 0;
+		if (type == LT_MSG_HELLO)
+			rc = on_hello(R, p, (const void *)u.buf);
+		else if (type == LT_MSG_EVENT && p->pid)
+			rc = on_event(R, p, u.buf, (size_t)n);
+		else if (type != LT_MSG_TRIGGER)
+			rc = -EPROTO;
+		if (rc) {
+			fprintf(stderr,
+				"lowtrace: record: refused a message from "
+				"process %d: %s\n",
+				p->pid, strerror(-rc));
+			return rc;
+		}
+	}
+}
+
+static int listen_socket(struct rec *R)
+{
+	char dir[PATH_MAX];
+	int rc = lt_proto_socket_dir(dir, sizeof(dir));
+	if (rc)
+		return rc;
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	if (snprintf(R->sock_path, sizeof(R->sock_path), "%s/%s.sock", dir,
+		     R->o->session_name) >= (int)sizeof(R->sock_path))
+		return -ENAMETOOLONG;
+	memcpy(sa.sun_path, R->sock_path, sizeof(sa.sun_path));
+	R->lsock = socket(AF_UNIX,
+			  SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (R->lsock < 0)
+		return -errno;
+	unlink(R->sock_path);
+	if (bind(R->lsock, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    chmod(R->sock_path, 0600) < 0 || listen(R->lsock, 64) < 0)
+		return -errno;
+	return 0;
+}
+
+static void accept_all(struct rec *R)
+{
+	for (;;) {
+		int fd = accept4(R->lsock, NULL, NULL,
+				 SOCK_CLOEXEC | SOCK_NONBLOCK);
+		if (fd < 0)
+			return;
+		struct rproc *p =
+			R->nprocs < MAX_PROCS ? calloc(1, sizeof(*p)) : NULL;
+		if (!p) {
+			close(fd);
+			continue;
+		}
+		p->fd = fd;
+		R->procs[R->nprocs++] = p;
+	}
+}
+
+static pid_t start_command(struct rec *R, int *err)
+{
+	int pfd[2];
+	if (pipe2(pfd, O_CLOEXEC) < 0) {
+		*err = -errno;
+		return -1;
+	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		*err = -errno;
+		return -1;
+	}
+	if (pid == 0) {
+		close(pfd[0]);
+		setenv("LOWTRACE_SESSION_SOCK", R->sock_path, 1);
+		unsetenv("LOWTRACE_TRACE");
+		signal(SIGINT, SIG_DFL);
+		signal(SIGQUIT, SIG_DFL);
+		execvp(R->o->argv[0], R->o->argv);
+		int e = errno;
+		if (write(pfd[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(pfd[1]);
+	int e = 0;
+	ssize_t n = read(pfd[0], &e, sizeof(e));
+	close(pfd[0]);
+	if (n == (ssize_t)sizeof(e)) {
+		waitpid(pid, NULL, 0);
+		*err = -e;
+		return -1;
+	}
+	return pid;
+}
+
+static uint64_t now_ms(void)
+{
+	return lt_clock_read_monotonic() / 1000000;
+}
+
+static int snap_write(void *arg, const struct lt_packet_header *h,
+		      const void *data, size_t len);
+
+struct snap_arg {
+	struct rec *R;
+	struct rproc *p;
+	int ch;
+	uint32_t cpu;
+};
+
+static int snap_write(void *arg, const struct lt_packet_header *h,
+		      const void *data, size_t len)
+{
+	struct snap_arg *a = arg;
+	(void)h;
+	write_packet(a->R, a->p, a->ch, a->cpu, data, len);
+	return 0;
+}
+
+static void finish(struct rec *R)
+{
+	for (int i = 0; i < R->nprocs; i++) {
+		struct rproc *p = R->procs[i];
+		if (p->fd >= 0) {
+			/* still running (an orphan): take what is there */
+			for (int ch = 0; ch < R->o->nchannels; ch++)
+				if (p->rings[ch] &&
+				    !R->o->channels[ch].overwrite)
+					for (uint32_t c = 0;
+					     c < p->rings[ch]->n_cpus; c++)
+						lt_ring_flush(p->rings[ch], c);
+			consume_proc(R, p);
+		}
+		for (int ch = 0; ch < R->o->nchannels; ch++) {
+			struct lt_ring *r = p->rings[ch];
+			if (!r)
+				continue;
+			if (R->o->channels[ch].overwrite)
+				for (uint32_t c = 0; c < r->n_cpus; c++) {
+					struct snap_arg a = { R, p, ch, c };
+					lt_ring_snapshot(r, c, snap_write, &a);
+				}
+			for (uint32_t c = 0; c < r->n_cpus; c++)
+				R->res->ch[ch].lost_full += lt_ring_lost(r, c);
+		}
+	}
+	lt_clock_refine();
+	write_metadata(R);
+}
+
+int lt_record_run(const struct lt_rec_options *o, struct lt_rec_result *res)
+{
+	static struct rec R;
+	int rc;
+
+	memset(&R, 0, sizeof(R));
+	memset(res, 0, sizeof(*res));
+	R.o = o;
+	R.res = res;
+	R.lsock = -1;
+	res->patterns_unmatched =
+		o->nrules >= 64 ? ~0ull : ((1ull << o->nrules) - 1);
+	lt_ctf_uuid_make(R.uuid);
+	if (gethostname(R.hostname, sizeof(R.hostname) - 1) < 0)
+		snprintf(R.hostname, sizeof(R.hostname), "unknown");
+	uint64_t max_sb = 0;
+	for (int ch = 0; ch < o->nchannels; ch++)
+		if (o->channels[ch].subbuf_size > max_sb)
+			max_sb = o->channels[ch].subbuf_size;
+	R.scratch = malloc(max_sb);
+	if (!R.scratch)
+		return -ENOMEM;
+	rc = lt_clock_init();
+	if (rc)
+		goto out;
+	rc = listen_socket(&R);
+	if (rc) {
+		fprintf(stderr,
+			"lowtrace: record: cannot listen on %s: %s (check "
+			"$XDG_RUNTIME_DIR or /tmp)\n",
+			R.sock_path[0] ? R.sock_path : "the session socket",
+			strerror(-rc));
+		goto out;
+	}
+	write_metadata(&R);
+	signal(SIGINT, SIG_IGN); /* the command gets it and ends; we finish */
+	signal(SIGQUIT, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+	int err = 0;
+	pid_t child = start_command(&R, &err);
+	if (child < 0) {
+		fprintf(stderr, "lowtrace: record: cannot run %s: %s\n",
+			o->argv[0], strerror(-err));
+		res->exit_status = 127;
+		rc = err;
+		goto out;
+	}
+	uint64_t last_switch = now_ms(), child_done = 0;
+	int child_alive = 1;
+	for (;;) {
+		struct pollfd pf[MAX_PROCS + 1];
+		int n = 0;
+		pf[n++] = (struct pollfd){ R.lsock, POLLIN, 0 };
+		for (int i = 0; i < R.nprocs; i++)
+			if (R.procs[i]->fd >= 0)
+				pf[n++] = (struct pollfd){ R.procs[i]->fd,
+							   POLLIN, 0 };
+		poll(pf, (nfds_t)n, 1);
+		accept_all(&R);
+		int alive = 0;
+		for (int i = 0; i < R.nprocs; i++) {
+			struct rproc *p = R.procs[i];
+			if (p->fd < 0)
+				continue;
+			if (on_readable(&R, p) < 0) {
+				close(p->fd);
+				p->fd = -1;
+				collect_dead(&R, p);
+				continue;
+			}
+			alive++;
+			consume_proc(&R, p);
+		}
+		if (R.meta_dirty)
+			write_metadata(&R);
+		if (now_ms() - last_switch >= o->switch_ms) {
+			for (int i = 0; i < R.nprocs; i++)
+				for (int ch = 0; ch < o->nchannels; ch++)
+					if (R.procs[i]->rings[ch] &&
+					    !o->channels[ch].overwrite)
+						for (uint32_t c = 0;
+						     c < R.procs[i]
+								 ->rings[ch]
+								 ->n_cpus;
+						     c++)
+							lt_ring_flush(
+								R.procs[i]->rings
+									[ch],
+								c);
+			last_switch = now_ms();
+		}
+		if (child_alive) {
+			int st;
+			if (waitpid(child, &st, WNOHANG) == child) {
+				child_alive = 0;
+				child_done = now_ms();
+				if (WIFEXITED(st)) {
+					res->exit_status = WEXITSTATUS(st);
+				} else {
+					res->exit_status = 128 + WTERMSIG(st);
+					res->crashed++;
+				}
+			}
+		}
+		/* done when the command and every process that joined are,
+		 * or a little after the command if orphans live on */
+		if (!child_alive && (!alive || now_ms() - child_done > 2000))
+			break;
+	}
+	finish(&R);
+	rc = 0;
+out:
+	if (R.lsock >= 0) {
+		close(R.lsock);
+		unlink(R.sock_path);
+	}
+	for (int i = 0; i < R.nprocs; i++)
+		free_proc(R.procs[i]);
+	free(R.scratch);
+	return rc;
+}

@@ -1,0 +1,48 @@
+/*
+ * recorder.h - `lowtrace record`: runs a command with tracing set up and
+ * consumes its buffers from this process.
+ */
+#ifndef LT_SESSION_RECORDER_H
+#define LT_SESSION_RECORDER_H
+
+#include <stdint.h>
+
+#include "session/proto.h"
+
+struct lt_rec_channel {
+	char name[LT_PROTO_NAME];
+	uint64_t subbuf_size;
+	uint32_t n_subbufs;
+	int overwrite;
+};
+
+struct lt_rec_options {
+	const char *dir;
+	const char *session_name;
+	struct lt_rec_channel channels[LT_PROTO_MAX_CHANNELS]; /* [0] default */
+	int nchannels;
+	struct lt_proto_rule rules[LT_PROTO_MAX_RULES];
+	int nrules;
+	unsigned switch_ms;
+	char *const *argv; /* the command */
+};
+
+struct lt_rec_channel_stats {
+	uint64_t events, packets, bytes;
+	uint64_t lost_full;  /* dropped by full buffers */
+	uint64_t lost_crash; /* reserved, never committed: the writer died */
+	uint64_t lost_disk;  /* packets not written */
+};
+
+struct lt_rec_result {
+	int exit_status; /* the command's, as a shell gives it */
+	int processes;	 /* that joined the session */
+	int crashed;	 /* of them, ended by a signal or left records torn */
+	struct lt_rec_channel_stats ch[LT_PROTO_MAX_CHANNELS];
+	uint64_t patterns_unmatched; /* bit i: rule i matched no event */
+};
+
+/* Runs the command and records it; 0 or -errno (the trace may be partial). */
+int lt_record_run(const struct lt_rec_options *o, struct lt_rec_result *res);
+
+#endif
