@@ -6,3 +6,10 @@ $(DL_LIB): tests/dl/tp_dl.c include/lowtrace/tracepoint.h
 $(BUILD)/tests/test_probe: $(DL_LIB)
 $(BUILD)/tests/test_probe: LDFLAGS += -rdynamic
 all: $(DL_LIB)
+
+# Traced programs that tests run under `lowtrace record`.
+TEST_PROGS := $(patsubst tests/progs/%.c,$(BUILD)/tests/progs/%,$(wildcard tests/progs/*.c))
+$(BUILD)/tests/progs/%: $(BUILD)/obj/tests/progs/%.o $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $< $(LIB_A) $(LDLIBS_BASE) $(LDLIBS)
+all: $(TEST_PROGS)

@@ -294,8 +294,9 @@ static void add_desc(struct lt_event_desc *d)
 		entries[nentries++] = e;
 		atomic_fetch_add(&generation, 1);
 		if (listener) {
-			struct lt_probe_event pe = { e->id, e->name, e->loglevel,
-						     e->fields, e->nfields };
+			struct lt_probe_event pe = { e->id, e->name,
+						     e->loglevel, e->fields,
+						     e->nfields };
 			listener(listener_arg, &pe);
 		}
 	}

@@ -29,15 +29,15 @@ struct lt_rec_options {
 
 struct lt_rec_channel_stats {
 	uint64_t events, packets, bytes;
-	uint64_t lost_full;  /* dropped by full buffers */
+	uint64_t lost_full; /* dropped by full buffers */
 	uint64_t lost_crash; /* reserved, never committed: the writer died */
-	uint64_t lost_disk;  /* packets not written */
+	uint64_t lost_disk; /* packets not written */
 };
 
 struct lt_rec_result {
 	int exit_status; /* the command's, as a shell gives it */
-	int processes;	 /* that joined the session */
-	int crashed;	 /* of them, ended by a signal or left records torn */
+	int processes; /* that joined the session */
+	int crashed; /* of them, ended by a signal or left records torn */
 	struct lt_rec_channel_stats ch[LT_PROTO_MAX_CHANNELS];
 	uint64_t patterns_unmatched; /* bit i: rule i matched no event */
 };
