@@ -285,3 +285,118 @@ LT_TEST(test_record_survives_garbage_on_its_socket)
 	snprintf(cmd, sizeof(cmd), "%s/metadata", dir);
 	LT_ASSERT_EQ(stat(cmd, &sb), 0);
 }
+
+static uint64_t last_step(const char *out)
+{
+	uint64_t last = 0;
+	for (const char *p = out; (p = strstr(p, "i = ")); p += 4)
+		last = strtoull(p + 4, NULL, 10);
+	return last;
+}
+
+LT_TEST(test_record_trigger_in_code_takes_a_snapshot)
+{
+	const char *dir = lt_tmpdir("trig");
+	char args[1024], snap[400];
+	int st;
+	snprintf(args, sizeof(args),
+		 "-o %s --channel ring:subbuf-size=4K,subbufs=4,mode=overwrite "
+		 "-e 'trig:*@ring' -- %s/tests/progs/trig 100000",
+		 dir, lt_test_build_dir());
+	char *out = record(args, &st);
+	LT_ASSERT_EQ(st, 0);
+	LT_ASSERT(strstr(out, "1 snapshots, 1 triggers") != NULL);
+	free(out);
+	snprintf(snap, sizeof(snap), "%s/snapshot-0", dir);
+	out = bt(snap, 1);
+	/* the newest events before the trigger, and the trigger itself */
+	uint64_t last = last_step(out);
+	LT_ASSERT(last >= 50000 && last < 51000);
+	LT_ASSERT(lt_count_lines(out, "trig:step") > 50);
+	free(out);
+	/* the whole trace still ends with the last event */
+	out = bt(dir, 1);
+	LT_ASSERT_EQ(last_step(out), 99999);
+	free(out);
+}
+
+LT_TEST(test_record_trigger_can_stop_recording)
+{
+	const char *dir = lt_tmpdir("trigstop");
+	char args[1024];
+	int st;
+	snprintf(args, sizeof(args),
+		 "-o %s --on-trigger boom=stop -- %s/tests/progs/trig 100000",
+		 dir, lt_test_build_dir());
+	char *out = record(args, &st);
+	LT_ASSERT_EQ(st, 0);
+	LT_ASSERT(strstr(out, "recording stopped (trigger boom") != NULL);
+	free(out);
+	out = bt(dir, 1);
+	uint64_t last = last_step(out);
+	LT_ASSERT(last >= 50000 && last < 99999);
+	LT_ASSERT_EQ(lt_count_lines(out, "lowtrace:trigger"), 1);
+	free(out);
+}
+
+LT_TEST(test_status_snapshot_and_stop_reach_a_running_session)
+{
+	const char *run = lt_tmpdir("ctl");
+	chmod(run, 0700);
+	char dir[300], cmd[1200], log[300];
+	snprintf(dir, sizeof(dir), "%s/trace", run);
+	snprintf(log, sizeof(log), "%s/log", run);
+	setenv("XDG_RUNTIME_DIR", run, 1);
+	pid_t rec = fork();
+	if (rec == 0) {
+		char lt[256], prog[256];
+		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		dup2(fd, 2);
+		snprintf(lt, sizeof(lt), "%s/lowtrace", lt_test_build_dir());
+		snprintf(prog, sizeof(prog), "%s/tests/progs/trig",
+			 lt_test_build_dir());
+		execl(lt, lt, "record", "-o", dir, "--name", "ctl", "--channel",
+		      "ring:subbuf-size=4K,subbufs=4,mode=overwrite", "-e",
+		      "trig:*@ring", "--", prog, "1000", "3000", (char *)NULL);
+		_exit(126);
+	}
+	int st = 1;
+	char *out = NULL;
+	for (int i = 0; i < 200 && st; i++) {
+		free(out);
+		snprintf(cmd, sizeof(cmd), "%s/lowtrace status ctl 2>&1",
+			 lt_test_build_dir());
+		out = lt_run(cmd, &st);
+		if (st) {
+			struct timespec d = { 0, 10000000 };
+			nanosleep(&d, NULL);
+		}
+	}
+	LT_ASSERT_EQ(st, 0);
+	LT_ASSERT(strstr(out, "session ctl: recording") != NULL);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "%s/lowtrace snapshot ctl 2>&1",
+		 lt_test_build_dir());
+	out = lt_run(cmd, &st);
+	LT_ASSERT_EQ(st, 0);
+	LT_ASSERT(strstr(out, "snapshot-") != NULL);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "%s/lowtrace stop ctl 2>&1",
+		 lt_test_build_dir());
+	out = lt_run(cmd, &st);
+	LT_ASSERT_EQ(st, 0);
+	LT_ASSERT(strstr(out, "stopped") != NULL);
+	free(out);
+	/* no session left to find once it is gone */
+	LT_ASSERT_EQ(waitpid(rec, &st, 0), rec);
+	LT_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	snprintf(cmd, sizeof(cmd), "%s/lowtrace stop ctl 2>&1",
+		 lt_test_build_dir());
+	out = lt_run(cmd, &st);
+	LT_ASSERT(st != 0 && strstr(out, "no session ctl") != NULL);
+	free(out);
+	char snap[400];
+	snprintf(snap, sizeof(snap), "%s/snapshot-1", dir);
+	free(bt(snap, 1));
+	free(bt(dir, 1));
+}

@@ -63,6 +63,15 @@ const char *lt_session_dir(const lt_session_t *s);
 
 const char *lt_strerror(int err);
 
+/*
+ * Marks a moment worth keeping: records a lowtrace:trigger event and, under
+ * `lowtrace record`, asks the recorder to act on it (by default a snapshot
+ * of the overwrite channels; `--on-trigger NAME=stop` stops recording).
+ * Costs a system call; returns 0, -ENOTCONN outside `lowtrace record`, or
+ * -EINVAL for an empty name or one of 64 bytes or more.
+ */
+int lt_trigger(const char *name);
+
 /* Starts the LOWTRACE_TRACE session if the environment asks for one. */
 void lt_session_autostart(void);
 

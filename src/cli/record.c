@@ -29,6 +29,13 @@ static const char usage[] =
 	"                      sizes take K and M; powers of two\n"
 	"  --switch-timer MS   flush partial sub-buffers every MS (default 1000)\n"
 	"  --name NAME         session name, for `lowtrace stop NAME`\n"
+	"  --on-trigger NAME=snapshot|stop\n"
+	"                      what lt_trigger(\"NAME\") does (default snapshot,\n"
+	"                      into DIR/snapshot-N, of the overwrite channels)\n"
+	"  --trigger-holdoff MS  ignore a trigger repeated within MS (default 1000)\n"
+	"\n"
+	"While it runs, `lowtrace status`, `lowtrace snapshot` and `lowtrace stop`\n"
+	"act on the session from another terminal.\n"
 	"\n"
 	"Exits with COMMAND's exit status (128+N if a signal N ended it).\n";
 
@@ -232,6 +239,9 @@ static void summary(const struct lt_rec_options *o,
 				(unsigned long long)c->lost_disk);
 		fprintf(stderr, ".");
 	}
+	if (r->snapshots || r->triggers)
+		fprintf(stderr, " %d snapshots, %d triggers (%d held off).",
+			r->snapshots, r->triggers, r->triggers_held);
 	fprintf(stderr, "\n");
 	for (int i = 0; i < o->nrules; i++)
 		if (r->patterns_unmatched & (1ull << i))
@@ -257,6 +267,7 @@ static int record_run(int argc, char **argv)
 	o.channels[0].subbuf_size = 256 * 1024;
 	o.channels[0].n_subbufs = 8;
 	o.switch_ms = 1000;
+	o.trigger_holdoff_ms = 1000;
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -294,7 +305,37 @@ static int record_run(int argc, char **argv)
 						    v);
 			o.switch_ms = (unsigned)ms;
 		} else if (strcmp(a, "--name") == 0) {
+			if (!*v || strlen(v) > 40 || strpbrk(v, "/ "))
+				return lt_cli_error(
+					"record",
+					"--name %s: up to 40 "
+					"characters, no '/' or space",
+					v);
 			o.session_name = v;
+		} else if (strcmp(a, "--on-trigger") == 0) {
+			const char *eq = strchr(v, '=');
+			if (!eq || eq == v || eq - v >= LT_PROTO_NAME ||
+			    (strcmp(eq + 1, "snapshot") != 0 &&
+			     strcmp(eq + 1, "stop") != 0))
+				return lt_cli_error(
+					"record",
+					"--on-trigger %s: expected "
+					"NAME=snapshot or NAME=stop",
+					v);
+			if (o.non_trigger >= 16)
+				return lt_cli_error("record",
+						    "at most 16 --on-trigger");
+			snprintf(o.on_trigger[o.non_trigger++],
+				 sizeof(o.on_trigger[0]), "%s", v);
+		} else if (strcmp(a, "--trigger-holdoff") == 0) {
+			char *end;
+			long ms = strtol(v, &end, 10);
+			if (*end || ms < 0 || ms > 3600000)
+				return lt_cli_error("record",
+						    "--trigger-holdoff %s: "
+						    "milliseconds",
+						    v);
+			o.trigger_holdoff_ms = (unsigned)ms;
 		} else {
 			lt_cli_error("record", "unknown option %s", a);
 			fputs(usage, stderr);
@@ -313,6 +354,9 @@ static int record_run(int argc, char **argv)
 			return 2;
 	if (!o.nrules)
 		add_rules(&o, "*", level);
+	int user_rules = o.nrules;
+	/* lt_trigger()'s event is always kept */
+	add_rules(&o, "lowtrace:trigger", LT_LOGLEVEL_ALL);
 	if (!o.dir) {
 		time_t t = time(NULL);
 		struct tm tm;
@@ -332,6 +376,7 @@ static int record_run(int argc, char **argv)
 	int rc = lt_record_run(&o, &res);
 	if (rc && res.exit_status == 0)
 		return 1;
+	o.nrules = user_rules;
 	summary(&o, &res);
 	return res.exit_status;
 }

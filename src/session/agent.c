@@ -162,9 +162,29 @@ int lt_agent_start(const char *sock_path)
 	return 0;
 }
 
-int lt_agent_send(const void *msg, size_t len)
+int lt_agent_request(const void *msg, size_t len)
 {
-	if (agent.sock < 0)
-		return -ENOTCONN;
-	return lt_proto_send(agent.sock, msg, len, NULL, 0);
+	static pthread_mutex_t one_at_a_time = PTHREAD_MUTEX_INITIALIZER;
+	struct lt_msg_reply rep;
+	enum lt_msg_type type;
+	int rc;
+
+	pthread_mutex_lock(&one_at_a_time);
+	if (agent.sock < 0) {
+		rc = -ENOTCONN;
+		goto out;
+	}
+	rc = lt_proto_send(agent.sock, msg, len, NULL, 0);
+	if (rc)
+		goto out;
+	ssize_t n = lt_proto_recv(agent.sock, &rep, sizeof(rep), NULL, 0, NULL);
+	if (n < 0)
+		rc = (int)n;
+	else if (lt_proto_check(&rep, (size_t)n, &type) || type != LT_MSG_REPLY)
+		rc = -EPROTO;
+	else
+		rc = rep.status;
+out:
+	pthread_mutex_unlock(&one_at_a_time);
+	return rc;
 }

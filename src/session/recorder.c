@@ -68,7 +68,16 @@ struct rec {
 	char hostname[256];
 	char *scratch; /* one sub-buffer, for recovery */
 	uint64_t scratch_size;
+	int stopped;
+	struct {
+		char name[LT_PROTO_NAME];
+		uint64_t last_ms;
+	} held[32];
+	int nheld;
 };
+
+static uint64_t now_ms(void);
+static void finish(struct rec *R);
 
 static const struct lt_ctf_event *lookup_event(void *arg, uint32_t id)
 {
@@ -251,7 +260,7 @@ static void free_proc(struct rproc *p)
 	free(p);
 }
 
-static int write_metadata(struct rec *R)
+static int write_metadata_to(struct rec *R, const char *dir, int only_overwrite)
 {
 	struct lt_ctf_stream *streams =
 		calloc((size_t)R->nprocs * LT_PROTO_MAX_CHANNELS + 1,
@@ -265,6 +274,8 @@ static int write_metadata(struct rec *R)
 		goto out;
 	for (int i = 0; i < R->nprocs; i++) {
 		struct rproc *p = R->procs[i];
+		if (!p->rings[0])
+			continue; /* a control client, or not yet joined */
 		/* the described events, in id order, for this process */
 		free(p->ctf);
 		p->ctf = calloc(p->nev + 1, sizeof(*p->ctf));
@@ -277,11 +288,14 @@ static int write_metadata(struct rec *R)
 					id, p->ev[id].name, p->ev[id].loglevel,
 					p->ev[id].fields, p->ev[id].nfields
 				};
-		for (int ch = 0; ch < R->o->nchannels; ch++)
+		for (int ch = 0; ch < R->o->nchannels; ch++) {
+			if (only_overwrite && !R->o->channels[ch].overwrite)
+				continue;
 			streams[n++] =
 				(struct lt_ctf_stream){ p->stream_id[ch],
 							R->o->channels[ch].name,
 							p->ctf, p->nctf };
+		}
 		char *name = env_store + (size_t)i * 64;
 		snprintf(name, 64, "process_%d_%d", p->pid, p->gen);
 		env[ne * 2] = name;
@@ -301,17 +315,233 @@ static int write_metadata(struct rec *R)
 		.nenv_extra = ne,
 	};
 	memcpy(t.uuid, R->uuid, 16);
-	rc = lt_ctf_metadata_write(R->o->dir, &t);
+	rc = lt_ctf_metadata_write(dir, &t);
 	if (rc)
 		fprintf(stderr,
-			"lowtrace: record: cannot write %s/metadata: %s\n",
-			R->o->dir, strerror(-rc));
-	R->meta_dirty = 0;
+			"lowtrace: record: cannot write %s/metadata: %s\n", dir,
+			strerror(-rc));
 out:
 	free(streams);
 	free(env_store);
 	free(env);
 	return rc;
+}
+
+static int write_metadata(struct rec *R)
+{
+	R->meta_dirty = 0;
+	return write_metadata_to(R, R->o->dir, 0);
+}
+
+struct snap_out {
+	struct rec *R;
+	struct rproc *p;
+	int ch;
+	uint32_t cpu;
+	const char *dir;
+	struct lt_stream_out out;
+	int packets;
+};
+
+static int snap_to_dir(void *arg, const struct lt_packet_header *h,
+		       const void *data, size_t len)
+{
+	struct snap_out *a = arg;
+	char name[200];
+	(void)h;
+	stream_name(a->R, a->p, a->ch, a->cpu, name, sizeof(name));
+	if (lt_stream_write(&a->out, a->dir, name, data, len) == 0)
+		a->packets++;
+	return 0;
+}
+
+/*
+ * DIR/snapshot-N: the newest sub-buffers of every overwrite channel of
+ * every process (the current partial ones flushed), as a trace of its own.
+ */
+static int take_snapshot(struct rec *R, const char *why, char *out, size_t cap)
+{
+	char dir[PATH_MAX];
+	int packets = 0, rc;
+
+	snprintf(dir, sizeof(dir), "%s/snapshot-%d", R->o->dir,
+		 R->res->snapshots);
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	for (int i = 0; i < R->nprocs; i++) {
+		struct rproc *p = R->procs[i];
+		for (int ch = 0; ch < R->o->nchannels; ch++) {
+			struct lt_ring *r = p->rings[ch];
+			if (!r || !R->o->channels[ch].overwrite)
+				continue;
+			for (uint32_t c = 0; c < r->n_cpus; c++) {
+				struct snap_out a = { .R = R,
+						      .p = p,
+						      .ch = ch,
+						      .cpu = c,
+						      .dir = dir };
+				lt_stream_init(&a.out);
+				lt_ring_snapshot(r, c, snap_to_dir, &a);
+				lt_stream_close(&a.out);
+				packets += a.packets;
+			}
+		}
+	}
+	rc = write_metadata_to(R, dir, 1);
+	if (rc)
+		return rc;
+	R->res->snapshots++;
+	snprintf(out, cap, "snapshot %s: %d packets (%s)", dir, packets, why);
+	fprintf(stderr, "lowtrace: %s\n", out);
+	return 0;
+}
+
+static void stop_recording(struct rec *R, const char *why)
+{
+	if (R->stopped)
+		return;
+	finish(R);
+	R->stopped = 1;
+	R->res->stopped = 1;
+	fprintf(stderr,
+		"lowtrace: recording stopped (%s); the trace in %s is "
+		"complete, the command runs on untraced\n",
+		why, R->o->dir);
+}
+
+static int on_trigger_act(struct rec *R, struct rproc *p,
+			  const struct lt_msg_trigger *m);
+
+/* lt_trigger("NAME") in a traced process: its action, unless held off. */
+static void trigger_reply(struct rproc *p, int status)
+{
+	struct lt_msg_reply rep;
+	memset(&rep, 0, sizeof(rep));
+	lt_proto_init(&rep.h, LT_MSG_REPLY, sizeof(rep));
+	rep.status = status;
+	lt_proto_send(p->fd, &rep, sizeof(rep), NULL, 0);
+}
+
+/* The traced thread waits for the reply: a snapshot holds the events
+ * just before its trigger. */
+static void on_trigger(struct rec *R, struct rproc *p,
+		       const struct lt_msg_trigger *m)
+{
+	int st = on_trigger_act(R, p, m);
+	trigger_reply(p, st);
+}
+
+static int on_trigger_act(struct rec *R, struct rproc *p,
+			  const struct lt_msg_trigger *m)
+{
+	char why[160], out[PATH_MAX + 64];
+	const char *action = "snapshot";
+
+	if (!lt_proto_str_ok(m->name, sizeof(m->name)))
+		return -EINVAL;
+	R->res->triggers++;
+	for (int i = 0; i < R->o->non_trigger; i++) {
+		const char *t = R->o->on_trigger[i];
+		size_t n = strlen(m->name);
+		if (strncmp(t, m->name, n) == 0 && t[n] == '=')
+			action = t + n + 1;
+	}
+	int k;
+	for (k = 0; k < R->nheld; k++)
+		if (strcmp(R->held[k].name, m->name) == 0)
+			break;
+	if (k < R->nheld &&
+	    now_ms() - R->held[k].last_ms < R->o->trigger_holdoff_ms) {
+		R->res->triggers_held++;
+		return -EBUSY;
+	}
+	if (k == R->nheld && R->nheld < 32)
+		snprintf(R->held[R->nheld++].name, LT_PROTO_NAME, "%s",
+			 m->name);
+	if (k < R->nheld)
+		R->held[k].last_ms = now_ms();
+	snprintf(why, sizeof(why), "trigger %s in process %d", m->name, p->pid);
+	if (strcmp(action, "stop") == 0) {
+		stop_recording(R, why);
+		return 0;
+	}
+	if (R->stopped)
+		return -EINVAL;
+	int rc = take_snapshot(R, why, out, sizeof(out));
+	if (rc)
+		fprintf(stderr, "lowtrace: record: snapshot failed: %s\n",
+			strerror(-rc));
+	return rc;
+}
+
+static void on_ctl(struct rec *R, struct rproc *p, const struct lt_msg_ctl *m)
+{
+	static struct lt_msg_reply rep;
+	int alive = 0;
+	uint64_t ev = 0, lost = 0;
+
+	memset(&rep, 0, sizeof(rep));
+	lt_proto_init(&rep.h, LT_MSG_REPLY, sizeof(rep));
+	for (int i = 0; i < R->nprocs; i++) {
+		alive += R->procs[i]->fd >= 0 && R->procs[i]->pid > 0;
+		for (int ch = 0; ch < R->o->nchannels; ch++)
+			if (R->procs[i]->rings[ch])
+				for (uint32_t c = 0;
+				     c < R->procs[i]->rings[ch]->n_cpus; c++)
+					lost += lt_ring_lost(
+						R->procs[i]->rings[ch], c);
+	}
+	for (int ch = 0; ch < R->o->nchannels; ch++)
+		ev += R->res->ch[ch].events;
+	switch (m->op) {
+	case LT_CTL_STATUS:
+		snprintf(rep.text, sizeof(rep.text),
+			 "session %s: %s to %s; %d processes joined, %d "
+			 "running; %llu events written, %llu lost so far; %d "
+			 "snapshots",
+			 R->o->session_name,
+			 R->stopped ? "stopped, was recording" : "recording",
+			 R->o->dir, R->res->processes, alive,
+			 (unsigned long long)ev, (unsigned long long)lost,
+			 R->res->snapshots);
+		break;
+	case LT_CTL_STOP:
+		stop_recording(R, "lowtrace stop");
+		snprintf(rep.text, sizeof(rep.text),
+			 "session %s stopped; trace complete in %s",
+			 R->o->session_name, R->o->dir);
+		break;
+	case LT_CTL_SNAPSHOT: {
+		int has = 0;
+		for (int ch = 0; ch < R->o->nchannels; ch++)
+			has |= R->o->channels[ch].overwrite;
+		if (!has) {
+			rep.status = -EINVAL;
+			snprintf(rep.text, sizeof(rep.text),
+				 "session %s has no overwrite channel to "
+				 "snapshot (record with --channel "
+				 "NAME:mode=overwrite)",
+				 R->o->session_name);
+		} else if (R->stopped) {
+			rep.status = -EINVAL;
+			snprintf(rep.text, sizeof(rep.text),
+				 "session %s is stopped", R->o->session_name);
+		} else {
+			rep.status = take_snapshot(R, "lowtrace snapshot",
+						   rep.text, sizeof(rep.text));
+			if (rep.status)
+				snprintf(rep.text, sizeof(rep.text),
+					 "snapshot failed: %s",
+					 strerror(-rep.status));
+		}
+		break;
+	}
+	default:
+		rep.status = -EINVAL;
+		snprintf(rep.text, sizeof(rep.text), "unknown request %u",
+			 m->op);
+	}
+	lt_proto_send(p->fd, &rep, sizeof(rep), NULL, 0);
 }
 
 /* A new process joined: buffers of its own, and the session's rules. */
@@ -336,7 +566,7 @@ static int on_hello(struct rec *R, struct rproc *p,
 	memcpy(cfg.uuid, R->uuid, 16);
 	cfg.calib = lt_clock_calib;
 	cfg.nchannels = (uint32_t)R->o->nchannels;
-	cfg.nrules = (uint32_t)R->o->nrules;
+	cfg.nrules = R->stopped ? 0 : (uint32_t)R->o->nrules;
 	for (int ch = 0; ch < R->o->nchannels; ch++) {
 		const struct lt_rec_channel *c = &R->o->channels[ch];
 		struct lt_ring_config rc = {
@@ -423,7 +653,11 @@ static int on_readable(struct rec *R, struct rproc *p)
 			rc = on_hello(R, p, (const void *)u.buf);
 		else if (type == LT_MSG_EVENT && p->pid)
 			rc = on_event(R, p, u.buf, (size_t)n);
-		else if (type != LT_MSG_TRIGGER)
+		else if (type == LT_MSG_TRIGGER && p->pid)
+			on_trigger(R, p, (const void *)u.buf);
+		else if (type == LT_MSG_CTL && !p->pid)
+			on_ctl(R, p, (const void *)u.buf);
+		else
 			rc = -EPROTO;
 		if (rc) {
 			fprintf(stderr,
@@ -515,9 +749,6 @@ static uint64_t now_ms(void)
 {
 	return lt_clock_read_monotonic() / 1000000;
 }
-
-static int snap_write(void *arg, const struct lt_packet_header *h,
-		      const void *data, size_t len);
 
 struct snap_arg {
 	struct rec *R;
@@ -633,15 +864,17 @@ int lt_record_run(const struct lt_rec_options *o, struct lt_rec_result *res)
 			if (on_readable(&R, p) < 0) {
 				close(p->fd);
 				p->fd = -1;
-				collect_dead(&R, p);
+				if (p->pid && !R.stopped)
+					collect_dead(&R, p);
 				continue;
 			}
-			alive++;
-			consume_proc(&R, p);
+			alive += p->pid > 0;
+			if (!R.stopped)
+				consume_proc(&R, p);
 		}
-		if (R.meta_dirty)
+		if (R.meta_dirty && !R.stopped)
 			write_metadata(&R);
-		if (now_ms() - last_switch >= o->switch_ms) {
+		if (!R.stopped && now_ms() - last_switch >= o->switch_ms) {
 			for (int i = 0; i < R.nprocs; i++)
 				for (int ch = 0; ch < o->nchannels; ch++)
 					if (R.procs[i]->rings[ch] &&
@@ -675,7 +908,8 @@ int lt_record_run(const struct lt_rec_options *o, struct lt_rec_result *res)
 		if (!child_alive && (!alive || now_ms() - child_done > 2000))
 			break;
 	}
-	finish(&R);
+	if (!R.stopped)
+		finish(&R);
 	rc = 0;
 out:
 	if (R.lsock >= 0) {

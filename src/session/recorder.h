@@ -25,6 +25,11 @@ struct lt_rec_options {
 	int nrules;
 	unsigned switch_ms;
 	char *const *argv; /* the command */
+	/* what lt_trigger("NAME") does: "NAME=snapshot" or "NAME=stop";
+	 * a trigger not listed takes a snapshot */
+	char on_trigger[16][LT_PROTO_NAME + 16];
+	int non_trigger;
+	unsigned trigger_holdoff_ms; /* between two actions of one trigger */
 };
 
 struct lt_rec_channel_stats {
@@ -40,6 +45,9 @@ struct lt_rec_result {
 	int crashed; /* of them, ended by a signal or left records torn */
 	struct lt_rec_channel_stats ch[LT_PROTO_MAX_CHANNELS];
 	uint64_t patterns_unmatched; /* bit i: rule i matched no event */
+	int snapshots; /* taken into DIR/snapshot-N */
+	int triggers, triggers_held; /* received; ignored in a hold-off */
+	int stopped; /* by `lowtrace stop` or a trigger */
 };
 
 /* Runs the command and records it; 0 or -errno (the trace may be partial). */
