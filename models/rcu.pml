@@ -29,7 +29,7 @@
  *   BUG_NOPHASE      wait for any section to end, not only old-phase ones
  *   LIVE             reader runs sections forever (for the liveness check)
  *
- * Properties: RCU safety, asserted at each dereference (ASSERT_LIVE); the
+ * Properties: (s) RCU safety, asserted at each dereference; the
  * end-state check (synchronize returns once readers finish); and with
  * LIVE, ltl sync_done: under weak fairness the updater finishes while a
  * reader keeps entering new read-side sections.
@@ -64,9 +64,6 @@ bit mb_req;		/* LIVE: membarrier() requested, not yet done */
 #define CAN(r, i)	!HAS(r, i)
 #endif
 
-/* the protected data read through the pointer was not reclaimed */
-#define ASSERT_LIVE(v)	assert(v == VALID)
-
 /* Every step below is one d_step or one expression, never a multi-step
  * atomic: intermediate states of an atomic would let weak fairness (-f)
  * count a waiting process as blocked there. */
@@ -77,7 +74,7 @@ bit mb_req;		/* LIVE: membarrier() requested, not yet done */
  *   1 store ctr        lt_rcu_read_lock (outer), depends on 0
  *   2 store ctr        lt_rcu_read_lock (nested), coherence after 1
  *   3 load ptr         rcu dereference
- *   4 load *ptr        depends on 3
+ *   4 load *ptr        depends on 3; (s) asserts it was not reclaimed
  *   5 store ctr        lt_rcu_read_unlock (nested), coherence after 2
  *   6 store ctr        lt_rcu_read_unlock (outer), coherence after 5
  */
@@ -92,7 +89,7 @@ proctype reader_nest(byte r)
 	:: d_step { CAN(r, 1) && HAS(r, 0) -> ctr[r] = tmp; DO(r, 1) }
 	:: d_step { CAN(r, 2) && HAS(r, 1) -> ctr[r] = tmp + COUNT; DO(r, 2) }
 	:: d_step { CAN(r, 3) -> p = ptr; DO(r, 3) }
-	:: d_step { CAN(r, 4) && HAS(r, 3) -> ASSERT_LIVE(data[p]); DO(r, 4) }
+	:: d_step { CAN(r, 4) && HAS(r, 3) -> assert(data[p] == VALID); DO(r, 4) }	/* (s) */
 	:: d_step { CAN(r, 5) && HAS(r, 2) -> ctr[r] = tmp; DO(r, 5) }
 	:: d_step { CAN(r, 6) && HAS(r, 5) -> ctr[r] = tmp - COUNT; DO(r, 6) }
 	:: cpl[r] == NEST_ALL -> break
@@ -117,7 +114,7 @@ proctype reader(byte r)
 	:: d_step { CAN(r, 0) -> tmp = gp_ctr; DO(r, 0) }
 	:: d_step { CAN(r, 1) && HAS(r, 0) -> ctr[r] = tmp; DO(r, 1) }
 	:: d_step { CAN(r, 2) -> p = ptr; DO(r, 2) }
-	:: d_step { CAN(r, 3) && HAS(r, 2) -> ASSERT_LIVE(data[p]); DO(r, 3) }
+	:: d_step { CAN(r, 3) && HAS(r, 2) -> assert(data[p] == VALID); DO(r, 3) }	/* (s) */
 	:: d_step { CAN(r, 4) && HAS(r, 1) -> ctr[r] = tmp - COUNT; DO(r, 4) }
 #ifdef LIVE
 	/* start the next section; sections do not overlap in the window */

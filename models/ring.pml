@@ -21,10 +21,17 @@
  *   BUG_NORECHECK       snapshot keeps a copy without re-loading offset
  *   BUG_WAIT            discard-mode reserve waits for space, not drops
  *
- * Properties: (a) ASSERT_FREE on every claim, (b) ASSERT_COMMITTED in
- * get_subbuf, (c) ASSERT_INTACT on a kept snapshot copy, (d) the final
- * count in the consumer, (e) spin's end-state check, (f) progress labels
- * on every completed reservation (run with -DNP, ./pan -l).
+ * Properties, each assert tagged with its letter in a comment on its line
+ * (models/verify.sh reads the tag of the line a trail fails on):
+ *   (a) a unit is free when a reservation claims it;
+ *   (b) get_subbuf hands out no reserved-but-uncommitted unit, and only
+ *       data of the sub-buffer's own generation;
+ *   (c) a snapshot keeps no copy that a writer touched while it was read;
+ *   (d) discard mode, after the final flush and drain:
+ *       lost + delivered == written;
+ *   (e) no invalid end state (spin's default check);
+ *   (f) progress label on every completed lt_ring_reserve, success or
+ *       drop: no non-progress cycle (-DNP, ./pan -l).
  */
 
 #define N	2		/* sub-buffers */
@@ -69,15 +76,13 @@ bit vdone;		/* VICTIM finished */
  */
 #define STEP(x)	atomic { (!in_handler || _pid != VICTIM) -> x }
 
-/* (a): no two reservations own the same unit at the same time */
-#define ASSERT_FREE(u)		assert(own[u] == 0)
-
 /* Claim units [from, to) for id: ghost part of a successful CAS. */
 inline claim(from, to, id)
 {
 	u = from;
 	do
-	:: u < to -> ASSERT_FREE(UNIT(u)); own[UNIT(u)] = id; u++
+	:: u < to -> assert(own[UNIT(u)] == 0);	/* (a) */
+		own[UNIT(u)] = id; u++
 	:: else -> break
 	od;
 	u = 0
@@ -256,9 +261,6 @@ proctype handler(byte id)
 
 #ifndef MODE_OVERWRITE
 
-/* (b): a sub-buffer handed to the reader has no uncommitted unit */
-#define ASSERT_COMMITTED(u)	assert(own[u] == 0)
-
 /* Read sub-buffer at consumed, count its records, hand it back. */
 inline read_subbuf()
 {
@@ -266,8 +268,8 @@ inline read_subbuf()
 	do
 	:: u < consumed + S ->
 		atomic {
-			ASSERT_COMMITTED(UNIT(u));
-			assert(cell[UNIT(u)] / 2 == GEN(u));
+			assert(own[UNIT(u)] == 0);		/* (b) */
+			assert(cell[UNIT(u)] / 2 == GEN(u));	/* (b) */
 			delivered = delivered + (cell[UNIT(u)] & 1)
 		}
 		u++
@@ -296,18 +298,15 @@ proctype consumer()
 	flush();
 	do
 	:: consumed < offset ->
-		assert(READY(consumed));
+		assert(READY(consumed));	/* (d) */
 		read_subbuf()
 	:: else -> break
 	od;
 	/* (d): every event is either delivered or counted as lost */
-	assert(lost + delivered == written)
+	assert(lost + delivered == written)	/* (d) */
 }
 
 #else
-
-/* (c): a kept copy holds only committed data of its own generation */
-#define ASSERT_INTACT	assert(!dirty && bad == 0)
 
 proctype snapshot()
 {
@@ -344,7 +343,8 @@ proctype snapshot()
 		:: else
 		fi;
 #endif
-		ASSERT_INTACT;
+		/* a kept copy: committed data of its own generation only */
+		assert(!dirty && bad == 0);	/* (c) */
 		u = 0; b = 0; dirty = 0; bad = 0;
 		k++
 	:: else -> break
