@@ -165,6 +165,7 @@ inline synchronize()
 #endif
 }
 
+/* NUPD updates: publish a new version, lt_rcu_synchronize, reclaim the old. */
 proctype updater()
 {
 	byte old;

@@ -2,8 +2,9 @@
  * ring.pml: model of one lowtrace per-CPU ring buffer (src/ring/ring.c).
  *
  * Proctypes and the C functions they mirror:
- *   writer    lt_ring_reserve + lt_ring_commit (one thread, or the signal
- *             handler nested on top of thread 1)
+ *   writer    lt_ring_reserve + lt_ring_commit, called by a thread
+ *   handler   lt_ring_reserve + lt_ring_commit, called by a signal handler
+ *             nested on top of writer 1
  *   consumer  discard mode: lt_ring_get_subbuf, lt_ring_put_subbuf, and a
  *             final lt_ring_flush once the writers are done
  *   snapshot  overwrite mode: lt_ring_snapshot, which calls lt_ring_flush
@@ -221,6 +222,7 @@ inline flush()
 	old = 0; begin = 0; ok = 0
 }
 
+/* A thread tracing nev events: lt_ring_reserve + lt_ring_commit each. */
 proctype writer(byte id; byte nev)
 {
 	byte old, begin, rlen, pad, u, sz;
@@ -239,8 +241,9 @@ proctype writer(byte id; byte nev)
 	STEP(nfin++; vdone = vdone | (_pid == VICTIM))
 }
 
-/* Signal handler on top of writer VICTIM: fires at most once, between
- * any two of its steps, and runs to completion before VICTIM resumes. */
+/* Signal handler on top of writer VICTIM, tracing one event with
+ * lt_ring_reserve + lt_ring_commit: fires at most once, between any two of
+ * VICTIM's steps, and runs to completion before VICTIM resumes. */
 proctype handler(byte id)
 {
 	byte old, begin, rlen, pad, u, sz;
@@ -285,6 +288,8 @@ inline read_subbuf()
 #define GET_OK	READY(consumed)
 #endif
 
+/* Discard-mode consumer: lt_ring_get_subbuf + lt_ring_put_subbuf while
+ * the writers run; lt_ring_flush and a drain once they are done. */
 proctype consumer()
 {
 	byte old, begin, u;
@@ -308,6 +313,8 @@ proctype consumer()
 
 #else
 
+/* Overwrite-mode consumer: one lt_ring_snapshot (with its lt_ring_flush),
+ * at any moment relative to the writers. */
 proctype snapshot()
 {
 	byte old, begin, u, e, cur, b, k, bad;
