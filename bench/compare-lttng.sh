@@ -10,7 +10,7 @@
 #
 #	sudo bash bench/compare-lttng.sh        (from the repository)
 #
-# Environment: RUNS (default 5), EVENTS per thread and run (default
+# Environment: RUNS (default 7), EVENTS per thread and run (default
 # 4000000), LOOPS for the disabled and rdtsc loops (default 200000000),
 # BUILD (default build).  Needs root: it installs lttng-tools and
 # liblttng-ust-dev if missing, and runs its own lttng-sessiond in a private
@@ -18,7 +18,7 @@
 # both traces in a temporary directory, all removed at the end.
 set -euo pipefail
 
-RUNS=${RUNS:-5}
+RUNS=${RUNS:-7}
 EVENTS=${EVENTS:-4000000}
 LOOPS=${LOOPS:-200000000}
 BUILD=${BUILD:-build}
@@ -116,15 +116,27 @@ median() {
 		      else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
+# maximum KEY
+maximum() {
+	sort -g "$WORK/vals/$1" | tail -1
+}
+
 # record TRACER THREADS NS EVENTS LOST
 record() {
 	local k=$1-$2
 	put "$k.ns" "$3"
 	put "$k.lost" "$5"
-	put "$k.lostpct" "$(awk -v l="$5" -v e="$4" 'BEGIN { printf "%.2f", 100 * l / e }')"
+	put "$k.lostpct" "$(awk -v l="$5" -v e="$4" \
+		'BEGIN { printf "%.1f", 100 * l / e }')"
 	# wall time over the events kept: what a recorded event cost
 	put "$k.kept" "$(awk -v n="$3" -v l="$5" -v e="$4" \
 		'BEGIN { printf "%.3f", (l < e ? n * e / (e - l) : 0) }')"
+}
+
+# lost TRACER-THREADS: "median (median%), max max%"
+lost() {
+	echo "$(median "$1.lost") ($(median "$1.lostpct")%)," \
+		"max $(maximum "$1.lostpct")%"
 }
 
 run_lowtrace() {
@@ -193,31 +205,30 @@ echo "lowtrace vs LTTng-UST $ust_version: event with two 32-bit integer fields;"
 echo "4 x 1 MiB sub-buffers per CPU, discard mode; $EVENTS events per thread"
 echo "and run; medians of $RUNS runs; $(uname -r), $(nproc) CPUs, $(date -u '+%F %H:%M UTC')"
 echo
-printf '%-30s %3s %10s %10s %7s   %-19s %-19s\n' "ns per event" thr lowtrace \
-	LTTng-UST ratio "lost lowtrace" "lost LTTng-UST"
+printf '%-26s %3s %9s %9s %6s   %-26s %s\n' "ns per event" thr lowtrace \
+	LTTng-UST ratio "lost, lowtrace" "lost, LTTng-UST"
 for t in 1 2; do
 	a=$(median "lowtrace-$t.ns")
 	b=$(median "lttng-$t.ns")
-	printf '%-30s %3d %10.2f %10.2f %7s   %-19s %-19s\n' \
+	printf '%-26s %3d %9.2f %9.2f %6s   %-26s %s\n' \
 		"enabled$([ "$t" = 2 ] && echo ', aggregate')" "$t" "$a" "$b" \
-		"$(ratio "$b" "$a")" \
-		"$(median "lowtrace-$t.lost") ($(median "lowtrace-$t.lostpct")%)" \
-		"$(median "lttng-$t.lost") ($(median "lttng-$t.lostpct")%)"
+		"$(ratio "$b" "$a")" "$(lost "lowtrace-$t")" "$(lost "lttng-$t")"
 done
 for t in 1 2; do
 	a=$(median "lowtrace-$t.kept")
 	b=$(median "lttng-$t.kept")
-	printf '%-30s %3d %10.2f %10.2f %7s\n' "enabled, per event kept" "$t" \
+	printf '%-26s %3d %9.2f %9.2f %6s\n' "enabled, per event kept" "$t" \
 		"$a" "$b" "$(ratio "$b" "$a")"
 done
-printf '%-30s %3d %10.3f %10.3f %7s\n' "disabled tracepoint" 1 \
+printf '%-26s %3d %9.3f %9.3f %6s\n' "disabled tracepoint" 1 \
 	"$(median lowtrace.disabled)" "$(median lttng.disabled)" \
 	"$(ratio "$(median lttng.disabled)" "$(median lowtrace.disabled)")"
-printf '%-30s %3d %10.3f %10.3f %7s\n' "empty loop, same shape" 1 \
+printf '%-26s %3d %9.3f %9.3f %6s\n' "empty loop, same shape" 1 \
 	"$(median lowtrace.empty)" "$(median lttng.empty)" \
 	"$(ratio "$(median lttng.empty)" "$(median lowtrace.empty)")"
-printf '%-30s %3d %10.2f\n' "rdtsc alone (floor)" 1 "$(median rdtsc)"
+printf '%-26s %3d %9.2f\n' "rdtsc alone (floor)" 1 "$(median rdtsc)"
 echo
 echo "ratio: LTTng-UST / lowtrace.  lost: median events lost per run (% of"
-echo "events).  per event kept: wall time over the events that reached the"
-echo "trace.  Disabled and empty loops: ns per iteration."
+echo "the run's events), and the worst run.  per event kept: wall time over"
+echo "the events that reached the trace.  Disabled, empty, rdtsc: ns per"
+echo "iteration of a loop of $LOOPS ($((LOOPS / 10)) for rdtsc) on CPU 0."
