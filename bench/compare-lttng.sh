@@ -49,7 +49,8 @@ if [ -z "${LT_BENCH_INSIDE:-}" ]; then
 
 	make -s -j2 "BUILD=$BUILD" "$BUILD/bench/tp_lowtrace" >&2
 	mkdir -p "$BUILD/bench"
-	# shellcheck disable=SC2086
+	# flags are lists of words
+	# shellcheck disable=SC2086,SC2046
 	${CC:-gcc} $BENCH_CFLAGS $BENCH_WARN $BENCH_ALIGN -Ibench -Ibench/lttng \
 		$(pkg-config --cflags lttng-ust) -o "$BUILD/bench/tp_lttng" \
 		bench/lttng/tp_lttng.c bench/lttng/tp_lttng_provider.c \
