@@ -86,6 +86,7 @@ cleanup() {
 	rm -rf "$WORK"
 }
 trap cleanup EXIT
+trap 'exit 130' INT TERM
 
 lttng-sessiond --no-kernel >"$WORK/sessiond.log" 2>&1 &
 SESSIOND_PID=$!
