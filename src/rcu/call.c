@@ -99,9 +99,9 @@ void lt_rcu_barrier(void)
 	if (cr_running && pthread_equal(cr_thread, pthread_self()))
 		abort(); /* from a callback: would wait for itself */
 	target = cr_queued;
-	if (cr_completed != target)
+	if (cr_completed < target)
 		start_worker();
-	while (cr_completed != target)
+	while (cr_completed < target)
 		pthread_cond_wait(&cr_done, &cr_lock);
 	pthread_mutex_unlock(&cr_lock);
 }

@@ -12,6 +12,7 @@
  */
 #define _GNU_SOURCE
 #include "lowtrace/rcu.h"
+#include "rcu/memb.h"
 #include "rcu/wait.h"
 
 #include <errno.h>
@@ -199,6 +200,18 @@ void lt_rcu_unregister_thread(void)
 	lt_rcu_init();
 	pthread_setspecific(exit_key, NULL);
 	unregister(&lt_rcu_reader);
+}
+
+unsigned lt_rcu_registered_readers(void)
+{
+	unsigned n = 0;
+
+	pthread_mutex_lock(&registry_lock);
+	for (struct lt_rcu_reader *r = atomic_load(&readers); r;
+	     r = atomic_load(&r->next))
+		n++;
+	pthread_mutex_unlock(&registry_lock);
+	return n;
 }
 
 /* A full barrier on every thread of the process, or on this one only. */
