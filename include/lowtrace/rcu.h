@@ -50,6 +50,25 @@ extern "C" {
 #define LT_RCU_READER_STORE memory_order_relaxed
 #endif
 
+/*
+ * Full memory barrier.  GCC rejects standalone fences under
+ * ThreadSanitizer, which does not model them; there a seq_cst
+ * read-modify-write of a thread-local word stands in (a locked
+ * instruction, so still a full barrier on the hardware).
+ */
+#ifdef LT_RCU_TSAN
+static __thread unsigned long lt_rcu_mb_word;
+static inline void lt_rcu_smp_mb(void)
+{
+	__atomic_fetch_add(&lt_rcu_mb_word, 0, __ATOMIC_SEQ_CST);
+}
+#else
+static inline void lt_rcu_smp_mb(void)
+{
+	atomic_thread_fence(memory_order_seq_cst);
+}
+#endif
+
 #define lt_rcu_likely(x) __builtin_expect(!!(x), 1)
 #define lt_rcu_unlikely(x) __builtin_expect(!!(x), 0)
 
@@ -90,7 +109,12 @@ struct lt_rcu_gp {
 	int use_fence;
 };
 
-/* One per reader thread, in initial-exec TLS (no __tls_get_addr). */
+/*
+ * One per reader thread, in initial-exec TLS (no __tls_get_addr).  Code
+ * names the variable rather than a pointer to it: GCC's UBSan null check
+ * on a computed TLS address trips over the linker's IE-to-LE relaxation
+ * (an add becomes a lea that does not set the flags the check reads).
+ */
 struct lt_rcu_reader {
 	atomic_ulong ctr;
 	/* Next record on the global reader list (src/rcu/memb.c). */
@@ -114,7 +138,7 @@ void lt_rcu_register_slow(void);
 static inline void lt_rcu_reader_barrier(void)
 {
 	if (lt_rcu_unlikely(lt_rcu_gp.use_fence))
-		atomic_thread_fence(memory_order_seq_cst);
+		lt_rcu_smp_mb();
 	else
 		atomic_signal_fence(memory_order_seq_cst);
 }
@@ -125,16 +149,16 @@ static inline void lt_rcu_reader_barrier(void)
  */
 static inline void lt_rcu_read_lock(void)
 {
-	struct lt_rcu_reader *self = &lt_rcu_reader;
 	unsigned long tmp;
 
-	if (lt_rcu_unlikely(!self->registered))
+	if (lt_rcu_unlikely(!lt_rcu_reader.registered))
 		lt_rcu_register_slow();
-	tmp = atomic_load_explicit(&self->ctr, memory_order_relaxed);
+	tmp = atomic_load_explicit(&lt_rcu_reader.ctr, memory_order_relaxed);
 	if (lt_rcu_likely(!(tmp & LT_RCU_NEST_MASK))) {
 		unsigned long gp = atomic_load_explicit(&lt_rcu_gp.ctr,
 							memory_order_relaxed);
-		atomic_store_explicit(&self->ctr, gp, LT_RCU_READER_STORE);
+		atomic_store_explicit(&lt_rcu_reader.ctr, gp,
+				      LT_RCU_READER_STORE);
 		/*
 		 * pairs with the membarrier() (or fence) in
 		 * lt_rcu_synchronize after the updater's unpublish and before
@@ -144,7 +168,7 @@ static inline void lt_rcu_read_lock(void)
 		 */
 		lt_rcu_reader_barrier();
 	} else {
-		atomic_store_explicit(&self->ctr, tmp + LT_RCU_COUNT,
+		atomic_store_explicit(&lt_rcu_reader.ctr, tmp + LT_RCU_COUNT,
 				      memory_order_relaxed);
 	}
 }
@@ -152,9 +176,8 @@ static inline void lt_rcu_read_lock(void)
 /* Leave a read-side section.  Model: models/rcu.pml */
 static inline void lt_rcu_read_unlock(void)
 {
-	struct lt_rcu_reader *self = &lt_rcu_reader;
 	unsigned long tmp =
-		atomic_load_explicit(&self->ctr, memory_order_relaxed);
+		atomic_load_explicit(&lt_rcu_reader.ctr, memory_order_relaxed);
 
 	/*
 	 * pairs with the membarrier() (or fence) in lt_rcu_synchronize
@@ -163,7 +186,7 @@ static inline void lt_rcu_read_unlock(void)
 	 * reader no longer touches the old data.
 	 */
 	lt_rcu_reader_barrier();
-	atomic_store_explicit(&self->ctr, tmp - LT_RCU_COUNT,
+	atomic_store_explicit(&lt_rcu_reader.ctr, tmp - LT_RCU_COUNT,
 			      LT_RCU_READER_STORE);
 }
 
@@ -211,21 +234,21 @@ static inline void lt_rcu_qsbr_read_unlock(void)
 /* Announce that this thread holds no RCU-protected reference. */
 static inline void lt_rcu_qsbr_quiescent_state(void)
 {
-	struct lt_rcu_qsbr_reader *self = &lt_rcu_qsbr_reader;
 	unsigned long gp;
 
 	/*
 	 * pairs with the fence in lt_rcu_qsbr_synchronize after the
 	 * updater's unpublish: earlier reads are done before the store.
 	 */
-	atomic_thread_fence(memory_order_seq_cst);
+	lt_rcu_smp_mb();
 	gp = atomic_load_explicit(&lt_rcu_qsbr_gp_ctr, memory_order_relaxed);
-	atomic_store_explicit(&self->ctr, gp, memory_order_release);
+	atomic_store_explicit(&lt_rcu_qsbr_reader.ctr, gp,
+			      memory_order_release);
 	/*
 	 * pairs with the fence in lt_rcu_qsbr_synchronize before it reads
 	 * counters: later reads cannot move before the announcement.
 	 */
-	atomic_thread_fence(memory_order_seq_cst);
+	lt_rcu_smp_mb();
 }
 
 void lt_rcu_qsbr_register_thread(void);

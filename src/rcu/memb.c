@@ -67,13 +67,13 @@ static int membarrier_usable(void)
  */
 static void atfork_child(void)
 {
-	struct lt_rcu_reader *self = &lt_rcu_reader;
-
 	pthread_mutex_init(&gp_lock, NULL);
 	pthread_mutex_init(&registry_lock, NULL);
-	if (self->registered) {
-		atomic_store_explicit(&self->next, NULL, memory_order_relaxed);
-		atomic_store_explicit(&readers, self, memory_order_release);
+	if (lt_rcu_reader.registered) {
+		atomic_store_explicit(&lt_rcu_reader.next, NULL,
+				      memory_order_relaxed);
+		atomic_store_explicit(&readers, &lt_rcu_reader,
+				      memory_order_release);
 	} else {
 		atomic_store_explicit(&readers, NULL, memory_order_release);
 	}
@@ -120,7 +120,6 @@ unsigned long lt_rcu_gp_count(void)
  */
 void lt_rcu_register_slow(void)
 {
-	struct lt_rcu_reader *self = &lt_rcu_reader;
 	struct lt_rcu_reader *head;
 	sigset_t all, old;
 
@@ -128,10 +127,10 @@ void lt_rcu_register_slow(void)
 		lt_rcu_init();
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
-	if (!self->registered) {
+	if (!lt_rcu_reader.registered) {
 		head = atomic_load_explicit(&readers, memory_order_relaxed);
 		do {
-			atomic_store_explicit(&self->next, head,
+			atomic_store_explicit(&lt_rcu_reader.next, head,
 					      memory_order_relaxed);
 			/*
 			 * pairs with the acquire load of readers in
@@ -141,10 +140,10 @@ void lt_rcu_register_slow(void)
 			 * thread's first counter store.
 			 */
 		} while (!atomic_compare_exchange_weak_explicit(
-			&readers, &head, self, memory_order_seq_cst,
+			&readers, &head, &lt_rcu_reader, memory_order_seq_cst,
 			memory_order_relaxed));
-		pthread_setspecific(exit_key, self);
-		self->registered = 1;
+		pthread_setspecific(exit_key, &lt_rcu_reader);
+		lt_rcu_reader.registered = 1;
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
@@ -218,7 +217,7 @@ unsigned lt_rcu_registered_readers(void)
 static void smp_mb_master(void)
 {
 	if (lt_rcu_gp.use_fence)
-		atomic_thread_fence(memory_order_seq_cst);
+		lt_rcu_smp_mb();
 	else if (membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) < 0)
 		abort(); /* registered at init: cannot fail */
 }
@@ -255,7 +254,7 @@ static void flip_and_wait(void)
 	 * flipped phase is visible before this thread reads the reader
 	 * counters, so a reader that the scan misses loads the new phase.
 	 */
-	atomic_thread_fence(memory_order_seq_cst);
+	lt_rcu_smp_mb();
 	for (unsigned attempt = 0; any_reader_in_old_phase(gp); attempt++)
 		lt_rcu_wait_backoff(attempt);
 	/*
@@ -263,7 +262,7 @@ static void flip_and_wait(void)
 	 * counter loads that ended the wait are ordered before the next
 	 * flip and before the free that follows the grace period.
 	 */
-	atomic_thread_fence(memory_order_seq_cst);
+	lt_rcu_smp_mb();
 }
 
 /*

@@ -26,13 +26,11 @@ static pthread_mutex_t qsbr_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void qsbr_atfork_child(void)
 {
-	struct lt_rcu_qsbr_reader *self = &lt_rcu_qsbr_reader;
-
 	pthread_mutex_init(&qsbr_lock, NULL);
 	qsbr_readers = NULL;
-	if (self->registered) {
-		self->prev = self->next = NULL;
-		qsbr_readers = self;
+	if (lt_rcu_qsbr_reader.registered) {
+		lt_rcu_qsbr_reader.prev = lt_rcu_qsbr_reader.next = NULL;
+		qsbr_readers = &lt_rcu_qsbr_reader;
 	}
 }
 
@@ -47,7 +45,7 @@ void lt_rcu_qsbr_thread_offline(void)
 	 * pairs with the fence in lt_rcu_qsbr_synchronize before it reads
 	 * counters: this thread's reads are done before it reads 0 here.
 	 */
-	atomic_thread_fence(memory_order_seq_cst);
+	lt_rcu_smp_mb();
 	atomic_store_explicit(&lt_rcu_qsbr_reader.ctr, 0, memory_order_release);
 	atomic_signal_fence(memory_order_seq_cst);
 }
@@ -64,42 +62,38 @@ void lt_rcu_qsbr_thread_online(void)
 	 * counter update: reads after going online are ordered after the
 	 * announcement that the updater checks.
 	 */
-	atomic_thread_fence(memory_order_seq_cst);
+	lt_rcu_smp_mb();
 }
 
 void lt_rcu_qsbr_register_thread(void)
 {
-	struct lt_rcu_qsbr_reader *self = &lt_rcu_qsbr_reader;
-
-	if (self->registered)
+	if (lt_rcu_qsbr_reader.registered)
 		return;
 	pthread_mutex_lock(&qsbr_lock);
-	self->prev = NULL;
-	self->next = qsbr_readers;
+	lt_rcu_qsbr_reader.prev = NULL;
+	lt_rcu_qsbr_reader.next = qsbr_readers;
 	if (qsbr_readers)
-		qsbr_readers->prev = self;
-	qsbr_readers = self;
-	self->registered = 1;
+		qsbr_readers->prev = &lt_rcu_qsbr_reader;
+	qsbr_readers = &lt_rcu_qsbr_reader;
+	lt_rcu_qsbr_reader.registered = 1;
 	pthread_mutex_unlock(&qsbr_lock);
 	lt_rcu_qsbr_thread_online();
 }
 
 void lt_rcu_qsbr_unregister_thread(void)
 {
-	struct lt_rcu_qsbr_reader *self = &lt_rcu_qsbr_reader;
-
-	if (!self->registered)
+	if (!lt_rcu_qsbr_reader.registered)
 		return;
 	/* Offline first: a synchronize holding the lock may wait for us. */
 	lt_rcu_qsbr_thread_offline();
 	pthread_mutex_lock(&qsbr_lock);
-	if (self->prev)
-		self->prev->next = self->next;
+	if (lt_rcu_qsbr_reader.prev)
+		lt_rcu_qsbr_reader.prev->next = lt_rcu_qsbr_reader.next;
 	else
-		qsbr_readers = self->next;
-	if (self->next)
-		self->next->prev = self->prev;
-	self->registered = 0;
+		qsbr_readers = lt_rcu_qsbr_reader.next;
+	if (lt_rcu_qsbr_reader.next)
+		lt_rcu_qsbr_reader.next->prev = lt_rcu_qsbr_reader.prev;
+	lt_rcu_qsbr_reader.registered = 0;
 	pthread_mutex_unlock(&qsbr_lock);
 }
 
@@ -112,9 +106,9 @@ static int reader_behind(struct lt_rcu_qsbr_reader *r, unsigned long gp)
 
 void lt_rcu_qsbr_synchronize(void)
 {
-	struct lt_rcu_qsbr_reader *self = &lt_rcu_qsbr_reader;
-	int was_online = self->registered &&
-			 atomic_load_explicit(&self->ctr, memory_order_relaxed);
+	int was_online = lt_rcu_qsbr_reader.registered &&
+			 atomic_load_explicit(&lt_rcu_qsbr_reader.ctr,
+					      memory_order_relaxed);
 	unsigned long gp;
 
 	/* A caller that stays online would wait for itself. */
@@ -126,7 +120,7 @@ void lt_rcu_qsbr_synchronize(void)
 	 * lt_rcu_qsbr_quiescent_state and _thread_offline: the caller's
 	 * unpublish is ordered before the new counter value.
 	 */
-	atomic_thread_fence(memory_order_seq_cst);
+	lt_rcu_smp_mb();
 	gp = atomic_load_explicit(&lt_rcu_qsbr_gp_ctr, memory_order_relaxed) +
 	     LT_RCU_QSBR_STEP;
 	atomic_store_explicit(&lt_rcu_qsbr_gp_ctr, gp, memory_order_relaxed);
@@ -135,7 +129,7 @@ void lt_rcu_qsbr_synchronize(void)
 	 * lt_rcu_qsbr_quiescent_state and _thread_online: a reader that
 	 * announces the new value cannot still hold an old reference.
 	 */
-	atomic_thread_fence(memory_order_seq_cst);
+	lt_rcu_smp_mb();
 	for (struct lt_rcu_qsbr_reader *r = qsbr_readers; r; r = r->next)
 		for (unsigned attempt = 0; reader_behind(r, gp); attempt++)
 			lt_rcu_wait_backoff(attempt);
@@ -143,7 +137,7 @@ void lt_rcu_qsbr_synchronize(void)
 	 * pairs with the release stores of the reader counters: the
 	 * readers' old reads are done before the caller frees.
 	 */
-	atomic_thread_fence(memory_order_seq_cst);
+	lt_rcu_smp_mb();
 	pthread_mutex_unlock(&qsbr_lock);
 	if (was_online)
 		lt_rcu_qsbr_thread_online();
