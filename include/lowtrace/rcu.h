@@ -218,8 +218,13 @@ struct lt_rcu_qsbr_reader {
 };
 
 extern atomic_ulong lt_rcu_qsbr_gp_ctr;
+/* Nonzero while an updater sleeps on it (futex) waiting for readers. */
+extern atomic_int lt_rcu_qsbr_waiting;
 extern __thread struct lt_rcu_qsbr_reader lt_rcu_qsbr_reader
 	__attribute__((tls_model("initial-exec")));
+
+/* Wakes the updater sleeping in lt_rcu_qsbr_synchronize. */
+void lt_rcu_qsbr_wake_updater(void);
 
 static inline void lt_rcu_qsbr_read_lock(void)
 {
@@ -237,18 +242,24 @@ static inline void lt_rcu_qsbr_quiescent_state(void)
 	unsigned long gp;
 
 	/*
-	 * pairs with the fence in lt_rcu_qsbr_synchronize after the
-	 * updater's unpublish: earlier reads are done before the store.
+	 * pairs with the fence in lt_rcu_qsbr_synchronize after it has
+	 * read the counters: this thread's earlier reads are done before
+	 * the updater sees the announcement and frees.
 	 */
 	lt_rcu_smp_mb();
 	gp = atomic_load_explicit(&lt_rcu_qsbr_gp_ctr, memory_order_relaxed);
 	atomic_store_explicit(&lt_rcu_qsbr_reader.ctr, gp,
 			      memory_order_release);
 	/*
-	 * pairs with the fence in lt_rcu_qsbr_synchronize before it reads
-	 * counters: later reads cannot move before the announcement.
+	 * pairs with the fence in lt_rcu_qsbr_synchronize before the
+	 * counter update: having copied the new value, later reads see
+	 * the updater's unpublish; and with the fence after it sets
+	 * lt_rcu_qsbr_waiting: it sees this store or we see the flag.
 	 */
 	lt_rcu_smp_mb();
+	if (lt_rcu_unlikely(atomic_load_explicit(&lt_rcu_qsbr_waiting,
+						 memory_order_relaxed)))
+		lt_rcu_qsbr_wake_updater();
 }
 
 void lt_rcu_qsbr_register_thread(void);

@@ -10,7 +10,7 @@
 #include <time.h>
 
 #define LT_RCU_SPIN_ATTEMPTS 100
-#define LT_RCU_YIELD_ATTEMPTS 200
+#define LT_RCU_YIELD_ATTEMPTS 120
 
 static inline void lt_rcu_cpu_relax(void)
 {
@@ -25,8 +25,7 @@ static inline void lt_rcu_cpu_relax(void)
 static inline void lt_rcu_wait_backoff(unsigned attempt)
 {
 	if (attempt < LT_RCU_SPIN_ATTEMPTS) {
-		for (int i = 0; i < 32; i++)
-			lt_rcu_cpu_relax();
+		lt_rcu_cpu_relax();
 	} else if (attempt < LT_RCU_YIELD_ATTEMPTS) {
 		sched_yield();
 	} else {
