@@ -226,6 +226,11 @@ extern __thread struct lt_rcu_qsbr_reader lt_rcu_qsbr_reader
 /* Wakes the updater sleeping in lt_rcu_qsbr_synchronize. */
 void lt_rcu_qsbr_wake_updater(void);
 
+/*
+ * Compiler barriers only, pairing with nothing at run time: they keep the
+ * section's accesses from moving across a neighbouring quiescent state
+ * that the compiler might otherwise reorder them with.
+ */
 static inline void lt_rcu_qsbr_read_lock(void)
 {
 	atomic_signal_fence(memory_order_seq_cst);
@@ -433,7 +438,11 @@ int lt_rcu_ht_replace(lt_rcu_ht_t *ht, struct lt_rcu_ht_node *old,
 struct lt_rcu_ht_node *lt_rcu_ht_lookup(lt_rcu_ht_t *ht, unsigned long hash,
 					lt_rcu_ht_match_fn match,
 					const void *key);
-/* Rebuild with size buckets (power of two); 0 or -ENOMEM. */
+/*
+ * Rebuild with size buckets (rounded up to a power of two): 0, -ENOMEM, or
+ * -EBUSY when called inside a read-side section and a grace period would be
+ * needed first (an automatic resize is then skipped).
+ */
 int lt_rcu_ht_resize(lt_rcu_ht_t *ht, size_t size);
 size_t lt_rcu_ht_size(lt_rcu_ht_t *ht);
 size_t lt_rcu_ht_count(lt_rcu_ht_t *ht);

@@ -251,14 +251,16 @@ static void flip_and_wait(void)
 	atomic_store_explicit(&lt_rcu_gp.ctr, gp, memory_order_relaxed);
 	/*
 	 * pairs with the reader's load of gp.ctr in lt_rcu_read_lock: the
-	 * flipped phase is visible before this thread reads the reader
-	 * counters, so a reader that the scan misses loads the new phase.
+	 * flip is visible before this thread reads the reader counters, so
+	 * sections that start from now on carry the new phase and the wait
+	 * is only for sections already running (progress, not safety).
 	 */
 	lt_rcu_smp_mb();
 	for (unsigned attempt = 0; any_reader_in_old_phase(gp); attempt++)
 		lt_rcu_wait_backoff(attempt);
 	/*
-	 * pairs with the reader's counter store in lt_rcu_read_unlock: the
+	 * pairs with the reader barrier before the counter store in
+	 * lt_rcu_read_unlock (made full by the closing membarrier): the
 	 * counter loads that ended the wait are ordered before the next
 	 * flip and before the free that follows the grace period.
 	 */

@@ -7,6 +7,7 @@
 #define LT_RCU_WAIT_H
 
 #include <sched.h>
+#include <stdatomic.h>
 #include <time.h>
 
 #define LT_RCU_SPIN_ATTEMPTS 100
@@ -17,6 +18,7 @@ static inline void lt_rcu_cpu_relax(void)
 #if defined(__x86_64__) || defined(__i386__)
 	__builtin_ia32_pause();
 #else
+	/* compiler barrier, pairs with nothing: the caller reloads */
 	atomic_signal_fence(memory_order_seq_cst);
 #endif
 }
