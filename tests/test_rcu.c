@@ -8,9 +8,11 @@
 #include "rcu/memb.h"
 #include "lt_test.h"
 
+#include <linux/membarrier.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <sys/syscall.h>
 #include <time.h>
 
 static void sleep_ms(long ms)
@@ -110,8 +112,12 @@ LT_TEST(test_synchronize_returns_without_readers)
 
 LT_TEST(test_membarrier_used_when_available)
 {
+	long cmds = syscall(__NR_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+
 	if (membarrier_disabled())
 		LT_SKIP("LOWTRACE_RCU_NO_MEMBARRIER set");
+	if (cmds < 0 || !(cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED))
+		LT_SKIP("kernel without private expedited membarrier");
 	LT_ASSERT_EQ(lt_rcu_uses_membarrier(), 1);
 	LT_ASSERT_EQ(lt_rcu_gp.use_fence, 0);
 }
@@ -369,6 +375,46 @@ LT_TEST(test_call_rcu_from_callback)
 	while (atomic_load(&chained) < 10)
 		lt_rcu_barrier();
 	LT_ASSERT_EQ(atomic_load(&chained), 10);
+}
+
+static int under_tsan(void)
+{
+	const char *san = getenv("SANITIZE");
+
+	return san && strstr(san, "thread");
+}
+
+LT_TEST(test_after_fork_child_ignores_parent_readers)
+{
+	static atomic_int ran;
+	pthread_t r;
+	pid_t pid;
+	int st = 0;
+
+	atomic_store(&reader_state, 0);
+	pthread_create(&r, NULL, hold_section, NULL);
+	while (atomic_load(&reader_state) != 1)
+		sleep_ms(1);
+	pid = fork();
+	if (pid == 0) {
+		/* The reader thread is gone here but its section is not over. */
+		lt_rcu_after_fork_child();
+		lt_rcu_synchronize();
+		/* TSan kills a multi-threaded fork's child that starts threads. */
+		if (!under_tsan()) {
+			queue_cb(&ran);
+			lt_rcu_barrier();
+			if (atomic_load(&ran) != 1)
+				_exit(1);
+		}
+		_exit(0);
+	}
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	atomic_store(&reader_state, 2);
+	pthread_join(r, NULL);
+	LT_ASSERT(WIFEXITED(st));
+	LT_ASSERT_EQ(WEXITSTATUS(st), 0);
 }
 
 static atomic_int deferred;

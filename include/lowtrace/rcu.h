@@ -199,6 +199,13 @@ static inline int lt_rcu_read_ongoing(void)
 
 /* Idempotent; also run by a constructor.  Reads LOWTRACE_RCU_NO_MEMBARRIER. */
 void lt_rcu_init(void);
+/*
+ * In a forked child, before it starts threads: forget the other threads'
+ * reader records (both flavours), reset the locks and the call_rcu worker.
+ * Also run automatically by pthread_atfork handlers; calling it again is
+ * harmless.
+ */
+void lt_rcu_after_fork_child(void);
 /* Nonzero when the membarrier() path is in use, 0 in the fence fallback. */
 int lt_rcu_uses_membarrier(void);
 void lt_rcu_register_thread(void);

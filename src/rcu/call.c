@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include "lowtrace/rcu.h"
+#include "rcu/fork.h"
 
 #include <pthread.h>
 #include <signal.h>
@@ -106,18 +107,28 @@ void lt_rcu_barrier(void)
 	pthread_mutex_unlock(&cr_lock);
 }
 
-static void cr_atfork_child(void)
+/*
+ * The parent's worker does not exist in the child: a batch it had taken is
+ * lost there (counted as done so that lt_rcu_barrier does not wait for
+ * it); callbacks still queued run on a new worker, started on demand.
+ */
+void lt_rcu_call_reset_child(void)
 {
+	unsigned long waiting = 0;
+
 	pthread_mutex_init(&cr_lock, NULL);
 	pthread_cond_init(&cr_wake, NULL);
 	pthread_cond_init(&cr_done, NULL);
+	for (struct lt_rcu_head *h = cr_head; h; h = h->next)
+		waiting++;
+	cr_completed = cr_queued - waiting;
 	cr_running = 0;
 	cr_stopping = 0;
 }
 
 __attribute__((constructor)) static void cr_ctor(void)
 {
-	pthread_atfork(NULL, NULL, cr_atfork_child);
+	pthread_atfork(NULL, NULL, lt_rcu_call_reset_child);
 }
 
 __attribute__((destructor)) static void cr_dtor(void)

@@ -13,6 +13,7 @@
  */
 #define _GNU_SOURCE
 #include "lowtrace/rcu.h"
+#include "rcu/fork.h"
 #include "rcu/wait.h"
 
 #include <limits.h>
@@ -34,7 +35,7 @@ __thread struct lt_rcu_qsbr_reader lt_rcu_qsbr_reader
 static struct lt_rcu_qsbr_reader *qsbr_readers;
 static pthread_mutex_t qsbr_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static void qsbr_atfork_child(void)
+void lt_rcu_qsbr_reset_child(void)
 {
 	pthread_mutex_init(&qsbr_lock, NULL);
 	qsbr_readers = NULL;
@@ -47,7 +48,7 @@ static void qsbr_atfork_child(void)
 
 __attribute__((constructor)) static void lt_rcu_qsbr_ctor(void)
 {
-	pthread_atfork(NULL, NULL, qsbr_atfork_child);
+	pthread_atfork(NULL, NULL, lt_rcu_qsbr_reset_child);
 }
 
 void lt_rcu_qsbr_wake_updater(void)
