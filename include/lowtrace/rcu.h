@@ -1,0 +1,468 @@
+/*
+ * rcu.h - userspace read-copy-update: the public API.
+ *
+ * Two flavours share one idea: readers run without locks or stores to
+ * shared memory, updaters publish a new version of an object, wait for a
+ * grace period (every reader that could still see the old version has
+ * left its read-side section) and then free the old version.
+ *
+ * - The membarrier flavour (lt_rcu_*) is the default and the one the
+ *   tracer uses.  Its read side is a few inline instructions, safe in
+ *   signal handlers, registers the thread on first use without locks or
+ *   allocation, and nests.  The updater pays for the ordering with
+ *   membarrier(2); without membarrier readers fall back to a full fence.
+ * - The QSBR flavour (lt_rcu_qsbr_*) has a read side that costs nothing;
+ *   in exchange each registered thread must announce quiescent states
+ *   (lt_rcu_qsbr_quiescent_state) or go offline.
+ *
+ * Also here: the pointer publication macros, call_rcu/defer_rcu (see
+ * src/rcu/call.c, src/rcu/defer.c), the RCU list and the resizable hash
+ * table (src/rcu/hash.c).  docs/rcu.md describes the design.
+ */
+#ifndef LOWTRACE_RCU_H
+#define LOWTRACE_RCU_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__SANITIZE_THREAD__)
+#define LT_RCU_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define LT_RCU_TSAN 1
+#endif
+#endif
+
+/*
+ * ThreadSanitizer does not see the ordering that membarrier(2) or a
+ * standalone fence provides, so under it the reader's stores to its
+ * counter are release stores (and the updater's loads acquire loads):
+ * the tool then sees the happens-before edge that the barrier pairing
+ * gives in the real build.  On x86 both orders produce the same code.
+ */
+#ifdef LT_RCU_TSAN
+#define LT_RCU_READER_STORE memory_order_release
+#else
+#define LT_RCU_READER_STORE memory_order_relaxed
+#endif
+
+/*
+ * Full memory barrier.  GCC rejects standalone fences under
+ * ThreadSanitizer, which does not model them; there a seq_cst
+ * read-modify-write of a thread-local word stands in (a locked
+ * instruction, so still a full barrier on the hardware).
+ */
+#ifdef LT_RCU_TSAN
+static __thread unsigned long lt_rcu_mb_word;
+static inline void lt_rcu_smp_mb(void)
+{
+	__atomic_fetch_add(&lt_rcu_mb_word, 0, __ATOMIC_SEQ_CST);
+}
+#else
+static inline void lt_rcu_smp_mb(void)
+{
+	atomic_thread_fence(memory_order_seq_cst);
+}
+#endif
+
+#define lt_rcu_likely(x) __builtin_expect(!!(x), 1)
+#define lt_rcu_unlikely(x) __builtin_expect(!!(x), 0)
+
+/* ---- pointer publication ---- */
+
+/* Load an RCU-protected pointer inside a read-side section. */
+#define lt_rcu_dereference(p) __atomic_load_n(&(p), __ATOMIC_CONSUME)
+
+/*
+ * Publish v in p: every store that initialised *v is visible to a reader
+ * that loads p with lt_rcu_dereference.  Release store; pairs with the
+ * consume load in lt_rcu_dereference.
+ */
+#define lt_rcu_assign_pointer(p, v)                                  \
+	do {                                                         \
+		__typeof__(p) lt_rcu_v_ = (v);                       \
+		__atomic_store_n(&(p), lt_rcu_v_, __ATOMIC_RELEASE); \
+	} while (0)
+
+/* Publish v in p and return the old value (full barrier). */
+#define lt_rcu_xchg_pointer(p, v)                                       \
+	__extension__({                                                 \
+		__typeof__(p) lt_rcu_v_ = (v);                          \
+		__atomic_exchange_n(&(p), lt_rcu_v_, __ATOMIC_SEQ_CST); \
+	})
+
+/* ---- membarrier flavour ---- */
+
+/* gp.ctr and reader ctr: low half nesting count, one phase bit above it. */
+#define LT_RCU_COUNT 1UL
+#define LT_RCU_PHASE (1UL << (sizeof(long) * 4))
+#define LT_RCU_NEST_MASK (LT_RCU_PHASE - 1)
+
+struct lt_rcu_gp {
+	/* Phase and LT_RCU_COUNT: what a reader's outermost lock stores. */
+	atomic_ulong ctr;
+	/* Nonzero without membarrier: readers execute full fences. */
+	int use_fence;
+};
+
+/*
+ * One per reader thread, in initial-exec TLS (no __tls_get_addr).  Code
+ * names the variable rather than a pointer to it: GCC's UBSan null check
+ * on a computed TLS address trips over the linker's IE-to-LE relaxation
+ * (an add becomes a lea that does not set the flags the check reads).
+ */
+struct lt_rcu_reader {
+	atomic_ulong ctr;
+	/* Next record on the global reader list (src/rcu/memb.c). */
+	struct lt_rcu_reader *_Atomic next;
+	/* Nonzero once the record is on the reader list. */
+	int registered;
+};
+
+extern struct lt_rcu_gp lt_rcu_gp;
+extern __thread struct lt_rcu_reader lt_rcu_reader
+	__attribute__((tls_model("initial-exec")));
+
+/* Puts this thread's record on the reader list; lock-free, signal-safe. */
+void lt_rcu_register_slow(void);
+
+/*
+ * Reader-side barrier.  Normally a compiler barrier only: the updater's
+ * membarrier() makes it a full barrier exactly when needed.  Without
+ * membarrier it is a real fence, paired with the updater's fences.
+ */
+static inline void lt_rcu_reader_barrier(void)
+{
+	if (lt_rcu_unlikely(lt_rcu_gp.use_fence))
+		lt_rcu_smp_mb();
+	else
+		atomic_signal_fence(memory_order_seq_cst);
+}
+
+/*
+ * Enter a read-side section.  Nests, including from a signal handler that
+ * interrupts a section.  Model: models/rcu.pml
+ */
+static inline void lt_rcu_read_lock(void)
+{
+	unsigned long tmp;
+
+	if (lt_rcu_unlikely(!lt_rcu_reader.registered))
+		lt_rcu_register_slow();
+	tmp = atomic_load_explicit(&lt_rcu_reader.ctr, memory_order_relaxed);
+	if (lt_rcu_likely(!(tmp & LT_RCU_NEST_MASK))) {
+		unsigned long gp = atomic_load_explicit(&lt_rcu_gp.ctr,
+							memory_order_relaxed);
+		atomic_store_explicit(&lt_rcu_reader.ctr, gp,
+				      LT_RCU_READER_STORE);
+		/*
+		 * pairs with the membarrier() (or fence) in
+		 * lt_rcu_synchronize after the updater's unpublish and before
+		 * it reads reader counters: the ctr store above is ordered
+		 * before every load of the section, so the updater either
+		 * sees this reader active or the reader sees the new data.
+		 */
+		lt_rcu_reader_barrier();
+	} else {
+		atomic_store_explicit(&lt_rcu_reader.ctr, tmp + LT_RCU_COUNT,
+				      memory_order_relaxed);
+	}
+}
+
+/* Leave a read-side section.  Model: models/rcu.pml */
+static inline void lt_rcu_read_unlock(void)
+{
+	unsigned long tmp =
+		atomic_load_explicit(&lt_rcu_reader.ctr, memory_order_relaxed);
+
+	/*
+	 * pairs with the membarrier() (or fence) in lt_rcu_synchronize
+	 * before it frees: every load of the section is ordered before the
+	 * ctr store below, so once the updater sees the section over, the
+	 * reader no longer touches the old data.
+	 */
+	lt_rcu_reader_barrier();
+	atomic_store_explicit(&lt_rcu_reader.ctr, tmp - LT_RCU_COUNT,
+			      LT_RCU_READER_STORE);
+}
+
+/* Nonzero if the calling thread is inside a read-side section. */
+static inline int lt_rcu_read_ongoing(void)
+{
+	return (atomic_load_explicit(&lt_rcu_reader.ctr, memory_order_relaxed) &
+		LT_RCU_NEST_MASK) != 0;
+}
+
+/* Idempotent; also run by a constructor.  Reads LOWTRACE_RCU_NO_MEMBARRIER. */
+void lt_rcu_init(void);
+/*
+ * In a forked child, before it starts threads: forget the other threads'
+ * reader records (both flavours), reset the locks and the call_rcu worker.
+ * Also run automatically by pthread_atfork handlers; calling it again is
+ * harmless.
+ */
+void lt_rcu_after_fork_child(void);
+/* Nonzero when the membarrier() path is in use, 0 in the fence fallback. */
+int lt_rcu_uses_membarrier(void);
+void lt_rcu_register_thread(void);
+void lt_rcu_unregister_thread(void);
+/* Wait for every pre-existing read-side section to end. */
+void lt_rcu_synchronize(void);
+/* Number of grace periods completed by lt_rcu_synchronize so far. */
+unsigned long lt_rcu_gp_count(void);
+
+/* ---- QSBR flavour ---- */
+
+struct lt_rcu_qsbr_reader {
+	/* 0 offline, else the gp counter at the last quiescent state. */
+	atomic_ulong ctr;
+	struct lt_rcu_qsbr_reader *prev, *next;
+	int registered;
+};
+
+extern atomic_ulong lt_rcu_qsbr_gp_ctr;
+/* Nonzero while an updater sleeps on it (futex) waiting for readers. */
+extern atomic_int lt_rcu_qsbr_waiting;
+extern __thread struct lt_rcu_qsbr_reader lt_rcu_qsbr_reader
+	__attribute__((tls_model("initial-exec")));
+
+/* Wakes the updater sleeping in lt_rcu_qsbr_synchronize. */
+void lt_rcu_qsbr_wake_updater(void);
+
+/*
+ * Compiler barriers only, pairing with nothing at run time: they keep the
+ * section's accesses from moving across a neighbouring quiescent state
+ * that the compiler might otherwise reorder them with.
+ */
+static inline void lt_rcu_qsbr_read_lock(void)
+{
+	atomic_signal_fence(memory_order_seq_cst);
+}
+
+static inline void lt_rcu_qsbr_read_unlock(void)
+{
+	atomic_signal_fence(memory_order_seq_cst);
+}
+
+/* Announce that this thread holds no RCU-protected reference. */
+static inline void lt_rcu_qsbr_quiescent_state(void)
+{
+	unsigned long gp;
+
+	/*
+	 * pairs with the fence in lt_rcu_qsbr_synchronize after it has
+	 * read the counters: this thread's earlier reads are done before
+	 * the updater sees the announcement and frees.
+	 */
+	lt_rcu_smp_mb();
+	gp = atomic_load_explicit(&lt_rcu_qsbr_gp_ctr, memory_order_relaxed);
+	atomic_store_explicit(&lt_rcu_qsbr_reader.ctr, gp,
+			      memory_order_release);
+	/*
+	 * pairs with the fence in lt_rcu_qsbr_synchronize before the
+	 * counter update: having copied the new value, later reads see
+	 * the updater's unpublish; and with the fence after it sets
+	 * lt_rcu_qsbr_waiting: it sees this store or we see the flag.
+	 */
+	lt_rcu_smp_mb();
+	if (lt_rcu_unlikely(atomic_load_explicit(&lt_rcu_qsbr_waiting,
+						 memory_order_relaxed)))
+		lt_rcu_qsbr_wake_updater();
+}
+
+void lt_rcu_qsbr_register_thread(void);
+void lt_rcu_qsbr_unregister_thread(void);
+/* An offline thread holds no references and never delays updaters. */
+void lt_rcu_qsbr_thread_offline(void);
+void lt_rcu_qsbr_thread_online(void);
+void lt_rcu_qsbr_synchronize(void);
+
+/* ---- call_rcu and defer_rcu (membarrier flavour) ---- */
+
+struct lt_rcu_head {
+	struct lt_rcu_head *next;
+	void (*func)(struct lt_rcu_head *head);
+};
+
+/* Run fn(head) on the call_rcu thread after a grace period. */
+void lt_call_rcu(struct lt_rcu_head *head, void (*fn)(struct lt_rcu_head *));
+/* Wait until every callback queued before the call has run. */
+void lt_rcu_barrier(void);
+/*
+ * Queue fn(p) in a per-thread batch run after a grace period; when the
+ * batch is full, synchronizes and runs it in the caller.  Never call
+ * inside a read-side section.
+ */
+void lt_defer_rcu(void (*fn)(void *), void *p);
+/* Synchronize and run the calling thread's deferred batch. */
+void lt_defer_barrier(void);
+
+/* ---- RCU list ---- */
+
+struct lt_list_head {
+	struct lt_list_head *next, *prev;
+};
+
+#define LT_LIST_HEAD_INIT(name)  \
+	{                        \
+		&(name), &(name) \
+	}
+#define lt_list_entry(ptr, type, member) \
+	((type *)((char *)(ptr)-offsetof(type, member)))
+
+static inline void lt_list_init(struct lt_list_head *h)
+{
+	h->next = h;
+	h->prev = h;
+}
+
+static inline int lt_list_empty(const struct lt_list_head *h)
+{
+	return __atomic_load_n(&h->next, __ATOMIC_RELAXED) == h;
+}
+
+/* Plain (non-RCU) variants, for lists no reader walks concurrently. */
+static inline void lt_list_add(struct lt_list_head *n, struct lt_list_head *h)
+{
+	n->next = h->next;
+	n->prev = h;
+	h->next->prev = n;
+	h->next = n;
+}
+
+static inline void lt_list_add_tail(struct lt_list_head *n,
+				    struct lt_list_head *h)
+{
+	n->next = h;
+	n->prev = h->prev;
+	h->prev->next = n;
+	h->prev = n;
+}
+
+static inline void lt_list_del(struct lt_list_head *e)
+{
+	e->next->prev = e->prev;
+	e->prev->next = e->next;
+}
+
+#define lt_list_for_each(pos, head) \
+	for (pos = (head)->next; pos != (head); pos = pos->next)
+#define lt_list_for_each_safe(pos, n, head)                    \
+	for (pos = (head)->next, n = pos->next; pos != (head); \
+	     pos = n, n = pos->next)
+
+/*
+ * RCU variants: updaters serialise among themselves (a lock), readers
+ * walk with lt_list_for_each_rcu inside a read-side section.  Only the
+ * next pointers are read concurrently; prev belongs to updaters.
+ */
+static inline void lt_list_add_rcu(struct lt_list_head *n,
+				   struct lt_list_head *h)
+{
+	struct lt_list_head *next = h->next;
+
+	n->next = next;
+	n->prev = h;
+	next->prev = n;
+	lt_rcu_assign_pointer(h->next, n);
+}
+
+static inline void lt_list_add_tail_rcu(struct lt_list_head *n,
+					struct lt_list_head *h)
+{
+	struct lt_list_head *prev = h->prev;
+
+	n->next = h;
+	n->prev = prev;
+	lt_rcu_assign_pointer(prev->next, n);
+	h->prev = n;
+}
+
+/* Unlink e; e->next stays valid for readers still on e. */
+static inline void lt_list_del_rcu(struct lt_list_head *e)
+{
+	e->next->prev = e->prev;
+	__atomic_store_n(&e->prev->next, e->next, __ATOMIC_RELAXED);
+}
+
+/* Put n in old's place; readers see one or the other, never neither. */
+static inline void lt_list_replace_rcu(struct lt_list_head *old,
+				       struct lt_list_head *n)
+{
+	n->next = old->next;
+	n->prev = old->prev;
+	lt_rcu_assign_pointer(n->prev->next, n);
+	n->next->prev = n;
+}
+
+#define lt_list_for_each_rcu(pos, head)                             \
+	for (pos = lt_rcu_dereference((head)->next); pos != (head); \
+	     pos = lt_rcu_dereference(pos->next))
+
+/* ---- resizable hash table ---- */
+
+/*
+ * Embedded in the user's object.  Two link slots: a resize builds the new
+ * bucket array on the slot the current one does not use, so readers still
+ * on the old array keep valid chains.
+ */
+struct lt_rcu_ht_node {
+	struct lt_rcu_ht_node *next[2];
+	unsigned long hash;
+};
+
+typedef struct lt_rcu_ht lt_rcu_ht_t;
+
+/* Nonzero if node holds key. */
+typedef int (*lt_rcu_ht_match_fn)(const struct lt_rcu_ht_node *node,
+				  const void *key);
+
+/* Grow automatically when the table holds more than 2 nodes per bucket. */
+#define LT_RCU_HT_AUTO_RESIZE 1U
+
+struct lt_rcu_ht_iter {
+	const void *buckets;
+	size_t index;
+	struct lt_rcu_ht_node *node;
+};
+
+/* size: initial bucket count, rounded up to a power of two. */
+lt_rcu_ht_t *lt_rcu_ht_create(size_t size, unsigned flags);
+/* The table must no longer be reachable by readers; nodes are the caller's. */
+void lt_rcu_ht_destroy(lt_rcu_ht_t *ht);
+void lt_rcu_ht_add(lt_rcu_ht_t *ht, struct lt_rcu_ht_node *node,
+		   unsigned long hash);
+/* 0, or -ENOENT if node is not in the table.  Free node after a GP. */
+int lt_rcu_ht_del(lt_rcu_ht_t *ht, struct lt_rcu_ht_node *node);
+/* Put n in old's place (same hash); 0 or -ENOENT.  Free old after a GP. */
+int lt_rcu_ht_replace(lt_rcu_ht_t *ht, struct lt_rcu_ht_node *old,
+		      struct lt_rcu_ht_node *n);
+/* Inside a read-side section; NULL if absent. */
+struct lt_rcu_ht_node *lt_rcu_ht_lookup(lt_rcu_ht_t *ht, unsigned long hash,
+					lt_rcu_ht_match_fn match,
+					const void *key);
+/*
+ * Rebuild with size buckets (rounded up to a power of two): 0, -ENOMEM, or
+ * -EBUSY when called inside a read-side section and a grace period would be
+ * needed first (an automatic resize is then skipped).
+ */
+int lt_rcu_ht_resize(lt_rcu_ht_t *ht, size_t size);
+size_t lt_rcu_ht_size(lt_rcu_ht_t *ht);
+size_t lt_rcu_ht_count(lt_rcu_ht_t *ht);
+/*
+ * Iteration inside a read-side section, over one snapshot of the bucket
+ * array: each node present for the whole walk is seen exactly once.
+ */
+struct lt_rcu_ht_node *lt_rcu_ht_first(lt_rcu_ht_t *ht,
+				       struct lt_rcu_ht_iter *it);
+struct lt_rcu_ht_node *lt_rcu_ht_next(struct lt_rcu_ht_iter *it);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
