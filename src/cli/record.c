@@ -268,7 +268,8 @@ static int record_run(int argc, char **argv)
 	o.channels[0].n_subbufs = 8;
 	o.switch_ms = 1000;
 	o.trigger_holdoff_ms = 1000;
-	for (i = 1; i < argc; i++) {
+	/* options come in pairs: OPTION VALUE */
+	for (i = 1; i < argc; i += 2) {
 		const char *a = argv[i];
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (strcmp(a, "--") == 0) {
@@ -341,7 +342,6 @@ static int record_run(int argc, char **argv)
 			fputs(usage, stderr);
 			return 2;
 		}
-		i++;
 	}
 	if (i >= argc) {
 		lt_cli_error("record", "no command to run (put it after --)");
