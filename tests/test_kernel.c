@@ -538,6 +538,26 @@ static size_t find(const struct line *v, size_t n, size_t from,
 	return n;
 }
 
+/* For a failure: the thread's events as babeltrace2 prints them. */
+static void dump_thread(const char *dir, pid_t tid,
+			const struct lt_kernel_stats *st)
+{
+	char cmd[600];
+	snprintf(cmd, sizeof(cmd),
+		 "babeltrace2 '%s' 2>&1 | grep -E '(tid|pid) = %d[ ,]' | "
+		 "head -60",
+		 dir, (int)tid);
+	char *out = lt_run(cmd, NULL);
+	fprintf(stderr,
+		"  samples %llu events %llu lost %llu/%llu clamped %llu\n%s",
+		(unsigned long long)st->samples,
+		(unsigned long long)st->events,
+		(unsigned long long)st->lost_perf,
+		(unsigned long long)st->lost_ring,
+		(unsigned long long)st->clamped, out);
+	free(out);
+}
+
 LT_TEST(test_record_nanosleeps_read_by_babeltrace2_in_order_and_on_time)
 {
 	const char *pats[] = { "sched:sched_switch", "sched:sched_wakeup",
@@ -577,6 +597,7 @@ LT_TEST(test_record_nanosleeps_read_by_babeltrace2_in_order_and_on_time)
 	struct lt_kernel_stats st;
 	lt_kernel_get_stats(k, &st);
 	LT_ASSERT(st.events > 0);
+	LT_ASSERT_EQ(st.samples, st.events);
 	LT_ASSERT_EQ(lt_kernel_lost(k), 0);
 
 	struct lt_ctf_stream stream = { 0, "kernel", NULL, 0 };
@@ -620,10 +641,12 @@ LT_TEST(test_record_nanosleeps_read_by_babeltrace2_in_order_and_on_time)
 		size_t in = find(v, n, out_, "sched:sched_switch", sl.tid, 2);
 		size_t x = find(v, n, in, "syscalls:sys_exit_nanosleep", sl.tid,
 				0);
-		if (x == n)
+		if (x == n) {
+			dump_thread(fl.dir, sl.tid, &st);
 			LT_FAIL("sleep %d of tid %d: enter %zu, out %zu, in "
-				"%zu, exit %zu of %zu lines",
-				i, (int)sl.tid, e, out_, in, x, n);
+				"%zu, exit %zu of %zu lines (trace in %s)",
+				i, (int)sl.tid, e, out_, in, x, n, fl.dir);
+		}
 		int64_t te = lt_clock_to_ns(v[e].ts);
 		int64_t tx = lt_clock_to_ns(v[x].ts);
 		int64_t d_enter = te - sl.before[i];
