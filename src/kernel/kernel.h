@@ -76,6 +76,9 @@ struct lt_kernel_stats {
 	uint64_t filtered; /* left out by the pid filter */
 	uint64_t clamped; /* timestamps raised to keep a CPU's order */
 	uint64_t packets; /* packets handed to the caller */
+	uint64_t
+		throttled; /* PERF_RECORD_THROTTLE: the kernel paused an event */
+	uint64_t other; /* other perf records, ignored */
 };
 
 /*

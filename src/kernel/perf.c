@@ -722,7 +722,16 @@ static int on_record(void *arg, uint32_t type, const void *body, size_t len)
 			return 0;
 		return write_sample(k, c, &s);
 	}
-	if (type == PERF_RECORD_LOST && len >= 16) {
+	if (type == PERF_RECORD_THROTTLE) {
+		k->st.throttled++;
+		return 0;
+	}
+	if (type != PERF_RECORD_LOST) {
+		if (type != PERF_RECORD_UNTHROTTLE)
+			k->st.other++;
+		return 0;
+	}
+	if (len >= 16) {
 		uint64_t lost;
 		memcpy(&lost, (const char *)body + 8, 8);
 		c->lost_perf += lost;
