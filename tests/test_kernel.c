@@ -681,8 +681,13 @@ static int check(const struct files *fl, const struct sleeper *sl,
 			worst_exit = d_exit;
 		at = x + 1;
 	}
-	printf("  %zu events; worst gaps: enter %lld ns, exit %lld ns\n", n,
-	       (long long)worst_enter, (long long)worst_exit);
+	int64_t m0 = (int64_t)lt_clock_read_monotonic();
+	uint64_t c = lt_clock_read();
+	int64_t m1 = (int64_t)lt_clock_read_monotonic();
+	printf("  %zu events; worst gaps: enter %lld ns, exit %lld ns; the "
+	       "calibrated counter reads %+lld ns from CLOCK_MONOTONIC\n",
+	       n, (long long)worst_enter, (long long)worst_exit,
+	       (long long)(lt_clock_to_ns(c) - (m0 + m1) / 2));
 	/* the readings bracket the syscall: a negative gap is a conversion
 	 * error, a large one a late timestamp */
 	LT_ASSERT(worst_enter > -GAP_MIN_NS && worst_enter < GAP_MAX_NS);

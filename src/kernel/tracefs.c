@@ -50,10 +50,13 @@ static pthread_mutex_t dir_lock = PTHREAD_MUTEX_INITIALIZER;
 static const char *events_dir;
 static int mount_said;
 
+/* 1 for a directory, 0 for none, -EACCES when we may not look. */
 static int is_dir(const char *p)
 {
 	struct stat st;
-	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+	if (stat(p, &st) == 0)
+		return S_ISDIR(st.st_mode);
+	return errno == EACCES ? -EACCES : 0;
 }
 
 int lt_tracefs_events_dir(const char **dir, char *err, size_t errlen)
@@ -68,7 +71,18 @@ int lt_tracefs_events_dir(const char **dir, char *err, size_t errlen)
 	if (events_dir)
 		goto out;
 	for (size_t i = 0; i < sizeof(cand) / sizeof(cand[0]); i++) {
-		if (is_dir(cand[i])) {
+		int d = is_dir(cand[i]);
+		if (d == -EACCES) {
+			rc = d;
+			set_err(err, errlen,
+				"lowtrace: cannot read tracefs at %s: %s (run "
+				"as root: tracefs and system-wide tracepoints "
+				"need it, or CAP_PERFMON with "
+				"kernel.perf_event_paranoid=-1)",
+				cand[i], strerror(-rc));
+			goto out;
+		}
+		if (d == 1) {
 			events_dir = cand[i];
 			goto out;
 		}
@@ -91,7 +105,7 @@ int lt_tracefs_events_dir(const char **dir, char *err, size_t errlen)
 				strerror(-rc));
 		goto out;
 	}
-	if (!is_dir(cand[0])) {
+	if (is_dir(cand[0]) != 1) {
 		rc = -ENOENT;
 		set_err(err, errlen,
 			"lowtrace: tracefs on /sys/kernel/tracing has no "
