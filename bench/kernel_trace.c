@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -143,16 +144,23 @@ int main(int argc, char **argv)
 		fprintf(stderr, "lowtrace: cannot write %s/metadata: %s\n",
 			o.dir, strerror(-rc));
 	struct lt_kernel_stats st;
+	struct rusage ru;
 	lt_kernel_get_stats(k, &st);
+	getrusage(RUSAGE_SELF, &ru); /* this process only: the consumer */
+	double cpu_s =
+		(double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
+		((double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_usec) *
+			1e-6;
 	fprintf(stderr,
 		"kernel_trace: %llu samples, %llu events, %llu lost in perf, "
 		"%llu lost in the ring, %llu clamped, %llu packets, %llu "
-		"bytes\n",
+		"bytes, consumer %.3f s of CPU (%.0f ns an event)\n",
 		(unsigned long long)st.samples, (unsigned long long)st.events,
 		(unsigned long long)st.lost_perf,
 		(unsigned long long)st.lost_ring,
 		(unsigned long long)st.clamped, (unsigned long long)st.packets,
-		(unsigned long long)o.bytes);
+		(unsigned long long)o.bytes, cpu_s,
+		st.events ? cpu_s * 1e9 / (double)st.events : 0.0);
 	lt_kernel_close(k);
 	for (int c = 0; c < MAX_CPUS; c++)
 		if (o.fd[c] >= 0)
