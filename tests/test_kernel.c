@@ -11,6 +11,7 @@
 
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -716,4 +717,134 @@ LT_TEST(test_record_nanosleeps_read_by_babeltrace2_in_order_and_on_time)
 				fl.dir);
 		}
 	}
+}
+
+static char *babeltrace_of(const char *dir, int *status)
+{
+	char cmd[600];
+	snprintf(cmd, sizeof(cmd), "babeltrace2 '%s' 2>&1", dir);
+	return lt_run(cmd, status);
+}
+
+struct counted {
+	struct files f;
+	int packets;
+};
+
+static int count_packet(void *arg, uint32_t cpu, const void *data, size_t len)
+{
+	struct counted *c = arg;
+	c->packets++;
+	return write_packet(&c->f, cpu, data, len);
+}
+
+static void write_metadata(struct lt_kernel *k, const char *dir,
+			   const uint8_t uuid[16])
+{
+	struct lt_ctf_stream stream = { 3, "kernel", NULL, 0 };
+	lt_kernel_events(k, &stream.events, &stream.nevents);
+	struct lt_ctf_trace t = {
+		.hostname = "test",
+		.procname = "test_kernel",
+		.pid = (int)getpid(),
+		.clock = lt_clock_calib,
+		.clock_source = lt_clock_source_name(),
+		.streams = &stream,
+		.nstreams = 1,
+	};
+	memcpy(t.uuid, uuid, 16);
+	LT_ASSERT_EQ(lt_ctf_metadata_write(dir, &t), 0);
+}
+
+static struct lt_kernel *open_or_skip(const char *const *pats, size_t n,
+				      const struct lt_kernel_options *o)
+{
+	struct lt_kernel *k;
+	char err[512];
+	need_tracefs();
+	lt_need_tool("babeltrace2");
+	int rc = lt_kernel_open(pats, n, o, &k, err, sizeof(err));
+	if (rc == -EACCES || rc == -EPERM)
+		LT_SKIP("%s", err);
+	if (rc)
+		LT_FAIL("lt_kernel_open: %s", err);
+	return k;
+}
+
+LT_TEST(test_pid_filter_and_flush_timer_deliver_only_our_events_early)
+{
+	const char *pats[] = { "sched:sched_switch", "sched:sched_waking" };
+	pid_t me = getpid();
+	struct lt_kernel_options o = {
+		.stream_id = 3, .flush_ms = 20, .pids = &me, .npids = 1
+	};
+	struct counted c;
+	lt_ctf_uuid_make(o.uuid);
+	struct lt_kernel *k = open_or_skip(pats, 2, &o);
+
+	memset(&c, 0, sizeof(c));
+	for (int i = 0; i < 64; i++)
+		c.f.fd[i] = -1;
+	snprintf(c.f.dir, sizeof(c.f.dir), "%s", lt_tmpdir("kfilter"));
+	for (int i = 0; i < 10; i++) {
+		struct timespec d = { 0, 10000000 };
+		nanosleep(&d, NULL);
+		LT_ASSERT(lt_kernel_poll(k, count_packet, &c) >= 0);
+	}
+	/* a few hundred bytes of events: only the timer closes packets */
+	LT_ASSERT(c.packets > 0);
+	LT_ASSERT_EQ(lt_kernel_flush(k, count_packet, &c), 0);
+	struct lt_kernel_stats st;
+	lt_kernel_get_stats(k, &st);
+	LT_ASSERT(st.events >= 10);
+	LT_ASSERT(st.filtered > 0 || st.samples == st.events);
+	write_metadata(k, c.f.dir, o.uuid);
+	lt_kernel_close(k);
+
+	int status;
+	char *out = babeltrace_of(c.f.dir, &status);
+	LT_ASSERT_EQ(status, 0);
+	char want[64];
+	snprintf(want, sizeof(want), "common_tgid = %d,", (int)me);
+	int lines = lt_count_lines(out, NULL);
+	LT_ASSERT_EQ(lt_count_lines(out, want), lines);
+	LT_ASSERT_EQ((uint64_t)lines, st.events);
+	free(out);
+}
+
+LT_TEST(test_perf_losses_reach_events_discarded)
+{
+	const char *pats[] = { "sched" };
+	/* one page of perf ring per CPU, not read while a burst runs */
+	struct lt_kernel_options o = { .stream_id = 3, .perf_pages = 1 };
+	struct files f;
+	lt_ctf_uuid_make(o.uuid);
+	struct lt_kernel *k = open_or_skip(pats, 1, &o);
+
+	memset(&f, 0, sizeof(f));
+	for (int i = 0; i < 64; i++)
+		f.fd[i] = -1;
+	snprintf(f.dir, sizeof(f.dir), "%s", lt_tmpdir("klost"));
+	for (int i = 0; i < 2000; i++)
+		sched_yield();
+	for (int i = 0; i < 200; i++) {
+		struct timespec d = { 0, 20000 };
+		nanosleep(&d, NULL);
+	}
+	LT_ASSERT_EQ(lt_kernel_flush(k, write_packet, &f), 0);
+	struct lt_kernel_stats st;
+	lt_kernel_get_stats(k, &st);
+	LT_ASSERT(st.lost_perf > 0);
+	LT_ASSERT_EQ(lt_kernel_lost(k), st.lost_perf);
+	write_metadata(k, f.dir, o.uuid);
+	lt_kernel_close(k);
+
+	int status;
+	char *out = babeltrace_of(f.dir, &status);
+	LT_ASSERT_EQ(status, 0);
+	/* babeltrace2 warns of the discarded events, nothing else */
+	LT_ASSERT(strstr(out, "discarded") != NULL);
+	printf("  %llu events, %llu lost in perf\n",
+	       (unsigned long long)st.events, (unsigned long long)st.lost_perf);
+	free(out);
 }

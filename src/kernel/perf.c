@@ -387,6 +387,13 @@ static int paranoid_level(void)
 	return v;
 }
 
+#ifndef PERF_FORMAT_LOST
+#define PERF_FORMAT_LOST (1U << 4)
+#endif
+
+/* 1 while the kernel accepts PERF_FORMAT_LOST (6.0 and later). */
+static _Atomic int format_lost = 1;
+
 static int open_event(const struct kevent *e, int cpu, uint32_t pages,
 		      char *err, size_t errlen)
 {
@@ -404,8 +411,16 @@ static int open_event(const struct kevent *e, int cpu, uint32_t pages,
 					(uint64_t)sysconf(_SC_PAGESIZE) / 4);
 	a.use_clockid = 1;
 	a.clockid = CLOCK_MONOTONIC;
+	/* read() then gives the samples this event could not write */
+	a.read_format = format_lost ? PERF_FORMAT_LOST : 0;
 	long fd = syscall(SYS_perf_event_open, &a, -1, cpu, -1,
 			  PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0 && errno == EINVAL && format_lost) {
+		format_lost = 0;
+		a.read_format = 0;
+		fd = syscall(SYS_perf_event_open, &a, -1, cpu, -1,
+			     PERF_FLAG_FD_CLOEXEC);
+	}
 	if (fd >= 0)
 		return (int)fd;
 	int rc = -errno;
@@ -789,12 +804,46 @@ int lt_kernel_wait(struct lt_kernel *k, int timeout_ms)
 	return n > 0;
 }
 
+/*
+ * The kernel writes a PERF_RECORD_LOST only once the ring has room again,
+ * so losses just before the events stop would go unreported; each event's
+ * own count (PERF_FORMAT_LOST) has them all.  Adds what the records did not
+ * say to the CPU's count, before its last packet closes.
+ */
+static void reconcile_lost(struct lt_kernel *k)
+{
+	if (!format_lost)
+		return;
+	for (size_t i = 0; i < k->ncpus; i++) {
+		struct kcpu *c = &k->cpus[i];
+		uint64_t total = 0;
+		for (size_t e = 0; e < k->nev; e++) {
+			uint64_t v[2]; /* value, lost */
+			if (read(c->fds[e], v, sizeof(v)) != sizeof(v))
+				return;
+			total += v[1];
+		}
+		if (total <= c->lost_perf)
+			continue;
+		uint64_t more = total - c->lost_perf;
+		c->lost_perf = total;
+		k->st.lost_perf += more;
+		atomic_fetch_add_explicit(
+			&lt_ring_ctl(k->ring, (uint32_t)c->cpu)->lost_full,
+			more, memory_order_relaxed);
+	}
+}
+
 int lt_kernel_flush(struct lt_kernel *k, lt_kernel_packet_fn fn, void *arg)
 {
 	for (size_t i = 0; i < k->ncpus; i++)
 		for (size_t e = 0; e < k->nev; e++)
 			ioctl(k->cpus[i].fds[e], PERF_EVENT_IOC_DISABLE, 0);
-	int rc = drain(k, fn, arg, 1);
+	int rc = drain(k, fn, arg, 0);
+	if (rc < 0)
+		return rc;
+	reconcile_lost(k);
+	rc = drain(k, fn, arg, 1);
 	return rc < 0 ? rc : 0;
 }
 
