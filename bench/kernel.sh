@@ -29,6 +29,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/lt-kbench-XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
 rate() { sed -n 's/^round_trips_per_sec //p' "$1"; }
+cpu() { sed -n 's/^cpu_ns_per_trip //p' "$1"; }
 
 run() { # mode run-number; appends the rate to $tmp/MODE.rates
 	local mode=$1 r=$2 out=$tmp/out err=$tmp/err
@@ -41,14 +42,15 @@ run() { # mode run-number; appends the rate to $tmp/MODE.rates
 	perf) perf record -q -e sched:sched_switch,sched:sched_wakeup -a \
 		-o "$tmp/perf.data" -- "$pp" "$N" >"$out" 2>"$err" ;;
 	esac
-	local v; v=$(rate "$out")
+	local v c; v=$(rate "$out"); c=$(cpu "$out")
 	echo "$v" >>"$tmp/$mode.rates"
+	echo "$c" >>"$tmp/$mode.cpu"
 	local note=""
 	case $mode in
 	lowtrace_*) note=$(sed -n 's/^kernel_trace: //p' "$err") ;;
 	perf) note="$(du -k "$tmp/perf.data" | cut -f1) KiB $(grep -io 'lost [0-9]* chunks' "$err" || true)" ;;
 	esac
-	printf '  run %d %-15s %8s round trips/s  %s\n' "$r" "$mode" "$v" "$note"
+	printf '  run %d %-15s %8s round trips/s %6s CPU ns/trip  %s\n' "$r" "$mode" "$v" "$c" "$note"
 }
 
 modes="untraced lowtrace_sched lowtrace_2ev perf"
@@ -58,9 +60,11 @@ for r in $(seq 1 "$RUNS"); do
 done
 median() { sort -n "$1" | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
 base=$(median "$tmp/untraced.rates")
-echo "median round trips per second, and slowdown against untraced:"
+cbase=$(median "$tmp/untraced.cpu")
+echo "medians: round trips per second (slowdown against untraced), CPU ns per trip of the workload (ratio):"
 for m in $modes; do
 	v=$(median "$tmp/$m.rates")
-	awk -v m="$m" -v v="$v" -v b="$base" \
-		'BEGIN {printf "  %-15s %8d  x%.2f (%.0f%% of untraced)\n", m, v, b / v, 100 * v / b}'
+	c=$(median "$tmp/$m.cpu")
+	awk -v m="$m" -v v="$v" -v b="$base" -v c="$c" -v cb="$cbase" \
+		'BEGIN {printf "  %-15s %8d rt/s  x%.2f   %6d ns/trip  x%.2f\n", m, v, b / v, c, c / cb}'
 done
