@@ -344,7 +344,7 @@ uint64_t lt_kernel_mono_to_counts(int64_t ns)
 	return c->base_cyc + (uint64_t)(int64_t)q;
 }
 
-/* CPUs listed in a sysfs cpu list ("0-3,5"): calls add for each. */
+/* The CPUs of a sysfs cpu list ("0-3,5") into cpus; how many. */
 static int cpu_list(const char *path, int *cpus, int max)
 {
 	char buf[4096];
