@@ -1,0 +1,5 @@
+# The kernel channel (src/kernel/): tests and benchmarks need nothing beyond
+# the library; `make bench-kernel` runs the pipe ping-pong comparison.
+.PHONY: bench-kernel
+bench-kernel: all
+	BUILD=$(BUILD) bash bench/kernel.sh

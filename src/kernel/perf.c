@@ -1,0 +1,922 @@
+/*
+ * perf.c - kernel tracepoints through perf_event_open, re-encoded as the
+ * kernel channel of a lowtrace trace (kernel.h is the API, perf.h the parts
+ * below it).
+ *
+ * Per online CPU: one perf event per tracepoint, system-wide on that CPU
+ * (pid -1), every sample stamped with CLOCK_MONOTONIC; the first event's
+ * fd owns the CPU's mmap ring and the others write into it
+ * (PERF_EVENT_IOC_SET_OUTPUT), so that the CPU's samples come in the order
+ * the CPU wrote them.  A sample's PERF_SAMPLE_IDENTIFIER says which event
+ * fired.  Each sample becomes one event in that CPU's buffer of a
+ * consumer-side lt_ring (discard mode, this thread its only writer), at its
+ * timestamp converted to trace clock counts; complete sub-buffers are the
+ * packets of the kernel_CPU stream files.
+ */
+#include "kernel/perf.h"
+
+#include <linux/perf_event.h>
+
+#include <errno.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "clock/clock.h"
+#include "kernel/kernel.h"
+#include "ring/ring.h"
+
+#define SCRATCH_SIZE 65536 /* a perf record is at most 64 KiB */
+
+/* Decoding samples and reading the perf ring. */
+
+int lt_perf_sample_parse(const void *body, size_t len, struct lt_perf_sample *s)
+{
+	const unsigned char *p = body;
+	uint32_t cpu_res[2];
+
+	/* id, pid/tid, time, cpu/res, raw size: 8 + 8 + 8 + 8 + 4 */
+	if (len < 36)
+		return -EINVAL;
+	memcpy(&s->id, p, 8);
+	memcpy(&s->pid, p + 8, 4);
+	memcpy(&s->tid, p + 12, 4);
+	memcpy(&s->time, p + 16, 8);
+	memcpy(cpu_res, p + 24, 8);
+	s->cpu = cpu_res[0];
+	memcpy(&s->raw_size, p + 32, 4);
+	if (s->raw_size > len - 36)
+		return -EINVAL;
+	s->raw = p + 36;
+	return 0;
+}
+
+int lt_perf_ring_map(int fd, uint32_t pages, struct lt_perf_ring *r)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	if (!pages || (pages & (pages - 1)))
+		return -EINVAL;
+	r->map_len = (1 + (size_t)pages) * page;
+	r->base = mmap(NULL, r->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		       0);
+	if (r->base == MAP_FAILED) {
+		r->base = NULL;
+		return -errno;
+	}
+	r->data = (char *)r->base + page;
+	r->data_size = (uint64_t)pages * page;
+	return 0;
+}
+
+void lt_perf_ring_unmap(struct lt_perf_ring *r)
+{
+	if (r->base)
+		munmap(r->base, r->map_len);
+	r->base = NULL;
+}
+
+int lt_perf_ring_read(struct lt_perf_ring *r, char *scratch,
+		      lt_perf_record_fn fn, void *arg)
+{
+	struct perf_event_mmap_page *pc = r->base;
+	const uint64_t mask = r->data_size - 1;
+	int n = 0, rc = 0;
+
+	/* acquire: pairs with the kernel's barrier between writing a record
+	 * and publishing data_head; the records up to head are whole */
+	uint64_t head = __atomic_load_n(&pc->data_head, __ATOMIC_ACQUIRE);
+	uint64_t tail = pc->data_tail; /* only we write it */
+
+	while (tail < head) {
+		struct perf_event_header h;
+		uint64_t off = tail & mask;
+		const char *rec;
+
+		if (off + sizeof(h) <= r->data_size) {
+			memcpy(&h, r->data + off, sizeof(h));
+		} else {
+			size_t first = (size_t)(r->data_size - off);
+			memcpy(&h, r->data + off, first);
+			memcpy((char *)&h + first, r->data, sizeof(h) - first);
+		}
+		if (h.size < sizeof(h) || h.size > head - tail)
+			break; /* cannot happen with a sane kernel */
+		if (off + h.size <= r->data_size) {
+			rec = r->data + off;
+		} else {
+			size_t first = (size_t)(r->data_size - off);
+			memcpy(scratch, r->data + off, first);
+			memcpy(scratch + first, r->data, h.size - first);
+			rec = scratch;
+		}
+		rc = fn(arg, h.type, rec + sizeof(h), h.size - sizeof(h));
+		tail += h.size;
+		if (rc < 0)
+			break;
+		n++;
+	}
+	/* release: our reads of the records are done before the kernel may
+	 * overwrite them; pairs with the kernel's read of data_tail */
+	__atomic_store_n(&pc->data_tail, tail, __ATOMIC_RELEASE);
+	return rc < 0 ? rc : n;
+}
+
+/* Re-encoding a raw tracepoint record. */
+
+struct lt_field_desc *lt_kencode_fields(const struct lt_kformat *f,
+					uint32_t *nfields)
+{
+	struct lt_field_desc *d = calloc(f->nfields + 3, sizeof(*d));
+	if (!d)
+		return NULL;
+	d[0] = (struct lt_field_desc){ "common_tid", LT_FT_INT, 4,   1,
+				       10,	     0,		NULL };
+	d[1] = (struct lt_field_desc){ "common_tgid", LT_FT_INT, 4, 1, 10, 0,
+				       NULL };
+	for (uint32_t i = 0; i < f->nfields; i++) {
+		const struct lt_kfield *k = &f->fields[i];
+		struct lt_field_desc *o = &d[i + 2];
+		o->name = k->name;
+		o->size = k->elem_size;
+		o->is_signed = k->is_signed;
+		o->base = k->hex ? 16 : 10;
+		switch (k->kind) {
+		case LT_KF_INT:
+			o->type = LT_FT_INT;
+			break;
+		case LT_KF_CHARS:
+			o->type = LT_FT_CHARS;
+			o->length = k->count;
+			o->is_signed = 1;
+			break;
+		case LT_KF_ARRAY:
+			o->type = LT_FT_ARRAY;
+			o->length = k->count;
+			break;
+		case LT_KF_STRING:
+			o->type = LT_FT_STRING;
+			break;
+		case LT_KF_DYNARRAY:
+			o->type = LT_FT_SEQUENCE;
+			break;
+		}
+	}
+	*nfields = f->nfields + 2;
+	return d;
+}
+
+/* Where a __data_loc field's data lies in the record: offset and length,
+ * cut to the record. */
+static void dyn_loc(const struct lt_kfield *k, const unsigned char *raw,
+		    uint32_t raw_size, uint32_t *off, uint32_t *len)
+{
+	uint32_t v = 0;
+	*off = *len = 0;
+	if ((uint32_t)k->offset + 4 > raw_size)
+		return;
+	memcpy(&v, raw + k->offset, 4);
+	uint32_t o = v & 0xffff, l = v >> 16;
+	if (k->rel_loc)
+		o += k->offset + 4u;
+	if (o >= raw_size)
+		return;
+	if (l > raw_size - o)
+		l = raw_size - o;
+	*off = o;
+	*len = l;
+}
+
+static uint32_t str_len(const unsigned char *p, uint32_t max)
+{
+	const unsigned char *z = memchr(p, 0, max);
+	return z ? (uint32_t)(z - p) : max;
+}
+
+uint32_t lt_kencode_size(const struct lt_kformat *f, const unsigned char *raw,
+			 uint32_t raw_size)
+{
+	uint32_t n = 8, off, len;
+	for (uint32_t i = 0; i < f->nfields; i++) {
+		const struct lt_kfield *k = &f->fields[i];
+		switch (k->kind) {
+		case LT_KF_INT:
+			n += k->elem_size;
+			break;
+		case LT_KF_CHARS:
+		case LT_KF_ARRAY:
+			n += k->count * k->elem_size;
+			break;
+		case LT_KF_STRING:
+			dyn_loc(k, raw, raw_size, &off, &len);
+			n += str_len(raw + off, len) + 1;
+			break;
+		case LT_KF_DYNARRAY:
+			dyn_loc(k, raw, raw_size, &off, &len);
+			n += 4 + len / k->elem_size * k->elem_size;
+			break;
+		}
+	}
+	return n;
+}
+
+/* n bytes of the record at off, zeros for what lies outside it. */
+static char *put_bytes(char *out, const unsigned char *raw, uint32_t raw_size,
+		       uint32_t off, uint32_t n)
+{
+	uint32_t have = off < raw_size ? raw_size - off : 0;
+	if (have > n)
+		have = n;
+	if (have)
+		memcpy(out, raw + off, have);
+	memset(out + have, 0, n - have);
+	return out + n;
+}
+
+void lt_kencode(const struct lt_kformat *f, uint32_t tid, uint32_t tgid,
+		const unsigned char *raw, uint32_t raw_size, char *out)
+{
+	uint32_t off, len;
+
+	memcpy(out, &tid, 4);
+	memcpy(out + 4, &tgid, 4);
+	out += 8;
+	for (uint32_t i = 0; i < f->nfields; i++) {
+		const struct lt_kfield *k = &f->fields[i];
+		switch (k->kind) {
+		case LT_KF_INT:
+			out = put_bytes(out, raw, raw_size, k->offset,
+					k->elem_size);
+			break;
+		case LT_KF_CHARS:
+		case LT_KF_ARRAY:
+			out = put_bytes(out, raw, raw_size, k->offset,
+					k->count * k->elem_size);
+			break;
+		case LT_KF_STRING:
+			dyn_loc(k, raw, raw_size, &off, &len);
+			len = str_len(raw + off, len);
+			memcpy(out, raw + off, len);
+			out[len] = 0;
+			out += len + 1;
+			break;
+		case LT_KF_DYNARRAY: {
+			dyn_loc(k, raw, raw_size, &off, &len);
+			uint32_t cnt = len / k->elem_size;
+			memcpy(out, &cnt, 4);
+			memcpy(out + 4, raw + off, cnt * k->elem_size);
+			out += 4 + cnt * k->elem_size;
+			break;
+		}
+		}
+	}
+}
+
+/* The channel. */
+
+struct kevent {
+	struct lt_kformat fmt;
+	struct lt_field_desc *desc;
+	uint32_t ndesc;
+	char full[LT_KNAME_GROUP + LT_KNAME_EVENT + 2];
+};
+
+struct kcpu {
+	int cpu;
+	int *fds; /* one per event; fds[0] owns the ring */
+	struct lt_perf_ring ring;
+	uint64_t last_ts; /* counts of the last event written */
+	uint64_t lost_perf;
+	uint64_t open_since_ms; /* when the open packet got its first event */
+	int open;
+};
+
+struct idmap {
+	uint64_t id;
+	uint32_t ev;
+};
+
+struct lt_kernel {
+	struct kevent *ev;
+	size_t nev;
+	struct lt_ctf_event *ctf;
+	struct kcpu *cpus;
+	size_t ncpus;
+	struct idmap *ids;
+	size_t nids;
+	struct lt_ring *ring;
+	pid_t *pids;
+	size_t npids;
+	uint32_t flush_ms;
+	char *scratch;
+	struct lt_kernel_stats st;
+	/* per sample, for the record callback */
+	struct kcpu *cur;
+	lt_kernel_packet_fn fn;
+	void *arg;
+	int err;
+};
+
+__attribute__((format(printf, 3, 4))) static void
+set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+uint64_t lt_kernel_mono_to_counts(int64_t ns)
+{
+	const struct lt_clock_calib *c = &lt_clock_calib;
+	__int128 num = ((__int128)ns - c->base_ns) * ((__int128)1 << c->shift);
+	__int128 q = num >= 0 ? (num + c->mult - 1) / c->mult : num / c->mult;
+	return c->base_cyc + (uint64_t)(int64_t)q;
+}
+
+/* The CPUs of a sysfs cpu list ("0-3,5") into cpus; how many. */
+static int cpu_list(const char *path, int *cpus, int max)
+{
+	char buf[4096];
+	int n = 0;
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	if (!fgets(buf, sizeof(buf), f)) {
+		fclose(f);
+		return -EIO;
+	}
+	fclose(f);
+	for (char *p = buf; *p && *p != '\n';) {
+		char *end;
+		long a = strtol(p, &end, 10), b = a;
+		if (end == p)
+			break;
+		p = end;
+		if (*p == '-') {
+			b = strtol(p + 1, &end, 10);
+			p = end;
+		}
+		for (long c = a; c <= b && n < max; c++)
+			cpus[n++] = (int)c;
+		if (*p == ',')
+			p++;
+	}
+	return n;
+}
+
+static int paranoid_level(void)
+{
+	int v = 99;
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = 99;
+		fclose(f);
+	}
+	return v;
+}
+
+#ifndef PERF_FORMAT_LOST
+#define PERF_FORMAT_LOST (1U << 4)
+#endif
+
+/* 1 while the kernel accepts PERF_FORMAT_LOST (6.0 and later). */
+static _Atomic int format_lost = 1;
+
+static int open_event(const struct kevent *e, int cpu, uint32_t pages,
+		      char *err, size_t errlen)
+{
+	struct perf_event_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.type = PERF_TYPE_TRACEPOINT;
+	a.size = sizeof(a);
+	a.config = e->fmt.id;
+	a.sample_period = 1;
+	a.sample_type = LT_PERF_SAMPLE_TYPE;
+	a.disabled = 1;
+	a.watermark = 1;
+	a.wakeup_watermark = (uint32_t)((uint64_t)pages *
+					(uint64_t)sysconf(_SC_PAGESIZE) / 4);
+	a.use_clockid = 1;
+	a.clockid = CLOCK_MONOTONIC;
+	/* read() then gives the samples this event could not write */
+	a.read_format = format_lost ? PERF_FORMAT_LOST : 0;
+	long fd = syscall(SYS_perf_event_open, &a, -1, cpu, -1,
+			  PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0 && errno == EINVAL && format_lost) {
+		format_lost = 0;
+		a.read_format = 0;
+		fd = syscall(SYS_perf_event_open, &a, -1, cpu, -1,
+			     PERF_FLAG_FD_CLOEXEC);
+	}
+	if (fd >= 0)
+		return (int)fd;
+	int rc = -errno;
+	if (rc == -EACCES || rc == -EPERM)
+		set_err(err, errlen,
+			"lowtrace: perf_event_open of %s on cpu %d: %s "
+			"(kernel.perf_event_paranoid is %d: run as root, or "
+			"sysctl -w kernel.perf_event_paranoid=-1)",
+			e->full, cpu, strerror(-rc), paranoid_level());
+	else if (rc == -EMFILE || rc == -ENFILE)
+		set_err(err, errlen,
+			"lowtrace: perf_event_open of %s on cpu %d: %s (each "
+			"event needs a descriptor per CPU: raise ulimit -n, "
+			"or trace fewer events)",
+			e->full, cpu, strerror(-rc));
+	else if (rc == -ENOENT || rc == -EINVAL)
+		set_err(err, errlen,
+			"lowtrace: perf_event_open of %s (id %u) on cpu %d: "
+			"%s (the kernel needs CONFIG_PERF_EVENTS with "
+			"tracepoints and clockid support, 4.1 or later)",
+			e->full, e->fmt.id, cpu, strerror(-rc));
+	else
+		set_err(err, errlen,
+			"lowtrace: perf_event_open of %s on cpu %d: %s",
+			e->full, cpu, strerror(-rc));
+	return rc;
+}
+
+static int open_cpu(struct lt_kernel *k, struct kcpu *c, uint32_t pages,
+		    char *err, size_t errlen)
+{
+	int rc;
+
+	c->fds = malloc(k->nev * sizeof(*c->fds));
+	if (!c->fds)
+		return -ENOMEM;
+	for (size_t i = 0; i < k->nev; i++)
+		c->fds[i] = -1;
+	for (size_t i = 0; i < k->nev; i++) {
+		int fd = open_event(&k->ev[i], c->cpu, pages, err, errlen);
+		if (fd < 0)
+			return fd;
+		c->fds[i] = fd;
+		if (i == 0) {
+			rc = lt_perf_ring_map(fd, pages, &c->ring);
+			if (rc) {
+				set_err(err, errlen,
+					"lowtrace: mapping the perf ring of "
+					"cpu %d (%u pages): %s (use fewer "
+					"pages, or raise "
+					"kernel.perf_event_mlock_kb)",
+					c->cpu, pages, strerror(-rc));
+				return rc;
+			}
+		} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, c->fds[0]) <
+			   0) {
+			rc = -errno;
+			set_err(err, errlen,
+				"lowtrace: sharing the perf ring of cpu %d: %s",
+				c->cpu, strerror(-rc));
+			return rc;
+		}
+		uint64_t id;
+		if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0) {
+			rc = -errno;
+			set_err(err, errlen,
+				"lowtrace: PERF_EVENT_IOC_ID: %s (the kernel "
+				"needs 3.12 or later)",
+				strerror(-rc));
+			return rc;
+		}
+		k->ids[k->nids++] = (struct idmap){ id, (uint32_t)i };
+	}
+	return 0;
+}
+
+static int id_cmp(const void *a, const void *b)
+{
+	const struct idmap *x = a, *y = b;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static int pid_cmp(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int load_events(struct lt_kernel *k, const char *const *patterns,
+		       size_t n, char *err, size_t errlen)
+{
+	struct lt_kname *names;
+	size_t nn;
+	int rc = lt_tracefs_expand(patterns, n, &names, &nn, err, errlen);
+
+	if (rc)
+		return rc;
+	k->ev = calloc(nn ? nn : 1, sizeof(*k->ev));
+	k->ctf = calloc(nn ? nn : 1, sizeof(*k->ctf));
+	if (!k->ev || !k->ctf) {
+		free(names);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < nn && !rc; i++) {
+		struct kevent *e = &k->ev[i];
+		rc = lt_kformat_load(&names[i], &e->fmt, err, errlen);
+		if (rc)
+			break;
+		k->nev++;
+		snprintf(e->full, sizeof(e->full), "%s:%s", names[i].group,
+			 names[i].name);
+		e->desc = lt_kencode_fields(&e->fmt, &e->ndesc);
+		if (!e->desc) {
+			rc = -ENOMEM;
+			break;
+		}
+		k->ctf[i] = (struct lt_ctf_event){ (uint32_t)i, e->full,
+						   LT_INFO, e->desc, e->ndesc };
+	}
+	free(names);
+	return rc;
+}
+
+int lt_kernel_open(const char *const *patterns, size_t n,
+		   const struct lt_kernel_options *o, struct lt_kernel **out,
+		   char *err, size_t errlen)
+{
+	static const struct lt_kernel_options def;
+	int online[4096], possible[4096];
+	int rc;
+
+	if (!o)
+		o = &def;
+	if (err && errlen)
+		err[0] = 0;
+	uint32_t pages = o->perf_pages ? o->perf_pages : 256;
+	if (pages & (pages - 1)) {
+		set_err(err, errlen,
+			"lowtrace: perf_pages %u is not a power of two", pages);
+		return -EINVAL;
+	}
+	rc = lt_clock_init();
+	if (rc) {
+		set_err(err, errlen, "lowtrace: the trace clock: %s",
+			strerror(-rc));
+		return rc;
+	}
+	int non = cpu_list("/sys/devices/system/cpu/online", online, 4096);
+	int npos = cpu_list("/sys/devices/system/cpu/possible", possible, 4096);
+	if (non <= 0 || npos <= 0) {
+		set_err(err, errlen,
+			"lowtrace: cannot read /sys/devices/system/cpu/online "
+			"(is sysfs mounted?)");
+		return -ENOENT;
+	}
+	struct lt_kernel *k = calloc(1, sizeof(*k));
+	if (!k)
+		return -ENOMEM;
+	rc = load_events(k, patterns, n, err, errlen);
+	if (rc)
+		goto fail;
+	k->cpus = calloc((size_t)non, sizeof(*k->cpus));
+	k->ids = calloc((size_t)non * k->nev, sizeof(*k->ids));
+	k->scratch = malloc(SCRATCH_SIZE);
+	if (!k->cpus || !k->ids || !k->scratch) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	for (int i = 0; i < non; i++) {
+		struct kcpu *c = &k->cpus[k->ncpus++];
+		c->cpu = online[i];
+		rc = open_cpu(k, c, pages, err, errlen);
+		if (rc)
+			goto fail;
+	}
+	qsort(k->ids, k->nids, sizeof(*k->ids), id_cmp);
+	if (o->npids) {
+		k->pids = malloc(o->npids * sizeof(*k->pids));
+		if (!k->pids) {
+			rc = -ENOMEM;
+			goto fail;
+		}
+		memcpy(k->pids, o->pids, o->npids * sizeof(*k->pids));
+		k->npids = o->npids;
+		qsort(k->pids, k->npids, sizeof(*k->pids), pid_cmp);
+	}
+	struct lt_ring_config rc_cfg = {
+		.mode = LT_RING_DISCARD,
+		.n_cpus = (uint32_t)possible[npos - 1] + 1,
+		.n_subbufs = o->n_subbufs ? o->n_subbufs : 4,
+		.subbuf_size = o->subbuf_size ? o->subbuf_size : 256 * 1024,
+		.stream_id = o->stream_id,
+		.pid = o->pid,
+	};
+	memcpy(rc_cfg.uuid, o->uuid, 16);
+	rc = lt_ring_create(&rc_cfg, &k->ring);
+	if (rc) {
+		set_err(err, errlen,
+			"lowtrace: creating the kernel channel's buffers: %s "
+			"(sub-buffers must be powers of two, >= 1024 bytes)",
+			strerror(-rc));
+		goto fail;
+	}
+	k->flush_ms = o->flush_ms;
+	for (size_t i = 0; i < k->ncpus; i++)
+		for (size_t e = 0; e < k->nev; e++)
+			if (ioctl(k->cpus[i].fds[e], PERF_EVENT_IOC_ENABLE, 0) <
+			    0) {
+				rc = -errno;
+				set_err(err, errlen,
+					"lowtrace: enabling %s on cpu %d: %s",
+					k->ev[e].full, k->cpus[i].cpu,
+					strerror(-rc));
+				goto fail;
+			}
+	*out = k;
+	return 0;
+fail:
+	lt_kernel_close(k);
+	return rc;
+}
+
+static int deliver(struct lt_kernel *k, uint32_t cpu, lt_kernel_packet_fn fn,
+		   void *arg)
+{
+	struct lt_ring_subbuf sb;
+	while (lt_ring_get_subbuf(k->ring, cpu, &sb) == 0) {
+		int rc = fn ? fn(arg, cpu, sb.data, sb.len) : 0;
+		lt_ring_put_subbuf(k->ring, cpu);
+		k->st.packets++;
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/*
+ * Closes cpu's open sub-buffer with timestamp_end = ts, as lt_ring_flush()
+ * does with the clock's reading: a kernel event read later may carry an
+ * earlier time than now, but never one earlier than the last written.
+ * This thread is the buffer's only writer.
+ */
+static void flush_at(struct lt_ring *r, uint32_t cpu, uint64_t ts)
+{
+	struct lt_ring_ctl *ctl = lt_ring_ctl(r, cpu);
+	const uint64_t S = r->subbuf_size;
+	uint64_t old = atomic_load_explicit(&ctl->offset, memory_order_relaxed);
+
+	if ((old & (S - 1)) == 0)
+		return;
+	/* release: the records' bytes before the new offset, as the CAS in
+	 * lt_ring_flush() orders them */
+	atomic_store_explicit(&ctl->offset, (old & ~(S - 1)) + S,
+			      memory_order_release);
+	lt_ring_close_subbuf(r, ctl, old & ~(S - 1), old & (S - 1), ts,
+			     lt_ring_lost(r, cpu));
+}
+
+static int write_sample(struct lt_kernel *k, struct kcpu *c,
+			const struct lt_perf_sample *s)
+{
+	struct idmap key = { s->id, 0 };
+	struct idmap *m =
+		bsearch(&key, k->ids, k->nids, sizeof(*k->ids), id_cmp);
+	if (!m)
+		return 0; /* not ours; cannot happen */
+	if (k->npids) {
+		pid_t p = (pid_t)s->pid;
+		if (!bsearch(&p, k->pids, k->npids, sizeof(p), pid_cmp)) {
+			k->st.filtered++;
+			return 0;
+		}
+	}
+	const struct kevent *e = &k->ev[m->ev];
+	uint32_t cpu = (uint32_t)c->cpu;
+	uint64_t ts = lt_kernel_mono_to_counts((int64_t)s->time);
+	if (ts < c->last_ts) {
+		ts = c->last_ts;
+		k->st.clamped++;
+	}
+	uint32_t len = lt_kencode_size(&e->fmt, s->raw, s->raw_size);
+	struct lt_ring_ctx ctx;
+	int rc = lt_ring_reserve_at(k->ring, &ctx, cpu, ts, m->ev, len);
+	if (rc == -ENOBUFS) {
+		/* the caller's fn runs synchronously: hand it the full
+		 * packets and try once more */
+		rc = deliver(k, cpu, k->fn, k->arg);
+		if (rc < 0)
+			return rc;
+		rc = lt_ring_reserve_at(k->ring, &ctx, cpu, ts, m->ev, len);
+	}
+	if (rc)
+		return 0; /* counted by the ring */
+	lt_kencode(&e->fmt, s->tid, s->pid, s->raw, s->raw_size, ctx.payload);
+	lt_ring_commit(k->ring, &ctx);
+	c->last_ts = ts;
+	if (!c->open) {
+		c->open = 1;
+		c->open_since_ms = lt_clock_read_monotonic() / 1000000;
+	}
+	k->st.events++;
+	return 0;
+}
+
+static int on_record(void *arg, uint32_t type, const void *body, size_t len)
+{
+	struct lt_kernel *k = arg;
+	struct kcpu *c = k->cur;
+
+	if (type == PERF_RECORD_SAMPLE) {
+		struct lt_perf_sample s;
+		k->st.samples++;
+		if (lt_perf_sample_parse(body, len, &s))
+			return 0;
+		return write_sample(k, c, &s);
+	}
+	if (type == PERF_RECORD_THROTTLE) {
+		k->st.throttled++;
+		return 0;
+	}
+	if (type != PERF_RECORD_LOST) {
+		if (type != PERF_RECORD_UNTHROTTLE)
+			k->st.other++;
+		return 0;
+	}
+	if (len >= 16) {
+		uint64_t lost;
+		memcpy(&lost, (const char *)body + 8, 8);
+		c->lost_perf += lost;
+		k->st.lost_perf += lost;
+		/* the packets' events_discarded counts these too */
+		atomic_fetch_add_explicit(
+			&lt_ring_ctl(k->ring, (uint32_t)c->cpu)->lost_full,
+			lost, memory_order_relaxed);
+	}
+	return 0;
+}
+
+static int drain(struct lt_kernel *k, lt_kernel_packet_fn fn, void *arg,
+		 int final)
+{
+	uint64_t now = lt_clock_read_monotonic() / 1000000;
+	int total = 0;
+
+	k->fn = fn;
+	k->arg = arg;
+	for (size_t i = 0; i < k->ncpus; i++) {
+		struct kcpu *c = &k->cpus[i];
+		uint32_t cpu = (uint32_t)c->cpu;
+		k->cur = c;
+		int n = lt_perf_ring_read(&c->ring, k->scratch, on_record, k);
+		if (n < 0)
+			return n;
+		total += n;
+		if (c->open &&
+		    (final ||
+		     (k->flush_ms && now - c->open_since_ms >= k->flush_ms))) {
+			flush_at(k->ring, cpu, c->last_ts);
+			c->open = 0;
+		}
+		int rc = deliver(k, cpu, fn, arg);
+		if (rc < 0)
+			return rc;
+	}
+	return total;
+}
+
+int lt_kernel_poll(struct lt_kernel *k, lt_kernel_packet_fn fn, void *arg)
+{
+	return drain(k, fn, arg, 0);
+}
+
+int lt_kernel_wait(struct lt_kernel *k, int timeout_ms)
+{
+	struct pollfd pfd[k->ncpus ? k->ncpus : 1];
+	for (size_t i = 0; i < k->ncpus; i++)
+		pfd[i] = (struct pollfd){ k->cpus[i].fds[0], POLLIN, 0 };
+	int n = poll(pfd, (nfds_t)k->ncpus, timeout_ms);
+	if (n < 0)
+		return errno == EINTR ? 0 : -errno;
+	return n > 0;
+}
+
+/*
+ * The kernel writes a PERF_RECORD_LOST only once the ring has room again,
+ * so losses just before the events stop would go unreported; each event's
+ * own count (PERF_FORMAT_LOST) has them all.  Adds what the records did not
+ * say to the CPU's count, before its last packet closes.
+ */
+static void reconcile_lost(struct lt_kernel *k)
+{
+	if (!format_lost)
+		return;
+	for (size_t i = 0; i < k->ncpus; i++) {
+		struct kcpu *c = &k->cpus[i];
+		uint64_t total = 0;
+		for (size_t e = 0; e < k->nev; e++) {
+			uint64_t v[2]; /* value, lost */
+			if (read(c->fds[e], v, sizeof(v)) != sizeof(v))
+				return;
+			total += v[1];
+		}
+		if (total <= c->lost_perf)
+			continue;
+		uint64_t more = total - c->lost_perf;
+		c->lost_perf = total;
+		k->st.lost_perf += more;
+		atomic_fetch_add_explicit(
+			&lt_ring_ctl(k->ring, (uint32_t)c->cpu)->lost_full,
+			more, memory_order_relaxed);
+	}
+}
+
+int lt_kernel_flush(struct lt_kernel *k, lt_kernel_packet_fn fn, void *arg)
+{
+	for (size_t i = 0; i < k->ncpus; i++)
+		for (size_t e = 0; e < k->nev; e++)
+			ioctl(k->cpus[i].fds[e], PERF_EVENT_IOC_DISABLE, 0);
+	int rc = drain(k, fn, arg, 0);
+	if (rc < 0)
+		return rc;
+	reconcile_lost(k);
+	rc = drain(k, fn, arg, 1);
+	return rc < 0 ? rc : 0;
+}
+
+void lt_kernel_events(const struct lt_kernel *k,
+		      const struct lt_ctf_event **events, uint32_t *n)
+{
+	*events = k->ctf;
+	*n = (uint32_t)k->nev;
+}
+
+uint64_t lt_kernel_lost(const struct lt_kernel *k)
+{
+	uint64_t n = 0;
+	for (uint32_t cpu = 0; cpu < k->ring->n_cpus; cpu++)
+		n += lt_ring_lost(k->ring, cpu);
+	return n; /* lost_full includes the perf losses */
+}
+
+void lt_kernel_get_stats(const struct lt_kernel *k, struct lt_kernel_stats *st)
+{
+	*st = k->st;
+	st->lost_ring = lt_kernel_lost(k) - k->st.lost_perf;
+}
+
+uint32_t lt_kernel_ncpus(const struct lt_kernel *k)
+{
+	return k->ring->n_cpus;
+}
+
+void lt_kernel_close(struct lt_kernel *k)
+{
+	if (!k)
+		return;
+	for (size_t i = 0; i < k->ncpus; i++) {
+		struct kcpu *c = &k->cpus[i];
+		lt_perf_ring_unmap(&c->ring);
+		for (size_t e = 0; c->fds && e < k->nev; e++)
+			if (c->fds[e] >= 0)
+				close(c->fds[e]);
+		free(c->fds);
+	}
+	for (size_t i = 0; i < k->nev; i++) {
+		free(k->ev[i].desc);
+		lt_kformat_free(&k->ev[i].fmt);
+	}
+	if (k->ring)
+		lt_ring_destroy(k->ring);
+	free(k->ev);
+	free(k->ctf);
+	free(k->cpus);
+	free(k->ids);
+	free(k->pids);
+	free(k->scratch);
+	free(k);
+}
+
+int lt_kernel_list(const char *pattern, FILE *out)
+{
+	char err[512];
+	struct lt_kname *v;
+	size_t n;
+	int rc;
+
+	if (pattern && *pattern)
+		rc = lt_tracefs_expand(&pattern, 1, &v, &n, err, sizeof(err));
+	else
+		rc = lt_tracefs_list(&v, &n, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "%s\n", err);
+		return rc;
+	}
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, "%s:%s\n", v[i].group, v[i].name);
+	free(v);
+	return (int)n;
+}

@@ -1,0 +1,73 @@
+/*
+ * perf.h - the pieces of the kernel channel below its API (kernel.h):
+ * reading a perf mmap ring, decoding a tracepoint sample, and re-encoding a
+ * raw tracepoint record as a CTF event payload.  Exposed for tests.
+ */
+#ifndef LT_KERNEL_PERF_H
+#define LT_KERNEL_PERF_H
+
+#include <lowtrace/tracepoint.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernel/tracefs.h"
+
+/* The sample_type every event of the channel uses, in this order. */
+#define LT_PERF_SAMPLE_TYPE                                            \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
+	 PERF_SAMPLE_CPU | PERF_SAMPLE_RAW)
+
+/* A decoded PERF_RECORD_SAMPLE of LT_PERF_SAMPLE_TYPE. */
+struct lt_perf_sample {
+	uint64_t id; /* PERF_EVENT_IOC_ID of the event that fired */
+	uint32_t pid, tid; /* process and thread */
+	uint64_t time; /* CLOCK_MONOTONIC ns */
+	uint32_t cpu;
+	uint32_t raw_size;
+	const unsigned char *raw; /* the tracepoint's record */
+};
+
+/* Decodes the body of a sample record (after struct perf_event_header);
+ * 0, or -EINVAL when it is too short for what it says it holds. */
+int lt_perf_sample_parse(const void *body, size_t len,
+			 struct lt_perf_sample *s);
+
+/* One CPU's perf ring: the first page is control, then 2^n data pages. */
+struct lt_perf_ring {
+	void *base; /* struct perf_event_mmap_page */
+	char *data;
+	uint64_t data_size;
+	size_t map_len;
+};
+
+/* Maps the ring of a perf event fd with pages data pages. */
+int lt_perf_ring_map(int fd, uint32_t pages, struct lt_perf_ring *r);
+void lt_perf_ring_unmap(struct lt_perf_ring *r);
+
+/*
+ * Calls fn for every record between the ring's tail and head, oldest first
+ * (a record that wraps around the end is copied into scratch, of 64 KiB),
+ * then frees the space.  Returns the number of records, or fn's negative
+ * return (the records before it are consumed).
+ */
+typedef int (*lt_perf_record_fn)(void *arg, uint32_t type, const void *body,
+				 size_t len);
+int lt_perf_ring_read(struct lt_perf_ring *r, char *scratch,
+		      lt_perf_record_fn fn, void *arg);
+
+/* The field list of an event's re-encoded payload (common_tid, common_tgid,
+ * then the format's fields), NULL-terminated; malloc'd; names point into
+ * f, which must outlive it. */
+struct lt_field_desc *lt_kencode_fields(const struct lt_kformat *f,
+					uint32_t *nfields);
+
+/* Bytes of the payload lt_kencode() writes for this raw record. */
+uint32_t lt_kencode_size(const struct lt_kformat *f, const unsigned char *raw,
+			 uint32_t raw_size);
+
+/* Writes the payload: tid, tgid, then each field as lt_kencode_fields()
+ * describes it; fields that lie outside the record are zeros. */
+void lt_kencode(const struct lt_kformat *f, uint32_t tid, uint32_t tgid,
+		const unsigned char *raw, uint32_t raw_size, char *out);
+
+#endif
