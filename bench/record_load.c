@@ -111,21 +111,27 @@ static void *producer(void *arg)
 	return NULL;
 }
 
-/* Prints the work units per event that take ns nanoseconds. */
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* Prints the work units per event that take ns nanoseconds (median). */
 static int calibrate(double ns)
 {
-	long n = 1000000;
-	double per = 0;
-	work(1, n); /* warm up: frequency, caches */
-	for (int i = 0; i < 5; i++) {
+	const long n = 20000000;
+	double per[7];
+	work(1, n / 4); /* warm up: frequency, caches */
+	for (int i = 0; i < 7; i++) {
 		uint64_t t = now_ns();
 		uint64_t x = work((uint64_t)i, n);
-		double p = (double)(now_ns() - t) / (double)n;
+		per[i] = (double)(now_ns() - t) / (double)n;
 		__asm__ __volatile__("" ::"r"(x));
-		if (i == 0 || p < per)
-			per = p; /* the fastest run: least disturbed */
 	}
-	printf("work=%ld ns_per_unit=%.3f\n", (long)(ns / per + 0.5), per);
+	qsort(per, 7, sizeof(per[0]), cmp_d);
+	printf("work=%ld ns_per_unit=%.3f\n", (long)(ns / per[3] + 0.5),
+	       per[3]);
 	return 0;
 }
 
