@@ -16,13 +16,15 @@
 #    searches.  Then the 10 M events/s goal is tried GOAL_RUNS times, and
 #    the program runs flat out under record (its own ceiling, and the loss).
 # 2. Slowdown at 1 M events/s: record_load -w W with W units of arithmetic
-#    per event, W calibrated so that one unit of work and its event take
-#    1 us untraced; SLOW_EVENTS events flat out (1 thread; with 2 threads
+#    per event, W calibrated (record_load -c) so that the work of one
+#    event takes 1 us of CPU time; SLOW_EVENTS events flat out (1 thread; with 2 threads
 #    each does half the events and twice the work per event, 1 M events/s
 #    aggregate).  Wall time untraced, under record with no event enabled
 #    (-e 'nothing:*'), and under record with the event enabled; the three
 #    alternate run by run, RUNS runs, medians; slowdown is the median's
-#    excess over the untraced median.
+#    excess over the untraced median, in wall time and in the producing
+#    threads' CPU time (which other processes on a shared machine do not
+#    inflate).
 #
 # Environment: BUILD (default build), TRACE_DIR (where the traces go,
 # default a directory made under /tmp, removed at the end), TRIAL_S (0.5),
@@ -165,6 +167,7 @@ search() {
 	echo "$lo"
 }
 
+LOAD0=$(cut -d' ' -f1 /proc/loadavg)
 echo "record.sh: $(uname -r), $(nproc) CPUs; traces in $TRACE_DIR" >&2
 
 # --- 1. highest zero-loss rate --------------------------------------------
@@ -202,16 +205,19 @@ for r in $(seq "$RUNS"); do
 			0)
 				out=$("$LOAD" "${args[@]}")
 				put "slow-$t.untraced" "$(field wall_s "$out")"
+				put "slow-$t.untraced.cpu" "$(field cpu_s "$out")"
 				;;
 			1)
 				traced 'nothing:*' "${args[@]}"
 				put "slow-$t.none" "$(field wall_s "$OUT")"
+				put "slow-$t.none.cpu" "$(field cpu_s "$OUT")"
 				[ "$RECORDED" = 0 ] ||
 					suspicious "-e 'nothing:*' recorded $RECORDED events"
 				;;
 			2)
 				traced 'record_load:*' "${args[@]}"
 				put "slow-$t.enabled" "$(field wall_s "$OUT")"
+				put "slow-$t.enabled.cpu" "$(field cpu_s "$OUT")"
 				put "slow-$t.lost" "$LOST"
 				put "slow-$t.rate" "$(field rate "$OUT")"
 				;;
@@ -225,21 +231,30 @@ done
 mrate() {
 	awk -v v="$1" 'BEGIN { printf "%.2f", v / 1e6 }'
 }
+# found VALUE: a search's result in M/s; 0 is "below MIN_RATE"
+found() {
+	if awk -v v="$1" 'BEGIN { exit !(v == 0) }'; then
+		echo "<$(mrate "$MIN_RATE")"
+	else
+		mrate "$1"
+	fi
+}
 pct() {
 	awk -v a="$1" -v b="$2" 'BEGIN { printf "%+.1f%%", 100 * (a / b - 1) }'
 }
 echo
 echo "lowtrace record: event with two 32-bit integer fields, default channel"
 echo "(8 x 256 KiB per CPU, discard); $(uname -r), $(nproc) CPUs," \
-	"$(date -u '+%F %H:%M UTC'), $(($(date +%s) - T0)) s"
+	"$(date -u '+%F %H:%M UTC'), $(($(date +%s) - T0)) s;"
+echo "load average $LOAD0 at the start, $(cut -d' ' -f1 /proc/loadavg) at the end"
 echo
 printf '%-44s %12s %12s\n' "zero-loss rate, M events/s aggregate" "1 thread" \
 	"2 threads"
 printf '%-44s %12s %12s\n' "highest found, median of $SEARCHES searches" \
-	"$(mrate "$(median max-1)")" "$(mrate "$(median max-2)")"
+	"$(found "$(median max-1)")" "$(found "$(median max-2)")"
 printf '%-44s %12s %12s\n' "  the searches" \
-	"$(for v in $(list max-1); do mrate "$v"; echo -n ' '; done)" \
-	"$(for v in $(list max-2); do mrate "$v"; echo -n ' '; done)"
+	"$(for v in $(list max-1); do echo -n "$(found "$v") "; done)" \
+	"$(for v in $(list max-2); do echo -n "$(found "$v") "; done)"
 nfail() {
 	[ -s "$WORK/vals/fail-$1" ] && wc -l <"$WORK/vals/fail-$1" || echo 0
 }
@@ -270,6 +285,9 @@ for t in 1 2; do
 	eval "u$t=\$(median slow-$t.untraced)"
 	eval "n$t=\$(median slow-$t.none)"
 	eval "e$t=\$(median slow-$t.enabled)"
+	eval "uc$t=\$(median slow-$t.untraced.cpu)"
+	eval "nc$t=\$(median slow-$t.none.cpu)"
+	eval "ec$t=\$(median slow-$t.enabled.cpu)"
 done
 # shellcheck disable=SC2154 # set by the eval above
 {
@@ -282,6 +300,19 @@ done
 		"$(pct "$n1" "$u1")" "$(pct "$n2" "$u2")"
 	printf '%-44s %12s %12s\n' "slowdown, event enabled (goal < 5%)" \
 		"$(pct "$e1" "$u1")" "$(pct "$e2" "$u2")"
+	printf '%-44s %12.4f %12.4f\n' "untraced: CPU s of the producers" \
+		"$uc1" "$uc2"
+	printf '%-44s %12.4f %12.4f\n' "record, no event enabled: CPU s" \
+		"$nc1" "$nc2"
+	printf '%-44s %12.4f %12.4f\n' "record, event enabled: CPU s" \
+		"$ec1" "$ec2"
+	printf '%-44s %12s %12s\n' "CPU-time slowdown, no event enabled" \
+		"$(pct "$nc1" "$uc1")" "$(pct "$nc2" "$uc2")"
+	printf '%-44s %12s %12s\n' "CPU-time slowdown, event enabled" \
+		"$(pct "$ec1" "$uc1")" "$(pct "$ec2" "$uc2")"
+	printf '%-44s %12s %12s\n' "untraced: CPU share (CPU s / wall s)" \
+		"$(awk -v c="$uc1" -v w="$u1" 'BEGIN { printf "%.2f", c / w }')" \
+		"$(awk -v c="$uc2" -v w="$u2" 'BEGIN { printf "%.2f", c / w / 2 }')"
 }
 printf '%-44s %12s %12s\n' "event enabled: events lost, each run" \
 	"$(list slow-1.lost)" "$(list slow-2.lost)"
@@ -291,9 +322,11 @@ echo
 echo "A trial passes with no event lost, every event in the trace, and 95%"
 echo "of the target reached; ${TRIAL_S} s per trial, rates from $(mrate "$MIN_RATE")"
 echo "doubling to $(mrate "$MAX_RATE") M/s, then bisected to 10%.  Slowdown:"
-echo "$SLOW_EVENTS events, $W work units each (1 us untraced), wall time of"
-echo "the program's own loop (not lowtrace's start-up); the three cases"
-echo "alternate run by run."
+echo "$SLOW_EVENTS events, $W work units each (1 us of CPU untraced); wall"
+echo "time of the program's own loop (not lowtrace's start-up), and the CPU"
+echo "time of its producing threads (what other processes cannot inflate;"
+echo "CPU share under 1: they were running); the three cases alternate run"
+echo "by run.  2 threads: each half the events, twice the work per event."
 if [ -s "$WORK/suspicious" ]; then
 	echo
 	echo "suspicious:"
