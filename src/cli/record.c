@@ -24,6 +24,11 @@ static const char usage[] =
 	"                      events to record, `*` wildcards (default: all);\n"
 	"                      @CHANNEL sends them to that channel\n"
 	"  --loglevel LEVEL    only events of LEVEL or more severe (WARNING, ...)\n"
+	"  -k EVENTS           kernel tracepoints, comma-separated, `*` wildcards\n"
+	"                      (sched:sched_switch,irq:*) or presets: sched, irq,\n"
+	"                      syscalls, timer; needs root (perf_event_open)\n"
+	"  --all               kernel events of every process, not only of\n"
+	"                      COMMAND's process tree\n"
 	"  --channel NAME:subbuf-size=SIZE,subbufs=N,mode=discard|overwrite\n"
 	"                      a channel (or the \"default\" one's geometry);\n"
 	"                      sizes take K and M; powers of two\n"
@@ -215,10 +220,12 @@ static void summary(const struct lt_rec_options *o,
 	for (int i = 0; i < o->nchannels; i++) {
 		const struct lt_rec_channel_stats *c = &r->ch[i];
 		const struct lt_rec_channel *d = &o->channels[i];
-		fprintf(stderr, " Channel %s (%s): %llu events in %llu packets",
+		fprintf(stderr,
+			" Channel %s (%s): %llu events in %llu packet%s",
 			d->name, d->overwrite ? "overwrite" : "discard",
 			(unsigned long long)c->events,
-			(unsigned long long)c->packets);
+			(unsigned long long)c->packets,
+			c->packets == 1 ? "" : "s");
 		if (c->lost_full)
 			fprintf(stderr,
 				", %llu lost in full buffers (--channel "
@@ -239,6 +246,13 @@ static void summary(const struct lt_rec_options *o,
 				(unsigned long long)c->lost_disk);
 		fprintf(stderr, ".");
 	}
+	if (o->nkernel)
+		fprintf(stderr,
+			" Channel kernel: %llu events in %llu packets%s%s.",
+			(unsigned long long)r->kernel_events,
+			(unsigned long long)r->kernel_packets,
+			r->kernel_lost ? ", lost " : "",
+			r->kernel_lost ? "some: the perf rings filled" : "");
 	if (r->snapshots || r->triggers)
 		fprintf(stderr, " %d snapshots, %d triggers (%d held off).",
 			r->snapshots, r->triggers, r->triggers_held);
@@ -278,6 +292,11 @@ static int record_run(int argc, char **argv)
 		}
 		if (a[0] != '-')
 			break;
+		if (strcmp(a, "--all") == 0) {
+			o.kernel_all = 1;
+			i--; /* a flag: no value */
+			continue;
+		}
 		if (!v)
 			return lt_cli_error("record", "%s needs a value", a);
 		if (strcmp(a, "-o") == 0) {
@@ -285,6 +304,17 @@ static int record_run(int argc, char **argv)
 		} else if (strcmp(a, "-e") == 0) {
 			if (ne < LT_PROTO_MAX_RULES)
 				eargs[ne++] = v;
+		} else if (strcmp(a, "-k") == 0) {
+			char *list = strdup(v), *save = NULL;
+			for (char *p = strtok_r(list, ",", &save); p;
+			     p = strtok_r(NULL, ",", &save)) {
+				if (o.nkernel >= 64)
+					return lt_cli_error("record",
+							    "at most 64 -k "
+							    "patterns");
+				o.kernel[o.nkernel++] = strdup(p);
+			}
+			free(list);
 		} else if (strcmp(a, "--loglevel") == 0) {
 			level = lt_probe_loglevel_parse(v);
 			if (level < 0)

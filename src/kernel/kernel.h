@@ -125,6 +125,11 @@ uint32_t lt_kernel_ncpus(const struct lt_kernel *k);
 
 void lt_kernel_close(struct lt_kernel *k);
 
+/* Adds a process (tgid) to the filter of a handle opened with one. */
+int lt_kernel_add_pid(struct lt_kernel *k, pid_t pid);
+/* 1 if the handle's filter keeps pid (or it has no filter). */
+int lt_kernel_has_pid(const struct lt_kernel *k, pid_t pid);
+
 /*
  * Prints the kernel events that pattern matches (all when NULL or ""), one
  * "group:name" a line, for `lowtrace list --kernel`.  Returns how many, or a

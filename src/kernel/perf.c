@@ -284,6 +284,10 @@ void lt_kencode(const struct lt_kformat *f, uint32_t tid, uint32_t tgid,
 
 struct kevent {
 	struct lt_kformat fmt;
+	/* raw offset of a field naming another thread the event concerns
+	 * (sched_switch's next_pid, sched_wakeup's pid), or -1; and of a
+	 * forked child's pid (sched_process_fork), or -1 */
+	int target_off, child_off;
 	struct lt_field_desc *desc;
 	uint32_t ndesc;
 	char full[LT_KNAME_GROUP + LT_KNAME_EVENT + 2];
@@ -539,6 +543,22 @@ static int load_events(struct lt_kernel *k, const char *const *patterns,
 		}
 		k->ctf[i] = (struct lt_ctf_event){ (uint32_t)i, e->full,
 						   LT_INFO, e->desc, e->ndesc };
+		e->target_off = e->child_off = -1;
+		const char *target = NULL;
+		if (strcmp(e->full, "sched:sched_switch") == 0)
+			target = "next_pid";
+		else if (strncmp(e->full, "sched:sched_wak", 15) == 0)
+			target = "pid";
+		for (uint32_t f = 0; f < e->fmt.nfields; f++) {
+			const struct lt_kfield *kf = &e->fmt.fields[f];
+			if (kf->size != 4)
+				continue;
+			if (target && strcmp(kf->name, target) == 0)
+				e->target_off = kf->offset;
+			if (strcmp(e->full, "sched:sched_process_fork") == 0 &&
+			    strcmp(kf->name, "child_pid") == 0)
+				e->child_off = kf->offset;
+		}
 	}
 	free(names);
 	return rc;
@@ -687,14 +707,27 @@ static int write_sample(struct lt_kernel *k, struct kcpu *c,
 		bsearch(&key, k->ids, k->nids, sizeof(*k->ids), id_cmp);
 	if (!m)
 		return 0; /* not ours; cannot happen */
+	const struct kevent *e = &k->ev[m->ev];
 	if (k->npids) {
-		pid_t p = (pid_t)s->pid;
-		if (!bsearch(&p, k->pids, k->npids, sizeof(p), pid_cmp)) {
+		pid_t p = (pid_t)s->pid, q = -1;
+		int kept = bsearch(&p, k->pids, k->npids, sizeof(p), pid_cmp) !=
+			   NULL;
+		if (e->child_off >= 0 && kept &&
+		    (size_t)e->child_off + 4 <= s->raw_size) {
+			/* the tree grows: a kept process's child is kept */
+			memcpy(&q, (const char *)s->raw + e->child_off, 4);
+			lt_kernel_add_pid(k, q);
+		}
+		if (!kept && e->target_off >= 0 &&
+		    (size_t)e->target_off + 4 <= s->raw_size) {
+			memcpy(&q, (const char *)s->raw + e->target_off, 4);
+			kept = lt_kernel_has_pid(k, q);
+		}
+		if (!kept) {
 			k->st.filtered++;
 			return 0;
 		}
 	}
-	const struct kevent *e = &k->ev[m->ev];
 	uint32_t cpu = (uint32_t)c->cpu;
 	uint64_t ts = lt_kernel_mono_to_counts((int64_t)s->time);
 	if (ts < c->last_ts) {
@@ -919,4 +952,28 @@ int lt_kernel_list(const char *pattern, FILE *out)
 		fprintf(out, "%s:%s\n", v[i].group, v[i].name);
 	free(v);
 	return (int)n;
+}
+
+int lt_kernel_add_pid(struct lt_kernel *k, pid_t pid)
+{
+	if (!k->npids || lt_kernel_has_pid(k, pid))
+		return 0;
+	pid_t *a = realloc(k->pids, (k->npids + 1) * sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	size_t i = k->npids;
+	while (i > 0 && a[i - 1] > pid) {
+		a[i] = a[i - 1];
+		i--;
+	}
+	a[i] = pid;
+	k->pids = a;
+	k->npids++;
+	return 0;
+}
+
+int lt_kernel_has_pid(const struct lt_kernel *k, pid_t pid)
+{
+	return !k->npids ||
+	       bsearch(&pid, k->pids, k->npids, sizeof(pid), pid_cmp) != NULL;
 }

@@ -19,6 +19,7 @@
  */
 #include "session/recorder.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -36,6 +37,7 @@
 
 #include "ctf/metadata.h"
 #include "ctf/packet.h"
+#include "kernel/kernel.h"
 #include "probe/probe.h"
 #include "ring/ring.h"
 #include "session/streams.h"
@@ -50,7 +52,8 @@ struct rproc {
 	uint32_t stream_id[LT_PROTO_MAX_CHANNELS];
 	struct lt_stream_out *out[LT_PROTO_MAX_CHANNELS]; /* per CPU */
 	struct lt_proto_event *ev; /* by id */
-	uint32_t nev; /* slots in ev */
+	struct lt_ctf_event *byid; /* the same, as the walker wants them */
+	uint32_t nev; /* slots in ev and byid */
 	struct lt_ctf_event *ctf; /* the described ones, for metadata */
 	uint32_t nctf;
 };
@@ -69,6 +72,11 @@ struct rec {
 	char *scratch; /* one sub-buffer, for recovery */
 	uint64_t scratch_size;
 	int stopped;
+	struct lt_kernel *kern;
+	struct lt_stream_out *kout; /* per CPU */
+	uint32_t kernel_stream;
+	pid_t child;
+	uint64_t last_scan_ms;
 	struct {
 		char name[LT_PROTO_NAME];
 		uint64_t last_ms;
@@ -82,13 +90,9 @@ static void finish(struct rec *R);
 static const struct lt_ctf_event *lookup_event(void *arg, uint32_t id)
 {
 	struct rproc *p = arg;
-	if (id >= p->nev || !p->ev[id].name)
+	if (id >= p->nev || !p->byid[id].name)
 		return NULL;
-	/* lt_proto_event and lt_ctf_event differ; build on the fly */
-	static __thread struct lt_ctf_event e;
-	e = (struct lt_ctf_event){ id, p->ev[id].name, p->ev[id].loglevel,
-				   p->ev[id].fields, p->ev[id].nfields };
-	return &e;
+	return &p->byid[id];
 }
 
 static void count_record(void *arg, const struct lt_ctf_record *r)
@@ -246,6 +250,7 @@ static void free_proc(struct rproc *p)
 	for (uint32_t i = 0; i < p->nev; i++)
 		lt_proto_event_free(&p->ev[i]);
 	free(p->ev);
+	free(p->byid);
 	free(p->ctf);
 	for (int ch = 0; ch < LT_PROTO_MAX_CHANNELS; ch++) {
 		if (p->out[ch] && p->rings[ch])
@@ -263,7 +268,7 @@ static void free_proc(struct rproc *p)
 static int write_metadata_to(struct rec *R, const char *dir, int only_overwrite)
 {
 	struct lt_ctf_stream *streams =
-		calloc((size_t)R->nprocs * LT_PROTO_MAX_CHANNELS + 1,
+		calloc((size_t)R->nprocs * LT_PROTO_MAX_CHANNELS + 2,
 		       sizeof(*streams));
 	char *env_store = calloc((size_t)R->nprocs + 1, 64);
 	const char **env = calloc((size_t)R->nprocs * 2 + 2, sizeof(*env));
@@ -301,6 +306,13 @@ static int write_metadata_to(struct rec *R, const char *dir, int only_overwrite)
 		env[ne * 2] = name;
 		env[ne * 2 + 1] = p->comm;
 		ne++;
+	}
+	if (R->kern && !only_overwrite) {
+		const struct lt_ctf_event *kev;
+		uint32_t nk;
+		lt_kernel_events(R->kern, &kev, &nk);
+		streams[n++] = (struct lt_ctf_stream){ R->kernel_stream,
+						       "kernel", kev, nk };
 	}
 	struct rproc *first = R->nprocs ? R->procs[0] : NULL;
 	struct lt_ctf_trace t = {
@@ -596,6 +608,8 @@ static int on_hello(struct rec *R, struct rproc *p,
 	       sizeof(cfg.rules[0]) * (size_t)R->o->nrules);
 	R->res->processes++;
 	R->meta_dirty = 1;
+	if (R->kern)
+		lt_kernel_add_pid(R->kern, p->pid);
 	return lt_proto_send(p->fd, &cfg, sizeof(cfg), fds, R->o->nchannels);
 }
 
@@ -608,16 +622,23 @@ static int on_event(struct rec *R, struct rproc *p, const void *buf, size_t len)
 	if (ev.id >= p->nev) {
 		uint32_t n = ev.id + 64;
 		struct lt_proto_event *a = realloc(p->ev, n * sizeof(*a));
-		if (!a) {
+		if (a)
+			p->ev = a;
+		struct lt_ctf_event *b = realloc(p->byid, n * sizeof(*b));
+		if (b)
+			p->byid = b;
+		if (!a || !b) {
 			lt_proto_event_free(&ev);
 			return -ENOMEM;
 		}
 		memset(a + p->nev, 0, (n - p->nev) * sizeof(*a));
-		p->ev = a;
+		memset(b + p->nev, 0, (n - p->nev) * sizeof(*b));
 		p->nev = n;
 	}
 	lt_proto_event_free(&p->ev[ev.id]);
 	p->ev[ev.id] = ev;
+	p->byid[ev.id] = (struct lt_ctf_event){ ev.id, ev.name, ev.loglevel,
+						ev.fields, ev.nfields };
 	for (int i = 0; i < R->o->nrules; i++)
 		if (lt_probe_match(R->o->rules[i].pattern, ev.name))
 			R->res->patterns_unmatched &= ~(1ull << i);
@@ -766,8 +787,106 @@ static int snap_write(void *arg, const struct lt_packet_header *h,
 	return 0;
 }
 
+static int kernel_packet(void *arg, uint32_t cpu, const void *packet,
+			 size_t len)
+{
+	struct rec *R = arg;
+	char name[64];
+
+	if (R->stopped)
+		return 0;
+	snprintf(name, sizeof(name), "kernel_%u", cpu);
+	if (lt_stream_write(&R->kout[cpu], R->o->dir, name, packet, len) == 0)
+		R->res->kernel_packets++;
+	return 0;
+}
+
+/*
+ * Without --all the kernel channel keeps the command's process tree:
+ * the processes that joined, and now and then those whose parent is kept
+ * (found in /proc; a child is missed until the next look).
+ */
+static void track_tree(struct rec *R)
+{
+	if (!R->kern || R->o->kernel_all || now_ms() - R->last_scan_ms < 100)
+		return;
+	R->last_scan_ms = now_ms();
+	for (int round = 0; round < 4; round++) {
+		int added = 0;
+		DIR *d = opendir("/proc");
+		struct dirent *e;
+		while (d && (e = readdir(d))) {
+			char path[300], buf[512];
+			pid_t pid = (pid_t)atoi(e->d_name);
+			if (pid <= 0 || lt_kernel_has_pid(R->kern, pid))
+				continue;
+			snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+			FILE *f = fopen(path, "r");
+			if (!f)
+				continue;
+			size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+			fclose(f);
+			buf[n] = 0;
+			/* "pid (comm) state ppid": comm may hold spaces */
+			char *rp = strrchr(buf, ')');
+			int ppid = 0;
+			if (rp && sscanf(rp + 1, " %*c %d", &ppid) == 1 &&
+			    ppid > 0 && lt_kernel_has_pid(R->kern, ppid)) {
+				lt_kernel_add_pid(R->kern, pid);
+				added++;
+			}
+		}
+		if (d)
+			closedir(d);
+		if (!added)
+			break;
+	}
+}
+
+static int open_kernel(struct rec *R)
+{
+	char err[512] = "";
+	static const pid_t none = -1; /* until the command's pid is known */
+	struct lt_kernel_options ko = {
+		.stream_id = R->kernel_stream,
+		.pid = (uint32_t)getpid(),
+		.flush_ms = R->o->switch_ms,
+		.pids = R->o->kernel_all ? NULL : &none,
+		.npids = R->o->kernel_all ? 0 : 1,
+	};
+	memcpy(ko.uuid, R->uuid, 16);
+	int rc = lt_kernel_open(R->o->kernel, (size_t)R->o->nkernel, &ko,
+				&R->kern, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "lowtrace: record: -k: %s\n",
+			err[0] ? err : strerror(-rc));
+		return rc;
+	}
+	uint32_t n = lt_kernel_ncpus(R->kern);
+	R->kout = calloc(n, sizeof(*R->kout));
+	if (!R->kout)
+		return -ENOMEM;
+	for (uint32_t c = 0; c < n; c++)
+		lt_stream_init(&R->kout[c]);
+	return 0;
+}
+
+static void close_kernel(struct rec *R)
+{
+	if (!R->kern)
+		return;
+	struct lt_kernel_stats ks;
+	lt_kernel_get_stats(R->kern, &ks);
+	R->res->kernel_events = ks.events;
+	R->res->kernel_lost = lt_kernel_lost(R->kern);
+	for (uint32_t c = 0; c < lt_kernel_ncpus(R->kern); c++)
+		lt_stream_close(&R->kout[c]);
+}
+
 static void finish(struct rec *R)
 {
+	if (R->kern)
+		lt_kernel_flush(R->kern, kernel_packet, R);
 	for (int i = 0; i < R->nprocs; i++) {
 		struct rproc *p = R->procs[i];
 		if (p->fd >= 0) {
@@ -831,6 +950,12 @@ int lt_record_run(const struct lt_rec_options *o, struct lt_rec_result *res)
 			strerror(-rc));
 		goto out;
 	}
+	if (o->nkernel) {
+		R.kernel_stream = R.next_stream++;
+		rc = open_kernel(&R);
+		if (rc)
+			goto out;
+	}
 	write_metadata(&R);
 	signal(SIGINT, SIG_IGN); /* the command gets it and ends; we finish */
 	signal(SIGQUIT, SIG_IGN);
@@ -845,7 +970,10 @@ int lt_record_run(const struct lt_rec_options *o, struct lt_rec_result *res)
 		goto out;
 	}
 	uint64_t last_switch = now_ms(), child_done = 0;
-	int child_alive = 1;
+	int child_alive = 1, idle_ms = 1;
+	R.child = child;
+	if (R.kern)
+		lt_kernel_add_pid(R.kern, child);
 	for (;;) {
 		struct pollfd pf[MAX_PROCS + 1];
 		int n = 0;
@@ -854,8 +982,17 @@ int lt_record_run(const struct lt_rec_options *o, struct lt_rec_result *res)
 			if (R.procs[i]->fd >= 0)
 				pf[n++] = (struct pollfd){ R.procs[i]->fd,
 							   POLLIN, 0 };
-		poll(pf, (nfds_t)n, 1);
+		/* a consumer that found nothing waits longer, up to 8 ms: the
+		 * default buffers hold far more than that at 10 M events/s */
+		poll(pf, (nfds_t)n, idle_ms);
+		uint64_t before = R.res->ch[0].packets + R.res->kernel_packets;
+		for (int ch = 1; ch < o->nchannels; ch++)
+			before += R.res->ch[ch].packets;
 		accept_all(&R);
+		if (R.kern) {
+			lt_kernel_poll(R.kern, kernel_packet, &R);
+			track_tree(&R);
+		}
 		int alive = 0;
 		for (int i = 0; i < R.nprocs; i++) {
 			struct rproc *p = R.procs[i];
@@ -872,6 +1009,10 @@ int lt_record_run(const struct lt_rec_options *o, struct lt_rec_result *res)
 			if (!R.stopped)
 				consume_proc(&R, p);
 		}
+		uint64_t after = R.res->ch[0].packets + R.res->kernel_packets;
+		for (int ch = 1; ch < o->nchannels; ch++)
+			after += R.res->ch[ch].packets;
+		idle_ms = after != before ? 1 : (idle_ms < 8 ? idle_ms * 2 : 8);
 		if (R.meta_dirty && !R.stopped)
 			write_metadata(&R);
 		if (!R.stopped && now_ms() - last_switch >= o->switch_ms) {
@@ -918,6 +1059,11 @@ out:
 	}
 	for (int i = 0; i < R.nprocs; i++)
 		free_proc(R.procs[i]);
+	if (R.kern) {
+		close_kernel(&R);
+		lt_kernel_close(R.kern);
+		free(R.kout);
+	}
 	free(R.scratch);
 	return rc;
 }

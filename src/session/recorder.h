@@ -30,6 +30,11 @@ struct lt_rec_options {
 	char on_trigger[16][LT_PROTO_NAME + 16];
 	int non_trigger;
 	unsigned trigger_holdoff_ms; /* between two actions of one trigger */
+	/* kernel tracepoints (patterns, presets), system-wide if kernel_all,
+	 * else only of the command's process tree */
+	const char *kernel[64];
+	int nkernel;
+	int kernel_all;
 };
 
 struct lt_rec_channel_stats {
@@ -48,6 +53,7 @@ struct lt_rec_result {
 	int snapshots; /* taken into DIR/snapshot-N */
 	int triggers, triggers_held; /* received; ignored in a hold-off */
 	int stopped; /* by `lowtrace stop` or a trigger */
+	uint64_t kernel_events, kernel_lost, kernel_packets;
 };
 
 /* Runs the command and records it; 0 or -errno (the trace may be partial). */

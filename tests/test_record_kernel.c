@@ -1,0 +1,105 @@
+/*
+ * test_record_kernel.c - `lowtrace record -k`: kernel tracepoints on the
+ * same timeline as the program's own events.
+ */
+#include "lt_test.h"
+#include "lt_tools.h"
+
+static void need_root(void)
+{
+	if (geteuid() != 0)
+		LT_SKIP("kernel tracepoints need root");
+}
+
+/* The line index of the first line at or after from containing all of a
+ * and b, or -1. */
+static int find_line(char **lines, int n, int from, const char *a,
+		     const char *b)
+{
+	for (int i = from < 0 ? n : from; i < n; i++)
+		if (strstr(lines[i], a) && (!b || strstr(lines[i], b)))
+			return i;
+	return -1;
+}
+
+LT_TEST(test_user_and_kernel_events_share_one_timeline)
+{
+	need_root();
+	lt_need_tool("babeltrace2");
+	const char *dir = lt_tmpdir("ktime");
+	char cmd[1200];
+	int st;
+	snprintf(cmd, sizeof(cmd),
+		 "%s/lowtrace record -o %s -k sched:sched_switch,"
+		 "syscalls:sys_enter_nanosleep,syscalls:sys_exit_nanosleep "
+		 "-- %s/tests/progs/sleeper 2>&1",
+		 lt_test_build_dir(), dir, lt_test_build_dir());
+	char *out = lt_run(cmd, &st);
+	if (st != 0)
+		LT_FAIL("record failed:\n%s", out);
+	LT_ASSERT(strstr(out, "Channel kernel:") != NULL);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "babeltrace2 %s 2>&1", dir);
+	out = lt_run(cmd, &st);
+	LT_ASSERT_EQ(st, 0);
+	char *lines[20000];
+	int n = 0;
+	for (char *save = NULL, *l = strtok_r(out, "\n", &save); l && n < 20000;
+	     l = strtok_r(NULL, "\n", &save))
+		lines[n++] = l;
+	int at = find_line(lines, n, 0, "sleeper:before", NULL);
+	LT_ASSERT(at >= 0);
+	char tidf[64], prev[64], next[64];
+	const char *t = strstr(lines[at], "tid = ");
+	LT_ASSERT(t != NULL);
+	int tid = atoi(t + 6);
+	snprintf(tidf, sizeof(tidf), "common_tid = %d,", tid);
+	snprintf(prev, sizeof(prev), "prev_pid = %d,", tid);
+	snprintf(next, sizeof(next), "next_pid = %d,", tid);
+	for (int i = 0; i < 5; i++) {
+		char bi[64], ai[64];
+		snprintf(bi, sizeof(bi), "i = %d,", i);
+		snprintf(ai, sizeof(ai), "i = %d,", i);
+		int b = find_line(lines, n, 0, "sleeper:before", bi);
+		int e = find_line(lines, n, b, "sys_enter_nanosleep", tidf);
+		int so = find_line(lines, n, e, "sched_switch", prev);
+		int si = find_line(lines, n, so, "sched_switch", next);
+		int x = find_line(lines, n, si, "sys_exit_nanosleep", tidf);
+		int a = find_line(lines, n, 0, "sleeper:after", ai);
+		if (b < 0 || e < 0 || so < 0 || si < 0 || x < 0 || a < 0 ||
+		    !(b < e && e < so && so < si && si < x && x < a))
+			LT_FAIL("sleep %d out of order: before %d, enter %d, "
+				"switch out %d, in %d, exit %d, after %d",
+				i, b, e, so, si, x, a);
+	}
+	free(out);
+}
+
+LT_TEST(test_unknown_kernel_event_is_an_error_with_a_suggestion)
+{
+	need_root();
+	char cmd[600];
+	int st;
+	snprintf(cmd, sizeof(cmd),
+		 "%s/lowtrace record -o /tmp/lt-kbad -k sched:sched_swich -- "
+		 "true 2>&1",
+		 lt_test_build_dir());
+	char *out = lt_run(cmd, &st);
+	LT_ASSERT(st != 0);
+	LT_ASSERT(strstr(out, "did you mean sched:sched_switch") != NULL);
+	free(out);
+}
+
+LT_TEST(test_list_kernel_tracepoints)
+{
+	need_root();
+	char cmd[600];
+	int st;
+	snprintf(cmd, sizeof(cmd), "%s/lowtrace list --kernel 'sched:*' 2>&1",
+		 lt_test_build_dir());
+	char *out = lt_run(cmd, &st);
+	LT_ASSERT_EQ(st, 0);
+	LT_ASSERT(strstr(out, "sched:sched_switch\n") != NULL);
+	LT_ASSERT(strstr(out, "irq:") == NULL);
+	free(out);
+}
