@@ -271,8 +271,6 @@ static void flush_packet(struct gen_stream *s, int last, int crash)
 	s->open = 0;
 }
 
-static const char *pick_name(uint64_t r);
-
 static const char *const names[] = {
 	"alpha",     "", "a somewhat longer name", "quote\"back\\slash",
 	"tab\there", "x"
@@ -280,7 +278,7 @@ static const char *const names[] = {
 
 static const char *pick_name(uint64_t r)
 {
-	const char *nm = pick_name(r);
+	const char *nm = names[r % 6];
 	return (no_empty && !*nm) ? "-" : nm;
 }
 
