@@ -522,7 +522,10 @@ int main(int argc, char **argv)
 		if (!s->open) {
 			s->open = 1;
 			s->used = LT_PACKET_HDR_SIZE;
+			/* no earlier than the previous packet's end */
 			s->first_ts = ts - (r >> 50 & 255);
+			if (s->first_ts < s->last_ts)
+				s->first_ts = s->last_ts;
 			s->prev_ts = s->first_ts;
 		}
 		size_t off = (s->used + LT_EV_ALIGN - 1) &

@@ -214,12 +214,25 @@ static void tod(struct tod_cache *c, int64_t sec)
 	*p++ = '.';
 }
 
+/* v < 10^9 as exactly nine digits. */
 static char *fmt9(char *p, uint64_t v)
 {
-	for (int i = 8; i >= 0; i--) {
-		p[i] = (char)('0' + v % 10);
-		v /= 10;
+	static const char d2[] = "00010203040506070809"
+				 "10111213141516171819"
+				 "20212223242526272829"
+				 "30313233343536373839"
+				 "40414243444546474849"
+				 "50515253545556575859"
+				 "60616263646566676869"
+				 "70717273747576777879"
+				 "80818283848586878889"
+				 "90919293949596979899";
+	uint32_t x = (uint32_t)v;
+	for (int i = 7; i >= 1; i -= 2) {
+		memcpy(p + i, d2 + 2 * (x % 100), 2);
+		x /= 100;
 	}
+	p[0] = (char)('0' + x);
 	return p + 9;
 }
 
@@ -318,7 +331,7 @@ static int run_print(lt_trace_t *t, const unsigned char *sel, int64_t lo,
 		if (!sel[ev->cls->index] || ev->ns < lo || ev->ns > hi)
 			continue;
 		const char *name = ev->cls->name;
-		size_t nl = strlen(name);
+		size_t nl = ev->cls->name_len;
 		size_t need = 96 + nl + lt_event_format_bound(ev);
 		if (out_reserve(o, need) < 0)
 			return lt_cli_error(VIEW, "out of memory");

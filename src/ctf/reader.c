@@ -17,6 +17,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,9 +125,11 @@ int64_t lt_clock_ns(const struct lt_clock *c, uint64_t counts)
 {
 	/* floor(counts * 1e9 / freq) split so that nothing overflows: the
 	 * whole seconds exactly, then the remainder with 128 bits */
-	uint64_t s = counts / c->freq, r = counts % c->freq;
-	uint64_t frac =
-		(uint64_t)((unsigned __int128)r * 1000000000u / c->freq);
+	uint64_t s = counts / c->freq, r = counts % c->freq, frac;
+	if (r <= UINT64_MAX / 1000000000u)
+		frac = r * 1000000000u / c->freq;
+	else
+		frac = (uint64_t)((unsigned __int128)r * 1000000000u / c->freq);
 	return c->base_ns + (int64_t)(s * 1000000000u + frac);
 }
 
@@ -1024,24 +1027,37 @@ static const char digits2[] = "00010203040506070809"
 			      "80818283848586878889"
 			      "90919293949596979899";
 
+static inline unsigned ndigits(uint64_t v)
+{
+	unsigned n = 1;
+	for (;;) {
+		if (v < 10)
+			return n;
+		if (v < 100)
+			return n + 1;
+		if (v < 1000)
+			return n + 2;
+		if (v < 10000)
+			return n + 3;
+		v /= 10000;
+		n += 4;
+	}
+}
+
 char *lt_fmt_u64(char *p, uint64_t v)
 {
-	char tmp[20];
-	char *q = tmp + sizeof(tmp);
+	unsigned n = ndigits(v);
+	char *q = p + n;
 	while (v >= 100) {
 		unsigned d = (unsigned)(v % 100);
 		v /= 100;
 		q -= 2;
 		memcpy(q, digits2 + 2 * d, 2);
 	}
-	if (v >= 10) {
-		q -= 2;
-		memcpy(q, digits2 + 2 * v, 2);
-	} else {
-		*--q = (char)('0' + v);
-	}
-	size_t n = (size_t)(tmp + sizeof(tmp) - q);
-	memcpy(p, q, n);
+	if (v >= 10)
+		memcpy(q - 2, digits2 + 2 * v, 2);
+	else
+		q[-1] = (char)('0' + v);
 	return p + n;
 }
 
@@ -1052,6 +1068,125 @@ char *lt_fmt_i64(char *p, int64_t v)
 		return lt_fmt_u64(p, (uint64_t)0 - (uint64_t)v);
 	}
 	return lt_fmt_u64(p, (uint64_t)v);
+}
+
+/*
+ * floor(a * 10^s) for a = m * 2^k, exactly, and how the rest compares to
+ * one half (-1, 0, 1); 0 when the numbers do not fit in 128 bits.
+ */
+static int scale10(uint64_t m, int k, int s, uint64_t *q, int *half)
+{
+	typedef unsigned __int128 u128;
+	u128 num = m, den = 1, p10 = 1;
+	int as = s < 0 ? -s : s;
+	if (as > 38)
+		return 0;
+	for (int i = 0; i < as; i++)
+		p10 *= 10;
+	if (s >= 0) {
+		if (as > 22)
+			return 0;
+		num *= p10; /* < 2^53 * 2^74 */
+	} else {
+		den = p10;
+	}
+	if (k >= 0) {
+		if (k > 126 || (num >> (126 - k)))
+			return 0;
+		num <<= k;
+	} else {
+		if (-k > 126 || (den >> (126 + k)))
+			return 0;
+		den <<= -k;
+	}
+	u128 qq = num / den, rem = num % den;
+	if (qq >> 64)
+		return 0;
+	*q = (uint64_t)qq;
+	/* rem < den < 2^126: 2 * rem does not overflow */
+	*half = rem * 2 < den ? -1 : rem * 2 > den;
+	return 1;
+}
+
+/*
+ * printf's %g (6 significant digits, round half to even on the exact
+ * binary value, trailing zeros dropped), without printf in the common
+ * range; at most 32 bytes.
+ */
+char *lt_fmt_g(char *p, double d)
+{
+	if (!isfinite(d) || d == 0 || fabs(d) < 1e-30 || fabs(d) > 1e30)
+		goto slow;
+	int ex;
+	double fr = frexp(fabs(d), &ex);
+	uint64_t m = (uint64_t)ldexp(fr, 53);
+	int k = ex - 53;
+	int e = (int)floor(log10(fabs(d)));
+	uint64_t q = 0;
+	int half = 0;
+	for (int tries = 0;; tries++) {
+		if (tries > 3 || !scale10(m, k, 5 - e, &q, &half))
+			goto slow;
+		if (q < 100000)
+			e--;
+		else if (q >= 1000000)
+			e++;
+		else
+			break;
+	}
+	if (half > 0 || (half == 0 && (q & 1)))
+		q++;
+	if (q == 1000000) {
+		q = 100000;
+		e++;
+	}
+	char dig[6];
+	for (int i = 5; i >= 0; i--) {
+		dig[i] = (char)('0' + q % 10);
+		q /= 10;
+	}
+	if (d < 0)
+		*p++ = '-';
+	if (e < -4 || e >= 6) {
+		int nd = 6;
+		while (nd > 1 && dig[nd - 1] == '0')
+			nd--;
+		*p++ = dig[0];
+		if (nd > 1) {
+			*p++ = '.';
+			memcpy(p, dig + 1, (size_t)nd - 1);
+			p += nd - 1;
+		}
+		*p++ = 'e';
+		*p++ = e < 0 ? '-' : '+';
+		int ae = e < 0 ? -e : e;
+		*p++ = (char)('0' + ae / 10);
+		*p++ = (char)('0' + ae % 10);
+		return p;
+	}
+	/* fixed: the point after digit e (e in -4..5) */
+	int point = e + 1, last = 5;
+	while (last >= point && last > 0 && dig[last] == '0')
+		last--;
+	if (point <= 0) {
+		*p++ = '0';
+		*p++ = '.';
+		for (int i = 0; i < -point; i++)
+			*p++ = '0';
+		memcpy(p, dig, (size_t)last + 1);
+		return p + last + 1;
+	}
+	memcpy(p, dig, (size_t)point);
+	p += point;
+	if (last >= point) {
+		*p++ = '.';
+		memcpy(p, dig + point, (size_t)(last - point + 1));
+		p += last - point + 1;
+	}
+	return p;
+slow:;
+	int n = snprintf(p, 32, "%g", d);
+	return p + (n > 0 ? (n < 32 ? n : 31) : 0);
 }
 
 static char *fmt_radix(char *p, uint64_t v, unsigned base)
@@ -1185,11 +1320,8 @@ static char *fmt_scalar(char *p, const struct lt_value *v)
 		memcpy(p, " )", 2);
 		return p + 2;
 	}
-	case LT_FIELD_FLOAT: {
-		/* %g, as babeltrace2 prints reals; at most 32 bytes */
-		int n = snprintf(p, 32, "%g", v->f);
-		return p + (n > 0 ? (n < 32 ? n : 31) : 0);
-	}
+	case LT_FIELD_FLOAT:
+		return lt_fmt_g(p, v->f);
 	}
 	return p;
 }
@@ -1205,31 +1337,52 @@ static size_t scalar_bound(const struct lt_field_class *fc, uint8_t kind)
 	return b;
 }
 
-size_t lt_event_format_bound(const struct lt_event *ev)
+size_t lt_format_bound_fixed(const struct lt_field_class *fcs, unsigned n)
 {
-	const struct lt_event_class *ec = ev->cls;
 	size_t b = 4;
-	for (uint32_t i = 0; i < ec->nfields; i++) {
-		const struct lt_field_class *fc = &ec->fields[i];
-		b += strlen(fc->name) + 5;
+	for (unsigned i = 0; i < n; i++) {
+		const struct lt_field_class *fc = &fcs[i];
+		b += fc->name_len + 5;
 		switch (fc->kind) {
 		case LT_FIELD_STRING:
-			b += 4 * (size_t)ev->count[i] + 2;
+			b += 2;
 			break;
 		case LT_FIELD_ARRAY:
-		case LT_FIELD_SEQUENCE: {
-			size_t n = fc->kind == LT_FIELD_ARRAY ? fc->length :
-								ev->count[i];
 			if (fc->text)
-				b += 4 * n + 2;
+				b += 4 * (size_t)fc->length + 2;
 			else
 				b += 4 +
-				     n * (16 + scalar_bound(fc, fc->elem_kind));
+				     (size_t)fc->length *
+					     (16 +
+					      scalar_bound(fc, fc->elem_kind));
 			break;
-		}
+		case LT_FIELD_SEQUENCE:
+			b += 6;
+			break;
 		default:
 			b += scalar_bound(fc, fc->kind);
 			break;
+		}
+	}
+	return b;
+}
+
+size_t lt_event_format_bound(const struct lt_event *ev)
+{
+	const struct lt_event_class *ec = ev->cls;
+	size_t b = ec->fmt_bound;
+	if (ec->fixed_size >= 0)
+		return b;
+	for (uint32_t i = 0; i < ec->nfields; i++) {
+		const struct lt_field_class *fc = &ec->fields[i];
+		if (fc->kind == LT_FIELD_STRING) {
+			b += 4 * (size_t)ev->count[i];
+		} else if (fc->kind == LT_FIELD_SEQUENCE) {
+			size_t n = ev->count[i];
+			if (fc->text)
+				b += 4 * n;
+			else
+				b += n * (16 + scalar_bound(fc, fc->elem_kind));
 		}
 	}
 	return b;
@@ -1247,7 +1400,7 @@ char *lt_event_format(const struct lt_event *ev, char *p)
 	*p++ = '{';
 	for (uint32_t i = 0; i < ec->nfields; i++) {
 		const struct lt_field_class *fc = &ec->fields[i];
-		size_t nl = strlen(fc->name);
+		size_t nl = fc->name_len;
 		*p++ = i ? ',' : ' ';
 		if (i)
 			*p++ = ' ';

@@ -49,6 +49,7 @@ struct lt_enum_range {
  */
 struct lt_field_class {
 	const char *name; /* without the leading '_' TSDL allows */
+	uint32_t name_len;
 	uint8_t kind; /* enum lt_field_kind */
 	uint8_t elem_kind; /* INT, ENUM or FLOAT for arrays and sequences */
 	uint8_t size; /* bytes of the scalar or of one element */
@@ -64,6 +65,7 @@ struct lt_field_class {
 
 struct lt_event_class {
 	const char *name;
+	uint32_t name_len;
 	uint64_t id;
 	uint32_t stream_id;
 	int loglevel; /* -1 when the metadata gives none */
@@ -74,6 +76,8 @@ struct lt_event_class {
 	 * the payload's size and the fields' offsets are constants */
 	int32_t fixed_size; /* -1 when not fixed */
 	const uint32_t *fixed_off;
+	/* formatted size bound of the fields, strings and sequences aside */
+	uint32_t fmt_bound;
 };
 
 struct lt_clock {
@@ -190,5 +194,7 @@ char *lt_event_format(const struct lt_event *ev, char *p);
 /* Number formatting used by the formatter; p must have 21 bytes. */
 char *lt_fmt_u64(char *p, uint64_t v);
 char *lt_fmt_i64(char *p, int64_t v);
+/* printf's "%g"; p must have 32 bytes. */
+char *lt_fmt_g(char *p, double d);
 
 #endif

@@ -1127,6 +1127,7 @@ static void compile_event(struct parser *ps, const struct pevent *pe,
 		const struct ty *t = f->type;
 		struct lt_field_class *fc = &fcs[i];
 		fc->name = f->name;
+		fc->name_len = (uint32_t)strlen(f->name);
 		fc->length_field = -1;
 		for (unsigned j = 0; j < i; j++)
 			if (!strcmp(fcs[j].name, f->name))
@@ -1206,6 +1207,8 @@ static void compile_event(struct parser *ps, const struct pevent *pe,
 		}
 	}
 	ec->name = pe->name;
+	ec->name_len = (uint32_t)strlen(pe->name);
+	ec->fmt_bound = (uint32_t)lt_format_bound_fixed(fcs, n);
 	ec->id = pe->id;
 	ec->loglevel = pe->loglevel;
 	ec->nfields = n;

@@ -64,4 +64,8 @@ const struct lt_stream_class *lt_tsdl_stream(const struct lt_tsdl *m,
 const struct lt_event_class *lt_tsdl_event(const struct lt_stream_class *sc,
 					   uint64_t id);
 
+/* The formatted size bound of fields, strings and sequences aside
+ * (reader.c, beside the formatter). */
+size_t lt_format_bound_fixed(const struct lt_field_class *fcs, unsigned n);
+
 #endif
