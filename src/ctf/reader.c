@@ -377,6 +377,7 @@ static int decode(struct lt_stream *s)
 	size_t pos = (s->pos + LT_EV_ALIGN - 1) & ~(size_t)(LT_EV_ALIGN - 1);
 	const size_t end = s->end;
 	uint64_t id, ts;
+	size_t idpos = pos, tspos = pos; /* for messages */
 
 	if (pos >= end)
 		return 0;
@@ -399,8 +400,10 @@ static int decode(struct lt_stream *s)
 			return ev_fault(s, pos, "malformed extended header");
 		id = ld32(b + pos + 1);
 		ts = ld64(b + pos + 5);
+		idpos = pos + 1;
+		tspos = pos + 5;
 		if (ts < s->prev_ts)
-			return ev_fault(s, pos + 5,
+			return ev_fault(s, tspos,
 					"timestamp %llu is before the "
 					"previous %llu",
 					(unsigned long long)ts,
@@ -408,14 +411,14 @@ static int decode(struct lt_stream *s)
 		pos += LT_EV_HDR_EXTENDED;
 	}
 	if (ts > s->ts_end && !s->open_end)
-		return ev_fault(s, pos - 4,
+		return ev_fault(s, tspos,
 				"timestamp %llu is after the packet's "
 				"timestamp_end %llu",
 				(unsigned long long)ts,
 				(unsigned long long)s->ts_end);
 	const struct lt_event_class *ec = lt_tsdl_event(s->sc, id);
 	if (!ec)
-		return ev_fault(s, pos - 4, "unknown event id %llu",
+		return ev_fault(s, idpos, "unknown event id %llu",
 				(unsigned long long)id);
 
 	struct lt_event *ev = &s->ev;
