@@ -452,10 +452,16 @@ static int view_run(int argc, char **argv)
 	};
 	int r = lt_trace_open(vo.dir, &to, &t, err, sizeof(err));
 	if (r < 0) {
-		rc = lt_cli_error(VIEW,
-				  "%s (is %s a lowtrace CTF trace? "
-				  "--skip-bad reads past bad packets)",
-				  err, vo.dir);
+		if (r == -EBADMSG)
+			rc = lt_cli_error(
+				VIEW,
+				"%s (the trace is corrupt; --skip-bad "
+				"reads past bad packets)",
+				err);
+		else
+			rc = lt_cli_error(VIEW,
+					  "%s (is %s a lowtrace CTF trace?)",
+					  err, vo.dir);
 		goto out;
 	}
 	if (vo.patterns) {

@@ -693,7 +693,7 @@ static int cmp_name(const void *a, const void *b)
 static int read_metadata(struct lt_trace *t, const char *dir, char *err,
 			 size_t errlen)
 {
-	char path[4096];
+	char path[4200];
 	struct stat st;
 	int r = 0;
 
@@ -777,6 +777,19 @@ int lt_trace_open(const char *dir, const struct lt_trace_opts *opts,
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
+	/* "DIR/" names its files "DIR/FILE" */
+	char dbuf[3072];
+	size_t dl = strlen(dir);
+	while (dl > 1 && dir[dl - 1] == '/')
+		dl--;
+	if (dl >= sizeof(dbuf)) {
+		lt_trace_close(t);
+		snprintf(err, errlen, "%s: path too long", dir);
+		return -ENAMETOOLONG;
+	}
+	memcpy(dbuf, dir, dl);
+	dbuf[dl] = 0;
+	dir = dbuf;
 	r = read_metadata(t, dir, err, errlen);
 	if (r < 0)
 		goto fail;
@@ -790,7 +803,7 @@ int lt_trace_open(const char *dir, const struct lt_trace_opts *opts,
 	while ((de = readdir(d))) {
 		if (de->d_name[0] == '.' || !strcmp(de->d_name, "metadata"))
 			continue;
-		char path[4096];
+		char path[4200];
 		struct stat st;
 		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
 		if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
