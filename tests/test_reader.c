@@ -11,6 +11,7 @@
 #include "lt_test.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <sys/stat.h>
 
 static const char meta_head[] =
@@ -190,10 +191,23 @@ static size_t pkt_end(struct sbuf *s)
 	return s->pkt;
 }
 
-static struct lt_packet_header *hdr_at(struct sbuf *s, size_t off)
-{
-	return (struct lt_packet_header *)(void *)(s->buf + off);
-}
+/* Header fields of the packet at off (packets need not be aligned). */
+#define HDR_GET(s, off, f)                                           \
+	({                                                           \
+		__typeof__(((struct lt_packet_header *)0)->f) g_;    \
+		memcpy(&g_,                                          \
+		       (s)->buf + (off) +                            \
+			       offsetof(struct lt_packet_header, f), \
+		       sizeof(g_));                                  \
+		g_;                                                  \
+	})
+#define HDR_SET(s, off, f, v)                                           \
+	do {                                                            \
+		__typeof__(((struct lt_packet_header *)0)->f) v_ = (v); \
+		memcpy((s)->buf + (off) +                               \
+			       offsetof(struct lt_packet_header, f),    \
+		       &v_, sizeof(v_));                                \
+	} while (0)
 
 static uint32_t u32_pl(uint32_t x)
 {
@@ -584,7 +598,7 @@ LT_TEST(test_bad_magic_names_file_and_offset)
 	static struct sbuf s;
 	simple_packet(&s, 100);
 	size_t off = simple_packet(&s, 200);
-	hdr_at(&s, off)->magic = 0x12345678;
+	HDR_SET(&s, off, magic, 0x12345678);
 	expect_bad(&s, off, "bad packet magic");
 }
 
@@ -592,7 +606,7 @@ LT_TEST(test_packet_size_zero_is_rejected)
 {
 	static struct sbuf s;
 	size_t off = simple_packet(&s, 100);
-	hdr_at(&s, off)->packet_size = 0;
+	HDR_SET(&s, off, packet_size, 0);
 	expect_bad(&s, off, "bad packet_size");
 }
 
@@ -601,7 +615,7 @@ LT_TEST(test_packet_size_beyond_file_is_rejected)
 	static struct sbuf s;
 	simple_packet(&s, 100);
 	size_t off = simple_packet(&s, 200);
-	hdr_at(&s, off)->packet_size += 8 * 64;
+	HDR_SET(&s, off, packet_size, HDR_GET(&s, off, packet_size) + 8 * 64);
 	expect_bad(&s, off, "past the end of the file");
 }
 
@@ -609,7 +623,7 @@ LT_TEST(test_content_size_over_packet_size_is_rejected)
 {
 	static struct sbuf s;
 	size_t off = simple_packet(&s, 100);
-	hdr_at(&s, off)->content_size += 8;
+	HDR_SET(&s, off, content_size, HDR_GET(&s, off, content_size) + 8);
 	expect_bad(&s, off, "more than packet_size");
 }
 
@@ -645,8 +659,8 @@ LT_TEST(test_field_past_content_end_is_rejected)
 	ev_compact(&s, 0, 100, pl, 30);
 	size_t off = pkt_end(&s);
 	/* the last 2 bytes of the 30-byte payload are cut off */
-	hdr_at(&s, off)->content_size -= 16;
-	hdr_at(&s, off)->packet_size -= 16;
+	HDR_SET(&s, off, content_size, HDR_GET(&s, off, content_size) - 16);
+	HDR_SET(&s, off, packet_size, HDR_GET(&s, off, packet_size) - 16);
 	s.len -= 2;
 	expect_bad(&s, LT_PACKET_HDR_SIZE + 4, "payload past the content end");
 }
@@ -680,7 +694,7 @@ LT_TEST(test_timestamp_outside_packet_range_is_rejected)
 	ev_ext(&s, 40, 100, &x, 4);
 	ev_ext(&s, 40, 500, &x, 4);
 	size_t off = pkt_end(&s);
-	hdr_at(&s, off)->timestamp_end = 400;
+	HDR_SET(&s, off, timestamp_end, 400);
 	expect_bad(&s, LT_PACKET_HDR_SIZE + 20 + 5,
 		   "after the packet's "
 		   "timestamp_end");
@@ -695,7 +709,7 @@ LT_TEST(test_timestamp_outside_packet_range_is_rejected)
 
 	memset(&s, 0, sizeof(s));
 	off = simple_packet(&s, 100);
-	hdr_at(&s, off)->timestamp_begin = 1000; /* after its end */
+	HDR_SET(&s, off, timestamp_begin, 1000); /* after its end */
 	expect_bad(&s, off + 40, "before timestamp_begin");
 }
 
@@ -703,11 +717,11 @@ LT_TEST(test_uuid_and_stream_id_mismatch_are_rejected)
 {
 	static struct sbuf s;
 	size_t off = simple_packet(&s, 100);
-	hdr_at(&s, off)->uuid[3] ^= 1;
+	s.buf[off + 4 + 3] ^= 1;
 	expect_bad(&s, off + 4, "uuid differs");
 	memset(&s, 0, sizeof(s));
 	off = simple_packet(&s, 100);
-	hdr_at(&s, off)->stream_id = 9;
+	HDR_SET(&s, off, stream_id, 9);
 	expect_bad(&s, off + 20, "stream_id 9 is not in the metadata");
 }
 
@@ -779,7 +793,7 @@ LT_TEST(test_skip_bad_keeps_the_good_packets)
 	pkt_end(&s);
 	/* packet 3: content_size > packet_size, header otherwise sane */
 	size_t off3 = simple_packet(&s, 300);
-	hdr_at(&s, off3)->content_size += 64;
+	HDR_SET(&s, off3, content_size, HDR_GET(&s, off3, content_size) + 64);
 	simple_packet(&s, 400);
 
 	char err[512];
@@ -810,7 +824,7 @@ LT_TEST(test_skip_bad_keeps_the_good_packets)
 	memset(&s, 0, sizeof(s));
 	simple_packet(&s, 100);
 	size_t off = simple_packet(&s, 200);
-	hdr_at(&s, off)->magic = 0;
+	HDR_SET(&s, off, magic, 0);
 	simple_packet(&s, 300);
 	t = open1(&s, &o, err, sizeof(err), &rc);
 	if (rc)
@@ -824,7 +838,7 @@ LT_TEST(test_trailing_packet_with_zero_end_is_read)
 	static struct sbuf s;
 	simple_packet(&s, 100);
 	size_t off = simple_packet(&s, 200);
-	hdr_at(&s, off)->timestamp_end = 0;
+	HDR_SET(&s, off, timestamp_end, 0);
 	char err[512];
 	int rc;
 	lt_trace_t *t = open1(&s, NULL, err, sizeof(err), &rc);
@@ -836,7 +850,7 @@ LT_TEST(test_trailing_packet_with_zero_end_is_read)
 	memset(&s, 0, sizeof(s));
 	off = simple_packet(&s, 100);
 	simple_packet(&s, 200);
-	hdr_at(&s, off)->timestamp_end = 0;
+	HDR_SET(&s, off, timestamp_end, 0);
 	expect_bad(&s, off + 40, "before timestamp_begin");
 }
 
@@ -868,7 +882,7 @@ LT_TEST(test_open_dir_reads_files_and_names_them_in_errors)
 	LT_ASSERT_EQ(drain(t), 6);
 	lt_trace_close(t);
 
-	hdr_at(&s, off)->magic = 1;
+	HDR_SET(&s, off, magic, 1);
 	snprintf(path, sizeof(path), "%s/chan_1_0", dir);
 	f = fopen(path, "wb");
 	fwrite(s.buf, 1, s.len, f);
