@@ -496,7 +496,7 @@ int main(int argc, char **argv)
 		unsigned si = (unsigned)(r % nst);
 		struct gen_stream *s = &st[si];
 		uint64_t step = 1 + ((r >> 8) & 4095);
-		if (((r >> 24) & 0xffff) == 7)
+		if (((r >> 24) & 0x3ff) == 7)
 			step = (1ull << 27) +
 			       ((r >> 40) & 0xffffff); /* long gap */
 		now += step;

@@ -228,11 +228,13 @@ static char *fmt9(char *p, uint64_t v)
 				 "80818283848586878889"
 				 "90919293949596979899";
 	uint32_t x = (uint32_t)v;
-	for (int i = 7; i >= 1; i -= 2) {
-		memcpy(p + i, d2 + 2 * (x % 100), 2);
-		x /= 100;
-	}
-	p[0] = (char)('0' + x);
+	uint32_t hi = x / 100000000, lo = x % 100000000;
+	uint32_t a = lo / 10000, b = lo % 10000;
+	p[0] = (char)('0' + hi);
+	memcpy(p + 1, d2 + 2 * (a / 100), 2);
+	memcpy(p + 3, d2 + 2 * (a % 100), 2);
+	memcpy(p + 5, d2 + 2 * (b / 100), 2);
+	memcpy(p + 7, d2 + 2 * (b % 100), 2);
 	return p + 9;
 }
 

@@ -1043,38 +1043,54 @@ static const char digits2[] = "00010203040506070809"
 			      "80818283848586878889"
 			      "90919293949596979899";
 
-static inline unsigned ndigits(uint64_t v)
+/* x < 10^8 as exactly eight digits. */
+static inline void fmt8(char *p, uint32_t x)
 {
-	unsigned n = 1;
-	for (;;) {
-		if (v < 10)
-			return n;
-		if (v < 100)
-			return n + 1;
-		if (v < 1000)
-			return n + 2;
-		if (v < 10000)
-			return n + 3;
-		v /= 10000;
-		n += 4;
+	uint32_t a = x / 10000, b = x % 10000;
+	memcpy(p, digits2 + 2 * (a / 100), 2);
+	memcpy(p + 2, digits2 + 2 * (a % 100), 2);
+	memcpy(p + 4, digits2 + 2 * (b / 100), 2);
+	memcpy(p + 6, digits2 + 2 * (b % 100), 2);
+}
+
+/* x < 10^8 with no leading zeros. */
+static inline char *fmt_small(char *p, uint32_t x)
+{
+	unsigned n = x < 10	  ? 1 :
+		     x < 100	  ? 2 :
+		     x < 1000	  ? 3 :
+		     x < 10000	  ? 4 :
+		     x < 100000	  ? 5 :
+		     x < 1000000  ? 6 :
+		     x < 10000000 ? 7 :
+				    8;
+	char *q = p + n;
+	while (x >= 100) {
+		q -= 2;
+		memcpy(q, digits2 + 2 * (x % 100), 2);
+		x /= 100;
 	}
+	if (x >= 10)
+		memcpy(q - 2, digits2 + 2 * x, 2);
+	else
+		q[-1] = (char)('0' + x);
+	return p + n;
 }
 
 char *lt_fmt_u64(char *p, uint64_t v)
 {
-	unsigned n = ndigits(v);
-	char *q = p + n;
-	while (v >= 100) {
-		unsigned d = (unsigned)(v % 100);
-		v /= 100;
-		q -= 2;
-		memcpy(q, digits2 + 2 * d, 2);
+	if (v < 100000000)
+		return fmt_small(p, (uint32_t)v);
+	if (v < 10000000000000000ull) {
+		p = fmt_small(p, (uint32_t)(v / 100000000));
+		fmt8(p, (uint32_t)(v % 100000000));
+		return p + 8;
 	}
-	if (v >= 10)
-		memcpy(q - 2, digits2 + 2 * v, 2);
-	else
-		q[-1] = (char)('0' + v);
-	return p + n;
+	uint64_t rest = v % 10000000000000000ull;
+	p = fmt_small(p, (uint32_t)(v / 10000000000000000ull));
+	fmt8(p, (uint32_t)(rest / 100000000));
+	fmt8(p + 8, (uint32_t)(rest % 100000000));
+	return p + 16;
 }
 
 char *lt_fmt_i64(char *p, int64_t v)
@@ -1355,7 +1371,7 @@ static size_t scalar_bound(const struct lt_field_class *fc, uint8_t kind)
 
 size_t lt_format_bound_fixed(const struct lt_field_class *fcs, unsigned n)
 {
-	size_t b = 4;
+	size_t b = 4 + 16; /* copy16() may write 15 bytes ahead */
 	for (unsigned i = 0; i < n; i++) {
 		const struct lt_field_class *fc = &fcs[i];
 		b += fc->name_len + 5;
@@ -1404,6 +1420,14 @@ size_t lt_event_format_bound(const struct lt_event *ev)
 	return b;
 }
 
+/* Copies n bytes in 16-byte blocks: writes up to 15 bytes past p + n. */
+static inline char *copy16(char *p, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i += 16)
+		memcpy(p + i, s + i, 16);
+	return p + n;
+}
+
 char *lt_event_format(const struct lt_event *ev, char *p)
 {
 	const struct lt_event_class *ec = ev->cls;
@@ -1416,14 +1440,18 @@ char *lt_event_format(const struct lt_event *ev, char *p)
 	*p++ = '{';
 	for (uint32_t i = 0; i < ec->nfields; i++) {
 		const struct lt_field_class *fc = &ec->fields[i];
-		size_t nl = fc->name_len;
-		*p++ = i ? ',' : ' ';
+		const unsigned char *fp = ev->base + ev->off[i];
+		/* ", NAME = " (the first field's without the comma) */
 		if (i)
-			*p++ = ' ';
-		memcpy(p, fc->name, nl);
-		p += nl;
-		memcpy(p, " = ", 3);
-		p += 3;
+			p = copy16(p, fc->prefix, fc->prefix_len);
+		else
+			p = copy16(p, fc->prefix + 1, fc->prefix_len - 1u);
+		if (fc->kind == LT_FIELD_INT && fc->base == 10) {
+			uint64_t raw = ld_uint(fp, fc->size);
+			p = fc->is_signed ? lt_fmt_i64(p, sext(raw, fc->size)) :
+					    lt_fmt_u64(p, raw);
+			continue;
+		}
 		lt_event_field(ev, i, &v);
 		switch (fc->kind) {
 		case LT_FIELD_STRING:

@@ -50,6 +50,9 @@ struct lt_enum_range {
 struct lt_field_class {
 	const char *name; /* without the leading '_' TSDL allows */
 	uint32_t name_len;
+	/* for the formatter: ", NAME = ", with 16 readable bytes past it */
+	uint32_t prefix_len;
+	const char *prefix;
 	uint8_t kind; /* enum lt_field_kind */
 	uint8_t elem_kind; /* INT, ENUM or FLOAT for arrays and sequences */
 	uint8_t size; /* bytes of the scalar or of one element */

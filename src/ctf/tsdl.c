@@ -1128,6 +1128,12 @@ static void compile_event(struct parser *ps, const struct pevent *pe,
 		struct lt_field_class *fc = &fcs[i];
 		fc->name = f->name;
 		fc->name_len = (uint32_t)strlen(f->name);
+		fc->prefix_len = fc->name_len + 5;
+		char *pre = alloc(ps, fc->prefix_len + 16);
+		memcpy(pre, ", ", 2);
+		memcpy(pre + 2, f->name, fc->name_len);
+		memcpy(pre + 2 + fc->name_len, " = ", 3);
+		fc->prefix = pre;
 		fc->length_field = -1;
 		for (unsigned j = 0; j < i; j++)
 			if (!strcmp(fcs[j].name, f->name))
