@@ -172,7 +172,7 @@ static int parse_time(const char *s, int64_t first_ns, int64_t *out)
 	}
 	errno = 0;
 	long long v = strtoll(s, &end, 10);
-	if (errno || end == s || (*end && end != dot))
+	if (errno || end == s || (*end && end != dot) || v < 0)
 		return -1;
 	if (dot) {
 		if (v > INT64_MAX / 1000000000 - 1)
@@ -351,7 +351,7 @@ static int run_print(lt_trace_t *t, const unsigned char *sel, int64_t lo,
 			memcpy(p, " (+", 3);
 			p += 3;
 			if (have_prev) {
-				uint64_t d = (uint64_t)(ev->ns - prev);
+				uint64_t d = (uint64_t)ev->ns - (uint64_t)prev;
 				p = lt_fmt_u64(p, d / 1000000000);
 				*p++ = '.';
 				p = fmt9(p, d % 1000000000);

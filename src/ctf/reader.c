@@ -130,7 +130,13 @@ int64_t lt_clock_ns(const struct lt_clock *c, uint64_t counts)
 		frac = r * 1000000000u / c->freq;
 	else
 		frac = (uint64_t)((unsigned __int128)r * 1000000000u / c->freq);
-	return c->base_ns + (int64_t)(s * 1000000000u + frac);
+	/* saturates past the year 2262 rather than overflow */
+	if (s >= (uint64_t)INT64_MAX / 1000000000u)
+		return INT64_MAX;
+	int64_t v = (int64_t)(s * 1000000000u + frac);
+	if (c->base_ns > 0 && v > INT64_MAX - c->base_ns)
+		return INT64_MAX;
+	return c->base_ns + v;
 }
 
 /* Errors */
@@ -203,6 +209,13 @@ static int index_stream(struct lt_trace *t, struct lt_stream *s)
 		}
 		/* the header is sane: a bad packet can be stepped over */
 		uint64_t size = h.packet_size / 8;
+		if (size > UINT32_MAX) {
+			set_err(t,
+				"%s: offset %llu: packets of 4 GiB or more are "
+				"not supported",
+				s->path, (unsigned long long)off);
+			goto fatal;
+		}
 		int last = off + size == s->len;
 		const struct lt_stream_class *sc = NULL;
 		if (h.content_size > h.packet_size) {

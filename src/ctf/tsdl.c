@@ -1101,13 +1101,13 @@ static void scalar(struct parser *ps, const struct ty *t, int line,
 		fail(ps, line,
 		     "field '%s': arrays of this type are not supported", name);
 	}
-	if (it->size % 8 || it->align % 8)
+	if (it->size % 8 || it->align % 8 || it->align > 1024)
 		fail(ps, line,
-		     "field '%s': only byte-sized, byte-aligned fields are "
-		     "supported in event payloads",
+		     "field '%s': only byte-sized fields aligned on 1 to 128 "
+		     "bytes are supported in event payloads",
 		     name);
 	fc->size = (uint8_t)(it->size / 8);
-	fc->align = (uint8_t)(it->align / 8 > 128 ? 128 : it->align / 8);
+	fc->align = (uint8_t)(it->align / 8);
 	fc->is_signed = (uint8_t)it->is_signed;
 	fc->base = (uint8_t)it->base;
 }
