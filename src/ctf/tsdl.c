@@ -5,8 +5,8 @@
  * fixed arrays and sequences), and the compiler that turns each event's
  * fields into the flat list of struct lt_field_class the decoder walks.
  *
- * Unknown attributes and unknown top-level blocks are skipped; anything
- * malformed stops the parse with "PATH:LINE: what".  Errors unwind with
+ * Unknown attributes are ignored and callsite blocks skipped; anything
+ * else unknown or malformed stops the parse with "PATH:LINE: what".  Errors unwind with
  * longjmp to lt_tsdl_parse(); every allocation is in the arena, so there
  * is nothing else to free on the way.
  */
