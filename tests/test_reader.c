@@ -903,3 +903,28 @@ LT_TEST(test_open_dir_reads_files_and_names_them_in_errors)
 	LT_ASSERT(strstr(err, "metadata") != NULL);
 	rmdir(dir);
 }
+
+LT_TEST(test_events_discarded_is_reported_per_packet)
+{
+	static struct sbuf s;
+	size_t off1 = simple_packet(&s, 100);
+	size_t off2 = simple_packet(&s, 200);
+	HDR_SET(&s, off1, events_discarded, 5);
+	HDR_SET(&s, off2, events_discarded, 12);
+	char err[512];
+	int rc;
+	lt_trace_t *t = open1(&s, NULL, err, sizeof(err), &rc);
+	if (rc)
+		LT_FAIL("open: %s", err);
+	const struct lt_event *ev;
+	LT_ASSERT_EQ(lt_trace_next(t, &ev), 1);
+	LT_ASSERT_EQ(ev->discarded, 5);
+	LT_ASSERT_EQ(ev->packet_seq, 0);
+	for (int i = 0; i < 3; i++)
+		LT_ASSERT_EQ(lt_trace_next(t, &ev), 1);
+	LT_ASSERT_EQ(ev->discarded, 12);
+	LT_ASSERT_EQ(ev->packet_seq, 1);
+	LT_ASSERT_EQ(lt_stream_discarded(lt_trace_stream(t, 0)), 12);
+	LT_ASSERT_EQ(lt_stream_npackets(lt_trace_stream(t, 0)), 2);
+	lt_trace_close(t);
+}

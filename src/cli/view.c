@@ -311,7 +311,12 @@ static int run_stats(lt_trace_t *t, const unsigned char *sel, int64_t lo,
 		if (counts[i])
 			printf("  %-32s %llu\n", lt_trace_class(t, i)->name,
 			       (unsigned long long)counts[i]);
+	uint64_t discarded = 0;
+	for (unsigned i = 0; i < lt_trace_nstreams(t); i++)
+		discarded += lt_stream_discarded(lt_trace_stream(t, i));
 	printf("streams: %u\n", lt_trace_nstreams(t));
+	printf("discarded by the tracer: %llu\n",
+	       (unsigned long long)discarded);
 	printf("skipped packets: %llu\n",
 	       (unsigned long long)lt_trace_skipped_packets(t));
 	printf("decode: %.3f s, %.0f events/s (checksum %llx)\n", secs,

@@ -34,7 +34,7 @@ struct lt_packet {
 	uint64_t off; /* in the file, bytes */
 	uint64_t size, content; /* bytes */
 	uint64_t ts_begin, ts_end;
-	uint64_t seq;
+	uint64_t seq, discarded;
 	uint32_t cpu, pid;
 	int open_end; /* timestamp_end 0 on the last packet: no upper bound */
 };
@@ -295,6 +295,7 @@ static int index_stream(struct lt_trace *t, struct lt_stream *s)
 			.ts_begin = h.timestamp_begin,
 			.ts_end = h.timestamp_end,
 			.seq = h.packet_seq_num,
+			.discarded = h.events_discarded,
 			.cpu = h.cpu_id,
 			.pid = h.pid,
 			.open_end = open_end,
@@ -339,6 +340,7 @@ static void stream_rewind(struct lt_stream *s)
 		s->ev.cpu = p->cpu;
 		s->ev.pid = p->pid;
 		s->ev.packet_seq = p->seq;
+		s->ev.discarded = p->discarded;
 	}
 }
 
@@ -358,6 +360,7 @@ static int next_packet(struct lt_stream *s)
 	s->ev.cpu = p->cpu;
 	s->ev.pid = p->pid;
 	s->ev.packet_seq = p->seq;
+	s->ev.discarded = p->discarded;
 	return 1;
 }
 
@@ -924,6 +927,11 @@ const char *lt_stream_name(const lt_stream_t *s)
 uint64_t lt_stream_npackets(const lt_stream_t *s)
 {
 	return s->npk;
+}
+
+uint64_t lt_stream_discarded(const lt_stream_t *s)
+{
+	return s->npk ? s->pk[s->npk - 1].discarded : 0;
 }
 
 unsigned lt_trace_nclasses(const lt_trace_t *t)

@@ -100,6 +100,7 @@ struct lt_event {
 	uint32_t stream_index;
 	const char *stream; /* stream file name */
 	uint64_t packet_seq;
+	uint64_t discarded; /* the packet's events_discarded: a running count */
 	/* where the fields are: offsets from base; for strings their length
 	 * without the NUL, for arrays and sequences their element count */
 	const unsigned char *base;
@@ -165,6 +166,8 @@ unsigned lt_trace_nstreams(const lt_trace_t *t);
 lt_stream_t *lt_trace_stream(lt_trace_t *t, unsigned i);
 const char *lt_stream_name(const lt_stream_t *s);
 uint64_t lt_stream_npackets(const lt_stream_t *s);
+/* Events the tracer dropped in this stream (its last packet's count). */
+uint64_t lt_stream_discarded(const lt_stream_t *s);
 /* Per-stream iteration, same return values as lt_trace_next(). */
 int lt_stream_next(lt_stream_t *s, const struct lt_event **ev);
 
