@@ -307,10 +307,13 @@ static int run_stats(lt_trace_t *t, const unsigned char *sel, int64_t lo,
 	if (total)
 		printf("span: %lld .. %lld ns since the epoch\n",
 		       (long long)first, (long long)last);
-	for (unsigned i = 0; i < nc; i++)
+	for (unsigned i = 0; i < nc; i++) {
+		const struct lt_event_class *ec = lt_trace_class(t, i);
 		if (counts[i])
-			printf("  %-32s %llu\n", lt_trace_class(t, i)->name,
-			       (unsigned long long)counts[i]);
+			printf("  %-32s %12llu  (stream %u, id %llu)\n",
+			       ec->name, (unsigned long long)counts[i],
+			       ec->stream_id, (unsigned long long)ec->id);
+	}
 	uint64_t discarded = 0;
 	for (unsigned i = 0; i < lt_trace_nstreams(t); i++)
 		discarded += lt_stream_discarded(lt_trace_stream(t, i));
