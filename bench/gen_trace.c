@@ -3,6 +3,7 @@
  *
  * usage: gen_trace DIR NEVENTS [--cpus N] [--seed S] [--packet BYTES]
  *                  [--freq HZ] [--mix full|small] [--crash] [--no-empty]
+ *                  [--lost]
  *
  * The trace has two stream classes: 0 ("default", one file per CPU, every
  * field type) and 1 ("aux", one file).  Events are spread over the CPUs'
@@ -12,7 +13,8 @@
  * out the widest events (for benchmarks of typical traces).  --crash writes
  * the last packet of each stream with timestamp_end = 0, as a buffer
  * recovered after a crash has it.  --no-empty writes no empty strings
- * (babeltrace2 2.0.4 shows an empty string as the previous event's).  The metadata is the shape that
+ * (babeltrace2 2.0.4 shows an empty string as the previous event's).  --lost
+ * makes each packet's events_discarded 3 more than the previous one's.  The metadata is the shape that
  * docs/ctf-layout.md documents.
  */
 #define _GNU_SOURCE
@@ -226,8 +228,9 @@ struct gen_stream {
 };
 
 static uint64_t rng_state;
-static int
-	no_empty; /* babeltrace2 2.0.4 prints an empty string as the one before */
+/* babeltrace2 2.0.4 prints an empty string as the one before it */
+static int no_empty;
+static int lost; /* events_discarded grows by 3 a packet */
 
 static inline uint64_t rnd(void)
 {
@@ -260,7 +263,7 @@ static void flush_packet(struct gen_stream *s, int last, int crash)
 	h.content_size = (uint64_t)s->used * 8;
 	h.packet_size = h.content_size;
 	h.packet_seq_num = s->seq++;
-	h.events_discarded = 0;
+	h.events_discarded = lost ? 3 * h.packet_seq_num : 0;
 	h.cpu_id = s->cpu;
 	h.pid = GEN_PID;
 	memcpy(s->buf, &h, sizeof(h));
@@ -382,7 +385,7 @@ static int usage(void)
 {
 	fprintf(stderr,
 		"usage: gen_trace DIR NEVENTS [--cpus N] [--seed S] "
-		"[--packet BYTES] [--freq HZ] [--mix full|small] [--crash] [--no-empty]\n");
+		"[--packet BYTES] [--freq HZ] [--mix full|small] [--crash] [--no-empty] [--lost]\n");
 	return 2;
 }
 
@@ -433,6 +436,10 @@ int main(int argc, char **argv)
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (strcmp(a, "--crash") == 0) {
 			o.crash = 1;
+			continue;
+		}
+		if (strcmp(a, "--lost") == 0) {
+			lost = 1;
 			continue;
 		}
 		if (strcmp(a, "--no-empty") == 0) {

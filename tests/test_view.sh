@@ -166,6 +166,27 @@ else
 	fail trailing_packet_with_zero_end "$("$LT" view "$tmp/crash" 2>&1 > /dev/null | head -c 300)"
 fi
 
+# events the tracer discarded: one warning per packet whose count grew,
+# as babeltrace2 gives
+if "$GEN" "$tmp/lost" 3000 --cpus 2 --packet 4096 --lost > /dev/null 2>&1; then
+	"$LT" view "$tmp/lost" 2> "$tmp/lost.err" > /dev/null
+	rc=$?
+	nl=$(grep -c '^lowtrace: view: warning: [a-z]*_4242_[0-9]: the tracer discarded 3 events before packet [0-9]* ' "$tmp/lost.err")
+	if [ $have_bt -eq 1 ]; then
+		nb=$(babeltrace2 "$tmp/lost" 2>&1 > /dev/null | grep -c '^WARNING: Tracer discarded 3 events')
+	else
+		nb=$nl
+	fi
+	if [ $rc -eq 0 ] && [ "$nl" -gt 0 ] && [ "$nl" -eq "$nb" ] &&
+		[ "$nl" -eq "$(wc -l < "$tmp/lost.err")" ]; then
+		ok discarded_events_are_reported
+	else
+		fail discarded_events_are_reported "exit $rc, $nl warnings, babeltrace2 $nb: $(head -c 300 "$tmp/lost.err")"
+	fi
+else
+	fail discarded_events_are_reported "gen_trace --lost failed"
+fi
+
 # usage errors
 "$LT" view > /dev/null 2> "$tmp/e1"
 r1=$?

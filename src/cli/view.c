@@ -248,6 +248,22 @@ static void on_warning(void *arg, const char *msg)
 		msg);
 }
 
+/* The tracer's running count of dropped events grew: say so, in order. */
+static void warn_lost(struct out *o, const struct lt_event *ev, uint64_t *seen)
+{
+	uint64_t n = ev->discarded - *seen;
+	if (ev->discarded < *seen)
+		n = ev->discarded; /* a count that went back: a new session */
+	*seen = ev->discarded;
+	out_flush(o);
+	fprintf(stderr,
+		"lowtrace: %s: warning: %s: the tracer discarded %llu events "
+		"before packet %llu (events_discarded %llu)\n",
+		VIEW, ev->stream, (unsigned long long)n,
+		(unsigned long long)ev->packet_seq,
+		(unsigned long long)ev->discarded);
+}
+
 struct view_opts {
 	const char *dir;
 	char *patterns;
@@ -336,8 +352,15 @@ static int run_print(lt_trace_t *t, const unsigned char *sel, int64_t lo,
 	const struct lt_event *ev;
 	int64_t prev = 0;
 	int have_prev = 0, r;
+	unsigned ns = lt_trace_nstreams(t);
+	uint64_t *lost = calloc(ns ? ns : 1, sizeof(*lost));
 
+	if (!lost)
+		return lt_cli_error(VIEW, "out of memory");
 	while ((r = lt_trace_next(t, &ev)) > 0) {
+		if (__builtin_expect(ev->discarded != lost[ev->stream_index],
+				     0))
+			warn_lost(o, ev, &lost[ev->stream_index]);
 		if (!sel[ev->cls->index] || ev->ns < lo || ev->ns > hi)
 			continue;
 		const char *name = ev->cls->name;
@@ -346,14 +369,14 @@ static int run_print(lt_trace_t *t, const unsigned char *sel, int64_t lo,
 		if (out_reserve(o, need) < 0)
 			return lt_cli_error(VIEW, "out of memory");
 		char *p = o->buf + o->len;
-		int64_t sec = ev->ns / 1000000000, ns = ev->ns % 1000000000;
-		if (ns < 0) {
-			ns += 1000000000;
+		int64_t sec = ev->ns / 1000000000, nsec = ev->ns % 1000000000;
+		if (nsec < 0) {
+			nsec += 1000000000;
 			sec--;
 		}
 		tod(&tc, sec);
 		memcpy(p, tc.text, 10);
-		p = fmt9(p + 10, (uint64_t)ns);
+		p = fmt9(p + 10, (uint64_t)nsec);
 		*p++ = ']';
 		if (!no_delta) {
 			memcpy(p, " (+", 3);
@@ -385,6 +408,7 @@ static int run_print(lt_trace_t *t, const unsigned char *sel, int64_t lo,
 			break;
 	}
 	out_flush(o);
+	free(lost);
 	if (r < 0)
 		return iter_error(t, r);
 	if (o->failed)
