@@ -46,7 +46,8 @@ static const char view_usage[] =
 	"seconds\n"
 	"                since the epoch with a fraction (1764740000.5), or "
 	"a local\n"
-	"                time of day HH:MM:SS[.frac] on the trace's first day\n"
+	"                time of day HH:MM:SS[.frac] on the day the trace "
+	"starts\n"
 	"  --no-delta    leave out the (+S.nnnnnnnnn) column\n"
 	"  --stats       decode every event without printing; print counts\n"
 	"  --skip-bad    skip corrupt packets (with a warning) instead of "
@@ -121,7 +122,7 @@ static int any_match(char **pats, unsigned n, const char *name)
 	return 0;
 }
 
-/* Parses TIME into ns since the epoch; day0 is local midnight's ns. */
+/* Parses TIME into ns since the epoch; a time of day is on first's day. */
 static int parse_time(const char *s, int64_t first_ns, int64_t *out)
 {
 	const char *colon = strchr(s, ':');
@@ -520,11 +521,7 @@ static int view_run(int argc, char **argv)
 		sel[i] = !npats ||
 			 any_match(pats, npats, lt_trace_class(t, i)->name);
 	if (vo.begin || vo.end) {
-		const struct lt_event *ev;
-		int64_t first = 0;
-		if (lt_trace_next(t, &ev) > 0)
-			first = ev->ns;
-		lt_trace_rewind(t);
+		int64_t first = lt_trace_begin_ns(t);
 		if (vo.begin && parse_time(vo.begin, first, &lo) < 0) {
 			rc = lt_cli_error(VIEW,
 					  "bad --begin time '%s' (give ns, "

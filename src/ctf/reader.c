@@ -406,6 +406,8 @@ static int decode(struct lt_stream *s)
 		ts = (prev & ~LT_TS_MASK) | low;
 		if (low < (prev & LT_TS_MASK))
 			ts += 1ull << LT_EV_TS_BITS;
+		if (ts < prev)
+			return ev_fault(s, pos, "timestamp wraps past 2^64");
 		pos += LT_EV_HDR_COMPACT;
 	} else {
 		if (end - pos < LT_EV_HDR_EXTENDED)
@@ -927,6 +929,15 @@ const char *lt_stream_name(const lt_stream_t *s)
 uint64_t lt_stream_npackets(const lt_stream_t *s)
 {
 	return s->npk;
+}
+
+int64_t lt_trace_begin_ns(const lt_trace_t *t)
+{
+	uint64_t min = UINT64_MAX;
+	for (unsigned i = 0; i < t->nstreams; i++)
+		if (t->streams[i].npk && t->streams[i].pk[0].ts_begin < min)
+			min = t->streams[i].pk[0].ts_begin;
+	return min == UINT64_MAX ? 0 : lt_clock_ns(&t->m.clock, min);
 }
 
 uint64_t lt_stream_discarded(const lt_stream_t *s)

@@ -177,6 +177,8 @@ const struct lt_clock *lt_trace_clock(const lt_trace_t *t);
 /* A value of the env block, as text, or NULL. */
 const char *lt_trace_env(const lt_trace_t *t, const char *key);
 
+/* The earliest packet's timestamp_begin in ns since the epoch (0: none). */
+int64_t lt_trace_begin_ns(const lt_trace_t *t);
 /* Clock counts to ns since the epoch, exactly (see struct lt_clock). */
 int64_t lt_clock_ns(const struct lt_clock *c, uint64_t counts);
 
