@@ -1134,6 +1134,29 @@ char *lt_fmt_i64(char *p, int64_t v)
 	return lt_fmt_u64(p, (uint64_t)v);
 }
 
+static const uint64_t pow10_64[20] = {
+	1ull,
+	10ull,
+	100ull,
+	1000ull,
+	10000ull,
+	100000ull,
+	1000000ull,
+	10000000ull,
+	100000000ull,
+	1000000000ull,
+	10000000000ull,
+	100000000000ull,
+	1000000000000ull,
+	10000000000000ull,
+	100000000000000ull,
+	1000000000000000ull,
+	10000000000000000ull,
+	100000000000000000ull,
+	1000000000000000000ull,
+	10000000000000000000ull,
+};
+
 /*
  * floor(a * 10^s) for a = m * 2^k, exactly, and how the rest compares to
  * one half (-1, 0, 1); 0 when the numbers do not fit in 128 bits.
@@ -1141,19 +1164,17 @@ char *lt_fmt_i64(char *p, int64_t v)
 static int scale10(uint64_t m, int k, int s, uint64_t *q, int *half)
 {
 	typedef unsigned __int128 u128;
-	u128 num = m, den = 1, p10 = 1;
 	int as = s < 0 ? -s : s;
-	if (as > 38)
+	if (as > 38 || (s >= 0 && as > 22))
 		return 0;
-	for (int i = 0; i < as; i++)
-		p10 *= 10;
-	if (s >= 0) {
-		if (as > 22)
-			return 0;
+	u128 p10 = as < 20 ? (u128)pow10_64[as] :
+			     (u128)pow10_64[19] * pow10_64[as - 19];
+	u128 num = m, den = 1;
+	int shift = 0; /* den is den * 2^shift */
+	if (s >= 0)
 		num *= p10; /* < 2^53 * 2^74 */
-	} else {
+	else
 		den = p10;
-	}
 	if (k >= 0) {
 		if (k > 126 || (num >> (126 - k)))
 			return 0;
@@ -1161,14 +1182,29 @@ static int scale10(uint64_t m, int k, int s, uint64_t *q, int *half)
 	} else {
 		if (-k > 126 || (den >> (126 + k)))
 			return 0;
-		den <<= -k;
+		shift = -k;
 	}
-	u128 qq = num / den, rem = num % den;
+	u128 qq, rem, d;
+	if (den == 1) {
+		/* a power of two: shifts */
+		qq = num >> shift;
+		rem = num & (((u128)1 << shift) - 1);
+		d = (u128)1 << shift;
+	} else {
+		d = den << shift;
+		if (!(num >> 64) && !(d >> 64)) {
+			qq = (uint64_t)num / (uint64_t)d;
+			rem = (uint64_t)num % (uint64_t)d;
+		} else {
+			qq = num / d;
+			rem = num % d;
+		}
+	}
 	if (qq >> 64)
 		return 0;
 	*q = (uint64_t)qq;
-	/* rem < den < 2^126: 2 * rem does not overflow */
-	*half = rem * 2 < den ? -1 : rem * 2 > den;
+	/* rem < d <= 2^126: 2 * rem does not overflow */
+	*half = rem * 2 < d ? -1 : rem * 2 > d;
 	return 1;
 }
 
@@ -1179,13 +1215,17 @@ static int scale10(uint64_t m, int k, int s, uint64_t *q, int *half)
  */
 char *lt_fmt_g(char *p, double d)
 {
-	if (!isfinite(d) || d == 0 || fabs(d) < 1e-30 || fabs(d) > 1e30)
+	uint64_t bits;
+	memcpy(&bits, &d, 8);
+	int bexp = (int)((bits >> 52) & 0x7ff);
+	/* normal numbers of magnitude 1e-30 .. 1e30 take the fast path */
+	if (bexp < 1023 - 99 || bexp > 1023 + 99)
 		goto slow;
-	int ex;
-	double fr = frexp(fabs(d), &ex);
-	uint64_t m = (uint64_t)ldexp(fr, 53);
-	int k = ex - 53;
-	int e = (int)floor(log10(fabs(d)));
+	uint64_t m = (bits & ((1ull << 52) - 1)) | (1ull << 52);
+	int k = bexp - 1075; /* |d| = m * 2^k */
+	int E = bexp - 1023; /* 2^E <= |d| < 2^(E+1) */
+	/* floor(E * log10(2)), which is log10(|d|) or one less */
+	int e = E >= 0 ? (E * 78913) >> 18 : -((-E * 78913 + 262143) >> 18);
 	uint64_t q = 0;
 	int half = 0;
 	for (int tries = 0;; tries++) {
@@ -1209,7 +1249,7 @@ char *lt_fmt_g(char *p, double d)
 		dig[i] = (char)('0' + q % 10);
 		q /= 10;
 	}
-	if (d < 0)
+	if (bits >> 63)
 		*p++ = '-';
 	if (e < -4 || e >= 6) {
 		int nd = 6;
@@ -1452,6 +1492,17 @@ size_t lt_event_format_bound(const struct lt_event *ev)
 	return b;
 }
 
+/* The integer (or integer element) of fc at fp. */
+static inline char *fmt_raw_int(char *p, const struct lt_field_class *fc,
+				const unsigned char *fp)
+{
+	uint64_t raw = ld_uint(fp, fc->size);
+	if (fc->base != 10)
+		return fmt_radix(p, raw, fc->base);
+	return fc->is_signed ? lt_fmt_i64(p, sext(raw, fc->size)) :
+			       lt_fmt_u64(p, raw);
+}
+
 /* Copies n bytes in 16-byte blocks: writes up to 15 bytes past p + n. */
 static inline char *copy16(char *p, const char *s, size_t n)
 {
@@ -1478,10 +1529,8 @@ char *lt_event_format(const struct lt_event *ev, char *p)
 			p = copy16(p, fc->prefix, fc->prefix_len);
 		else
 			p = copy16(p, fc->prefix + 1, fc->prefix_len - 1u);
-		if (fc->kind == LT_FIELD_INT && fc->base == 10) {
-			uint64_t raw = ld_uint(fp, fc->size);
-			p = fc->is_signed ? lt_fmt_i64(p, sext(raw, fc->size)) :
-					    lt_fmt_u64(p, raw);
+		if (fc->kind == LT_FIELD_INT) {
+			p = fmt_raw_int(p, fc, fp);
 			continue;
 		}
 		lt_event_field(ev, i, &v);
@@ -1502,6 +1551,11 @@ char *lt_event_format(const struct lt_event *ev, char *p)
 				p = lt_fmt_u64(p, j);
 				memcpy(p, "] = ", 4);
 				p += 4;
+				if (fc->elem_kind == LT_FIELD_INT) {
+					p = fmt_raw_int(p, fc,
+							v.data + j * fc->size);
+					continue;
+				}
 				lt_value_elem(&v, j, &e);
 				p = fmt_scalar(p, &e);
 			}
