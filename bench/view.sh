@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# view.sh - `lowtrace view` beside babeltrace2 on one synthetic trace.
+#
+# usage: bench/view.sh [NEVENTS] (default 3000000; MIX=full|small, CPUS=4)
+#
+# Generates a trace with build/bench/gen_trace, then times, 3 runs each,
+# median reported:
+#   lowtrace view DIR > /dev/null            text output
+#   babeltrace2 DIR > /dev/null              text output
+#   lowtrace view DIR --stats                decode only (every field read)
+#   babeltrace2 DIR -c sink.utils.dummy      decode only
+# and prints events/s for each (wall clock and CPU time) and the ratios
+# lowtrace / babeltrace2.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+B=${BUILD:-build}
+case $B in /*) ;; *) B=$top/$B ;; esac
+N=${1:-3000000}
+MIX=${MIX:-small}
+CPUS=${CPUS:-4}
+tmp=$(mktemp -d /tmp/lt-bench-view.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+
+command -v babeltrace2 > /dev/null || { echo "view.sh: babeltrace2 is not installed" >&2; exit 1; }
+"$B/bench/gen_trace" "$tmp/t" "$N" --cpus "$CPUS" --mix "$MIX" --no-empty
+total=$("$B/lowtrace" view "$tmp/t" --stats | sed -n 's/^events: //p')
+bytes=$(du -sb "$tmp/t" | cut -f1)
+echo "trace: $total events, $((bytes / 1048576)) MiB, $CPUS CPUs + 1 stream, mix $MIX"
+
+# median of 3 runs of "$@": "WALL CPU" seconds (CPU = user + system, which
+# other load on the machine disturbs less than the wall clock)
+median3() {
+	local w=() c=()
+	for _ in 1 2 3; do
+		/usr/bin/time -o "$tmp/time" -f '%e %U %S' "$@" > /dev/null
+		read -r e u s < "$tmp/time"
+		w+=("$e")
+		c+=("$(echo "$u + $s" | bc -l)")
+	done
+	echo "$(printf '%s\n' "${w[@]}" | sort -g | sed -n 2p)" \
+		"$(printf '%s\n' "${c[@]}" | sort -g | sed -n 2p)"
+}
+
+read -r w_view c_view <<< "$(median3 "$B/lowtrace" view "$tmp/t")"
+read -r w_bt c_bt <<< "$(median3 babeltrace2 "$tmp/t")"
+read -r w_stats c_stats <<< "$(median3 "$B/lowtrace" view "$tmp/t" --stats)"
+read -r w_btd c_btd <<< "$(median3 babeltrace2 "$tmp/t" -c sink.utils.dummy)"
+
+row() { # label, wall seconds, cpu seconds
+	printf '%-42s %7.2f s %11.0f ev/s   cpu %7.2f s %11.0f ev/s\n' "$1" "$2" \
+		"$(echo "$total / $2" | bc -l)" "$3" "$(echo "$total / ($3 + 0.001)" | bc -l)"
+}
+echo "median of 3 runs: wall clock, and CPU time (user + system)"
+row "lowtrace view DIR > /dev/null" "$w_view" "$c_view"
+row "babeltrace2 DIR > /dev/null" "$w_bt" "$c_bt"
+row "lowtrace view DIR --stats (decode only)" "$w_stats" "$c_stats"
+row "babeltrace2 DIR -c sink.utils.dummy" "$w_btd" "$c_btd"
+printf 'ratio text output (lowtrace / babeltrace2): %.1fx wall, %.1fx cpu\n' \
+	"$(echo "$w_bt / $w_view" | bc -l)" "$(echo "$c_bt / ($c_view + 0.001)" | bc -l)"
+printf 'ratio decode only (lowtrace / babeltrace2): %.1fx wall, %.1fx cpu\n' \
+	"$(echo "$w_btd / $w_stats" | bc -l)" "$(echo "$c_btd / ($c_stats + 0.001)" | bc -l)"

@@ -1,0 +1,48 @@
+# The trace reader's extra targets (included by the Makefile).
+#
+# make fuzz      builds the libFuzzer target into build/fuzz/fuzz_reader
+# make fuzz-ci   runs it for FUZZ_TIME (60) seconds from the seed corpus
+#                (tests/corpus and a few good traces) and fails on a crash
+# make bench-view  runs bench/view.sh (lowtrace view beside babeltrace2)
+
+FUZZ_CC ?= clang
+FUZZ_TIME ?= 60
+FUZZ_DIR := build/fuzz
+FUZZ_SRC := tests/fuzz/fuzz_reader.c src/ctf/reader.c src/ctf/tsdl.c
+FUZZ_FLAGS := -std=gnu11 $(WARN) -g -O1 -Iinclude -Isrc \
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer
+
+.PHONY: fuzz fuzz-ci fuzz-seeds bench-view
+
+$(FUZZ_DIR)/fuzz_reader: $(FUZZ_SRC) $(wildcard src/ctf/*.h) src/ring/ring.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(FUZZ_SRC) -lm
+
+fuzz: $(FUZZ_DIR)/fuzz_reader
+
+# A seed is "metadata NUL stream": one per corpus trace, and good traces.
+fuzz-seeds: build/bench/gen_trace
+	rm -rf $(FUZZ_DIR)/seeds && mkdir -p $(FUZZ_DIR)/seeds $(FUZZ_DIR)/good
+	for d in tests/corpus/*/; do \
+		n=$$(basename $$d); \
+		{ cat $$d/metadata 2>/dev/null; printf '\0'; \
+		  cat $$d/default_4242_0; } > $(FUZZ_DIR)/seeds/$$n; \
+	done
+	for s in 1 2 3; do \
+		rm -rf $(FUZZ_DIR)/good/$$s; \
+		build/bench/gen_trace $(FUZZ_DIR)/good/$$s 30 --cpus 1 \
+			--packet 512 --seed $$s && \
+		{ cat $(FUZZ_DIR)/good/$$s/metadata; printf '\0'; \
+		  cat $(FUZZ_DIR)/good/$$s/default_4242_0; } \
+			> $(FUZZ_DIR)/seeds/good_$$s; \
+	done
+
+fuzz-ci: $(FUZZ_DIR)/fuzz_reader fuzz-seeds
+	mkdir -p $(FUZZ_DIR)/work
+	$(FUZZ_DIR)/fuzz_reader -max_total_time=$(FUZZ_TIME) -timeout=10 \
+		-rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
+		-artifact_prefix=$(FUZZ_DIR)/ $(FUZZ_DIR)/work $(FUZZ_DIR)/seeds
+
+bench-view: all
+	BUILD=$(BUILD) bash bench/view.sh

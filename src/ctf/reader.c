@@ -1,0 +1,1572 @@
+/*
+ * reader.c - the trace reader: maps the stream files, indexes and checks
+ * their packets at open, decodes events in place, merges the streams in
+ * time order with a binary heap, and formats field values.
+ *
+ * Decoding an event is: align to 4, read the compact or extended header,
+ * rebuild the timestamp, find the class by id, then walk its fields once
+ * to note where each one is (a class whose fields all have a fixed size
+ * needs only a length check: its offsets are constants).  Values are read
+ * only when asked for.  Nothing is allocated per event.
+ */
+#define _GNU_SOURCE
+#include "ctf/reader.h"
+#include "ctf/tsdl.h"
+#include "ring/ring.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the reader decodes little-endian traces on little-endian hosts"
+#endif
+
+struct lt_packet {
+	uint64_t off; /* in the file, bytes */
+	uint64_t size, content; /* bytes */
+	uint64_t ts_begin, ts_end;
+	uint64_t seq, discarded;
+	uint32_t cpu, pid;
+	int open_end; /* timestamp_end 0 on the last packet: no upper bound */
+};
+
+struct lt_stream {
+	struct lt_trace *t;
+	unsigned index;
+	char *name, *path;
+	const unsigned char *data;
+	size_t len;
+	size_t map_len; /* nonzero when data is our mapping */
+	const struct lt_stream_class *sc;
+	struct lt_packet *pk;
+	size_t npk;
+	/* iteration */
+	size_t cur; /* packet being read, npk when done */
+	const unsigned char *pbase;
+	size_t pos, end;
+	uint64_t prev_ts, ts_end;
+	int open_end;
+	int err; /* sticky error */
+	struct lt_event ev;
+	uint32_t *off, *cnt;
+};
+
+struct lt_trace {
+	struct lt_tsdl m;
+	struct lt_stream *streams;
+	unsigned nstreams;
+	unsigned flags;
+	void (*warn)(void *arg, const char *msg);
+	void *warn_arg;
+	uint64_t skipped;
+	char err[1024];
+	char *meta; /* metadata text we read */
+	/* merged iteration */
+	struct lt_stream **heap;
+	unsigned nheap;
+	int merging;
+	struct lt_stream *last;
+	int merge_err;
+};
+
+static inline uint32_t ld32(const unsigned char *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static inline uint64_t ld64(const unsigned char *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static inline uint64_t ld_uint(const unsigned char *p, unsigned size)
+{
+	switch (size) {
+	case 1:
+		return p[0];
+	case 2: {
+		uint16_t v;
+		memcpy(&v, p, 2);
+		return v;
+	}
+	case 4:
+		return ld32(p);
+	case 8:
+		return ld64(p);
+	default: {
+		uint64_t v = 0;
+		for (unsigned i = 0; i < size; i++)
+			v |= (uint64_t)p[i] << (8 * i);
+		return v;
+	}
+	}
+}
+
+static inline int64_t sext(uint64_t v, unsigned size)
+{
+	unsigned sh = 64 - 8 * size;
+	return (int64_t)(v << sh) >> sh;
+}
+
+int64_t lt_clock_ns(const struct lt_clock *c, uint64_t counts)
+{
+	/* floor(counts * 1e9 / freq) split so that nothing overflows: the
+	 * whole seconds exactly, then the remainder with 128 bits */
+	uint64_t s = counts / c->freq, r = counts % c->freq, frac;
+	if (r <= UINT64_MAX / 1000000000u)
+		frac = r * 1000000000u / c->freq;
+	else
+		frac = (uint64_t)((unsigned __int128)r * 1000000000u / c->freq);
+	/* saturates past the year 2262 rather than overflow */
+	if (s >= (uint64_t)INT64_MAX / 1000000000u)
+		return INT64_MAX;
+	int64_t v = (int64_t)(s * 1000000000u + frac);
+	if (c->base_ns > 0 && v > INT64_MAX - c->base_ns)
+		return INT64_MAX;
+	return c->base_ns + v;
+}
+
+/* Errors */
+
+static void set_err(struct lt_trace *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void set_err(struct lt_trace *t, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(t->err, sizeof(t->err), fmt, ap);
+	va_end(ap);
+}
+
+static void warn(struct lt_trace *t)
+{
+	if (t->warn)
+		t->warn(t->warn_arg, t->err);
+}
+
+/* Packet index */
+
+/*
+ * Checks the packet headers of s and indexes them.  A header that is not
+ * sane (magic, packet_size) ends the stream there; one whose content is
+ * bad is left out.  Either is an error unless LT_TRACE_SKIP_BAD.
+ */
+static int index_stream(struct lt_trace *t, struct lt_stream *s)
+{
+	size_t cap = 0;
+	uint64_t off = 0, prev_end = 0;
+	const int skip = t->flags & LT_TRACE_SKIP_BAD;
+
+	while (off < s->len) {
+		struct lt_packet_header h;
+		uint64_t left = s->len - off;
+		if (left < LT_PACKET_HDR_SIZE) {
+			set_err(t,
+				"%s: offset %llu: truncated packet header "
+				"(%llu bytes left, a header has %u)",
+				s->path, (unsigned long long)off,
+				(unsigned long long)left, LT_PACKET_HDR_SIZE);
+			goto fatal;
+		}
+		memcpy(&h, s->data + off, sizeof(h));
+		if (h.magic != LT_PACKET_MAGIC) {
+			set_err(t,
+				"%s: offset %llu: bad packet magic 0x%08x "
+				"(expected 0x%08x)",
+				s->path, (unsigned long long)off, h.magic,
+				LT_PACKET_MAGIC);
+			goto fatal;
+		}
+		if (h.packet_size == 0 || h.packet_size % 8 ||
+		    h.packet_size / 8 < LT_PACKET_HDR_SIZE) {
+			set_err(t, "%s: offset %llu: bad packet_size %llu bits",
+				s->path, (unsigned long long)off,
+				(unsigned long long)h.packet_size);
+			goto fatal;
+		}
+		if (h.packet_size / 8 > left) {
+			set_err(t,
+				"%s: offset %llu: packet_size %llu bytes goes "
+				"past the end of the file (%llu bytes left)",
+				s->path, (unsigned long long)off,
+				(unsigned long long)(h.packet_size / 8),
+				(unsigned long long)left);
+			goto fatal;
+		}
+		/* the header is sane: a bad packet can be stepped over */
+		uint64_t size = h.packet_size / 8;
+		if (size > UINT32_MAX) {
+			set_err(t,
+				"%s: offset %llu: packets of 4 GiB or more are "
+				"not supported",
+				s->path, (unsigned long long)off);
+			goto fatal;
+		}
+		int last = off + size == s->len;
+		const struct lt_stream_class *sc = NULL;
+		if (h.content_size > h.packet_size) {
+			set_err(t,
+				"%s: offset %llu: content_size %llu bits is "
+				"more than packet_size %llu bits",
+				s->path, (unsigned long long)off,
+				(unsigned long long)h.content_size,
+				(unsigned long long)h.packet_size);
+			goto bad;
+		}
+		if (h.content_size < 8 * LT_PACKET_HDR_SIZE ||
+		    h.content_size % 8) {
+			set_err(t,
+				"%s: offset %llu: bad content_size %llu bits",
+				s->path, (unsigned long long)off,
+				(unsigned long long)h.content_size);
+			goto bad;
+		}
+		if (t->m.has_uuid && memcmp(h.uuid, t->m.uuid, 16)) {
+			set_err(t,
+				"%s: offset %llu: packet uuid differs from "
+				"the metadata's",
+				s->path, (unsigned long long)off + 4);
+			goto bad;
+		}
+		sc = lt_tsdl_stream(&t->m, h.stream_id);
+		if (!sc) {
+			set_err(t,
+				"%s: offset %llu: stream_id %u is not in the "
+				"metadata",
+				s->path, (unsigned long long)off + 20,
+				h.stream_id);
+			goto bad;
+		}
+		if (s->sc && sc != s->sc) {
+			set_err(t,
+				"%s: offset %llu: stream_id %u differs from "
+				"the stream's %u",
+				s->path, (unsigned long long)off + 20,
+				h.stream_id, s->sc->id);
+			goto bad;
+		}
+		int open_end = h.timestamp_end == 0 && last;
+		if (!open_end && h.timestamp_end < h.timestamp_begin) {
+			set_err(t,
+				"%s: offset %llu: timestamp_end %llu is before "
+				"timestamp_begin %llu",
+				s->path, (unsigned long long)off + 40,
+				(unsigned long long)h.timestamp_end,
+				(unsigned long long)h.timestamp_begin);
+			goto bad;
+		}
+		if (h.timestamp_begin < prev_end) {
+			set_err(t,
+				"%s: offset %llu: timestamp_begin %llu is "
+				"before the previous packet's end %llu",
+				s->path, (unsigned long long)off + 32,
+				(unsigned long long)h.timestamp_begin,
+				(unsigned long long)prev_end);
+			goto bad;
+		}
+		if (s->npk == cap) {
+			cap = cap ? cap * 2 : 16;
+			struct lt_packet *n = realloc(s->pk, cap * sizeof(*n));
+			if (!n) {
+				set_err(t, "%s: out of memory", s->path);
+				return -ENOMEM;
+			}
+			s->pk = n;
+		}
+		s->sc = sc;
+		s->pk[s->npk++] = (struct lt_packet){
+			.off = off,
+			.size = size,
+			.content = h.content_size / 8,
+			.ts_begin = h.timestamp_begin,
+			.ts_end = h.timestamp_end,
+			.seq = h.packet_seq_num,
+			.discarded = h.events_discarded,
+			.cpu = h.cpu_id,
+			.pid = h.pid,
+			.open_end = open_end,
+		};
+		if (!open_end)
+			prev_end = h.timestamp_end;
+		off += size;
+		continue;
+bad:
+		if (!skip)
+			return -EBADMSG;
+		warn(t);
+		t->skipped++;
+		off += size;
+		continue;
+fatal:
+		if (!skip)
+			return -EBADMSG;
+		warn(t);
+		t->skipped++;
+		break;
+	}
+	return 0;
+}
+
+/* Event decoding */
+
+static void stream_rewind(struct lt_stream *s)
+{
+	s->cur = 0;
+	s->pbase = NULL;
+	s->pos = s->end = 0;
+	s->err = 0;
+	if (s->npk) {
+		const struct lt_packet *p = &s->pk[0];
+		s->pbase = s->data + p->off;
+		s->pos = LT_PACKET_HDR_SIZE;
+		s->end = p->content;
+		s->prev_ts = p->ts_begin;
+		s->ts_end = p->ts_end;
+		s->open_end = p->open_end;
+		s->ev.cpu = p->cpu;
+		s->ev.pid = p->pid;
+		s->ev.packet_seq = p->seq;
+		s->ev.discarded = p->discarded;
+	}
+}
+
+static int next_packet(struct lt_stream *s)
+{
+	if (++s->cur >= s->npk) {
+		s->cur = s->npk;
+		return 0;
+	}
+	const struct lt_packet *p = &s->pk[s->cur];
+	s->pbase = s->data + p->off;
+	s->pos = LT_PACKET_HDR_SIZE;
+	s->end = p->content;
+	s->prev_ts = p->ts_begin;
+	s->ts_end = p->ts_end;
+	s->open_end = p->open_end;
+	s->ev.cpu = p->cpu;
+	s->ev.pid = p->pid;
+	s->ev.packet_seq = p->seq;
+	s->ev.discarded = p->discarded;
+	return 1;
+}
+
+/* Reports a fault at byte pos of the current packet. */
+static int ev_fault(struct lt_stream *s, size_t pos, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int ev_fault(struct lt_stream *s, size_t pos, const char *fmt, ...)
+{
+	struct lt_trace *t = s->t;
+	va_list ap;
+	int n = snprintf(t->err, sizeof(t->err), "%s: offset %llu: ", s->path,
+			 (unsigned long long)(s->pk[s->cur].off + pos));
+	if (n < 0)
+		n = 0;
+	if ((size_t)n < sizeof(t->err)) {
+		va_start(ap, fmt);
+		vsnprintf(t->err + n, sizeof(t->err) - (size_t)n, fmt, ap);
+		va_end(ap);
+	}
+	return -EBADMSG;
+}
+
+#define LT_TS_MASK ((1ull << LT_EV_TS_BITS) - 1)
+
+/* Decodes the event at s->pos: 1, 0 at the packet's end, or -EBADMSG. */
+static int decode(struct lt_stream *s)
+{
+	const unsigned char *b = s->pbase;
+	size_t pos = (s->pos + LT_EV_ALIGN - 1) & ~(size_t)(LT_EV_ALIGN - 1);
+	const size_t end = s->end;
+	uint64_t id, ts;
+	size_t idpos = pos, tspos = pos; /* for messages */
+
+	if (pos >= end)
+		return 0;
+	if (end - pos < LT_EV_HDR_COMPACT)
+		return ev_fault(s, pos, "event header past the content end");
+	uint32_t w = ld32(b + pos);
+	if ((w & 31) != LT_EV_ID_EXTENDED) {
+		uint64_t low = w >> 5, prev = s->prev_ts;
+		id = w & 31;
+		ts = (prev & ~LT_TS_MASK) | low;
+		if (low < (prev & LT_TS_MASK))
+			ts += 1ull << LT_EV_TS_BITS;
+		if (ts < prev)
+			return ev_fault(s, pos, "timestamp wraps past 2^64");
+		pos += LT_EV_HDR_COMPACT;
+	} else {
+		if (end - pos < LT_EV_HDR_EXTENDED)
+			return ev_fault(s, pos,
+					"extended event header past the "
+					"content end");
+		if (b[pos] != LT_EV_ID_EXTENDED)
+			return ev_fault(s, pos, "malformed extended header");
+		id = ld32(b + pos + 1);
+		ts = ld64(b + pos + 5);
+		idpos = pos + 1;
+		tspos = pos + 5;
+		if (ts < s->prev_ts)
+			return ev_fault(s, tspos,
+					"timestamp %llu is before the "
+					"previous %llu",
+					(unsigned long long)ts,
+					(unsigned long long)s->prev_ts);
+		pos += LT_EV_HDR_EXTENDED;
+	}
+	if (ts > s->ts_end && !s->open_end)
+		return ev_fault(s, tspos,
+				"timestamp %llu is after the packet's "
+				"timestamp_end %llu",
+				(unsigned long long)ts,
+				(unsigned long long)s->ts_end);
+	const struct lt_event_class *ec = lt_tsdl_event(s->sc, id);
+	if (!ec)
+		return ev_fault(s, idpos, "unknown event id %llu",
+				(unsigned long long)id);
+
+	struct lt_event *ev = &s->ev;
+	ev->cls = ec;
+	ev->ts = ts;
+	ev->base = b;
+	if (ec->fixed_size >= 0) {
+		if ((size_t)ec->fixed_size > end - pos)
+			return ev_fault(s, pos,
+					"event %s: payload past the content "
+					"end",
+					ec->name);
+		ev->base = b + pos;
+		ev->off = ec->fixed_off;
+		pos += (size_t)ec->fixed_size;
+	} else {
+		uint32_t *off = s->off, *cnt = s->cnt;
+		for (uint32_t i = 0; i < ec->nfields; i++) {
+			const struct lt_field_class *fc = &ec->fields[i];
+			size_t need;
+			if (fc->align > 1)
+				pos = (pos + fc->align - 1) &
+				      ~(size_t)(fc->align - 1);
+			if (pos > end)
+				goto past;
+			off[i] = (uint32_t)pos;
+			switch (fc->kind) {
+			case LT_FIELD_STRING: {
+				const unsigned char *z =
+					memchr(b + pos, 0, end - pos);
+				if (!z)
+					return ev_fault(
+						s, pos,
+						"event %s: string '%s' has "
+						"no end before the content "
+						"end",
+						ec->name, fc->name);
+				cnt[i] = (uint32_t)(z - (b + pos));
+				need = cnt[i] + 1;
+				break;
+			}
+			case LT_FIELD_ARRAY:
+				need = (size_t)fc->length * fc->size;
+				break;
+			case LT_FIELD_SEQUENCE: {
+				const struct lt_field_class *lf =
+					&ec->fields[fc->length_field];
+				uint64_t n = ld_uint(b + off[fc->length_field],
+						     lf->size);
+				if (n > (end - pos) / fc->size)
+					return ev_fault(
+						s, off[fc->length_field],
+						"event %s: sequence '%s' of "
+						"%llu elements goes past the "
+						"content end",
+						ec->name, fc->name,
+						(unsigned long long)n);
+				cnt[i] = (uint32_t)n;
+				need = (size_t)n * fc->size;
+				break;
+			}
+			default:
+				need = fc->size;
+				break;
+			}
+			if (need > end - pos) {
+past:
+				return ev_fault(s, pos,
+						"event %s: field '%s' past the "
+						"content end",
+						ec->name, fc->name);
+			}
+			pos += need;
+		}
+		ev->off = off;
+		ev->count = cnt;
+	}
+	s->prev_ts = ts;
+	s->pos = pos;
+	ev->ns = lt_clock_ns(&s->t->m.clock, ts);
+	return 1;
+}
+
+int lt_stream_next(lt_stream_t *s, const struct lt_event **ev)
+{
+	if (s->err)
+		return s->err;
+	while (s->cur < s->npk) {
+		int r = decode(s);
+		if (r == 1) {
+			*ev = &s->ev;
+			return 1;
+		}
+		if (r < 0) {
+			if (!(s->t->flags & LT_TRACE_SKIP_BAD)) {
+				s->err = r;
+				return r;
+			}
+			warn(s->t);
+			s->t->skipped++;
+		}
+		next_packet(s);
+	}
+	return 0;
+}
+
+/* Merged iteration: a min-heap of streams keyed by (ts, index). */
+
+static inline int heap_less(const struct lt_stream *a,
+			    const struct lt_stream *b)
+{
+	return a->ev.ts < b->ev.ts ||
+	       (a->ev.ts == b->ev.ts && a->index < b->index);
+}
+
+static void sift_down(struct lt_trace *t, unsigned i)
+{
+	struct lt_stream **h = t->heap;
+	unsigned n = t->nheap;
+	struct lt_stream *x = h[i];
+	for (;;) {
+		unsigned c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && heap_less(h[c + 1], h[c]))
+			c++;
+		if (!heap_less(h[c], x))
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	h[i] = x;
+}
+
+int lt_trace_next(lt_trace_t *t, const struct lt_event **ev)
+{
+	const struct lt_event *e;
+	int r;
+
+	if (t->merge_err)
+		return t->merge_err;
+	if (!t->merging) {
+		t->merging = 1;
+		t->nheap = 0;
+		for (unsigned i = 0; i < t->nstreams; i++) {
+			r = lt_stream_next(&t->streams[i], &e);
+			if (r < 0)
+				return t->merge_err = r;
+			if (r)
+				t->heap[t->nheap++] = &t->streams[i];
+		}
+		for (unsigned i = t->nheap / 2; i-- > 0;)
+			sift_down(t, i);
+	} else if (t->nheap) {
+		r = lt_stream_next(t->heap[0], &e);
+		if (r < 0)
+			return t->merge_err = r;
+		if (!r)
+			t->heap[0] = t->heap[--t->nheap];
+		if (t->nheap)
+			sift_down(t, 0);
+	}
+	if (!t->nheap)
+		return 0;
+	*ev = &t->heap[0]->ev;
+	return 1;
+}
+
+void lt_trace_rewind(lt_trace_t *t)
+{
+	for (unsigned i = 0; i < t->nstreams; i++)
+		stream_rewind(&t->streams[i]);
+	t->merging = 0;
+	t->nheap = 0;
+	t->merge_err = 0;
+}
+
+/* Opening */
+
+static int setup_streams(struct lt_trace *t, char *err, size_t errlen)
+{
+	uint32_t nf = t->m.max_fields ? t->m.max_fields : 1;
+	t->heap = calloc(t->nstreams ? t->nstreams : 1, sizeof(*t->heap));
+	if (!t->heap)
+		goto nomem;
+	for (unsigned i = 0; i < t->nstreams; i++) {
+		struct lt_stream *s = &t->streams[i];
+		s->t = t;
+		s->index = i;
+		s->ev.stream = s->name;
+		s->ev.stream_index = i;
+		s->off = calloc(nf, sizeof(*s->off));
+		s->cnt = calloc(nf, sizeof(*s->cnt));
+		if (!s->off || !s->cnt)
+			goto nomem;
+		int r = index_stream(t, s);
+		if (r < 0) {
+			snprintf(err, errlen, "%s", t->err);
+			return r;
+		}
+	}
+	lt_trace_rewind(t);
+	t->err[0] = 0;
+	return 0;
+nomem:
+	snprintf(err, errlen, "out of memory");
+	return -ENOMEM;
+}
+
+static struct lt_trace *trace_new(const struct lt_trace_opts *opts)
+{
+	struct lt_trace *t = calloc(1, sizeof(*t));
+	if (t && opts) {
+		t->flags = opts->flags;
+		t->warn = opts->warn;
+		t->warn_arg = opts->warn_arg;
+	}
+	return t;
+}
+
+int lt_trace_open_mem(const char *metadata, size_t metadata_len,
+		      const struct lt_mem_stream *streams, unsigned nstreams,
+		      const struct lt_trace_opts *opts, lt_trace_t **out,
+		      char *err, size_t errlen)
+{
+	struct lt_trace *t = trace_new(opts);
+	int r;
+
+	*out = NULL;
+	if (!t) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	r = lt_tsdl_parse(metadata, metadata_len, "metadata", &t->m, err,
+			  errlen);
+	if (r < 0)
+		goto fail;
+	t->streams = calloc(nstreams ? nstreams : 1, sizeof(*t->streams));
+	if (!t->streams) {
+		r = -ENOMEM;
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	t->nstreams = nstreams;
+	for (unsigned i = 0; i < nstreams; i++) {
+		struct lt_stream *s = &t->streams[i];
+		s->name = strdup(streams[i].name);
+		s->path = strdup(streams[i].name);
+		s->data = streams[i].data;
+		s->len = streams[i].len;
+		if (!s->name || !s->path) {
+			r = -ENOMEM;
+			snprintf(err, errlen, "out of memory");
+			goto fail;
+		}
+	}
+	r = setup_streams(t, err, errlen);
+	if (r < 0)
+		goto fail;
+	*out = t;
+	return 0;
+fail:
+	lt_trace_close(t);
+	return r;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int read_metadata(struct lt_trace *t, const char *dir, char *err,
+			 size_t errlen)
+{
+	char path[4200];
+	struct stat st;
+	int r = 0;
+
+	snprintf(path, sizeof(path), "%s/metadata", dir);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		r = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return r;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size > (1 << 30)) {
+		snprintf(err, errlen, "%s: not a readable metadata file", path);
+		close(fd);
+		return -EINVAL;
+	}
+	t->meta = malloc((size_t)st.st_size + 1);
+	if (!t->meta) {
+		close(fd);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	size_t got = 0;
+	while (got < (size_t)st.st_size) {
+		ssize_t n = read(fd, t->meta + got, (size_t)st.st_size - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			r = n < 0 ? -errno : -EIO;
+			snprintf(err, errlen, "%s: read failed", path);
+			close(fd);
+			return r;
+		}
+		got += (size_t)n;
+	}
+	close(fd);
+	t->meta[got] = 0;
+	return lt_tsdl_parse(t->meta, got, path, &t->m, err, errlen);
+}
+
+static int map_stream(struct lt_stream *s, char *err, size_t errlen)
+{
+	struct stat st;
+	int fd = open(s->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		int e = errno;
+		snprintf(err, errlen, "%s: %s", s->path, strerror(e));
+		if (fd >= 0)
+			close(fd);
+		return -e;
+	}
+	s->len = (size_t)st.st_size;
+	if (s->len) {
+		void *p = mmap(NULL, s->len, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (p == MAP_FAILED) {
+			int e = errno;
+			snprintf(err, errlen, "%s: mmap: %s", s->path,
+				 strerror(e));
+			close(fd);
+			return -e;
+		}
+		madvise(p, s->len, MADV_SEQUENTIAL);
+		s->data = p;
+		s->map_len = s->len;
+	}
+	close(fd);
+	return 0;
+}
+
+int lt_trace_open(const char *dir, const struct lt_trace_opts *opts,
+		  lt_trace_t **out, char *err, size_t errlen)
+{
+	struct lt_trace *t = trace_new(opts);
+	char **names = NULL;
+	unsigned n = 0, cap = 0;
+	DIR *d = NULL;
+	int r;
+
+	*out = NULL;
+	if (!t) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	/* "DIR/" names its files "DIR/FILE" */
+	char dbuf[3072];
+	size_t dl = strlen(dir);
+	while (dl > 1 && dir[dl - 1] == '/')
+		dl--;
+	if (dl >= sizeof(dbuf)) {
+		lt_trace_close(t);
+		snprintf(err, errlen, "%s: path too long", dir);
+		return -ENAMETOOLONG;
+	}
+	memcpy(dbuf, dir, dl);
+	dbuf[dl] = 0;
+	dir = dbuf;
+	r = read_metadata(t, dir, err, errlen);
+	if (r < 0)
+		goto fail;
+	d = opendir(dir);
+	if (!d) {
+		r = -errno;
+		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+		goto fail;
+	}
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.' || !strcmp(de->d_name, "metadata"))
+			continue;
+		char path[4200];
+		struct stat st;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 16;
+			char **nn = realloc(names, cap * sizeof(*nn));
+			if (!nn)
+				goto nomem;
+			names = nn;
+		}
+		if (!(names[n] = strdup(de->d_name)))
+			goto nomem;
+		n++;
+	}
+	closedir(d);
+	d = NULL;
+	if (n)
+		qsort(names, n, sizeof(*names), cmp_name);
+	t->streams = calloc(n ? n : 1, sizeof(*t->streams));
+	if (!t->streams)
+		goto nomem;
+	t->nstreams = n;
+	for (unsigned i = 0; i < n; i++) {
+		struct lt_stream *s = &t->streams[i];
+		size_t pl = strlen(dir) + strlen(names[i]) + 2;
+		s->name = names[i];
+		names[i] = NULL;
+		s->path = malloc(pl);
+		if (!s->path)
+			goto nomem;
+		snprintf(s->path, pl, "%s/%s", dir, s->name);
+		r = map_stream(s, err, errlen);
+		if (r < 0)
+			goto fail;
+	}
+	r = setup_streams(t, err, errlen);
+	if (r < 0)
+		goto fail;
+	free(names);
+	*out = t;
+	return 0;
+nomem:
+	r = -ENOMEM;
+	snprintf(err, errlen, "out of memory");
+fail:
+	if (d)
+		closedir(d);
+	if (names)
+		for (unsigned i = 0; i < n; i++)
+			free(names[i]);
+	free(names);
+	lt_trace_close(t);
+	return r;
+}
+
+void lt_trace_close(lt_trace_t *t)
+{
+	if (!t)
+		return;
+	for (unsigned i = 0; i < t->nstreams; i++) {
+		struct lt_stream *s = &t->streams[i];
+		if (s->map_len)
+			munmap((void *)s->data, s->map_len);
+		free(s->name);
+		free(s->path);
+		free(s->pk);
+		free(s->off);
+		free(s->cnt);
+	}
+	free(t->streams);
+	free(t->heap);
+	free(t->meta);
+	lt_tsdl_free(&t->m);
+	free(t);
+}
+
+/* Accessors */
+
+const char *lt_trace_error(const lt_trace_t *t)
+{
+	return t->err;
+}
+
+uint64_t lt_trace_skipped_packets(const lt_trace_t *t)
+{
+	return t->skipped;
+}
+
+unsigned lt_trace_nstreams(const lt_trace_t *t)
+{
+	return t->nstreams;
+}
+
+lt_stream_t *lt_trace_stream(lt_trace_t *t, unsigned i)
+{
+	return i < t->nstreams ? &t->streams[i] : NULL;
+}
+
+const char *lt_stream_name(const lt_stream_t *s)
+{
+	return s->name;
+}
+
+uint64_t lt_stream_npackets(const lt_stream_t *s)
+{
+	return s->npk;
+}
+
+int64_t lt_trace_begin_ns(const lt_trace_t *t)
+{
+	uint64_t min = UINT64_MAX;
+	for (unsigned i = 0; i < t->nstreams; i++)
+		if (t->streams[i].npk && t->streams[i].pk[0].ts_begin < min)
+			min = t->streams[i].pk[0].ts_begin;
+	return min == UINT64_MAX ? 0 : lt_clock_ns(&t->m.clock, min);
+}
+
+uint64_t lt_stream_discarded(const lt_stream_t *s)
+{
+	return s->npk ? s->pk[s->npk - 1].discarded : 0;
+}
+
+unsigned lt_trace_nclasses(const lt_trace_t *t)
+{
+	return t->m.nclasses;
+}
+
+const struct lt_event_class *lt_trace_class(const lt_trace_t *t, unsigned i)
+{
+	return i < t->m.nclasses ? &t->m.classes[i] : NULL;
+}
+
+const struct lt_clock *lt_trace_clock(const lt_trace_t *t)
+{
+	return &t->m.clock;
+}
+
+const char *lt_trace_env(const lt_trace_t *t, const char *key)
+{
+	for (unsigned i = 0; i < t->m.nenv; i++)
+		if (!strcmp(t->m.env[i].key, key))
+			return t->m.env[i].value;
+	return NULL;
+}
+
+/* Values */
+
+const char *lt_enum_label(const struct lt_field_class *fc, uint64_t raw)
+{
+	for (uint32_t i = 0; i < fc->nranges; i++) {
+		const struct lt_enum_range *r = &fc->ranges[i];
+		int in = fc->is_signed ? ((int64_t)raw >= r->lo &&
+					  (int64_t)raw <= r->hi) :
+					 (raw >= (uint64_t)r->lo &&
+					  raw <= (uint64_t)r->hi);
+		if (in)
+			return r->label;
+	}
+	return NULL;
+}
+
+static void scalar_value(const struct lt_field_class *fc, uint8_t kind,
+			 const unsigned char *p, struct lt_value *v)
+{
+	v->fc = fc;
+	v->kind = kind;
+	v->str = NULL;
+	v->len = 0;
+	v->data = p;
+	if (kind == LT_FIELD_FLOAT) {
+		if (fc->size == 4) {
+			float f;
+			memcpy(&f, p, 4);
+			v->f = f;
+		} else {
+			memcpy(&v->f, p, 8);
+		}
+		return;
+	}
+	uint64_t raw = ld_uint(p, fc->size);
+	if (fc->is_signed)
+		v->i = sext(raw, fc->size);
+	else
+		v->u = raw;
+	if (kind == LT_FIELD_ENUM)
+		v->str = lt_enum_label(fc, v->u);
+}
+
+int lt_event_field(const struct lt_event *ev, unsigned i, struct lt_value *v)
+{
+	if (i >= ev->cls->nfields)
+		return -EINVAL;
+	const struct lt_field_class *fc = &ev->cls->fields[i];
+	const unsigned char *p = ev->base + ev->off[i];
+	switch (fc->kind) {
+	case LT_FIELD_STRING:
+		v->fc = fc;
+		v->kind = LT_FIELD_STRING;
+		v->str = (const char *)p;
+		v->len = ev->count[i];
+		v->data = p;
+		return 0;
+	case LT_FIELD_ARRAY:
+	case LT_FIELD_SEQUENCE:
+		v->fc = fc;
+		v->kind = fc->kind;
+		v->data = p;
+		v->len = fc->kind == LT_FIELD_ARRAY ? fc->length : ev->count[i];
+		v->str = NULL;
+		if (fc->text) {
+			v->str = (const char *)p;
+			v->u = strnlen(v->str, v->len); /* text length */
+		}
+		return 0;
+	default:
+		scalar_value(fc, fc->kind, p, v);
+		return 0;
+	}
+}
+
+int lt_event_field_by_name(const struct lt_event *ev, const char *name,
+			   struct lt_value *v)
+{
+	for (unsigned i = 0; i < ev->cls->nfields; i++)
+		if (!strcmp(ev->cls->fields[i].name, name))
+			return lt_event_field(ev, i, v);
+	return -ENOENT;
+}
+
+int lt_value_elem(const struct lt_value *arr, size_t i, struct lt_value *out)
+{
+	if ((arr->kind != LT_FIELD_ARRAY && arr->kind != LT_FIELD_SEQUENCE) ||
+	    i >= arr->len)
+		return -EINVAL;
+	scalar_value(arr->fc, arr->fc->elem_kind, arr->data + i * arr->fc->size,
+		     out);
+	return 0;
+}
+
+/* Formatting */
+
+static const char digits2[] = "00010203040506070809"
+			      "10111213141516171819"
+			      "20212223242526272829"
+			      "30313233343536373839"
+			      "40414243444546474849"
+			      "50515253545556575859"
+			      "60616263646566676869"
+			      "70717273747576777879"
+			      "80818283848586878889"
+			      "90919293949596979899";
+
+/* x < 10^8 as exactly eight digits. */
+static inline void fmt8(char *p, uint32_t x)
+{
+	uint32_t a = x / 10000, b = x % 10000;
+	memcpy(p, digits2 + 2 * (a / 100), 2);
+	memcpy(p + 2, digits2 + 2 * (a % 100), 2);
+	memcpy(p + 4, digits2 + 2 * (b / 100), 2);
+	memcpy(p + 6, digits2 + 2 * (b % 100), 2);
+}
+
+/* x < 10^8 with no leading zeros. */
+static inline char *fmt_small(char *p, uint32_t x)
+{
+	unsigned n = x < 10	  ? 1 :
+		     x < 100	  ? 2 :
+		     x < 1000	  ? 3 :
+		     x < 10000	  ? 4 :
+		     x < 100000	  ? 5 :
+		     x < 1000000  ? 6 :
+		     x < 10000000 ? 7 :
+				    8;
+	char *q = p + n;
+	while (x >= 100) {
+		q -= 2;
+		memcpy(q, digits2 + 2 * (x % 100), 2);
+		x /= 100;
+	}
+	if (x >= 10)
+		memcpy(q - 2, digits2 + 2 * x, 2);
+	else
+		q[-1] = (char)('0' + x);
+	return p + n;
+}
+
+char *lt_fmt_u64(char *p, uint64_t v)
+{
+	if (v < 100000000)
+		return fmt_small(p, (uint32_t)v);
+	if (v < 10000000000000000ull) {
+		p = fmt_small(p, (uint32_t)(v / 100000000));
+		fmt8(p, (uint32_t)(v % 100000000));
+		return p + 8;
+	}
+	uint64_t rest = v % 10000000000000000ull;
+	p = fmt_small(p, (uint32_t)(v / 10000000000000000ull));
+	fmt8(p, (uint32_t)(rest / 100000000));
+	fmt8(p + 8, (uint32_t)(rest % 100000000));
+	return p + 16;
+}
+
+char *lt_fmt_i64(char *p, int64_t v)
+{
+	if (v < 0) {
+		*p++ = '-';
+		return lt_fmt_u64(p, (uint64_t)0 - (uint64_t)v);
+	}
+	return lt_fmt_u64(p, (uint64_t)v);
+}
+
+static const uint64_t pow10_64[20] = {
+	1ull,
+	10ull,
+	100ull,
+	1000ull,
+	10000ull,
+	100000ull,
+	1000000ull,
+	10000000ull,
+	100000000ull,
+	1000000000ull,
+	10000000000ull,
+	100000000000ull,
+	1000000000000ull,
+	10000000000000ull,
+	100000000000000ull,
+	1000000000000000ull,
+	10000000000000000ull,
+	100000000000000000ull,
+	1000000000000000000ull,
+	10000000000000000000ull,
+};
+
+/*
+ * floor(a * 10^s) for a = m * 2^k, exactly, and how the rest compares to
+ * one half (-1, 0, 1); 0 when the numbers do not fit in 128 bits.
+ */
+static int scale10(uint64_t m, int k, int s, uint64_t *q, int *half)
+{
+	typedef unsigned __int128 u128;
+	int as = s < 0 ? -s : s;
+	if (as > 38 || (s >= 0 && as > 22))
+		return 0;
+	u128 p10 = as < 20 ? (u128)pow10_64[as] :
+			     (u128)pow10_64[19] * pow10_64[as - 19];
+	u128 num = m, den = 1;
+	int shift = 0; /* den is den * 2^shift */
+	if (s >= 0)
+		num *= p10; /* < 2^53 * 2^74 */
+	else
+		den = p10;
+	if (k >= 0) {
+		if (k > 126 || (num >> (126 - k)))
+			return 0;
+		num <<= k;
+	} else {
+		if (-k > 126 || (den >> (126 + k)))
+			return 0;
+		shift = -k;
+	}
+	u128 qq, rem, d;
+	if (den == 1) {
+		/* a power of two: shifts */
+		qq = num >> shift;
+		rem = num & (((u128)1 << shift) - 1);
+		d = (u128)1 << shift;
+	} else {
+		d = den << shift;
+		if (!(num >> 64) && !(d >> 64)) {
+			qq = (uint64_t)num / (uint64_t)d;
+			rem = (uint64_t)num % (uint64_t)d;
+		} else {
+			qq = num / d;
+			rem = num % d;
+		}
+	}
+	if (qq >> 64)
+		return 0;
+	*q = (uint64_t)qq;
+	/* rem < d <= 2^126: 2 * rem does not overflow */
+	*half = rem * 2 < d ? -1 : rem * 2 > d;
+	return 1;
+}
+
+/*
+ * printf's %g (6 significant digits, round half to even on the exact
+ * binary value, trailing zeros dropped), without printf in the common
+ * range; at most 32 bytes.
+ */
+char *lt_fmt_g(char *p, double d)
+{
+	uint64_t bits;
+	memcpy(&bits, &d, 8);
+	int bexp = (int)((bits >> 52) & 0x7ff);
+	/* normal numbers of magnitude 1e-30 .. 1e30 take the fast path */
+	if (bexp < 1023 - 99 || bexp > 1023 + 99)
+		goto slow;
+	uint64_t m = (bits & ((1ull << 52) - 1)) | (1ull << 52);
+	int k = bexp - 1075; /* |d| = m * 2^k */
+	int E = bexp - 1023; /* 2^E <= |d| < 2^(E+1) */
+	/* floor(E * log10(2)), which is log10(|d|) or one less */
+	int e = E >= 0 ? (E * 78913) >> 18 : -((-E * 78913 + 262143) >> 18);
+	uint64_t q = 0;
+	int half = 0;
+	for (int tries = 0;; tries++) {
+		if (tries > 3 || !scale10(m, k, 5 - e, &q, &half))
+			goto slow;
+		if (q < 100000)
+			e--;
+		else if (q >= 1000000)
+			e++;
+		else
+			break;
+	}
+	if (half > 0 || (half == 0 && (q & 1)))
+		q++;
+	if (q == 1000000) {
+		q = 100000;
+		e++;
+	}
+	char dig[6];
+	for (int i = 5; i >= 0; i--) {
+		dig[i] = (char)('0' + q % 10);
+		q /= 10;
+	}
+	if (bits >> 63)
+		*p++ = '-';
+	if (e < -4 || e >= 6) {
+		int nd = 6;
+		while (nd > 1 && dig[nd - 1] == '0')
+			nd--;
+		*p++ = dig[0];
+		if (nd > 1) {
+			*p++ = '.';
+			memcpy(p, dig + 1, (size_t)nd - 1);
+			p += nd - 1;
+		}
+		*p++ = 'e';
+		*p++ = e < 0 ? '-' : '+';
+		int ae = e < 0 ? -e : e;
+		*p++ = (char)('0' + ae / 10);
+		*p++ = (char)('0' + ae % 10);
+		return p;
+	}
+	/* fixed: the point after digit e (e in -4..5) */
+	int point = e + 1, last = 5;
+	while (last >= point && last > 0 && dig[last] == '0')
+		last--;
+	if (point <= 0) {
+		*p++ = '0';
+		*p++ = '.';
+		for (int i = 0; i < -point; i++)
+			*p++ = '0';
+		memcpy(p, dig, (size_t)last + 1);
+		return p + last + 1;
+	}
+	memcpy(p, dig, (size_t)point);
+	p += point;
+	if (last >= point) {
+		*p++ = '.';
+		memcpy(p, dig + point, (size_t)(last - point + 1));
+		p += last - point + 1;
+	}
+	return p;
+slow:;
+	int n = snprintf(p, 32, "%g", d);
+	return p + (n > 0 ? (n < 32 ? n : 31) : 0);
+}
+
+static char *fmt_radix(char *p, uint64_t v, unsigned base)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	char tmp[64];
+	int n = 0;
+	unsigned shift = base == 16 ? 4 : base == 8 ? 3 : 1;
+	if (base == 16) {
+		*p++ = '0';
+		*p++ = 'x';
+	} else if (base == 8) {
+		*p++ = '0';
+	} else {
+		*p++ = '0';
+		*p++ = 'b';
+	}
+	do {
+		tmp[n++] = hex[v & (base - 1)];
+		v >>= shift;
+	} while (v);
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+static char *fmt_escaped(char *p, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	*p++ = '"';
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c >= 0x20 && c != '"' && c != '\\' && c != 0x7f) {
+			*p++ = (char)c;
+			continue;
+		}
+		*p++ = '\\';
+		switch (c) {
+		case '"':
+		case '\\':
+			*p++ = (char)c;
+			break;
+		case '\a':
+			*p++ = 'a';
+			break;
+		case '\b':
+			*p++ = 'b';
+			break;
+		case '\f':
+			*p++ = 'f';
+			break;
+		case '\n':
+			*p++ = 'n';
+			break;
+		case '\r':
+			*p++ = 'r';
+			break;
+		case '\t':
+			*p++ = 't';
+			break;
+		case '\v':
+			*p++ = 'v';
+			break;
+		default:
+			*p++ = 'x';
+			*p++ = hex[c >> 4];
+			*p++ = hex[c & 15];
+			break;
+		}
+	}
+	*p++ = '"';
+	return p;
+}
+
+static char *fmt_int(char *p, const struct lt_value *v)
+{
+	const struct lt_field_class *fc = v->fc;
+	if (fc->base != 10) {
+		uint64_t u = v->u;
+		if (fc->is_signed && fc->size < 8)
+			u &= (1ull << (8 * fc->size)) - 1;
+		return fmt_radix(p, u, fc->base);
+	}
+	return fc->is_signed ? lt_fmt_i64(p, v->i) : lt_fmt_u64(p, v->u);
+}
+
+static char *fmt_scalar(char *p, const struct lt_value *v)
+{
+	switch (v->kind) {
+	case LT_FIELD_INT:
+		return fmt_int(p, v);
+	case LT_FIELD_ENUM: {
+		const struct lt_field_class *fc = v->fc;
+		unsigned nl = 0;
+		const char *first = NULL;
+		memcpy(p, "( ", 2);
+		p += 2;
+		for (uint32_t i = 0; i < fc->nranges; i++) {
+			const struct lt_enum_range *r = &fc->ranges[i];
+			int in = fc->is_signed ?
+					 (v->i >= r->lo && v->i <= r->hi) :
+					 (v->u >= (uint64_t)r->lo &&
+					  v->u <= (uint64_t)r->hi);
+			if (!in)
+				continue;
+			if (nl++ == 0) {
+				first = r->label;
+				continue;
+			}
+			if (nl == 2) {
+				memcpy(p, "{ ", 2);
+				p += 2;
+				p = fmt_escaped(p, first, strlen(first));
+			}
+			memcpy(p, ", ", 2);
+			p += 2;
+			p = fmt_escaped(p, r->label, strlen(r->label));
+		}
+		if (nl == 0) {
+			memcpy(p, "<unknown>", 9);
+			p += 9;
+		} else if (nl == 1) {
+			p = fmt_escaped(p, first, strlen(first));
+		} else {
+			memcpy(p, " }", 2);
+			p += 2;
+		}
+		memcpy(p, " : container = ", 15);
+		p += 15;
+		p = fmt_int(p, v);
+		memcpy(p, " )", 2);
+		return p + 2;
+	}
+	case LT_FIELD_FLOAT:
+		return lt_fmt_g(p, v->f);
+	}
+	return p;
+}
+
+static size_t scalar_bound(const struct lt_field_class *fc, uint8_t kind)
+{
+	size_t b = kind == LT_FIELD_FLOAT ? 32 : 68; /* 0b + 64 digits */
+	if (kind == LT_FIELD_ENUM) {
+		b += 32;
+		for (uint32_t i = 0; i < fc->nranges; i++)
+			b += 4 * strlen(fc->ranges[i].label) + 4;
+	}
+	return b;
+}
+
+size_t lt_format_bound_fixed(const struct lt_field_class *fcs, unsigned n)
+{
+	size_t b = 4 + 16; /* copy16() may write 15 bytes ahead */
+	for (unsigned i = 0; i < n; i++) {
+		const struct lt_field_class *fc = &fcs[i];
+		b += fc->name_len + 5;
+		switch (fc->kind) {
+		case LT_FIELD_STRING:
+			b += 2;
+			break;
+		case LT_FIELD_ARRAY:
+			if (fc->text)
+				b += 4 * (size_t)fc->length + 2;
+			else
+				b += 4 +
+				     (size_t)fc->length *
+					     (16 +
+					      scalar_bound(fc, fc->elem_kind));
+			break;
+		case LT_FIELD_SEQUENCE:
+			b += 6;
+			break;
+		default:
+			b += scalar_bound(fc, fc->kind);
+			break;
+		}
+	}
+	return b;
+}
+
+size_t lt_event_format_bound(const struct lt_event *ev)
+{
+	const struct lt_event_class *ec = ev->cls;
+	size_t b = ec->fmt_bound;
+	if (ec->fixed_size >= 0)
+		return b;
+	for (uint32_t i = 0; i < ec->nfields; i++) {
+		const struct lt_field_class *fc = &ec->fields[i];
+		if (fc->kind == LT_FIELD_STRING) {
+			b += 4 * (size_t)ev->count[i];
+		} else if (fc->kind == LT_FIELD_SEQUENCE) {
+			size_t n = ev->count[i];
+			if (fc->text)
+				b += 4 * n;
+			else
+				b += n * (16 + scalar_bound(fc, fc->elem_kind));
+		}
+	}
+	return b;
+}
+
+/* The integer (or integer element) of fc at fp. */
+static inline char *fmt_raw_int(char *p, const struct lt_field_class *fc,
+				const unsigned char *fp)
+{
+	uint64_t raw = ld_uint(fp, fc->size);
+	if (fc->base != 10)
+		return fmt_radix(p, raw, fc->base);
+	return fc->is_signed ? lt_fmt_i64(p, sext(raw, fc->size)) :
+			       lt_fmt_u64(p, raw);
+}
+
+/* Copies n bytes in 16-byte blocks: writes up to 15 bytes past p + n. */
+static inline char *copy16(char *p, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i += 16)
+		memcpy(p + i, s + i, 16);
+	return p + n;
+}
+
+char *lt_event_format(const struct lt_event *ev, char *p)
+{
+	const struct lt_event_class *ec = ev->cls;
+	struct lt_value v, e;
+
+	if (!ec->nfields) {
+		memcpy(p, "{ }", 3);
+		return p + 3;
+	}
+	*p++ = '{';
+	for (uint32_t i = 0; i < ec->nfields; i++) {
+		const struct lt_field_class *fc = &ec->fields[i];
+		const unsigned char *fp = ev->base + ev->off[i];
+		/* ", NAME = " (the first field's without the comma) */
+		if (i)
+			p = copy16(p, fc->prefix, fc->prefix_len);
+		else
+			p = copy16(p, fc->prefix + 1, fc->prefix_len - 1u);
+		if (fc->kind == LT_FIELD_INT) {
+			p = fmt_raw_int(p, fc, fp);
+			continue;
+		}
+		lt_event_field(ev, i, &v);
+		switch (fc->kind) {
+		case LT_FIELD_STRING:
+			p = fmt_escaped(p, v.str, v.len);
+			break;
+		case LT_FIELD_ARRAY:
+		case LT_FIELD_SEQUENCE:
+			if (fc->text) {
+				p = fmt_escaped(p, v.str, (size_t)v.u);
+				break;
+			}
+			*p++ = '[';
+			for (size_t j = 0; j < v.len; j++) {
+				memcpy(p, j ? ", [" : " [", 3);
+				p += j ? 3 : 2;
+				p = lt_fmt_u64(p, j);
+				memcpy(p, "] = ", 4);
+				p += 4;
+				if (fc->elem_kind == LT_FIELD_INT) {
+					p = fmt_raw_int(p, fc,
+							v.data + j * fc->size);
+					continue;
+				}
+				lt_value_elem(&v, j, &e);
+				p = fmt_scalar(p, &e);
+			}
+			memcpy(p, " ]", 2);
+			p += 2;
+			break;
+		default:
+			p = fmt_scalar(p, &v);
+			break;
+		}
+	}
+	memcpy(p, " }", 2);
+	return p + 2;
+}

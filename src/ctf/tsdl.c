@@ -1,0 +1,1435 @@
+/*
+ * tsdl.c - the metadata parser: a tokenizer, a recursive-descent parser
+ * for the TSDL subset that lowtrace writes (trace, env, clock, stream and
+ * event blocks; struct, integer, enum, floating_point, string, variant,
+ * fixed arrays and sequences), and the compiler that turns each event's
+ * fields into the flat list of struct lt_field_class the decoder walks.
+ *
+ * Unknown attributes are ignored and callsite blocks skipped; anything
+ * else unknown or malformed stops the parse with "PATH:LINE: what".  Errors unwind with
+ * longjmp to lt_tsdl_parse(); every allocation is in the arena, so there
+ * is nothing else to free on the way.
+ */
+#include "ctf/tsdl.h"
+
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Arena */
+
+struct lt_arena_chunk {
+	struct lt_arena_chunk *next;
+	size_t used, cap;
+	_Alignas(16) unsigned char data[];
+};
+
+void *lt_arena_alloc(struct lt_arena *a, size_t n)
+{
+	struct lt_arena_chunk *c = a->head;
+	n = (n + 15) & ~(size_t)15;
+	if (!c || c->cap - c->used < n) {
+		size_t cap = n > 16384 ? n : 16384;
+		c = malloc(sizeof(*c) + cap);
+		if (!c)
+			return NULL;
+		c->next = a->head;
+		c->used = 0;
+		c->cap = cap;
+		a->head = c;
+	}
+	void *p = c->data + c->used;
+	c->used += n;
+	memset(p, 0, n);
+	return p;
+}
+
+void lt_arena_free(struct lt_arena *a)
+{
+	struct lt_arena_chunk *c = a->head;
+	while (c) {
+		struct lt_arena_chunk *n = c->next;
+		free(c);
+		c = n;
+	}
+	a->head = NULL;
+}
+
+/* Types as parsed */
+
+enum ty_kind {
+	TY_INT,
+	TY_ENUM,
+	TY_FLOAT,
+	TY_STRING,
+	TY_ARRAY,
+	TY_SEQUENCE,
+	TY_STRUCT,
+	TY_VARIANT,
+};
+
+struct ty;
+
+struct ty_field {
+	const char *name;
+	struct ty *type;
+	int line;
+};
+
+struct ty {
+	enum ty_kind kind;
+	int line;
+	unsigned size, align; /* bits */
+	int is_signed, base, text;
+	const char *map; /* clock the integer maps to */
+	unsigned exp_dig, mant_dig;
+	struct lt_enum_range *ranges;
+	unsigned nranges;
+	struct ty *elem; /* enum container, array/sequence element */
+	uint64_t length;
+	const char *length_ref;
+	struct ty_field *fields;
+	unsigned nfields;
+};
+
+/* Tokens */
+
+enum tok_kind { TK_EOF, TK_IDENT, TK_INT, TK_STRING, TK_PUNCT };
+
+struct tok {
+	enum tok_kind kind;
+	int line;
+	const char *s; /* identifier, string (unescaped) or punctuation */
+	uint64_t u;
+};
+
+struct parser {
+	const char *p, *end;
+	int line;
+	struct tok t;
+	const char *path;
+	struct lt_tsdl *m;
+	char *err;
+	size_t errlen;
+	jmp_buf jb;
+	/* what the blocks said */
+	struct ty *packet_header;
+	int have_trace, have_clock;
+	struct lt_arena *a;
+	/* streams and events while parsing */
+	struct pstream {
+		uint32_t id;
+		int line;
+		struct ty *context, *header;
+	} * streams;
+	unsigned nstreams, capstreams;
+	struct pevent {
+		const char *name;
+		uint64_t id;
+		int64_t stream_id; /* -1: not given */
+		int loglevel;
+		struct ty *fields;
+		int line, has_id;
+	} * events;
+	unsigned nevents, capevents;
+	struct lt_env_entry *env;
+	unsigned nenv, capenv;
+};
+
+__attribute__((noreturn, format(printf, 3, 4))) static void
+fail(struct parser *ps, int line, const char *fmt, ...)
+{
+	va_list ap;
+	int n = snprintf(ps->err, ps->errlen, "%s:%d: ", ps->path, line);
+	if (n < 0)
+		n = 0;
+	if ((size_t)n < ps->errlen) {
+		va_start(ap, fmt);
+		vsnprintf(ps->err + n, ps->errlen - (size_t)n, fmt, ap);
+		va_end(ap);
+	}
+	longjmp(ps->jb, 1);
+}
+
+static void *alloc(struct parser *ps, size_t n)
+{
+	void *p = lt_arena_alloc(ps->a, n);
+	if (!p)
+		fail(ps, ps->line, "out of memory");
+	return p;
+}
+
+static char *dupn(struct parser *ps, const char *s, size_t n)
+{
+	char *d = alloc(ps, n + 1);
+	memcpy(d, s, n);
+	d[n] = 0;
+	return d;
+}
+
+/* Grows a parser-side array of elements of size sz. */
+static void *grow(struct parser *ps, void *arr, unsigned n, unsigned *cap,
+		  size_t sz)
+{
+	if (n < *cap)
+		return arr;
+	unsigned ncap = *cap ? *cap * 2 : 8;
+	void *na = alloc(ps, ncap * sz);
+	if (arr)
+		memcpy(na, arr, n * sz);
+	*cap = ncap;
+	return na;
+}
+
+static int is_ident_start(int c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+static int is_ident_char(int c)
+{
+	return is_ident_start(c) || (c >= '0' && c <= '9');
+}
+
+static int digit_val(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return 99;
+}
+
+static void skip_space(struct parser *ps)
+{
+	for (;;) {
+		while (ps->p < ps->end &&
+		       (*ps->p == ' ' || *ps->p == '\t' || *ps->p == '\n' ||
+			*ps->p == '\r' || *ps->p == '\f' || *ps->p == '\v')) {
+			if (*ps->p == '\n')
+				ps->line++;
+			ps->p++;
+		}
+		if (ps->end - ps->p >= 2 && ps->p[0] == '/' &&
+		    ps->p[1] == '*') {
+			int line = ps->line;
+			ps->p += 2;
+			for (;;) {
+				if (ps->end - ps->p < 2)
+					fail(ps, line, "unterminated comment");
+				if (ps->p[0] == '*' && ps->p[1] == '/')
+					break;
+				if (*ps->p == '\n')
+					ps->line++;
+				ps->p++;
+			}
+			ps->p += 2;
+			continue;
+		}
+		if (ps->end - ps->p >= 2 && ps->p[0] == '/' &&
+		    ps->p[1] == '/') {
+			while (ps->p < ps->end && *ps->p != '\n')
+				ps->p++;
+			continue;
+		}
+		return;
+	}
+}
+
+static void lex_string(struct parser *ps)
+{
+	const char *q = ps->p + 1;
+	size_t n = 0;
+	/* the unescaped text is never longer than the literal */
+	const char *e = q;
+	while (e < ps->end && *e != '"') {
+		if (*e == '\\')
+			e++;
+		if (e < ps->end && *e == '\n')
+			fail(ps, ps->line, "newline in string literal");
+		e++;
+	}
+	if (e >= ps->end)
+		fail(ps, ps->line, "unterminated string literal");
+	char *d = alloc(ps, (size_t)(e - q) + 1);
+	while (q < e) {
+		char c = *q++;
+		if (c == '\\') {
+			c = *q++;
+			switch (c) {
+			case 'n':
+				c = '\n';
+				break;
+			case 't':
+				c = '\t';
+				break;
+			case 'r':
+				c = '\r';
+				break;
+			case '0':
+				c = 0;
+				break;
+			default:
+				break;
+			}
+		}
+		d[n++] = c;
+	}
+	d[n] = 0;
+	ps->t.kind = TK_STRING;
+	ps->t.s = d;
+	ps->p = e + 1;
+}
+
+static void lex_number(struct parser *ps)
+{
+	const char *q = ps->p;
+	unsigned base = 10;
+	uint64_t v = 0;
+	if (q[0] == '0' && ps->end - q > 1 && (q[1] == 'x' || q[1] == 'X')) {
+		base = 16;
+		q += 2;
+	} else if (q[0] == '0' && ps->end - q > 1 && q[1] >= '0' &&
+		   q[1] <= '7') {
+		base = 8;
+		q++;
+	}
+	const char *start = q;
+	while (q < ps->end && digit_val(*q) < (int)base) {
+		unsigned d = (unsigned)digit_val(*q);
+		if (v > (UINT64_MAX - d) / base)
+			fail(ps, ps->line, "number too large");
+		v = v * base + d;
+		q++;
+	}
+	if (q == start)
+		fail(ps, ps->line, "malformed number");
+	while (q < ps->end &&
+	       (*q == 'u' || *q == 'U' || *q == 'l' || *q == 'L'))
+		q++;
+	if (q < ps->end && is_ident_char(*q))
+		fail(ps, ps->line, "malformed number");
+	ps->t.kind = TK_INT;
+	ps->t.u = v;
+	ps->p = q;
+}
+
+static void next(struct parser *ps)
+{
+	skip_space(ps);
+	ps->t.line = ps->line;
+	ps->t.s = NULL;
+	if (ps->p >= ps->end) {
+		ps->t.kind = TK_EOF;
+		ps->t.s = "end of metadata";
+		return;
+	}
+	char c = *ps->p;
+	if (is_ident_start(c)) {
+		const char *q = ps->p;
+		while (q < ps->end && is_ident_char(*q))
+			q++;
+		ps->t.kind = TK_IDENT;
+		ps->t.s = dupn(ps, ps->p, (size_t)(q - ps->p));
+		ps->p = q;
+		return;
+	}
+	if (c >= '0' && c <= '9') {
+		lex_number(ps);
+		return;
+	}
+	if (c == '"') {
+		lex_string(ps);
+		return;
+	}
+	static const char *const puncts[] = { "...", ":=", "{", "}", ";", "=",
+					      "[",   "]",  "<", ">", ",", "(",
+					      ")",   ":",  ".", "-", "+", "*" };
+	for (size_t i = 0; i < sizeof(puncts) / sizeof(puncts[0]); i++) {
+		size_t n = strlen(puncts[i]);
+		if ((size_t)(ps->end - ps->p) >= n &&
+		    memcmp(ps->p, puncts[i], n) == 0) {
+			ps->t.kind = TK_PUNCT;
+			ps->t.s = puncts[i];
+			ps->p += n;
+			return;
+		}
+	}
+	if ((unsigned char)c < 0x20 || (unsigned char)c >= 0x7f)
+		fail(ps, ps->line, "unexpected byte 0x%02x",
+		     (unsigned)(unsigned char)c);
+	fail(ps, ps->line, "unexpected character '%c'", c);
+}
+
+static int is_punct(const struct parser *ps, const char *p)
+{
+	return ps->t.kind == TK_PUNCT && strcmp(ps->t.s, p) == 0;
+}
+
+static int is_ident(const struct parser *ps, const char *id)
+{
+	return ps->t.kind == TK_IDENT && strcmp(ps->t.s, id) == 0;
+}
+
+static const char *tok_text(const struct parser *ps)
+{
+	switch (ps->t.kind) {
+	case TK_EOF:
+		return "end of metadata";
+	case TK_INT:
+		return "a number";
+	case TK_STRING:
+		return "a string";
+	default:
+		return ps->t.s;
+	}
+}
+
+static void expect(struct parser *ps, const char *p)
+{
+	if (!is_punct(ps, p))
+		fail(ps, ps->t.line, "expected '%s', found '%s'", p,
+		     tok_text(ps));
+	next(ps);
+}
+
+static const char *expect_ident(struct parser *ps, const char *what)
+{
+	if (ps->t.kind != TK_IDENT)
+		fail(ps, ps->t.line, "expected %s, found '%s'", what,
+		     tok_text(ps));
+	const char *s = ps->t.s;
+	next(ps);
+	return s;
+}
+
+/* Values of attributes: a number, a string or a (dotted) identifier. */
+struct val {
+	enum { V_NUM, V_STR, V_IDENT } kind;
+	int neg;
+	uint64_t u;
+	const char *s;
+	int line;
+};
+
+static const char *dotted(struct parser *ps, const char *first)
+{
+	char buf[256];
+	size_t n = strlen(first);
+	if (n >= sizeof(buf))
+		fail(ps, ps->t.line, "identifier too long");
+	memcpy(buf, first, n + 1);
+	while (is_punct(ps, ".")) {
+		next(ps);
+		if (ps->t.kind != TK_IDENT)
+			fail(ps, ps->t.line, "expected a name after '.'");
+		size_t k = strlen(ps->t.s);
+		if (n + 1 + k >= sizeof(buf))
+			fail(ps, ps->t.line, "identifier too long");
+		buf[n++] = '.';
+		memcpy(buf + n, ps->t.s, k + 1);
+		n += k;
+		next(ps);
+	}
+	return dupn(ps, buf, n);
+}
+
+static struct val parse_value(struct parser *ps)
+{
+	struct val v = { .line = ps->t.line };
+	if (is_punct(ps, "-") || is_punct(ps, "+")) {
+		v.neg = is_punct(ps, "-");
+		next(ps);
+		if (ps->t.kind != TK_INT)
+			fail(ps, ps->t.line,
+			     "expected a number after the sign");
+	}
+	switch (ps->t.kind) {
+	case TK_INT:
+		v.kind = V_NUM;
+		v.u = ps->t.u;
+		next(ps);
+		return v;
+	case TK_STRING:
+		v.kind = V_STR;
+		v.s = ps->t.s;
+		next(ps);
+		return v;
+	case TK_IDENT: {
+		const char *first = ps->t.s;
+		next(ps);
+		v.kind = V_IDENT;
+		v.s = dotted(ps, first);
+		return v;
+	}
+	default:
+		fail(ps, ps->t.line, "expected a value, found '%s'",
+		     tok_text(ps));
+	}
+}
+
+static uint64_t val_uint(struct parser *ps, const struct val *v,
+			 const char *what)
+{
+	if (v->kind != V_NUM || v->neg)
+		fail(ps, v->line, "%s: expected a non-negative number", what);
+	return v->u;
+}
+
+static int64_t val_int(struct parser *ps, const struct val *v, const char *what)
+{
+	if (v->kind != V_NUM)
+		fail(ps, v->line, "%s: expected a number", what);
+	if (v->neg) {
+		if (v->u > (uint64_t)INT64_MAX + 1)
+			fail(ps, v->line, "%s: number too small", what);
+		return v->u == (uint64_t)INT64_MAX + 1 ? INT64_MIN :
+							 -(int64_t)v->u;
+	}
+	if (v->u > (uint64_t)INT64_MAX)
+		fail(ps, v->line, "%s: number too large", what);
+	return (int64_t)v->u;
+}
+
+static int val_bool(struct parser *ps, const struct val *v, const char *what)
+{
+	if (v->kind == V_NUM && !v->neg && v->u <= 1)
+		return (int)v->u;
+	if (v->kind == V_IDENT) {
+		if (!strcmp(v->s, "true") || !strcmp(v->s, "TRUE"))
+			return 1;
+		if (!strcmp(v->s, "false") || !strcmp(v->s, "FALSE"))
+			return 0;
+	}
+	fail(ps, v->line, "%s: expected true or false", what);
+}
+
+static void check_byte_order(struct parser *ps, const struct val *v)
+{
+	if (v->kind == V_IDENT &&
+	    (!strcmp(v->s, "le") || !strcmp(v->s, "native")))
+		return;
+	if (v->kind == V_IDENT &&
+	    (!strcmp(v->s, "be") || !strcmp(v->s, "network")))
+		fail(ps, v->line,
+		     "byte_order: big-endian traces are not supported");
+	fail(ps, v->line, "byte_order: expected le");
+}
+
+static int parse_base(struct parser *ps, const struct val *v)
+{
+	if (v->kind == V_NUM && !v->neg &&
+	    (v->u == 2 || v->u == 8 || v->u == 10 || v->u == 16))
+		return (int)v->u;
+	if (v->kind == V_IDENT) {
+		static const struct {
+			const char *s;
+			int b;
+		} names[] = { { "decimal", 10 }, { "dec", 10 },
+			      { "d", 10 },	 { "i", 10 },
+			      { "u", 10 },	 { "hexadecimal", 16 },
+			      { "hex", 16 },	 { "x", 16 },
+			      { "X", 16 },	 { "p", 16 },
+			      { "octal", 8 },	 { "oct", 8 },
+			      { "o", 8 },	 { "binary", 2 },
+			      { "b", 2 } };
+		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			if (!strcmp(v->s, names[i].s))
+				return names[i].b;
+	}
+	fail(ps, v->line, "base: expected 2, 8, 10 or 16");
+}
+
+static int parse_encoding(struct parser *ps, const struct val *v)
+{
+	if (v->kind == V_IDENT) {
+		if (!strcmp(v->s, "none"))
+			return 0;
+		if (!strcmp(v->s, "UTF8") || !strcmp(v->s, "ASCII"))
+			return 1;
+	}
+	fail(ps, v->line, "encoding: expected none, UTF8 or ASCII");
+}
+
+static struct ty *new_ty(struct parser *ps, enum ty_kind k)
+{
+	struct ty *t = alloc(ps, sizeof(*t));
+	t->kind = k;
+	t->line = ps->t.line;
+	t->base = 10;
+	return t;
+}
+
+/* "{ name = value; ... }" of integer, floating_point and string. */
+static void parse_attrs(struct parser *ps, struct ty *t)
+{
+	int have_size = 0, have_align = 0;
+	expect(ps, "{");
+	while (!is_punct(ps, "}")) {
+		int line = ps->t.line;
+		const char *name = expect_ident(ps, "an attribute name");
+		expect(ps, "=");
+		struct val v = parse_value(ps);
+		expect(ps, ";");
+		if (!strcmp(name, "size") && t->kind == TY_INT) {
+			uint64_t s = val_uint(ps, &v, "size");
+			if (s < 1 || s > 64)
+				fail(ps, line, "size: %llu bits is not in 1-64",
+				     (unsigned long long)s);
+			t->size = (unsigned)s;
+			have_size = 1;
+		} else if (!strcmp(name, "align") && t->kind != TY_STRING) {
+			uint64_t al = val_uint(ps, &v, "align");
+			if (al < 1 || al > 4096 || (al & (al - 1)))
+				fail(ps, line,
+				     "align: %llu is not a power of two",
+				     (unsigned long long)al);
+			t->align = (unsigned)al;
+			have_align = 1;
+		} else if (!strcmp(name, "signed") && t->kind == TY_INT) {
+			t->is_signed = val_bool(ps, &v, "signed");
+		} else if (!strcmp(name, "base") && t->kind == TY_INT) {
+			t->base = parse_base(ps, &v);
+		} else if (!strcmp(name, "byte_order")) {
+			check_byte_order(ps, &v);
+		} else if (!strcmp(name, "encoding")) {
+			t->text = parse_encoding(ps, &v);
+		} else if (!strcmp(name, "map") && t->kind == TY_INT) {
+			if (v.kind != V_IDENT || strncmp(v.s, "clock.", 6) != 0)
+				fail(ps, line,
+				     "map: expected clock.NAME.value");
+			t->map = v.s;
+		} else if (!strcmp(name, "exp_dig") && t->kind == TY_FLOAT) {
+			t->exp_dig = (unsigned)val_uint(ps, &v, "exp_dig");
+		} else if (!strcmp(name, "mant_dig") && t->kind == TY_FLOAT) {
+			t->mant_dig = (unsigned)val_uint(ps, &v, "mant_dig");
+		}
+		/* anything else: ignored */
+	}
+	next(ps);
+	if (t->kind == TY_INT) {
+		if (!have_size)
+			fail(ps, t->line, "integer without a size");
+		if (!have_align)
+			t->align = t->size % 8 ? 1 : 8;
+	} else if (t->kind == TY_FLOAT) {
+		if (t->exp_dig == 8 && t->mant_dig == 24)
+			t->size = 32;
+		else if (t->exp_dig == 11 && t->mant_dig == 53)
+			t->size = 64;
+		else
+			fail(ps, t->line,
+			     "floating_point: only exp_dig/mant_dig 8/24 and "
+			     "11/53 are supported");
+		if (!have_align)
+			t->align = 8;
+	}
+}
+
+static struct ty *parse_type(struct parser *ps, int depth);
+
+static void parse_fields(struct parser *ps, struct ty *t, int depth)
+{
+	unsigned cap = 0;
+	expect(ps, "{");
+	while (!is_punct(ps, "}")) {
+		struct ty *ft = parse_type(ps, depth + 1);
+		int line = ps->t.line;
+		const char *name = expect_ident(ps, "a field name");
+		/* array and sequence suffixes, innermost last */
+		struct ty *outer = NULL, **slot = &outer;
+		while (is_punct(ps, "[")) {
+			next(ps);
+			struct ty *a = new_ty(ps, TY_ARRAY);
+			if (ps->t.kind == TK_INT) {
+				a->length = ps->t.u;
+				if (a->length > (1u << 28))
+					fail(ps, ps->t.line,
+					     "array length too large");
+				next(ps);
+			} else if (ps->t.kind == TK_IDENT) {
+				const char *first = ps->t.s;
+				next(ps);
+				a->kind = TY_SEQUENCE;
+				a->length_ref = dotted(ps, first);
+			} else {
+				fail(ps, ps->t.line,
+				     "expected an array length, found '%s'",
+				     tok_text(ps));
+			}
+			expect(ps, "]");
+			*slot = a;
+			slot = &a->elem;
+		}
+		*slot = ft;
+		expect(ps, ";");
+		t->fields = grow(ps, t->fields, t->nfields, &cap,
+				 sizeof(*t->fields));
+		/* TSDL strips one leading underscore from field names */
+		t->fields[t->nfields++] = (struct ty_field){
+			.name = name[0] == '_' && name[1] ? name + 1 : name,
+			.type = outer,
+			.line = line,
+		};
+	}
+	next(ps);
+}
+
+static void parse_enum_body(struct parser *ps, struct ty *t)
+{
+	unsigned cap = 0;
+	int64_t nextv = 0;
+	expect(ps, "{");
+	while (!is_punct(ps, "}")) {
+		const char *label;
+		if (ps->t.kind == TK_STRING || ps->t.kind == TK_IDENT)
+			label = ps->t.s;
+		else
+			fail(ps, ps->t.line,
+			     "expected an enum label, found '%s'",
+			     tok_text(ps));
+		next(ps);
+		int64_t lo = nextv, hi;
+		if (is_punct(ps, "=")) {
+			next(ps);
+			struct val v = parse_value(ps);
+			lo = t->elem->is_signed ?
+				     val_int(ps, &v, "enum value") :
+				     (int64_t)val_uint(ps, &v, "enum value");
+			hi = lo;
+			if (is_punct(ps, "...")) {
+				next(ps);
+				v = parse_value(ps);
+				hi = t->elem->is_signed ?
+					     val_int(ps, &v, "enum value") :
+					     (int64_t)val_uint(ps, &v,
+							       "enum value");
+			}
+		} else {
+			hi = lo;
+		}
+		int bad = t->elem->is_signed ? hi < lo :
+					       (uint64_t)hi < (uint64_t)lo;
+		if (bad)
+			fail(ps, ps->t.line, "enum range of \"%s\" is reversed",
+			     label);
+		nextv = (int64_t)((uint64_t)hi + 1);
+		t->ranges = grow(ps, t->ranges, t->nranges, &cap,
+				 sizeof(*t->ranges));
+		t->ranges[t->nranges++] = (struct lt_enum_range){
+			.label = label, .lo = lo, .hi = hi
+		};
+		if (is_punct(ps, ","))
+			next(ps);
+		else if (!is_punct(ps, "}"))
+			fail(ps, ps->t.line, "expected ',' or '}', found '%s'",
+			     tok_text(ps));
+	}
+	next(ps);
+}
+
+static struct ty *parse_type(struct parser *ps, int depth)
+{
+	struct ty *t;
+	if (depth > 16)
+		fail(ps, ps->t.line, "types nested too deeply");
+	if (ps->t.kind != TK_IDENT)
+		fail(ps, ps->t.line, "expected a type, found '%s'",
+		     tok_text(ps));
+	if (is_ident(ps, "integer")) {
+		t = new_ty(ps, TY_INT);
+		next(ps);
+		parse_attrs(ps, t);
+		return t;
+	}
+	if (is_ident(ps, "floating_point")) {
+		t = new_ty(ps, TY_FLOAT);
+		next(ps);
+		parse_attrs(ps, t);
+		return t;
+	}
+	if (is_ident(ps, "string")) {
+		t = new_ty(ps, TY_STRING);
+		t->align = 8;
+		next(ps);
+		if (is_punct(ps, "{"))
+			parse_attrs(ps, t);
+		return t;
+	}
+	if (is_ident(ps, "enum")) {
+		t = new_ty(ps, TY_ENUM);
+		next(ps);
+		if (ps->t.kind == TK_IDENT)
+			next(ps); /* the enum's own name */
+		expect(ps, ":");
+		t->elem = parse_type(ps, depth + 1);
+		if (t->elem->kind != TY_INT)
+			fail(ps, t->line, "enum container is not an integer");
+		t->size = t->elem->size;
+		t->align = t->elem->align;
+		t->is_signed = t->elem->is_signed;
+		parse_enum_body(ps, t);
+		return t;
+	}
+	if (is_ident(ps, "struct") || is_ident(ps, "variant")) {
+		int variant = is_ident(ps, "variant");
+		t = new_ty(ps, variant ? TY_VARIANT : TY_STRUCT);
+		next(ps);
+		if (ps->t.kind == TK_IDENT)
+			next(ps); /* the type's own name */
+		if (variant && is_punct(ps, "<")) {
+			next(ps);
+			const char *first = expect_ident(ps, "a tag name");
+			t->length_ref = dotted(ps, first);
+			expect(ps, ">");
+		}
+		parse_fields(ps, t, depth);
+		t->align = 8;
+		for (unsigned i = 0; i < t->nfields; i++) {
+			unsigned fa = t->fields[i].type->align;
+			if (t->fields[i].type->kind == TY_ARRAY ||
+			    t->fields[i].type->kind == TY_SEQUENCE)
+				fa = t->fields[i].type->elem ?
+					     t->fields[i].type->elem->align :
+					     8;
+			if (fa > t->align)
+				t->align = fa;
+		}
+		if (!variant && is_ident(ps, "align")) {
+			next(ps);
+			expect(ps, "(");
+			struct val v = parse_value(ps);
+			uint64_t al = val_uint(ps, &v, "align");
+			if (al < 1 || al > 4096 || (al & (al - 1)))
+				fail(ps, v.line, "align: not a power of two");
+			if (al > t->align)
+				t->align = (unsigned)al;
+			expect(ps, ")");
+		}
+		return t;
+	}
+	if (is_ident(ps, "typealias") || is_ident(ps, "typedef"))
+		fail(ps, ps->t.line, "%s is not supported (write types inline)",
+		     ps->t.s);
+	fail(ps, ps->t.line, "unknown type '%s'", ps->t.s);
+}
+
+/* Blocks */
+
+enum block { B_TRACE, B_ENV, B_CLOCK, B_STREAM, B_EVENT, B_OTHER };
+
+static void parse_uuid(struct parser *ps, const struct val *v, uint8_t *out)
+{
+	const char *s = v->kind == V_STR ? v->s : "";
+	unsigned n = 0;
+	for (const char *q = s; *q; q++) {
+		if (*q == '-')
+			continue;
+		int d = digit_val(*q);
+		if (d > 15 || n >= 32)
+			fail(ps, v->line, "uuid: malformed");
+		if (n % 2 == 0)
+			out[n / 2] = (uint8_t)(d << 4);
+		else
+			out[n / 2] |= (uint8_t)d;
+		n++;
+	}
+	if (n != 32)
+		fail(ps, v->line, "uuid: malformed");
+}
+
+static const char *val_text(struct parser *ps, const struct val *v)
+{
+	char buf[32];
+	if (v->kind != V_NUM)
+		return v->s;
+	snprintf(buf, sizeof(buf), "%s%llu", v->neg ? "-" : "",
+		 (unsigned long long)v->u);
+	return dupn(ps, buf, strlen(buf));
+}
+
+static void assign(struct parser *ps, enum block b, const char *lhs,
+		   const struct val *v, void *obj)
+{
+	struct pstream *st = obj;
+	struct pevent *ev = obj;
+	struct lt_clock *c = &ps->m->clock;
+
+	switch (b) {
+	case B_TRACE:
+		if (!strcmp(lhs, "major")) {
+			if (val_uint(ps, v, "major") != 1)
+				fail(ps, v->line, "major: only CTF 1 is read");
+		} else if (!strcmp(lhs, "uuid")) {
+			parse_uuid(ps, v, ps->m->uuid);
+			ps->m->has_uuid = 1;
+		} else if (!strcmp(lhs, "byte_order")) {
+			check_byte_order(ps, v);
+		}
+		break;
+	case B_ENV:
+		ps->env = grow(ps, ps->env, ps->nenv, &ps->capenv,
+			       sizeof(*ps->env));
+		ps->env[ps->nenv++] =
+			(struct lt_env_entry){ lhs, val_text(ps, v) };
+		break;
+	case B_CLOCK:
+		if (ps->have_clock > 1)
+			break; /* the first clock is the one used */
+		if (!strcmp(lhs, "name"))
+			c->name = v->s;
+		else if (!strcmp(lhs, "freq"))
+			c->freq = val_uint(ps, v, "freq");
+		else if (!strcmp(lhs, "offset_s"))
+			c->offset_s = val_int(ps, v, "offset_s");
+		else if (!strcmp(lhs, "offset"))
+			c->offset = val_uint(ps, v, "offset");
+		break;
+	case B_STREAM:
+		if (!strcmp(lhs, "id")) {
+			uint64_t id = val_uint(ps, v, "id");
+			if (id > UINT32_MAX)
+				fail(ps, v->line, "id: too large");
+			st->id = (uint32_t)id;
+		}
+		break;
+	case B_EVENT:
+		if (!strcmp(lhs, "name")) {
+			if (v->kind == V_NUM)
+				fail(ps, v->line, "name: expected a string");
+			ev->name = v->s;
+		} else if (!strcmp(lhs, "id")) {
+			ev->id = val_uint(ps, v, "id");
+			ev->has_id = 1;
+		} else if (!strcmp(lhs, "stream_id")) {
+			uint64_t id = val_uint(ps, v, "stream_id");
+			if (id > UINT32_MAX)
+				fail(ps, v->line, "stream_id: too large");
+			ev->stream_id = (int64_t)id;
+		} else if (!strcmp(lhs, "loglevel")) {
+			int64_t l = val_int(ps, v, "loglevel");
+			if (l < 0 || l > 1000)
+				fail(ps, v->line, "loglevel: out of range");
+			ev->loglevel = (int)l;
+		}
+		break;
+	case B_OTHER:
+		break;
+	}
+}
+
+static void assign_type(struct parser *ps, enum block b, const char *lhs,
+			struct ty *t, int line, void *obj)
+{
+	struct pstream *st = obj;
+	struct pevent *ev = obj;
+
+	if (t->kind != TY_STRUCT)
+		fail(ps, line, "%s: expected a struct", lhs);
+	if (b == B_TRACE && !strcmp(lhs, "packet.header")) {
+		ps->packet_header = t;
+	} else if (b == B_STREAM && !strcmp(lhs, "packet.context")) {
+		st->context = t;
+	} else if (b == B_STREAM && !strcmp(lhs, "event.header")) {
+		st->header = t;
+	} else if (b == B_STREAM && !strcmp(lhs, "event.context")) {
+		if (t->nfields)
+			fail(ps, line, "event.context is not supported");
+	} else if (b == B_EVENT && !strcmp(lhs, "fields")) {
+		ev->fields = t;
+	} else if (b == B_EVENT && !strcmp(lhs, "context")) {
+		if (t->nfields)
+			fail(ps, line, "event context is not supported");
+	}
+}
+
+static void parse_block(struct parser *ps, enum block b)
+{
+	void *obj = NULL;
+	int line = ps->t.line;
+	if (b == B_STREAM) {
+		ps->streams = grow(ps, ps->streams, ps->nstreams,
+				   &ps->capstreams, sizeof(*ps->streams));
+		obj = &ps->streams[ps->nstreams++];
+		((struct pstream *)obj)->line = line;
+	} else if (b == B_EVENT) {
+		ps->events = grow(ps, ps->events, ps->nevents, &ps->capevents,
+				  sizeof(*ps->events));
+		struct pevent *ev = &ps->events[ps->nevents++];
+		ev->stream_id = -1;
+		ev->loglevel = -1;
+		ev->line = line;
+		ev->name = "";
+		obj = ev;
+	} else if (b == B_TRACE) {
+		if (ps->have_trace++)
+			fail(ps, line, "more than one trace block");
+	} else if (b == B_CLOCK) {
+		ps->have_clock++;
+	}
+	next(ps);
+	expect(ps, "{");
+	while (!is_punct(ps, "}")) {
+		int aline = ps->t.line;
+		const char *first = expect_ident(ps, "an attribute name");
+		const char *lhs = dotted(ps, first);
+		if (is_punct(ps, ":=")) {
+			next(ps);
+			struct ty *t = parse_type(ps, 0);
+			assign_type(ps, b, lhs, t, aline, obj);
+		} else {
+			expect(ps, "=");
+			struct val v = parse_value(ps);
+			assign(ps, b, lhs, &v, obj);
+		}
+		expect(ps, ";");
+	}
+	next(ps);
+	expect(ps, ";");
+}
+
+/* Checks and compilation */
+
+struct flat {
+	const char *name;
+	unsigned off, size; /* bits */
+};
+
+/* Lays out a header struct's scalar fields from bit offset *off. */
+static unsigned layout(struct parser *ps, const struct ty *t, unsigned off,
+		       struct flat *out, unsigned n, unsigned max)
+{
+	off = (off + t->align - 1) & ~(t->align - 1);
+	for (unsigned i = 0; i < t->nfields; i++) {
+		const struct ty *f = t->fields[i].type;
+		unsigned size, align;
+		if (f->kind == TY_INT) {
+			size = f->size;
+			align = f->align;
+		} else if (f->kind == TY_ARRAY && f->elem->kind == TY_INT &&
+			   f->elem->size == 8) {
+			size = 8 * (unsigned)f->length;
+			align = f->elem->align;
+		} else {
+			fail(ps, t->fields[i].line,
+			     "packet header field '%s' has an unexpected type",
+			     t->fields[i].name);
+		}
+		off = (off + align - 1) & ~(align - 1);
+		if (n >= max)
+			fail(ps, t->fields[i].line,
+			     "packet header has too many fields");
+		out[n++] = (struct flat){ t->fields[i].name, off, size };
+		off += size;
+	}
+	return n;
+}
+
+static void check_packet_layout(struct parser *ps, const struct pstream *st)
+{
+	static const struct flat want[] = {
+		{ "magic", 0, 32 },
+		{ "uuid", 32, 128 },
+		{ "stream_id", 160, 32 },
+		{ "stream_instance_id", 192, 64 },
+		{ "timestamp_begin", 256, 64 },
+		{ "timestamp_end", 320, 64 },
+		{ "content_size", 384, 64 },
+		{ "packet_size", 448, 64 },
+		{ "packet_seq_num", 512, 64 },
+		{ "events_discarded", 576, 64 },
+		{ "cpu_id", 640, 32 },
+		{ "pid", 672, 32 },
+	};
+	enum { NW = sizeof(want) / sizeof(want[0]) };
+	struct flat got[NW];
+	unsigned n = layout(ps, ps->packet_header, 0, got, 0, NW);
+	unsigned hend = n ? got[n - 1].off + got[n - 1].size : 0;
+	if (!st->context)
+		fail(ps, st->line, "stream %u has no packet.context", st->id);
+	n = layout(ps, st->context, hend, got, n, NW);
+	for (unsigned i = 0; i < NW; i++) {
+		if (i >= n || strcmp(got[i].name, want[i].name) ||
+		    got[i].off != want[i].off || got[i].size != want[i].size)
+			fail(ps, st->line,
+			     "stream %u: packet header and context differ "
+			     "from lowtrace's layout at '%s'",
+			     st->id, want[i].name);
+	}
+}
+
+static void check_event_header(struct parser *ps, const struct pstream *st)
+{
+	const struct ty *h = st->header;
+	if (!h)
+		fail(ps, st->line, "stream %u has no event.header", st->id);
+	if (h->nfields != 2 || h->fields[0].type->kind != TY_ENUM ||
+	    h->fields[0].type->size != 5 || strcmp(h->fields[0].name, "id") ||
+	    h->fields[1].type->kind != TY_VARIANT ||
+	    h->fields[1].type->nfields != 2 ||
+	    strcmp(h->fields[1].type->fields[0].name, "compact") ||
+	    strcmp(h->fields[1].type->fields[1].name, "extended"))
+		fail(ps, h->line,
+		     "stream %u: event.header is not lowtrace's compact/"
+		     "extended header",
+		     st->id);
+}
+
+/* Fills a field class's scalar part from an integer, enum or float type. */
+static void scalar(struct parser *ps, const struct ty *t, int line,
+		   const char *name, struct lt_field_class *fc, uint8_t *kind)
+{
+	const struct ty *it = t->kind == TY_ENUM ? t->elem : t;
+	switch (t->kind) {
+	case TY_INT:
+		*kind = LT_FIELD_INT;
+		break;
+	case TY_ENUM:
+		*kind = LT_FIELD_ENUM;
+		fc->ranges = t->ranges;
+		fc->nranges = t->nranges;
+		break;
+	case TY_FLOAT:
+		*kind = LT_FIELD_FLOAT;
+		break;
+	default:
+		fail(ps, line,
+		     "field '%s': arrays of this type are not supported", name);
+	}
+	if (it->size % 8 || it->align % 8 || it->align > 1024)
+		fail(ps, line,
+		     "field '%s': only byte-sized fields aligned on 1 to 128 "
+		     "bytes are supported in event payloads",
+		     name);
+	fc->size = (uint8_t)(it->size / 8);
+	fc->align = (uint8_t)(it->align / 8);
+	fc->is_signed = (uint8_t)it->is_signed;
+	fc->base = (uint8_t)it->base;
+}
+
+static void compile_event(struct parser *ps, const struct pevent *pe,
+			  struct lt_event_class *ec)
+{
+	const struct ty *st = pe->fields;
+	unsigned n = st ? st->nfields : 0;
+	struct lt_field_class *fcs = alloc(ps, (n ? n : 1) * sizeof(*fcs));
+	uint32_t *offs = alloc(ps, (n ? n : 1) * sizeof(*offs));
+	int fixed = 1;
+	uint32_t off = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		const struct ty_field *f = &st->fields[i];
+		const struct ty *t = f->type;
+		struct lt_field_class *fc = &fcs[i];
+		fc->name = f->name;
+		fc->name_len = (uint32_t)strlen(f->name);
+		fc->prefix_len = fc->name_len + 5;
+		char *pre = alloc(ps, fc->prefix_len + 16);
+		memcpy(pre, ", ", 2);
+		memcpy(pre + 2, f->name, fc->name_len);
+		memcpy(pre + 2 + fc->name_len, " = ", 3);
+		fc->prefix = pre;
+		fc->length_field = -1;
+		for (unsigned j = 0; j < i; j++)
+			if (!strcmp(fcs[j].name, f->name))
+				fail(ps, f->line, "field '%s' declared twice",
+				     f->name);
+		if (t->kind == TY_STRING) {
+			fc->kind = LT_FIELD_STRING;
+			fc->align = 1;
+			fixed = 0;
+		} else if (t->kind == TY_ARRAY || t->kind == TY_SEQUENCE) {
+			if (t->elem->kind == TY_ARRAY ||
+			    t->elem->kind == TY_SEQUENCE)
+				fail(ps, f->line,
+				     "field '%s': arrays of arrays are not "
+				     "supported",
+				     f->name);
+			scalar(ps, t->elem, f->line, f->name, fc,
+			       &fc->elem_kind);
+			fc->kind = t->kind == TY_ARRAY ? LT_FIELD_ARRAY :
+							 LT_FIELD_SEQUENCE;
+			fc->text =
+				(uint8_t)(t->elem->kind == TY_INT &&
+					  t->elem->size == 8 && t->elem->text);
+			if (fc->size % fc->align)
+				fail(ps, f->line,
+				     "field '%s': element size is not a "
+				     "multiple of its alignment",
+				     f->name);
+			if (t->kind == TY_ARRAY) {
+				fc->length = (uint32_t)t->length;
+			} else {
+				const char *ref = t->length_ref;
+				const char *dot = strrchr(ref, '.');
+				if (dot) {
+					if (strncmp(ref, "event.fields.", 13))
+						fail(ps, f->line,
+						     "field '%s': length '%s' "
+						     "is not a field of this "
+						     "event",
+						     f->name, ref);
+					ref = dot + 1;
+				}
+				if (ref[0] == '_' && ref[1])
+					ref++;
+				for (unsigned j = 0; j < i; j++)
+					if (!strcmp(fcs[j].name, ref))
+						fc->length_field = (int32_t)j;
+				if (fc->length_field < 0)
+					fail(ps, f->line,
+					     "field '%s': length '%s' is not "
+					     "an earlier field",
+					     f->name, t->length_ref);
+				const struct lt_field_class *lf =
+					&fcs[fc->length_field];
+				if (lf->kind != LT_FIELD_INT || lf->is_signed)
+					fail(ps, f->line,
+					     "field '%s': length '%s' is not "
+					     "an unsigned integer",
+					     f->name, t->length_ref);
+				fixed = 0;
+			}
+		} else if (t->kind == TY_STRUCT || t->kind == TY_VARIANT) {
+			fail(ps, f->line,
+			     "field '%s': nested structs and variants are not "
+			     "supported in event payloads",
+			     f->name);
+		} else {
+			scalar(ps, t, f->line, f->name, fc, &fc->kind);
+		}
+		if (fc->align != 1)
+			fixed = 0;
+		if (fixed) {
+			offs[i] = off;
+			off += fc->kind == LT_FIELD_ARRAY ?
+				       fc->size * fc->length :
+				       fc->size;
+		}
+	}
+	ec->name = pe->name;
+	ec->name_len = (uint32_t)strlen(pe->name);
+	ec->fmt_bound = (uint32_t)lt_format_bound_fixed(fcs, n);
+	ec->id = pe->id;
+	ec->loglevel = pe->loglevel;
+	ec->nfields = n;
+	ec->fields = fcs;
+	ec->fixed_size = fixed ? (int32_t)off : -1;
+	ec->fixed_off = offs;
+}
+
+static int cmp_class(const void *a, const void *b)
+{
+	const struct lt_event_class *x =
+		*(const struct lt_event_class *const *)a;
+	const struct lt_event_class *y =
+		*(const struct lt_event_class *const *)b;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static void finish(struct parser *ps)
+{
+	struct lt_tsdl *m = ps->m;
+
+	if (!ps->have_trace || !ps->packet_header)
+		fail(ps, ps->line, "no trace block with a packet.header");
+	if (!ps->have_clock || !m->clock.freq)
+		fail(ps, ps->line, "no clock block with a frequency");
+	if (!ps->nstreams)
+		fail(ps, ps->line, "no stream block");
+	struct lt_clock *c = &m->clock;
+	if (!c->name)
+		c->name = "";
+	/* the reader keeps offset < freq: whole seconds go to offset_s */
+	if (c->offset >= c->freq) {
+		uint64_t s = c->offset / c->freq;
+		if (s > (uint64_t)INT64_MAX / 2 || c->offset_s > INT64_MAX / 2)
+			fail(ps, ps->line, "clock offset too large");
+		c->offset_s += (int64_t)s;
+		c->offset %= c->freq;
+	}
+	if (c->offset_s > INT64_MAX / 1000000000 - 1 ||
+	    c->offset_s < INT64_MIN / 1000000000 + 1)
+		fail(ps, ps->line, "clock offset_s out of range");
+	c->base_ns =
+		c->offset_s * 1000000000 +
+		(int64_t)((unsigned __int128)c->offset * 1000000000u / c->freq);
+
+	m->nstreams = ps->nstreams;
+	m->streams = alloc(ps, ps->nstreams * sizeof(*m->streams));
+	for (unsigned i = 0; i < ps->nstreams; i++) {
+		const struct pstream *st = &ps->streams[i];
+		for (unsigned j = 0; j < i; j++)
+			if (ps->streams[j].id == st->id)
+				fail(ps, st->line,
+				     "stream id %u declared twice", st->id);
+		check_packet_layout(ps, st);
+		check_event_header(ps, st);
+		m->streams[i].id = st->id;
+	}
+
+	m->nclasses = ps->nevents;
+	m->classes = alloc(ps, (ps->nevents ? ps->nevents : 1) *
+				       sizeof(*m->classes));
+	for (unsigned i = 0; i < ps->nevents; i++) {
+		struct pevent *pe = &ps->events[i];
+		struct lt_event_class *ec = &m->classes[i];
+		if (!pe->has_id)
+			fail(ps, pe->line, "event \"%s\" has no id", pe->name);
+		if (pe->stream_id < 0) {
+			if (ps->nstreams > 1)
+				fail(ps, pe->line,
+				     "event \"%s\" has no stream_id", pe->name);
+			pe->stream_id = ps->streams[0].id;
+		}
+		if (!lt_tsdl_stream(m, (uint32_t)pe->stream_id))
+			fail(ps, pe->line, "event \"%s\": no stream %lld",
+			     pe->name, (long long)pe->stream_id);
+		compile_event(ps, pe, ec);
+		ec->stream_id = (uint32_t)pe->stream_id;
+		ec->index = i;
+		if (ec->nfields > m->max_fields)
+			m->max_fields = ec->nfields;
+	}
+
+	/* per stream class: the event classes by id */
+	for (unsigned s = 0; s < m->nstreams; s++) {
+		struct lt_stream_class *sc = &m->streams[s];
+		unsigned n = 0;
+		uint64_t max = 0;
+		for (unsigned i = 0; i < m->nclasses; i++)
+			if (m->classes[i].stream_id == sc->id) {
+				n++;
+				if (m->classes[i].id > max)
+					max = m->classes[i].id;
+			}
+		sc->sorted = alloc(ps, (n ? n : 1) * sizeof(*sc->sorted));
+		for (unsigned i = 0; i < m->nclasses; i++)
+			if (m->classes[i].stream_id == sc->id)
+				sc->sorted[sc->nsorted++] = &m->classes[i];
+		qsort(sc->sorted, n, sizeof(*sc->sorted), cmp_class);
+		for (unsigned i = 1; i < n; i++)
+			if (sc->sorted[i]->id == sc->sorted[i - 1]->id)
+				fail(ps, ps->events[sc->sorted[i]->index].line,
+				     "event id %llu declared twice in stream %u",
+				     (unsigned long long)sc->sorted[i]->id,
+				     sc->id);
+		if (n && max < 65536) {
+			sc->table_len = max + 1;
+			sc->table =
+				alloc(ps, sc->table_len * sizeof(*sc->table));
+			for (unsigned i = 0; i < n; i++)
+				sc->table[sc->sorted[i]->id] = sc->sorted[i];
+		}
+	}
+	m->env = ps->env;
+	m->nenv = ps->nenv;
+}
+
+int lt_tsdl_parse(const char *text, size_t len, const char *path,
+		  struct lt_tsdl *m, char *err, size_t errlen)
+{
+	struct parser *ps;
+	static const char magic[] = "/* CTF 1.";
+
+	memset(m, 0, sizeof(*m));
+	if (len < sizeof(magic) - 1 || memcmp(text, magic, sizeof(magic) - 1)) {
+		if (len >= 4 && (unsigned char)text[0] == 0x57 &&
+		    (unsigned char)text[1] == 0x1d &&
+		    (unsigned char)text[2] == 0xd1 &&
+		    (unsigned char)text[3] == 0x75)
+			snprintf(err, errlen,
+				 "%s:1: packetized metadata is not supported",
+				 path);
+		else
+			snprintf(err, errlen,
+				 "%s:1: does not start with \"/* CTF 1.8 */\"",
+				 path);
+		return -EINVAL;
+	}
+	if (memchr(text, 0, len)) {
+		snprintf(err, errlen, "%s: NUL byte in the metadata text",
+			 path);
+		return -EINVAL;
+	}
+	ps = lt_arena_alloc(&m->arena, sizeof(*ps));
+	if (!ps) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		return -ENOMEM;
+	}
+	ps->p = text;
+	ps->end = text + len;
+	ps->line = 1;
+	ps->path = path;
+	ps->m = m;
+	ps->err = err;
+	ps->errlen = errlen;
+	ps->a = &m->arena;
+	if (setjmp(ps->jb)) {
+		lt_tsdl_free(m);
+		return -EINVAL;
+	}
+	next(ps);
+	while (ps->t.kind != TK_EOF) {
+		if (ps->t.kind != TK_IDENT)
+			fail(ps, ps->t.line, "expected a block, found '%s'",
+			     tok_text(ps));
+		if (is_ident(ps, "trace"))
+			parse_block(ps, B_TRACE);
+		else if (is_ident(ps, "env"))
+			parse_block(ps, B_ENV);
+		else if (is_ident(ps, "clock"))
+			parse_block(ps, B_CLOCK);
+		else if (is_ident(ps, "stream"))
+			parse_block(ps, B_STREAM);
+		else if (is_ident(ps, "event"))
+			parse_block(ps, B_EVENT);
+		else if (is_ident(ps, "callsite"))
+			parse_block(ps, B_OTHER);
+		else if (is_ident(ps, "typealias") || is_ident(ps, "typedef"))
+			fail(ps, ps->t.line,
+			     "%s is not supported (write types inline)",
+			     ps->t.s);
+		else
+			fail(ps, ps->t.line, "unknown block '%s'", ps->t.s);
+	}
+	finish(ps);
+	return 0;
+}
+
+void lt_tsdl_free(struct lt_tsdl *m)
+{
+	lt_arena_free(&m->arena);
+	memset(m, 0, sizeof(*m));
+}
+
+const struct lt_stream_class *lt_tsdl_stream(const struct lt_tsdl *m,
+					     uint32_t id)
+{
+	for (unsigned i = 0; i < m->nstreams; i++)
+		if (m->streams[i].id == id)
+			return &m->streams[i];
+	return NULL;
+}
+
+const struct lt_event_class *lt_tsdl_event(const struct lt_stream_class *sc,
+					   uint64_t id)
+{
+	if (sc->table)
+		return id < sc->table_len ? sc->table[id] : NULL;
+	unsigned lo = 0, hi = sc->nsorted;
+	while (lo < hi) {
+		unsigned mid = (lo + hi) / 2;
+		if (sc->sorted[mid]->id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < sc->nsorted && sc->sorted[lo]->id == id ? sc->sorted[lo] :
+							      NULL;
+}

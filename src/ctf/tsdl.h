@@ -1,0 +1,71 @@
+/*
+ * tsdl.h - the trace metadata (TSDL) as the reader needs it.
+ *
+ * lt_tsdl_parse() tokenizes and parses the metadata text (the subset that
+ * docs/ctf-layout.md shows), checks that the packet and event headers have
+ * lowtrace's layout, and compiles every event's fields into an array of
+ * struct lt_field_class that the decoder walks in order.  Everything it
+ * builds lives in one arena, freed by lt_tsdl_free().
+ */
+#ifndef LT_CTF_TSDL_H
+#define LT_CTF_TSDL_H
+
+#include "ctf/reader.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct lt_arena_chunk;
+
+struct lt_arena {
+	struct lt_arena_chunk *head;
+};
+
+void *lt_arena_alloc(struct lt_arena *a, size_t n);
+void lt_arena_free(struct lt_arena *a);
+
+struct lt_stream_class {
+	uint32_t id;
+	/* event classes by id: a table when ids are small, else sorted */
+	const struct lt_event_class **table;
+	uint64_t table_len;
+	const struct lt_event_class **sorted;
+	uint32_t nsorted;
+};
+
+struct lt_env_entry {
+	const char *key, *value;
+};
+
+struct lt_tsdl {
+	struct lt_arena arena;
+	uint8_t uuid[16];
+	int has_uuid;
+	struct lt_clock clock;
+	struct lt_stream_class *streams;
+	uint32_t nstreams;
+	struct lt_event_class *classes;
+	uint32_t nclasses;
+	uint32_t max_fields; /* the most fields of any event class */
+	struct lt_env_entry *env;
+	uint32_t nenv;
+};
+
+/*
+ * Parses text (len bytes; NULs in it are an error).  path names the file
+ * in messages ("PATH:LINE: what").  Returns 0 or -EINVAL.
+ */
+int lt_tsdl_parse(const char *text, size_t len, const char *path,
+		  struct lt_tsdl *m, char *err, size_t errlen);
+void lt_tsdl_free(struct lt_tsdl *m);
+
+const struct lt_stream_class *lt_tsdl_stream(const struct lt_tsdl *m,
+					     uint32_t id);
+const struct lt_event_class *lt_tsdl_event(const struct lt_stream_class *sc,
+					   uint64_t id);
+
+/* The formatted size bound of fields, strings and sequences aside
+ * (reader.c, beside the formatter). */
+size_t lt_format_bound_fixed(const struct lt_field_class *fcs, unsigned n);
+
+#endif

@@ -1,0 +1,79 @@
+/*
+ * fuzz_reader.c - libFuzzer target for the trace reader.
+ *
+ * An input is a metadata text, a NUL byte, then the bytes of one stream
+ * file (no NUL: all of it is metadata and the stream is empty).  The
+ * stream is opened twice over (two streams, so that the merge runs), in
+ * strict mode and with LT_TRACE_SKIP_BAD; every event is decoded, every
+ * field and element read, and every event formatted into a buffer of
+ * exactly lt_event_format_bound() bytes, so that AddressSanitizer sees a
+ * bound that is too small.  Both buffers are copied to allocations of
+ * their exact size, for the same reason.
+ */
+#include "ctf/reader.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void read_all(lt_trace_t *t)
+{
+	const struct lt_event *ev;
+	struct lt_value v, e;
+	long n = 0;
+
+	while (lt_trace_next(t, &ev) > 0 && n++ < 1000000) {
+		for (unsigned i = 0; i < ev->cls->nfields; i++) {
+			if (lt_event_field(ev, i, &v))
+				abort();
+			if (v.kind == LT_FIELD_ARRAY ||
+			    v.kind == LT_FIELD_SEQUENCE)
+				for (size_t j = 0; j < v.len; j++)
+					if (lt_value_elem(&v, j, &e))
+						abort();
+		}
+		size_t bound = lt_event_format_bound(ev);
+		char *buf = malloc(bound);
+		if (!buf)
+			abort();
+		char *end = lt_event_format(ev, buf);
+		if ((size_t)(end - buf) > bound)
+			abort();
+		free(buf);
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const uint8_t *z = memchr(data, 0, size);
+	size_t mlen = z ? (size_t)(z - data) : size;
+	size_t slen = z ? size - mlen - 1 : 0;
+	char *meta = malloc(mlen ? mlen : 1);
+	unsigned char *stream = malloc(slen ? slen : 1);
+	char err[1024];
+
+	if (!meta || !stream)
+		abort();
+	memcpy(meta, data, mlen);
+	if (slen)
+		memcpy(stream, z + 1, slen);
+	struct lt_mem_stream ms[2] = { { "a", stream, slen },
+				       { "b", stream, slen } };
+	for (int mode = 0; mode < 2; mode++) {
+		struct lt_trace_opts o = { .flags = mode ? LT_TRACE_SKIP_BAD :
+							   0 };
+		lt_trace_t *t;
+		if (lt_trace_open_mem(meta, mlen, ms, 2, &o, &t, err,
+				      sizeof(err)) == 0) {
+			read_all(t);
+			lt_trace_rewind(t);
+			read_all(t);
+			lt_trace_close(t);
+		}
+	}
+	free(meta);
+	free(stream);
+	return 0;
+}

@@ -1,0 +1,930 @@
+/*
+ * test_reader.c - the CTF reader: decoding of every field type, compact
+ * timestamp rebuilding, extended headers, merge order, the clock
+ * conversion, and each kind of corruption, which must give an error that
+ * names the file and the byte offset (and never crash).
+ */
+#define _GNU_SOURCE
+#include "ctf/reader.h"
+#include "ring/ring.h"
+
+#include "lt_test.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <sys/stat.h>
+
+static const char meta_head[] =
+	"/* CTF 1.8 */\n"
+	"// a line comment\n"
+	"trace {\n"
+	"	major = 1; minor = 8;\n"
+	"	uuid = \"2a6422d0-6cee-11e0-8c08-cb07d7b3a564\";\n"
+	"	byte_order = le;\n"
+	"	some_future_attribute = 3;\n"
+	"	packet.header := struct {\n"
+	"		integer { size = 32; align = 8; signed = false; base = 16; } "
+	"magic;\n"
+	"		integer { size = 8; align = 8; signed = false; } uuid[16];\n"
+	"		integer { size = 32; align = 8; signed = false; } stream_id;\n"
+	"		integer { size = 64; align = 8; signed = false; } "
+	"stream_instance_id;\n"
+	"	};\n"
+	"};\n"
+	"env { hostname = \"box\"; vpid = 4242; };\n"
+	"clock {\n"
+	"	name = \"lowtrace\";\n"
+	"	freq = 2596134168; precision = 1;\n"
+	"	offset_s = 1764740000; offset = 123456789; absolute = false;\n"
+	"};\n";
+
+static const char meta_stream[] =
+	"stream {\n"
+	"	id = %u;\n"
+	"	packet.context := struct {\n"
+	"		integer { size = 64; align = 8; signed = false; map = "
+	"clock.lowtrace.value; } timestamp_begin;\n"
+	"		integer { size = 64; align = 8; signed = false; map = "
+	"clock.lowtrace.value; } timestamp_end;\n"
+	"		integer { size = 64; align = 8; signed = false; } "
+	"content_size;\n"
+	"		integer { size = 64; align = 8; signed = false; } "
+	"packet_size;\n"
+	"		integer { size = 64; align = 8; signed = false; } "
+	"packet_seq_num;\n"
+	"		integer { size = 64; align = 8; signed = false; } "
+	"events_discarded;\n"
+	"		integer { size = 32; align = 8; signed = false; } cpu_id;\n"
+	"		integer { size = 32; align = 8; signed = false; } pid;\n"
+	"	};\n"
+	"	event.header := struct {\n"
+	"		enum : integer { size = 5; align = 1; signed = false; } { "
+	"compact = 0 ... 30, extended = 31 } id;\n"
+	"		variant <id> {\n"
+	"			struct { integer { size = 27; align = 1; signed = "
+	"false; map = clock.lowtrace.value; } timestamp; } compact;\n"
+	"			struct { integer { size = 32; align = 8; signed = "
+	"false; } id; integer { size = 64; align = 8; signed = false; "
+	"map = clock.lowtrace.value; } timestamp; } extended;\n"
+	"		} v;\n"
+	"	} align(32);\n"
+	"};\n";
+
+static const char meta_events[] =
+	"event {\n"
+	"	name = \"t:ints\"; id = 0; stream_id = 0; loglevel = 6;\n"
+	"	fields := struct {\n"
+	"		integer { size = 8; align = 8; signed = false; } a;\n"
+	"		integer { size = 8; align = 8; signed = true; } b;\n"
+	"		integer { size = 16; align = 8; signed = false; } c;\n"
+	"		integer { size = 16; align = 8; signed = true; } d;\n"
+	"		integer { size = 32; align = 8; signed = false; base = 16; } "
+	"x;\n"
+	"		integer { size = 32; align = 8; signed = true; } e;\n"
+	"		integer { size = 64; align = 8; signed = false; } f;\n"
+	"		integer { size = 64; align = 8; signed = true; } g;\n"
+	"	};\n"
+	"};\n"
+	"event {\n"
+	"	name = \"t:mix\"; id = 1; stream_id = 0;\n"
+	"	fields := struct {\n"
+	"		enum : integer { size = 32; align = 8; signed = true; } { "
+	"\"IDLE\" = 0, \"BUSY\", \"RANGE\" = 5 ... 9 } st;\n"
+	"		floating_point { exp_dig = 8; mant_dig = 24; align = 8; } r;\n"
+	"		floating_point { exp_dig = 11; mant_dig = 53; align = 8; } v;\n"
+	"		string { encoding = UTF8; } s;\n"
+	"		integer { size = 8; align = 8; signed = false; } bytes[3];\n"
+	"		integer { size = 32; align = 8; signed = false; } _n_length;\n"
+	"		integer { size = 16; align = 8; signed = true; } "
+	"n[_n_length];\n"
+	"		integer { size = 8; align = 8; signed = true; encoding = UTF8; "
+	"} comm[8];\n"
+	"	};\n"
+	"};\n"
+	"event { name = \"t:big\"; id = 40; stream_id = 0; fields := struct {\n"
+	"	integer { size = 32; align = 8; signed = false; } x; }; };\n"
+	"event { name = \"u:one\"; id = 0; stream_id = 1; fields := struct {\n"
+	"	integer { size = 32; align = 8; signed = false; } x; }; };\n";
+
+static const uint8_t uuid[16] = { 0x2a, 0x64, 0x22, 0xd0, 0x6c, 0xee,
+				  0x11, 0xe0, 0x8c, 0x08, 0xcb, 0x07,
+				  0xd7, 0xb3, 0xa5, 0x64 };
+
+static char *metadata(void)
+{
+	static char buf[16384];
+	int n = snprintf(buf, sizeof(buf), "%s", meta_head);
+	n += snprintf(buf + n, sizeof(buf) - (size_t)n, meta_stream, 0u);
+	n += snprintf(buf + n, sizeof(buf) - (size_t)n, meta_stream, 1u);
+	snprintf(buf + n, sizeof(buf) - (size_t)n, "%s", meta_events);
+	return buf;
+}
+
+/* A stream file being built: packets appended to buf. */
+struct sbuf {
+	unsigned char buf[1 << 16];
+	size_t len;
+	size_t pkt; /* start of the open packet */
+	uint64_t ts_begin, last_ts;
+	uint32_t stream_id, cpu;
+	uint64_t seq;
+};
+
+static void pkt_begin(struct sbuf *s, uint32_t stream_id, uint32_t cpu,
+		      uint64_t ts_begin)
+{
+	s->pkt = s->len;
+	s->len += LT_PACKET_HDR_SIZE;
+	memset(s->buf + s->pkt, 0, LT_PACKET_HDR_SIZE);
+	s->ts_begin = s->last_ts = ts_begin;
+	s->stream_id = stream_id;
+	s->cpu = cpu;
+}
+
+static void align4(struct sbuf *s)
+{
+	while ((s->len - s->pkt) % 4)
+		s->buf[s->len++] = 0;
+}
+
+static void ev_compact(struct sbuf *s, uint32_t id, uint64_t ts, const void *pl,
+		       size_t n)
+{
+	align4(s);
+	uint32_t w = id | (uint32_t)(ts << 5);
+	memcpy(s->buf + s->len, &w, 4);
+	s->len += 4;
+	memcpy(s->buf + s->len, pl, n);
+	s->len += n;
+	s->last_ts = ts;
+}
+
+static void ev_ext(struct sbuf *s, uint32_t id, uint64_t ts, const void *pl,
+		   size_t n)
+{
+	align4(s);
+	s->buf[s->len] = 31;
+	memcpy(s->buf + s->len + 1, &id, 4);
+	memcpy(s->buf + s->len + 5, &ts, 8);
+	s->len += 13;
+	memcpy(s->buf + s->len, pl, n);
+	s->len += n;
+	s->last_ts = ts;
+}
+
+/* Closes the packet; returns its offset. */
+static size_t pkt_end(struct sbuf *s)
+{
+	struct lt_packet_header h;
+	memset(&h, 0, sizeof(h));
+	h.magic = LT_PACKET_MAGIC;
+	memcpy(h.uuid, uuid, 16);
+	h.stream_id = s->stream_id;
+	h.stream_instance_id = (uint64_t)4242 << 32 | s->cpu;
+	h.timestamp_begin = s->ts_begin;
+	h.timestamp_end = s->last_ts;
+	h.content_size = h.packet_size = (uint64_t)(s->len - s->pkt) * 8;
+	h.packet_seq_num = s->seq++;
+	h.cpu_id = s->cpu;
+	h.pid = 4242;
+	memcpy(s->buf + s->pkt, &h, sizeof(h));
+	return s->pkt;
+}
+
+/* Header fields of the packet at off (packets need not be aligned). */
+#define HDR_GET(s, off, f)                                           \
+	({                                                           \
+		__typeof__(((struct lt_packet_header *)0)->f) g_;    \
+		memcpy(&g_,                                          \
+		       (s)->buf + (off) +                            \
+			       offsetof(struct lt_packet_header, f), \
+		       sizeof(g_));                                  \
+		g_;                                                  \
+	})
+#define HDR_SET(s, off, f, v)                                           \
+	do {                                                            \
+		__typeof__(((struct lt_packet_header *)0)->f) v_ = (v); \
+		memcpy((s)->buf + (off) +                               \
+			       offsetof(struct lt_packet_header, f),    \
+		       &v_, sizeof(v_));                                \
+	} while (0)
+
+static uint32_t u32_pl(uint32_t x)
+{
+	return x;
+}
+
+/* One packet of three t:big events (ids 40: extended headers). */
+static size_t simple_packet(struct sbuf *s, uint64_t ts)
+{
+	pkt_begin(s, 0, 0, ts);
+	for (uint32_t i = 0; i < 3; i++) {
+		uint32_t x = u32_pl(i);
+		ev_ext(s, 40, ts + i * 10, &x, 4);
+	}
+	return pkt_end(s);
+}
+
+static lt_trace_t *open1(struct sbuf *s, const struct lt_trace_opts *o,
+			 char *err, size_t errlen, int *rc)
+{
+	struct lt_mem_stream ms = { "s0", s->buf, s->len };
+	lt_trace_t *t = NULL;
+	const char *m = metadata();
+	*rc = lt_trace_open_mem(m, strlen(m), &ms, 1, o, &t, err, errlen);
+	return t;
+}
+
+/* Reads everything; returns the event count or the error. */
+static long drain(lt_trace_t *t)
+{
+	const struct lt_event *ev;
+	long n = 0;
+	int r;
+	while ((r = lt_trace_next(t, &ev)) > 0)
+		n++;
+	return r < 0 ? r : n;
+}
+
+/*
+ * Expects the trace in s to be rejected, at open or while read, with a
+ * message naming "s0" and "offset OFF".
+ */
+static void expect_bad(struct sbuf *s, unsigned long long off, const char *what)
+{
+	char err[1024], want[64];
+	int rc;
+	lt_trace_t *t = open1(s, NULL, err, sizeof(err), &rc);
+	const char *msg = err;
+	if (rc == 0) {
+		long n = drain(t);
+		if (n >= 0)
+			LT_FAIL("%s: read %ld events, expected an error", what,
+				n);
+		msg = lt_trace_error(t);
+	}
+	snprintf(want, sizeof(want), "s0: offset %llu: ", off);
+	if (!strstr(msg, want))
+		LT_FAIL("%s: message \"%s\" lacks \"%s\"", what, msg, want);
+	if (!strstr(msg, what))
+		LT_FAIL("message \"%s\" lacks \"%s\"", msg, what);
+	lt_trace_close(t);
+}
+
+LT_TEST(test_integers_decode_at_every_size)
+{
+	static struct sbuf s;
+	unsigned char pl[64];
+	size_t n = 0;
+	uint8_t a = 255;
+	int8_t b = -128;
+	uint16_t c = 65535;
+	int16_t d = -32768;
+	uint32_t x = 0xDEADBEEF;
+	int32_t e = INT32_MIN;
+	uint64_t f = UINT64_MAX;
+	int64_t g = INT64_MIN;
+	memcpy(pl + n, &a, 1), n += 1;
+	memcpy(pl + n, &b, 1), n += 1;
+	memcpy(pl + n, &c, 2), n += 2;
+	memcpy(pl + n, &d, 2), n += 2;
+	memcpy(pl + n, &x, 4), n += 4;
+	memcpy(pl + n, &e, 4), n += 4;
+	memcpy(pl + n, &f, 8), n += 8;
+	memcpy(pl + n, &g, 8), n += 8;
+	pkt_begin(&s, 0, 3, 1000);
+	ev_compact(&s, 0, 1000, pl, n);
+	pkt_end(&s);
+
+	char err[512];
+	int rc;
+	lt_trace_t *t = open1(&s, NULL, err, sizeof(err), &rc);
+	if (rc)
+		LT_FAIL("open: %s", err);
+	const struct lt_event *ev;
+	LT_ASSERT_EQ(lt_trace_next(t, &ev), 1);
+	LT_ASSERT_STREQ(ev->cls->name, "t:ints");
+	LT_ASSERT_EQ(ev->cpu, 3);
+	LT_ASSERT_EQ(ev->pid, 4242);
+	LT_ASSERT_EQ(ev->ts, 1000);
+	struct lt_value v;
+	LT_ASSERT_EQ(lt_event_field(ev, 0, &v), 0);
+	LT_ASSERT_EQ(v.u, 255);
+	lt_event_field(ev, 1, &v);
+	LT_ASSERT_EQ(v.i, -128);
+	lt_event_field(ev, 2, &v);
+	LT_ASSERT_EQ(v.u, 65535);
+	lt_event_field(ev, 3, &v);
+	LT_ASSERT_EQ(v.i, -32768);
+	lt_event_field_by_name(ev, "x", &v);
+	LT_ASSERT_EQ(v.u, 0xDEADBEEF);
+	lt_event_field(ev, 5, &v);
+	LT_ASSERT_EQ(v.i, INT32_MIN);
+	lt_event_field(ev, 6, &v);
+	LT_ASSERT(v.u == UINT64_MAX);
+	lt_event_field(ev, 7, &v);
+	LT_ASSERT(v.i == INT64_MIN);
+	LT_ASSERT_EQ(lt_event_field_by_name(ev, "nope", &v), -ENOENT);
+	LT_ASSERT_EQ(lt_event_field(ev, 8, &v), -EINVAL);
+
+	char out[4096];
+	char *end = lt_event_format(ev, out);
+	LT_ASSERT(end - out <= (long)lt_event_format_bound(ev));
+	*end = 0;
+	LT_ASSERT_STREQ(out,
+			"{ a = 255, b = -128, c = 65535, d = -32768, "
+			"x = 0xDEADBEEF, e = -2147483648, f = "
+			"18446744073709551615, g = -9223372036854775808 }");
+	LT_ASSERT_EQ(lt_trace_next(t, &ev), 0);
+	LT_ASSERT_STREQ(lt_trace_env(t, "hostname"), "box");
+	LT_ASSERT_STREQ(lt_trace_env(t, "vpid"), "4242");
+	lt_trace_close(t);
+}
+
+static size_t mix_payload(unsigned char *pl, int32_t st, const char *str,
+			  uint32_t nn, const char *comm)
+{
+	size_t n = 0;
+	float r = 0.25f;
+	double v = -1.5e300;
+	memcpy(pl + n, &st, 4), n += 4;
+	memcpy(pl + n, &r, 4), n += 4;
+	memcpy(pl + n, &v, 8), n += 8;
+	memcpy(pl + n, str, strlen(str) + 1), n += strlen(str) + 1;
+	pl[n++] = 1;
+	pl[n++] = 2;
+	pl[n++] = 3;
+	memcpy(pl + n, &nn, 4), n += 4;
+	for (uint32_t i = 0; i < nn; i++) {
+		int16_t x = (int16_t)(-(int)i * 1000);
+		memcpy(pl + n, &x, 2), n += 2;
+	}
+	memset(pl + n, 0, 8);
+	memcpy(pl + n, comm, strlen(comm) < 8 ? strlen(comm) : 8);
+	return n + 8;
+}
+
+LT_TEST(test_enum_float_string_array_sequence_text_decode)
+{
+	static struct sbuf s;
+	unsigned char pl[256];
+	size_t n;
+	pkt_begin(&s, 0, 0, 50);
+	n = mix_payload(pl, 7, "q\"b\\t\tz", 3, "frames");
+	ev_compact(&s, 1, 60, pl, n);
+	n = mix_payload(pl, 2, "", 0, "12345678");
+	ev_compact(&s, 1, 70, pl, n);
+	n = mix_payload(pl, 1, "x", 1, "");
+	ev_compact(&s, 1, 80, pl, n);
+	pkt_end(&s);
+
+	char err[512], out[4096];
+	int rc;
+	lt_trace_t *t = open1(&s, NULL, err, sizeof(err), &rc);
+	if (rc)
+		LT_FAIL("open: %s", err);
+	const struct lt_event *ev;
+	struct lt_value v, e;
+	LT_ASSERT_EQ(lt_trace_next(t, &ev), 1);
+	lt_event_field(ev, 0, &v);
+	LT_ASSERT_EQ(v.kind, LT_FIELD_ENUM);
+	LT_ASSERT_EQ(v.i, 7);
+	LT_ASSERT_STREQ(v.str, "RANGE");
+	lt_event_field(ev, 1, &v);
+	LT_ASSERT(v.f == 0.25);
+	lt_event_field(ev, 2, &v);
+	LT_ASSERT(v.f == -1.5e300);
+	lt_event_field(ev, 3, &v);
+	LT_ASSERT_EQ(v.len, 7);
+	LT_ASSERT(memcmp(v.str, "q\"b\\t\tz", 7) == 0);
+	lt_event_field(ev, 4, &v);
+	LT_ASSERT_EQ(v.len, 3);
+	LT_ASSERT_EQ(lt_value_elem(&v, 2, &e), 0);
+	LT_ASSERT_EQ(e.u, 3);
+	LT_ASSERT_EQ(lt_value_elem(&v, 3, &e), -EINVAL);
+	lt_event_field_by_name(ev, "n", &v);
+	LT_ASSERT_EQ(v.kind, LT_FIELD_SEQUENCE);
+	LT_ASSERT_EQ(v.len, 3);
+	lt_value_elem(&v, 2, &e);
+	LT_ASSERT_EQ(e.i, -2000);
+	char *end = lt_event_format(ev, out);
+	LT_ASSERT(end - out <= (long)lt_event_format_bound(ev));
+	*end = 0;
+	LT_ASSERT_STREQ(
+		out, "{ st = ( \"RANGE\" : container = 7 ), r = 0.25, v = "
+		     "-1.5e+300, s = \"q\\\"b\\\\t\\tz\", bytes = [ [0] = 1, "
+		     "[1] = 2, [2] = 3 ], n_length = 3, n = [ [0] = 0, [1] "
+		     "= -1000, [2] = -2000 ], comm = \"frames\" }");
+
+	LT_ASSERT_EQ(lt_trace_next(t, &ev), 1);
+	*lt_event_format(ev, out) = 0;
+	LT_ASSERT_STREQ(out,
+			"{ st = ( <unknown> : container = 2 ), r = 0.25, v = "
+			"-1.5e+300, s = \"\", bytes = [ [0] = 1, [1] = 2, [2] "
+			"= 3 ], n_length = 0, n = [ ], comm = \"12345678\" }");
+	LT_ASSERT_EQ(lt_trace_next(t, &ev), 1);
+	lt_event_field(ev, 0, &v);
+	LT_ASSERT_STREQ(v.str, "BUSY"); /* no '=': the previous value + 1 */
+	lt_event_field(ev, 7, &v);
+	LT_ASSERT_EQ(v.u, 0); /* text length up to the NUL */
+	LT_ASSERT_EQ(lt_trace_next(t, &ev), 0);
+	lt_trace_close(t);
+}
+
+LT_TEST(test_compact_timestamp_wraps_27_bits)
+{
+	static struct sbuf s;
+	const uint64_t w = 1ull << 27;
+	uint64_t ts[] = { 5 * w - 10, 5 * w + 3, 6 * w - 1, 6 * w + w - 2 };
+	/* u:one (stream class 1, id 0) has one 32-bit field */
+	pkt_begin(&s, 1, 0, 5 * w - 20);
+	for (unsigned i = 0; i < 4; i++) {
+		uint32_t x = i;
+		ev_compact(&s, 0, ts[i], &x, 4);
+	}
+	pkt_end(&s);
+	char err[512];
+	int rc;
+	lt_trace_t *t = open1(&s, NULL, err, sizeof(err), &rc);
+	if (rc)
+		LT_FAIL("open: %s", err);
+	const struct lt_event *ev;
+	for (unsigned i = 0; i < 4; i++) {
+		LT_ASSERT_EQ(lt_trace_next(t, &ev), 1);
+		LT_ASSERT_EQ(ev->ts, ts[i]);
+		LT_ASSERT_EQ(ev->ns, lt_clock_ns(lt_trace_clock(t), ts[i]));
+	}
+	LT_ASSERT_EQ(lt_trace_next(t, &ev), 0);
+	lt_trace_close(t);
+}
+
+LT_TEST(test_extended_header_carries_long_gap_and_big_id)
+{
+	static struct sbuf s;
+	uint32_t x = 77;
+	uint64_t far = 1000 + (1ull << 40);
+	pkt_begin(&s, 0, 0, 1000);
+	ev_ext(&s, 40, 1000, &x, 4);
+	ev_ext(&s, 40, far, &x, 4);
+	ev_compact(&s, 0, far + 5, (unsigned char[32]){ 0 }, 32);
+	pkt_end(&s);
+	char err[512];
+	int rc;
+	lt_trace_t *t = open1(&s, NULL, err, sizeof(err), &rc);
+	if (rc)
+		LT_FAIL("open: %s", err);
+	const struct lt_event *ev;
+	struct lt_value v;
+	LT_ASSERT_EQ(lt_trace_next(t, &ev), 1);
+	LT_ASSERT_STREQ(ev->cls->name, "t:big");
+	LT_ASSERT_EQ(ev->cls->id, 40);
+	lt_event_field(ev, 0, &v);
+	LT_ASSERT_EQ(v.u, 77);
+	LT_ASSERT_EQ(lt_trace_next(t, &ev), 1);
+	LT_ASSERT_EQ(ev->ts, far);
+	LT_ASSERT_EQ(lt_trace_next(t, &ev), 1);
+	LT_ASSERT_EQ(ev->ts, far + 5);
+	LT_ASSERT_STREQ(ev->cls->name, "t:ints");
+	LT_ASSERT_EQ(lt_trace_next(t, &ev), 0);
+	lt_trace_close(t);
+}
+
+LT_TEST(test_merge_orders_streams_by_time)
+{
+	static struct sbuf a, b, c;
+	uint32_t x;
+	/* a: 10, 30, 50 ...; b: 20, 30, 40 ...; c (stream class 1): 35 */
+	pkt_begin(&a, 0, 0, 10);
+	pkt_begin(&b, 0, 1, 20);
+	for (uint32_t i = 0; i < 100; i++) {
+		x = i;
+		ev_ext(&a, 40, 10 + 20 * i, &x, 4);
+		ev_ext(&b, 40, 20 + 10 * i, &x, 4);
+	}
+	pkt_end(&a);
+	pkt_end(&b);
+	pkt_begin(&c, 1, 0, 35);
+	x = 9;
+	ev_compact(&c, 0, 35, &x, 4);
+	pkt_end(&c);
+	struct lt_mem_stream ms[3] = { { "a", a.buf, a.len },
+				       { "b", b.buf, b.len },
+				       { "c", c.buf, c.len } };
+	lt_trace_t *t;
+	char err[512];
+	const char *m = metadata();
+	if (lt_trace_open_mem(m, strlen(m), ms, 3, NULL, &t, err, sizeof(err)))
+		LT_FAIL("open: %s", err);
+	const struct lt_event *ev;
+	uint64_t prev = 0;
+	unsigned prev_stream = 0, n = 0, nc = 0;
+	while (lt_trace_next(t, &ev) > 0) {
+		LT_ASSERT(ev->ts >= prev);
+		if (ev->ts == prev)
+			LT_ASSERT(ev->stream_index > prev_stream);
+		if (ev->stream_index == 2) {
+			LT_ASSERT_STREQ(ev->stream, "c");
+			LT_ASSERT_STREQ(ev->cls->name, "u:one");
+			nc++;
+		}
+		prev = ev->ts;
+		prev_stream = ev->stream_index;
+		n++;
+	}
+	LT_ASSERT_EQ(n, 201);
+	LT_ASSERT_EQ(nc, 1);
+	/* per stream, after a rewind */
+	lt_trace_rewind(t);
+	n = 0;
+	while (lt_stream_next(lt_trace_stream(t, 1), &ev) > 0)
+		n++;
+	LT_ASSERT_EQ(n, 100);
+	LT_ASSERT_STREQ(lt_stream_name(lt_trace_stream(t, 1)), "b");
+	lt_trace_close(t);
+}
+
+LT_TEST(test_clock_ns_is_exact)
+{
+	struct lt_clock c = { .freq = 2596134168ull,
+			      .offset_s = 1764740000,
+			      .offset = 123456789 };
+	c.base_ns =
+		c.offset_s * 1000000000 +
+		(int64_t)((unsigned __int128)c.offset * 1000000000u / c.freq);
+	uint64_t vals[] = { 0,
+			    1,
+			    c.freq - 1,
+			    c.freq,
+			    123456789012345ull,
+			    1ull << 62,
+			    UINT64_MAX / 4 };
+	for (unsigned i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
+		unsigned __int128 want =
+			(unsigned __int128)vals[i] * 1000000000u / c.freq;
+		LT_ASSERT(lt_clock_ns(&c, vals[i]) ==
+			  c.base_ns + (int64_t)want);
+	}
+	struct lt_clock ghz = { .freq = 1000000000, .offset_s = 5 };
+	ghz.base_ns = 5000000000;
+	LT_ASSERT_EQ(lt_clock_ns(&ghz, 7), 5000000007);
+}
+
+LT_TEST(test_format_g_matches_printf)
+{
+	uint64_t st = 88172645463325252ull;
+	for (long i = 0; i < 200000; i++) {
+		st ^= st << 13;
+		st ^= st >> 7;
+		st ^= st << 17;
+		double d;
+		if (i % 3 == 0)
+			memcpy(&d, &st, 8);
+		else if (i % 3 == 1)
+			d = (double)(int64_t)(st >> (st & 63)) /
+			    (double)((st >> 8) % 1000 + 1);
+		else
+			d = (double)(st % 2000000) /
+			    (double)(1 << (st >> 50 & 15));
+		char a[64], b[64];
+		snprintf(a, sizeof(a), "%g", d);
+		*lt_fmt_g(b, d) = 0;
+		if (strcmp(a, b))
+			LT_FAIL("%.17g: printf %s, lt_fmt_g %s", d, a, b);
+	}
+}
+
+LT_TEST(test_bad_magic_names_file_and_offset)
+{
+	static struct sbuf s;
+	simple_packet(&s, 100);
+	size_t off = simple_packet(&s, 200);
+	HDR_SET(&s, off, magic, 0x12345678);
+	expect_bad(&s, off, "bad packet magic");
+}
+
+LT_TEST(test_packet_size_zero_is_rejected)
+{
+	static struct sbuf s;
+	size_t off = simple_packet(&s, 100);
+	HDR_SET(&s, off, packet_size, 0);
+	expect_bad(&s, off, "bad packet_size");
+}
+
+LT_TEST(test_packet_size_beyond_file_is_rejected)
+{
+	static struct sbuf s;
+	simple_packet(&s, 100);
+	size_t off = simple_packet(&s, 200);
+	HDR_SET(&s, off, packet_size, HDR_GET(&s, off, packet_size) + 8 * 64);
+	expect_bad(&s, off, "past the end of the file");
+}
+
+LT_TEST(test_content_size_over_packet_size_is_rejected)
+{
+	static struct sbuf s;
+	size_t off = simple_packet(&s, 100);
+	HDR_SET(&s, off, content_size, HDR_GET(&s, off, content_size) + 8);
+	expect_bad(&s, off, "more than packet_size");
+}
+
+LT_TEST(test_truncated_file_is_rejected)
+{
+	static struct sbuf s;
+	simple_packet(&s, 100);
+	size_t off = simple_packet(&s, 200);
+	s.len = off + 40;
+	expect_bad(&s, off, "truncated packet header");
+	s.len = off + 100; /* header whole, packet cut */
+	expect_bad(&s, off, "past the end of the file");
+}
+
+LT_TEST(test_unknown_event_id_is_rejected)
+{
+	static struct sbuf s;
+	uint32_t x = 1;
+	pkt_begin(&s, 0, 0, 100);
+	ev_ext(&s, 40, 100, &x, 4);
+	size_t at = s.len + 3; /* after padding to 4 */
+	at &= ~(size_t)3;
+	ev_ext(&s, 12345, 110, &x, 4);
+	pkt_end(&s);
+	expect_bad(&s, at + 1, "unknown event id 12345");
+}
+
+LT_TEST(test_field_past_content_end_is_rejected)
+{
+	static struct sbuf s;
+	unsigned char pl[64] = { 0 };
+	pkt_begin(&s, 0, 0, 100);
+	ev_compact(&s, 0, 100, pl, 30);
+	size_t off = pkt_end(&s);
+	/* the last 2 bytes of the 30-byte payload are cut off */
+	HDR_SET(&s, off, content_size, HDR_GET(&s, off, content_size) - 16);
+	HDR_SET(&s, off, packet_size, HDR_GET(&s, off, packet_size) - 16);
+	s.len -= 2;
+	expect_bad(&s, LT_PACKET_HDR_SIZE + 4, "payload past the content end");
+}
+
+LT_TEST(test_unterminated_string_and_huge_sequence_are_rejected)
+{
+	static struct sbuf s;
+	unsigned char pl[256];
+	size_t n = mix_payload(pl, 0, "abc", 0, "x");
+	pkt_begin(&s, 0, 0, 100);
+	ev_compact(&s, 1, 100, pl, 19); /* ends inside the string */
+	pkt_end(&s);
+	expect_bad(&s, LT_PACKET_HDR_SIZE + 4 + 16, "has no end");
+
+	memset(&s, 0, sizeof(s));
+	n = mix_payload(pl, 0, "abc", 0, "x");
+	uint32_t huge = 0x40000000;
+	memcpy(pl + 16 + 4 + 3, &huge, 4); /* n_length */
+	pkt_begin(&s, 0, 0, 100);
+	ev_compact(&s, 1, 100, pl, n);
+	pkt_end(&s);
+	expect_bad(&s, LT_PACKET_HDR_SIZE + 4 + 16 + 4 + 3,
+		   "sequence 'n' of 1073741824 elements");
+}
+
+LT_TEST(test_timestamp_outside_packet_range_is_rejected)
+{
+	static struct sbuf s;
+	uint32_t x = 1;
+	pkt_begin(&s, 0, 0, 100);
+	ev_ext(&s, 40, 100, &x, 4);
+	ev_ext(&s, 40, 500, &x, 4);
+	size_t off = pkt_end(&s);
+	HDR_SET(&s, off, timestamp_end, 400);
+	expect_bad(&s, LT_PACKET_HDR_SIZE + 20 + 5,
+		   "after the packet's "
+		   "timestamp_end");
+
+	memset(&s, 0, sizeof(s));
+	pkt_begin(&s, 0, 0, 100);
+	ev_ext(&s, 40, 100, &x, 4);
+	ev_ext(&s, 40, 50, &x, 4);
+	s.last_ts = 100;
+	pkt_end(&s);
+	expect_bad(&s, LT_PACKET_HDR_SIZE + 20 + 5, "is before the previous");
+
+	memset(&s, 0, sizeof(s));
+	off = simple_packet(&s, 100);
+	HDR_SET(&s, off, timestamp_begin, 1000); /* after its end */
+	expect_bad(&s, off + 40, "before timestamp_begin");
+}
+
+LT_TEST(test_uuid_and_stream_id_mismatch_are_rejected)
+{
+	static struct sbuf s;
+	size_t off = simple_packet(&s, 100);
+	s.buf[off + 4 + 3] ^= 1;
+	expect_bad(&s, off + 4, "uuid differs");
+	memset(&s, 0, sizeof(s));
+	off = simple_packet(&s, 100);
+	HDR_SET(&s, off, stream_id, 9);
+	expect_bad(&s, off + 20, "stream_id 9 is not in the metadata");
+}
+
+LT_TEST(test_bad_metadata_gives_line_number)
+{
+	static struct sbuf s;
+	simple_packet(&s, 100);
+	struct lt_mem_stream ms = { "s0", s.buf, s.len };
+	lt_trace_t *t;
+	char err[512];
+	static const struct {
+		const char *text, *want;
+	} cases[] = {
+		{ "hello", "metadata:1: does not start with" },
+		{ "/* CTF 1.8 */\ntrace {\n major = 1\n};\n",
+		  "metadata:4: expected ';'" },
+		{ "/* CTF 1.8 */\n\nfoo { };",
+		  "metadata:3: unknown block 'foo'" },
+		{ "/* CTF 1.8 */\n/* open",
+		  "metadata:2: unterminated comment" },
+		{ "/* CTF 1.8 */\ntrace { byte_order = be; };",
+		  "metadata:2: byte_order: big-endian" },
+		{ "/* CTF 1.8 */\ntypealias integer { size = 8; } := x;",
+		  "metadata:2: typealias is not supported" },
+		{ "/* CTF 1.8 */\ntrace { x := struct { integer { size = 99; } "
+		  "a; }; };",
+		  "metadata:2: size: 99 bits" },
+		{ "/* CTF 1.8 */\nevent { name = \"unterminated; };",
+		  "metadata:2: unterminated string" },
+		{ "/* CTF 1.8 */\n", "no trace block" },
+	};
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int rc = lt_trace_open_mem(cases[i].text, strlen(cases[i].text),
+					   &ms, 1, NULL, &t, err, sizeof(err));
+		LT_ASSERT(rc < 0);
+		LT_ASSERT(t == NULL);
+		if (!strstr(err, cases[i].want))
+			LT_FAIL("case %u: \"%s\" lacks \"%s\"", i, err,
+				cases[i].want);
+	}
+	/* a metadata with the event ids of a stream declared twice */
+	char buf[20000];
+	snprintf(buf, sizeof(buf), "%s%s", metadata(),
+		 "event { name = \"dup\"; id = 1; stream_id = 0; fields := "
+		 "struct { }; };\n");
+	LT_ASSERT(lt_trace_open_mem(buf, strlen(buf), &ms, 1, NULL, &t, err,
+				    sizeof(err)) < 0);
+	LT_ASSERT(strstr(err, "event id 1 declared twice") != NULL);
+}
+
+static int nwarn;
+
+static void count_warn(void *arg, const char *msg)
+{
+	(void)arg;
+	LT_ASSERT(strstr(msg, "s0: offset ") != NULL);
+	nwarn++;
+}
+
+LT_TEST(test_skip_bad_keeps_the_good_packets)
+{
+	static struct sbuf s;
+	uint32_t x = 1;
+	simple_packet(&s, 100);
+	/* packet 2: its first event has an unknown id */
+	pkt_begin(&s, 0, 0, 200);
+	ev_ext(&s, 999, 200, &x, 4);
+	ev_ext(&s, 40, 210, &x, 4);
+	pkt_end(&s);
+	/* packet 3: content_size > packet_size, header otherwise sane */
+	size_t off3 = simple_packet(&s, 300);
+	HDR_SET(&s, off3, content_size, HDR_GET(&s, off3, content_size) + 64);
+	simple_packet(&s, 400);
+
+	char err[512];
+	int rc;
+	lt_trace_t *t = open1(&s, NULL, err, sizeof(err), &rc);
+	LT_ASSERT(rc < 0); /* strict: packet 3 fails the index */
+	LT_ASSERT(strstr(err, "more than packet_size") != NULL);
+
+	struct lt_trace_opts o = { .flags = LT_TRACE_SKIP_BAD,
+				   .warn = count_warn };
+	t = open1(&s, &o, err, sizeof(err), &rc);
+	if (rc)
+		LT_FAIL("open: %s", err);
+	const struct lt_event *ev;
+	uint64_t seen[8];
+	unsigned n = 0;
+	while (lt_trace_next(t, &ev) > 0 && n < 8)
+		seen[n++] = ev->ts;
+	LT_ASSERT_EQ(n, 6);
+	LT_ASSERT_EQ(seen[0], 100);
+	LT_ASSERT_EQ(seen[3], 400);
+	LT_ASSERT_EQ(seen[5], 420);
+	LT_ASSERT_EQ(lt_trace_skipped_packets(t), 2);
+	LT_ASSERT_EQ(nwarn, 2);
+	lt_trace_close(t);
+
+	/* a bad magic ends the stream: the packets before it stay */
+	memset(&s, 0, sizeof(s));
+	simple_packet(&s, 100);
+	size_t off = simple_packet(&s, 200);
+	HDR_SET(&s, off, magic, 0);
+	simple_packet(&s, 300);
+	t = open1(&s, &o, err, sizeof(err), &rc);
+	if (rc)
+		LT_FAIL("open: %s", err);
+	LT_ASSERT_EQ(drain(t), 3);
+	lt_trace_close(t);
+}
+
+LT_TEST(test_trailing_packet_with_zero_end_is_read)
+{
+	static struct sbuf s;
+	simple_packet(&s, 100);
+	size_t off = simple_packet(&s, 200);
+	HDR_SET(&s, off, timestamp_end, 0);
+	char err[512];
+	int rc;
+	lt_trace_t *t = open1(&s, NULL, err, sizeof(err), &rc);
+	if (rc)
+		LT_FAIL("open: %s", err);
+	LT_ASSERT_EQ(drain(t), 6);
+	lt_trace_close(t);
+	/* but not in the middle of a stream */
+	memset(&s, 0, sizeof(s));
+	off = simple_packet(&s, 100);
+	simple_packet(&s, 200);
+	HDR_SET(&s, off, timestamp_end, 0);
+	expect_bad(&s, off + 40, "before timestamp_begin");
+}
+
+LT_TEST(test_open_dir_reads_files_and_names_them_in_errors)
+{
+	static struct sbuf s;
+	char dir[] = "/tmp/lt-test-reader.XXXXXX", path[256];
+	LT_ASSERT(mkdtemp(dir) != NULL);
+	simple_packet(&s, 100);
+	size_t off = simple_packet(&s, 200);
+	snprintf(path, sizeof(path), "%s/metadata", dir);
+	FILE *f = fopen(path, "w");
+	fputs(metadata(), f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/chan_1_0", dir);
+	f = fopen(path, "wb");
+	fwrite(s.buf, 1, s.len, f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/.hidden", dir);
+	f = fopen(path, "w");
+	fputs("ignored", f);
+	fclose(f);
+
+	lt_trace_t *t;
+	char err[512];
+	if (lt_trace_open(dir, NULL, &t, err, sizeof(err)))
+		LT_FAIL("open: %s", err);
+	LT_ASSERT_EQ(lt_trace_nstreams(t), 1);
+	LT_ASSERT_EQ(drain(t), 6);
+	lt_trace_close(t);
+
+	HDR_SET(&s, off, magic, 1);
+	snprintf(path, sizeof(path), "%s/chan_1_0", dir);
+	f = fopen(path, "wb");
+	fwrite(s.buf, 1, s.len, f);
+	fclose(f);
+	LT_ASSERT(lt_trace_open(dir, NULL, &t, err, sizeof(err)) < 0);
+	char want[300];
+	snprintf(want, sizeof(want), "%s: offset %zu: bad packet magic", path,
+		 off);
+	if (!strstr(err, want))
+		LT_FAIL("\"%s\" lacks \"%s\"", err, want);
+
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/.hidden", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/metadata", dir);
+	unlink(path);
+	LT_ASSERT(lt_trace_open(dir, NULL, &t, err, sizeof(err)) < 0);
+	LT_ASSERT(strstr(err, "metadata") != NULL);
+	rmdir(dir);
+}
+
+LT_TEST(test_events_discarded_is_reported_per_packet)
+{
+	static struct sbuf s;
+	size_t off1 = simple_packet(&s, 100);
+	size_t off2 = simple_packet(&s, 200);
+	HDR_SET(&s, off1, events_discarded, 5);
+	HDR_SET(&s, off2, events_discarded, 12);
+	char err[512];
+	int rc;
+	lt_trace_t *t = open1(&s, NULL, err, sizeof(err), &rc);
+	if (rc)
+		LT_FAIL("open: %s", err);
+	const struct lt_event *ev;
+	LT_ASSERT_EQ(lt_trace_next(t, &ev), 1);
+	LT_ASSERT_EQ(ev->discarded, 5);
+	LT_ASSERT_EQ(ev->packet_seq, 0);
+	for (int i = 0; i < 3; i++)
+		LT_ASSERT_EQ(lt_trace_next(t, &ev), 1);
+	LT_ASSERT_EQ(ev->discarded, 12);
+	LT_ASSERT_EQ(ev->packet_seq, 1);
+	LT_ASSERT_EQ(lt_stream_discarded(lt_trace_stream(t, 0)), 12);
+	LT_ASSERT_EQ(lt_stream_npackets(lt_trace_stream(t, 0)), 2);
+	lt_trace_close(t);
+}

@@ -1,0 +1,233 @@
+#!/usr/bin/env bash
+# test_view.sh - `lowtrace view` beside babeltrace2, and on broken traces.
+#
+# Generates synthetic traces with bench/gen_trace (every field type, three
+# streams of two stream classes, two or more CPUs, compact and extended
+# headers with long gaps), prints them with `babeltrace2 DIR` and with
+# `lowtrace view DIR`, both in UTC, and compares them event by event with
+# tests/compare_babeltrace.py (name, time to the ns, CPU, every value).
+# Then checks filters, time ranges, --stats, and that every trace of
+# tests/corpus/ is rejected with a message naming a file in it and no
+# crash.  Needs babeltrace2 and /usr/bin/python3 (skips without them,
+# fails under LOWTRACE_REQUIRE_ALL=1).
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+B=${BUILD:-build}
+case $B in /*) ;; *) B=$top/$B ;; esac
+LT=$B/lowtrace
+GEN=$B/bench/gen_trace
+PY=/usr/bin/python3
+export TZ=UTC
+passed=0 failed=0 skipped=0
+tmp=$(mktemp -d /tmp/lt-test-view.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+
+ok() { echo "ok $1"; passed=$((passed + 1)); }
+fail() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
+skip() {
+	if [ -n "${LOWTRACE_REQUIRE_ALL:-}" ] && [ "${LOWTRACE_REQUIRE_ALL}" != 0 ]; then
+		fail "$1" "skipped under LOWTRACE_REQUIRE_ALL=1 ($2)"
+	else
+		echo "skip $1: $2"
+		skipped=$((skipped + 1))
+	fi
+}
+finish() {
+	echo "lt-test: $passed passed, $failed failed, $skipped skipped"
+	[ "$failed" -eq 0 ]
+	exit
+}
+
+if [ ! -x "$LT" ] || [ ! -x "$GEN" ]; then
+	fail build "no $LT or $GEN (run make first)"
+	finish
+fi
+
+have_bt=1
+command -v babeltrace2 > /dev/null 2>&1 || have_bt=0
+[ -x "$PY" ] || have_bt=0
+
+compare() { # name, gen_trace arguments...
+	local name=$1
+	shift
+	local d=$tmp/$name
+	if ! "$GEN" "$d" "$@" > "$tmp/gen.err" 2>&1; then
+		fail "compare_$name" "gen_trace failed: $(cat "$tmp/gen.err")"
+		return
+	fi
+	if [ $have_bt -eq 0 ]; then
+		skip "compare_$name" "babeltrace2 or /usr/bin/python3 missing"
+		return
+	fi
+	babeltrace2 "$d" > "$tmp/$name.bt" 2> "$tmp/$name.bt.err"
+	local rc=$?
+	if [ $rc -ne 0 ] || [ -s "$tmp/$name.bt.err" ]; then
+		fail "compare_$name" "babeltrace2 exit $rc: $(head -c 600 "$tmp/$name.bt.err")"
+		return
+	fi
+	"$LT" view "$d" > "$tmp/$name.lt" 2> "$tmp/$name.lt.err"
+	rc=$?
+	if [ $rc -ne 0 ] || [ -s "$tmp/$name.lt.err" ]; then
+		fail "compare_$name" "lowtrace view exit $rc: $(head -c 600 "$tmp/$name.lt.err")"
+		return
+	fi
+	local out
+	if out=$("$PY" "$top/tests/compare_babeltrace.py" "$tmp/$name.bt" "$tmp/$name.lt" 2>&1); then
+		ok "compare_$name ($out)"
+	else
+		fail "compare_$name" "$out"
+	fi
+}
+
+# Empty strings are left out: babeltrace2 2.0.4 prints an empty string
+# field as the value of the string before it.
+compare full 30000 --cpus 2 --packet 4096 --no-empty --seed 1
+compare cpus4_ghz 20000 --cpus 4 --packet 1024 --freq 1000000000 --no-empty --seed 2
+compare small_mix 20000 --cpus 2 --mix small --packet 65536 --no-empty --seed 3
+
+# the generated traces hold what the comparison must cover
+if [ -s "$tmp/full.lt" ]; then
+	missing=
+	for want in 'late_us = -' 'flags = 0x' '"RANGE" : container' '<unknown> : container' \
+		'ratio = ' 'value = ' 'name = "quote\\"back\\\\slash"' 'bytes = \[ \[0\] = ' \
+		'samples = \[ \]' 'samples = \[ \[0\]' 'comm = "' 'myapp:rare' 'myapp:empty: { }' \
+		'aux:sample' 's8 = -128' 'u64 = 18446744073709551615' 'x64 = 0x' 'cpu 1 ' 'level = ( "HIGH"'; do
+		grep -q -- "$want" "$tmp/full.lt" || missing="$missing [$want]"
+	done
+	# long gaps: deltas of more than 2^27 cycles (51 ms at 2.6 GHz)
+	grep -q '(+0\.0[5-9]' "$tmp/full.lt" || grep -q '(+0\.[1-9]' "$tmp/full.lt" || missing="$missing [long gap]"
+	if [ -z "$missing" ]; then
+		ok coverage_of_generated_trace
+	else
+		fail coverage_of_generated_trace "not in the output:$missing"
+	fi
+fi
+
+# filters
+d=$tmp/full
+if [ -d "$d" ]; then
+	"$LT" view "$d" > "$tmp/all.txt"
+	n_all=$(wc -l < "$tmp/all.txt")
+	n1=$("$LT" view "$d" -e 'myapp:frame_*' | wc -l)
+	w1=$(grep -c ' myapp:frame_\(done\|begin\): ' "$tmp/all.txt")
+	n2=$("$LT" view "$d" -e '*:sample,myapp:ints' | wc -l)
+	w2=$(grep -c ' \(aux:sample\|myapp:ints\): ' "$tmp/all.txt")
+	n3=$("$LT" view "$d" -e 'nothing*' | wc -l)
+	if [ "$n1" -eq "$w1" ] && [ "$n2" -eq "$w2" ] && [ "$n3" -eq 0 ] && [ "$w1" -gt 0 ]; then
+		ok event_name_patterns
+	else
+		fail event_name_patterns "frame_*: $n1 vs $w1, sample/ints: $n2 vs $w2, none: $n3"
+	fi
+
+	# time ranges: lines 1000 to 2000 by their time of day, and in ns
+	t1=$(sed -n 1000p "$tmp/all.txt" | cut -c2-19)
+	t2=$(sed -n 2000p "$tmp/all.txt" | cut -c2-19)
+	want=$(awk -v a="$t1" -v b="$t2" '{ t = substr($0, 2, 18); if (t >= a && t <= b) n++ } END { print n }' "$tmp/all.txt")
+	got=$("$LT" view "$d" --begin "$t1" --end "$t2" | wc -l)
+	first=$("$LT" view "$d" --begin "$t1" --end "$t2" --no-delta | head -n 1)
+	if [ "$got" -eq "$want" ] && [ "$got" -ge 1001 ] && [[ $first == "[$t1] cpu "* ]]; then
+		ok time_range_time_of_day
+	else
+		fail time_range_time_of_day "$got events, expected $want; first: $first"
+	fi
+	# the trace's day: that of the generator's clock offset_s
+	sod=$((1764740000 / 86400 * 86400))
+	base=$(date -u -d "1970-01-01 ${t1%.*}" +%s)
+	ns1="$((sod + base))${t1#*.}"
+	s1="$((sod + base)).${t1#*.}"
+	got_ns=$("$LT" view "$d" --begin "$ns1" | wc -l)
+	got_s=$("$LT" view "$d" --begin "$s1" | wc -l)
+	want_b=$(awk -v a="$t1" '{ if (substr($0, 2, 18) >= a) n++ } END { print n }' "$tmp/all.txt")
+	if [ "$got_ns" -eq "$want_b" ] && [ "$got_s" -eq "$want_b" ]; then
+		ok time_range_ns_and_seconds
+	else
+		fail time_range_ns_and_seconds "ns $got_ns, s $got_s, expected $want_b"
+	fi
+
+	stats=$("$LT" view "$d" --stats)
+	if echo "$stats" | grep -q "^events: $n_all\$"; then
+		ok stats_counts_every_event
+	else
+		fail stats_counts_every_event "$(echo "$stats" | head -3) vs $n_all lines"
+	fi
+
+	if "$LT" view "$d" --no-delta | head -n 1 | grep -Eq '^\[[0-9:.]{18}\] cpu [0-9]+ [a-z]+:[a-z_]+: \{'; then
+		ok no_delta_format
+	else
+		fail no_delta_format "$("$LT" view "$d" --no-delta | head -n 1)"
+	fi
+fi
+
+# a crash-recovered buffer: the last packet's timestamp_end is 0
+if "$GEN" "$tmp/crash" 3000 --cpus 2 --crash > /dev/null 2>&1 &&
+	[ "$("$LT" view "$tmp/crash" | wc -l)" -eq 3000 ]; then
+	ok trailing_packet_with_zero_end
+else
+	fail trailing_packet_with_zero_end "$("$LT" view "$tmp/crash" 2>&1 > /dev/null | head -c 300)"
+fi
+
+# events the tracer discarded: one warning per packet whose count grew,
+# as babeltrace2 gives
+if "$GEN" "$tmp/lost" 3000 --cpus 2 --packet 4096 --lost > /dev/null 2>&1; then
+	"$LT" view "$tmp/lost" 2> "$tmp/lost.err" > /dev/null
+	rc=$?
+	nl=$(grep -c '^lowtrace: view: warning: [a-z]*_4242_[0-9]: the tracer discarded 3 events before packet [0-9]* ' "$tmp/lost.err")
+	if [ $have_bt -eq 1 ]; then
+		nb=$(babeltrace2 "$tmp/lost" 2>&1 > /dev/null | grep -c '^WARNING: Tracer discarded 3 events')
+	else
+		nb=$nl
+	fi
+	if [ $rc -eq 0 ] && [ "$nl" -gt 0 ] && [ "$nl" -eq "$nb" ] &&
+		[ "$nl" -eq "$(wc -l < "$tmp/lost.err")" ]; then
+		ok discarded_events_are_reported
+	else
+		fail discarded_events_are_reported "exit $rc, $nl warnings, babeltrace2 $nb: $(head -c 300 "$tmp/lost.err")"
+	fi
+else
+	fail discarded_events_are_reported "gen_trace --lost failed"
+fi
+
+# usage errors
+"$LT" view > /dev/null 2> "$tmp/e1"
+r1=$?
+"$LT" view "$tmp/nope" > /dev/null 2> "$tmp/e2"
+r2=$?
+"$LT" view "$d" --bogus > /dev/null 2> "$tmp/e3"
+r3=$?
+"$LT" view "$d" --begin yesterday > /dev/null 2> "$tmp/e4"
+r4=$?
+if [ $r1 -ne 0 ] && [ $r2 -ne 0 ] && [ $r3 -ne 0 ] && [ $r4 -ne 0 ] &&
+	grep -q '^lowtrace: view: no trace directory' "$tmp/e1" &&
+	grep -q "^lowtrace: view: $tmp/nope/metadata: " "$tmp/e2" &&
+	grep -q "^lowtrace: view: unknown option '--bogus'" "$tmp/e3" &&
+	grep -q "^lowtrace: view: bad --begin time 'yesterday'" "$tmp/e4"; then
+	ok usage_errors
+else
+	fail usage_errors "$(cat "$tmp/e1" "$tmp/e2" "$tmp/e3" "$tmp/e4")"
+fi
+
+# every corpus trace is rejected, with the file named, and nothing crashes
+bad=
+n=0
+for c in "$top"/tests/corpus/*/; do
+	c=${c%/}
+	n=$((n + 1))
+	"$LT" view "$c" > /dev/null 2> "$tmp/c.err"
+	rc=$?
+	if [ $rc -eq 0 ] || [ $rc -ge 128 ] || grep -q Sanitizer "$tmp/c.err" ||
+		! grep -Eq "^lowtrace: view: $c/[A-Za-z0-9_]+:" "$tmp/c.err"; then
+		bad="$bad $(basename "$c")(exit $rc: $(head -c 200 "$tmp/c.err"))"
+	fi
+	"$LT" view --skip-bad "$c" > /dev/null 2> "$tmp/c.err"
+	rc=$?
+	if [ $rc -ge 128 ] || grep -q Sanitizer "$tmp/c.err"; then
+		bad="$bad $(basename "$c")(--skip-bad exit $rc)"
+	fi
+done
+if [ $n -ge 10 ] && [ -z "$bad" ]; then
+	ok corpus_is_rejected_without_crash
+else
+	fail corpus_is_rejected_without_crash "$n traces;$bad"
+fi
+
+finish
