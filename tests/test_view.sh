@@ -55,6 +55,11 @@ compare() { # name, gen_trace arguments...
 		fail "compare_$name" "gen_trace failed: $(cat "$tmp/gen.err")"
 		return
 	fi
+	compare_dir "$name" "$d"
+}
+
+compare_dir() { # name, trace directory
+	local name=$1 d=$2
 	if [ $have_bt -eq 0 ]; then
 		skip "compare_$name" "babeltrace2 or /usr/bin/python3 missing"
 		return
@@ -84,6 +89,31 @@ compare() { # name, gen_trace arguments...
 compare full 30000 --cpus 2 --packet 4096 --no-empty --seed 1
 compare cpus4_ghz 20000 --cpus 4 --packet 1024 --freq 1000000000 --no-empty --seed 2
 compare small_mix 20000 --cpus 2 --mix small --packet 65536 --no-empty --seed 3
+
+# traces the tracer itself wrote: the example of every field type traced
+# from inside (LOWTRACE_TRACE), under `lowtrace record` with its process
+# tree, and with kernel events beside its own (as root)
+B=$(dirname "$LT")
+if LOWTRACE_TRACE="$tmp/ex_env" "$B/examples/fields" 50 > /dev/null 2>&1; then
+	compare_dir example_lowtrace_trace "$tmp/ex_env"
+else
+	fail compare_example_lowtrace_trace "examples/fields failed"
+fi
+if "$LT" record -o "$tmp/ex_rec" -- "$B/tests/progs/forker" "$B/examples/fields" > /dev/null 2>&1; then
+	compare_dir example_record_tree "$tmp/ex_rec"
+else
+	fail compare_example_record_tree "lowtrace record failed"
+fi
+if [ "$(id -u)" -eq 0 ]; then
+	if "$LT" record -o "$tmp/ex_kern" -k sched,syscalls:sys_enter_nanosleep,syscalls:sys_exit_nanosleep \
+		-- "$B/tests/progs/sleeper" > "$tmp/ex_kern.log" 2>&1; then
+		compare_dir example_record_kernel "$tmp/ex_kern"
+	else
+		fail compare_example_record_kernel "$(tail -c 600 "$tmp/ex_kern.log")"
+	fi
+else
+	skip compare_example_record_kernel "kernel events need root"
+fi
 
 # the generated traces hold what the comparison must cover
 if [ -s "$tmp/full.lt" ]; then
