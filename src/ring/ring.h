@@ -223,6 +223,7 @@ static inline int lt_ring_subbuf_free(const struct lt_ring *r,
  * writes its event header, and points ctx->payload at the payload.
  * Returns 0, or -ENOBUFS / -E2BIG when the event is dropped (and counted).
  * mode is a constant at every call site so that the compiler folds it.
+ * Model: models/ring.pml, inline event() (proctypes writer and handler).
  */
 static inline __attribute__((always_inline)) int
 lt_ring_reserve_on(struct lt_ring *r, struct lt_ring_ctx *ctx, uint32_t cpu,
@@ -351,7 +352,8 @@ static inline int lt_ring_reserve_at(struct lt_ring *r, struct lt_ring_ctx *ctx,
 	return lt_ring_reserve_on(r, ctx, cpu, &ts, id, len, LT_RING_DISCARD);
 }
 
-/* Makes the record visible to the consumer. */
+/* Makes the record visible to the consumer.  Model: models/ring.pml,
+ * the commit step of inline event(). */
 static inline void lt_ring_commit(struct lt_ring *r,
 				  const struct lt_ring_ctx *ctx)
 {
@@ -364,18 +366,22 @@ static inline void lt_ring_commit(struct lt_ring *r,
 
 /* Consumer side (one consumer per channel). */
 
-/* Discard mode: the oldest unread complete sub-buffer, or -EAGAIN. */
+/* Discard mode: the oldest unread complete sub-buffer, or -EAGAIN.
+ * Model: models/ring.pml, inline read_subbuf() in proctype consumer. */
 int lt_ring_get_subbuf(struct lt_ring *r, uint32_t cpu,
 		       struct lt_ring_subbuf *sb);
-/* Gives the sub-buffer from lt_ring_get_subbuf() back to the writers. */
+/* Gives the sub-buffer from lt_ring_get_subbuf() back to the writers.
+ * Model: models/ring.pml, proctype consumer. */
 void lt_ring_put_subbuf(struct lt_ring *r, uint32_t cpu);
-/* Closes the current partial sub-buffer; 1 if one was closed, else 0. */
+/* Closes the current partial sub-buffer; 1 if one was closed, else 0.
+ * Model: models/ring.pml, inline flush(). */
 int lt_ring_flush(struct lt_ring *r, uint32_t cpu);
 
 /*
  * Overwrite mode: flushes, then copies the newest complete sub-buffers that
  * stay intact while copied, and calls fn for each, oldest first.  Returns
  * how many were delivered, or a negative errno (from fn or allocation).
+ * Model: models/ring.pml, proctype snapshot.
  */
 typedef int (*lt_ring_packet_fn)(void *arg, const struct lt_packet_header *hdr,
 				 const void *data, size_t len);
