@@ -22,6 +22,10 @@ CFLAGS ?= -O2 -g
 ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE= $(WARN) $(CFLAGS) $(SANFLAGS) -fPIC -pthread \
 	-Iinclude -Isrc -DLT_VERSION='"$(VERSION)"' -MMD -MP
 ALL_LDFLAGS = $(LDFLAGS) $(SANFLAGS) -pthread
+# the ring buffer's 16-byte compare-and-swap, inline
+ifneq ($(filter x86_64%,$(shell $(CC) -dumpmachine)),)
+ALL_CFLAGS += -mcx16
+endif
 LDLIBS_BASE := -ldl -lm
 
 LIB_SRC := $(filter-out src/cli/%,$(wildcard src/*/*.c))

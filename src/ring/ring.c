@@ -285,17 +285,19 @@ int lt_ring_flush(struct lt_ring *r, uint32_t cpu)
 {
 	struct lt_ring_ctl *ctl = lt_ring_ctl(r, cpu);
 	const uint64_t S = r->subbuf_size;
-	uint64_t old = atomic_load_explicit(&ctl->offset, memory_order_acquire);
+	uint64_t old = atomic_load_explicit(&ctl->offset, memory_order_relaxed);
+	uint64_t last =
+		atomic_load_explicit(&ctl->last_tsc, memory_order_relaxed);
 	uint64_t ts, lost;
 
 	do {
 		if ((old & (S - 1)) == 0)
 			return 0; /* no sub-buffer open */
-		ts = lt_clock_read();
+		ts = lt_clock_read_fast();
+		if (ts < last)
+			ts = last; /* timestamp_end after every record */
 		lost = lt_ring_lost(r, cpu);
-	} while (!atomic_compare_exchange_weak_explicit(
-		&ctl->offset, &old, (old & ~(S - 1)) + S, memory_order_acq_rel,
-		memory_order_acquire));
+	} while (!lt_ring_cas_pair(ctl, &old, &last, (old & ~(S - 1)) + S, ts));
 	lt_ring_close_subbuf(r, ctl, old & ~(S - 1), old & (S - 1), ts, lost);
 	return 1;
 }

@@ -109,11 +109,21 @@ struct lt_ring_config {
 	uint32_t pid; /* 0: getpid() */
 };
 
-/* Per-CPU control block in shared memory. */
+/*
+ * Per-CPU control block in shared memory.  The write offset and the last
+ * record's timestamp change together, in one 16-byte compare-and-swap: a
+ * writer takes a timestamp no earlier than the one before it in the
+ * buffer, so timestamps follow offset order by construction, with a plain
+ * (unordered, cheaper) counter read.
+ */
 struct lt_ring_ctl {
-	_Alignas(64) _Atomic uint64_t offset; /* write position, bytes */
-	_Atomic uint64_t
-		last_tsc; /* a timestamp no later than the last record's */
+	union {
+		struct {
+			_Atomic uint64_t offset; /* write position, bytes */
+			_Atomic uint64_t last_tsc; /* the last record's time */
+		};
+		unsigned __int128 pair;
+	} __attribute__((aligned(64)));
 	_Atomic uint64_t lost_full; /* dropped: next sub-buffer not free */
 	_Atomic uint64_t lost_big; /* dropped: larger than a sub-buffer */
 	_Alignas(64) _Atomic uint64_t consumed; /* discard: next to read */
@@ -196,6 +206,24 @@ static inline uint32_t lt_ring_cpu_of(const struct lt_ring *r,
 	return (uint32_t)(((const char *)ctl - r->ctl_base) / r->ctl_stride);
 }
 
+/*
+ * Replaces (offset, last_tsc) if it still is (*off, *ts); else loads the
+ * current pair into them.  A full barrier (__sync): the CAS of the next
+ * writer, and the offset re-check of lt_ring_snapshot(), pair with it.
+ */
+static inline int lt_ring_cas_pair(struct lt_ring_ctl *ctl, uint64_t *off,
+				   uint64_t *ts, uint64_t noff, uint64_t nts)
+{
+	unsigned __int128 o = (unsigned __int128)*ts << 64 | *off;
+	unsigned __int128 n = (unsigned __int128)nts << 64 | noff;
+	unsigned __int128 v = __sync_val_compare_and_swap(&ctl->pair, o, n);
+	if (v == o)
+		return 1;
+	*off = (uint64_t)v;
+	*ts = (uint64_t)(v >> 64);
+	return 0;
+}
+
 /* May a writer open the sub-buffer that starts at begin? */
 static inline int lt_ring_subbuf_free(const struct lt_ring *r,
 				      struct lt_ring_ctl *ctl, uint64_t begin,
@@ -241,17 +269,19 @@ lt_ring_reserve_on(struct lt_ring *r, struct lt_ring_ctx *ctx, uint32_t cpu,
 		lt_ring_drop(ctl, -E2BIG);
 		return -E2BIG;
 	}
-	/* acquire: pairs with the CAS of the writer we follow, so that our
-	 * timestamp, read after this load, is no earlier than its own */
-	old = atomic_load_explicit(&ctl->offset, memory_order_acquire);
+	/* a torn pair only fails the first CAS, which then loads it whole */
+	old = atomic_load_explicit(&ctl->offset, memory_order_relaxed);
+	uint64_t last =
+		atomic_load_explicit(&ctl->last_tsc, memory_order_relaxed);
 	for (;;) {
-		ts = fixed_ts ? *fixed_ts : lt_clock_read();
+		ts = fixed_ts ? *fixed_ts : lt_clock_read_fast();
+		if (__builtin_expect(ts < last, 0))
+			ts = last; /* a read taken early, or on another CPU */
 		uint64_t obase = old & ~(S - 1);
 		enter = (old & (S - 1)) == 0;
 		sw = 0;
 		if (!enter) {
-			uint64_t last = atomic_load_explicit(
-				&ctl->last_tsc, memory_order_relaxed);
+			/* the exact previous timestamp: the gap decides */
 			hsz = (id < LT_EV_ID_EXTENDED &&
 			       ts - last < (1ull << LT_EV_TS_BITS)) ?
 				      LT_EV_HDR_COMPACT :
@@ -279,24 +309,15 @@ lt_ring_reserve_on(struct lt_ring *r, struct lt_ring_ctx *ctx, uint32_t cpu,
 		 * sub-buffer: nobody else will find it open */
 		fill = (end & (S - 1)) == 0;
 		if (__builtin_expect(sw | fill, 0))
-			/* read after the offset load: a later close sees no
+			/* read after the pair's load: a later close sees no
 			 * smaller count, so the packets' counts never shrink */
 			lost = atomic_load_explicit(&ctl->lost_full,
 						    memory_order_relaxed) +
 			       atomic_load_explicit(&ctl->lost_big,
 						    memory_order_relaxed);
-		/* acq_rel: orders our clock read and loads before the new
-		 * offset is seen; pairs with the acquire load above in the next
-		 * writer, and with the offset re-check in lt_ring_snapshot() */
-		if (atomic_compare_exchange_weak_explicit(
-			    &ctl->offset, &old, end, memory_order_acq_rel,
-			    memory_order_acquire))
+		if (lt_ring_cas_pair(ctl, &old, &last, end, ts))
 			break;
 	}
-	if (mode == LT_RING_OVERWRITE)
-		/* our data stores come after the new offset: pairs with the
-		 * acquire fence in lt_ring_snapshot()'s validation */
-		lt_ring_fence(memory_order_release);
 	if (__builtin_expect(sw, 0))
 		lt_ring_close_subbuf(r, ctl, old & ~(S - 1), old & (S - 1), ts,
 				     lost);
@@ -304,7 +325,6 @@ lt_ring_reserve_on(struct lt_ring *r, struct lt_ring_ctx *ctx, uint32_t cpu,
 		lt_ring_open_subbuf(r, ctl, begin, ts);
 	if (__builtin_expect(fill, 0))
 		lt_ring_close_subbuf(r, ctl, end - S, S, ts, lost);
-	atomic_store_explicit(&ctl->last_tsc, ts, memory_order_relaxed);
 
 	char *p = lt_ring_data(r, cpu) + (rec & (r->buf_size - 1));
 	if (hsz == LT_EV_HDR_COMPACT) {
