@@ -60,6 +60,8 @@ typedef void (*lt_probe_event_fn)(void *arg, const struct lt_probe_event *e);
 void lt_probe_foreach_event(lt_probe_event_fn fn, void *arg);
 /* Events registered now whose name matches pattern. */
 int lt_probe_count_matching(const char *pattern);
+/* 1 if an object whose "lt_events" section is in [lo, hi) registered. */
+int lt_probe_range_within(uintptr_t lo, uintptr_t hi);
 /* Changes whenever an event is registered for the first time. */
 uint64_t lt_probe_generation(void);
 

@@ -624,6 +624,18 @@ int lt_probe_count_matching(const char *pattern)
 	return n;
 }
 
+int lt_probe_range_within(uintptr_t lo, uintptr_t hi)
+{
+	int found = 0;
+	pthread_mutex_lock(&reg_lock);
+	for (size_t i = 0; i < nranges; i++) {
+		uintptr_t a = (uintptr_t)ranges[i].start;
+		found |= a >= lo && a < hi;
+	}
+	pthread_mutex_unlock(&reg_lock);
+	return found;
+}
+
 uint64_t lt_probe_generation(void)
 {
 	return atomic_load(&generation);
