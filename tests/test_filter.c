@@ -311,8 +311,59 @@ LT_TEST(test_filter_on_the_tracing_path)
 		lt_trace(ft, all, (int8_t)i, 0, 0, 0, 0, 0, 0, 0, "n", "t");
 	LT_ASSERT_EQ(ring_events(all), 40);
 	LT_ASSERT_EQ(ring_events(some), 29);
+	/* a second rule to the same ring: an event is recorded once, if
+	 * either filter matches */
+	LT_ASSERT_EQ(lt_probe_enable_filter(&cfg, "ft:all", LT_LOGLEVEL_ALL,
+					    some, "s8 < 2 || s8 == 30", err,
+					    sizeof(err)),
+		     0);
+	for (int i = 0; i < 40; i++)
+		lt_trace(ft, all, (int8_t)i, 0, 0, 0, 0, 0, 0, 0, "n", "t");
+	LT_ASSERT_EQ(ring_events(some), 31);
+	/* a name it does not fit is refused, with the fields listed */
+	LT_ASSERT_EQ(lt_probe_enable_filter(&cfg, "ft:all", LT_LOGLEVEL_ALL,
+					    some, "x > 1", err, sizeof(err)),
+		     -EINVAL);
+	LT_ASSERT(strstr(err, "unknown field 'x' (ft:all has fields: s8,") !=
+		  NULL);
 	lt_probe_disable(&cfg, NULL);
 	LT_ASSERT(!lt_trace_enabled(ft, all));
 	lt_ring_destroy(all);
 	lt_ring_destroy(some);
+}
+
+static int fired;
+
+static void count_fire(void *arg)
+{
+	(*(int *)arg)++;
+}
+
+LT_TEST(test_filter_trigger_targets_fire_on_matching_events)
+{
+	char err[300];
+	LT_ASSERT_EQ(lt_probe_enable_trigger(&fired, "ft:all", LT_LOGLEVEL_ALL,
+					     "u16 == 7 && name == \"go\"",
+					     count_fire, &fired, err,
+					     sizeof(err)),
+		     0);
+	LT_ASSERT(lt_trace_enabled(ft, all));
+	for (int i = 0; i < 10; i++)
+		lt_trace(ft, all, 0, (uint16_t)i, 0, 0, 0, 0, 0, 0,
+			 i & 1 ? "go" : "stay", "");
+	LT_ASSERT_EQ(fired, 1);
+	lt_probe_disable(&fired, NULL);
+	LT_ASSERT(!lt_trace_enabled(ft, all));
+}
+
+LT_TEST(test_filter_or_combines_two_programs)
+{
+	struct payload p = sample(); /* s8 -5, name "render" */
+	struct lt_filter *a = compile_ok("s8 == 1"),
+			 *b = compile_ok("tag == \"abc\" && name == \"r*\"");
+	LT_ASSERT(!lt_filter_match(a, p.buf, p.len));
+	LT_ASSERT_EQ(lt_filter_or(&a, b), 0);
+	LT_ASSERT(lt_filter_match(a, p.buf, p.len));
+	lt_filter_free(a);
+	lt_filter_free(b);
 }

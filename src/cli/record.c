@@ -43,7 +43,8 @@ static const char usage[] =
 	"  --on-trigger NAME=snapshot|stop\n"
 	"                      what lt_trigger(\"NAME\") does (default snapshot,\n"
 	"                      into DIR/snapshot-N, of the overwrite channels)\n"
-	"  --trigger-holdoff MS  ignore a trigger repeated within MS (default 1000)\n"
+	"  --trigger-holdoff MS  ignore a trigger repeated within MS (default 1000;\n"
+	"                      for --trigger, applied in the traced process)\n"
 	"\n"
 	"Filters are checked before COMMAND runs, against the events of its\n"
 	"executable and the libraries it links (COMMAND is started once to list\n"
@@ -358,7 +359,7 @@ static int record_run(int argc, char **argv)
 	o.channels[0].n_subbufs = 8;
 	o.switch_ms = 1000;
 	o.trigger_holdoff_ms = 1000;
-	for (i = 1; i < argc; i++) {
+	for (i = 1; i < argc; i += 2) {
 		const char *a = argv[i];
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (strcmp(a, "--") == 0) {
@@ -436,7 +437,6 @@ static int record_run(int argc, char **argv)
 			fputs(usage, stderr);
 			return 2;
 		}
-		i++;
 	}
 	if (i >= argc) {
 		lt_cli_error("record", "no command to run (put it after --)");

@@ -53,7 +53,8 @@ struct layout {
 	uint32_t off; /* for fields before the first variable-length one */
 };
 
-struct lt_filter {
+/* A program as the compiler builds it, at its largest. */
+struct prog {
 	uint32_t ninsn, depth, pool_len;
 	uint32_t nfixed; /* fields with known offsets */
 	uint32_t nlayout; /* fields up to the last one referred to */
@@ -62,12 +63,20 @@ struct lt_filter {
 	char pool[POOL_MAX];
 };
 
+/* The compiled filter: the same, cut to size, in one allocation. */
+struct lt_filter {
+	uint32_t ninsn, depth, pool_len, nfixed, nlayout;
+	const struct insn *insn;
+	const struct layout *layout;
+	const char *pool;
+};
+
 struct parser {
 	const char *text, *p;
 	const char *event;
 	const struct lt_field_desc *fields; /* NULL: syntax only */
 	uint32_t nfields;
-	struct lt_filter *f;
+	struct prog *f;
 	uint32_t pool_len;
 	int depth, stack, max_stack, nest;
 	char *err;
@@ -471,7 +480,7 @@ static int parse_or(struct parser *ps)
 }
 
 /* The layout of the fields up to the last one the program refers to. */
-static void build_layout(struct lt_filter *f, const struct lt_field_desc *fd,
+static void build_layout(struct prog *f, const struct lt_field_desc *fd,
 			 uint32_t nfields)
 {
 	uint32_t last = 0, off = 0;
@@ -500,7 +509,7 @@ static void build_layout(struct lt_filter *f, const struct lt_field_desc *fd,
 
 static int compile(const char *text, const char *event,
 		   const struct lt_field_desc *fields, uint32_t nfields,
-		   struct lt_filter *f, char *err, size_t errcap)
+		   struct prog *f, char *err, size_t errcap)
 {
 	struct parser ps = { .text = text,
 			     .p = text,
@@ -533,55 +542,98 @@ static int compile(const char *text, const char *event,
 	return 0;
 }
 
+static struct lt_filter *pack(const struct prog *pr)
+{
+	size_t ni = pr->ninsn * sizeof(struct insn);
+	size_t nl = pr->nlayout * sizeof(struct layout);
+	struct lt_filter *f = malloc(sizeof(*f) + ni + nl + pr->pool_len);
+	if (!f)
+		return NULL;
+	char *p = (char *)(f + 1);
+	f->ninsn = pr->ninsn;
+	f->depth = pr->depth;
+	f->pool_len = pr->pool_len;
+	f->nfixed = pr->nfixed;
+	f->nlayout = pr->nlayout;
+	f->insn = memcpy(p, pr->insn, ni);
+	f->layout = memcpy(p + ni, pr->layout, nl);
+	f->pool = memcpy(p + ni + nl, pr->pool, pr->pool_len);
+	return f;
+}
+
+static void unpack(const struct lt_filter *f, struct prog *pr)
+{
+	pr->ninsn = f->ninsn;
+	pr->depth = f->depth;
+	pr->pool_len = f->pool_len;
+	pr->nfixed = f->nfixed;
+	pr->nlayout = f->nlayout;
+	memcpy(pr->insn, f->insn, f->ninsn * sizeof(struct insn));
+	memcpy(pr->layout, f->layout, f->nlayout * sizeof(struct layout));
+	memcpy(pr->pool, f->pool, f->pool_len);
+}
+
 int lt_filter_compile(const char *text, const char *event,
 		      const struct lt_field_desc *fields, uint32_t nfields,
 		      struct lt_filter **out, char *err, size_t errcap)
 {
 	static const struct lt_field_desc none[1];
-	struct lt_filter *f = calloc(1, sizeof(*f));
-	if (!f)
+	struct prog *pr = calloc(1, sizeof(*pr));
+	if (!pr)
 		return -ENOMEM;
-	int rc = compile(text, event, fields ? fields : none, nfields, f, err,
+	int rc = compile(text, event, fields ? fields : none, nfields, pr, err,
 			 errcap);
-	if (rc) {
-		free(f);
-		return rc;
+	if (!rc) {
+		*out = pack(pr);
+		rc = *out ? 0 : -ENOMEM;
 	}
-	*out = f;
-	return 0;
+	free(pr);
+	return rc;
 }
 
 int lt_filter_check_syntax(const char *text, char *err, size_t errcap)
 {
-	struct lt_filter *f = calloc(1, sizeof(*f));
-	if (!f)
+	struct prog *pr = calloc(1, sizeof(*pr));
+	if (!pr)
 		return -ENOMEM;
-	int rc = compile(text, NULL, NULL, 0, f, err, errcap);
-	free(f);
+	int rc = compile(text, NULL, NULL, 0, pr, err, errcap);
+	free(pr);
 	return rc;
 }
 
-int lt_filter_or(struct lt_filter *a, const struct lt_filter *b)
+int lt_filter_or(struct lt_filter **pa, const struct lt_filter *b)
 {
+	const struct lt_filter *a = *pa;
 	uint32_t depth = b->depth + 1 > a->depth ? b->depth + 1 : a->depth;
 	if (a->ninsn + b->ninsn + 1 > MAX_INSNS || depth > MAX_DEPTH ||
 	    a->pool_len + b->pool_len > POOL_MAX)
 		return -E2BIG;
+	struct prog *pr = calloc(1, sizeof(*pr));
+	if (!pr)
+		return -ENOMEM;
+	unpack(a, pr);
 	for (uint32_t i = 0; i < b->ninsn; i++) {
 		struct insn in = b->insn[i];
 		in.soff += a->pool_len;
-		a->insn[a->ninsn++] = in;
+		pr->insn[pr->ninsn++] = in;
 	}
-	a->insn[a->ninsn++] = (struct insn){ .op = OP_OR };
-	memcpy(a->pool + a->pool_len, b->pool, b->pool_len);
-	a->pool_len += b->pool_len;
-	a->depth = depth;
+	pr->insn[pr->ninsn++] = (struct insn){ .op = OP_OR };
+	memcpy(pr->pool + pr->pool_len, b->pool, b->pool_len);
+	pr->pool_len += b->pool_len;
+	pr->depth = depth;
 	if (b->nlayout > a->nlayout) {
 		/* one event's fields: the longer layout holds the shorter */
-		memcpy(a->layout, b->layout, sizeof(a->layout));
-		a->nlayout = b->nlayout;
-		a->nfixed = b->nfixed;
+		memcpy(pr->layout, b->layout,
+		       b->nlayout * sizeof(struct layout));
+		pr->nlayout = b->nlayout;
+		pr->nfixed = b->nfixed;
 	}
+	struct lt_filter *f = pack(pr);
+	free(pr);
+	if (!f)
+		return -ENOMEM;
+	free(*pa);
+	*pa = f;
 	return 0;
 }
 

@@ -42,8 +42,9 @@ int lt_filter_check_syntax(const char *text, char *err, size_t errcap);
 /* 1 if the payload (len bytes, fields byte-packed) matches, else 0. */
 int lt_filter_match(const struct lt_filter *f, const void *payload,
 		    uint32_t len);
-/* a becomes "a || b" (both compiled for one event); 0 or -E2BIG. */
-int lt_filter_or(struct lt_filter *a, const struct lt_filter *b);
+/* *a becomes "*a || b" (both compiled for one event); 0, or -E2BIG or
+ * -ENOMEM and *a unchanged. */
+int lt_filter_or(struct lt_filter **a, const struct lt_filter *b);
 void lt_filter_free(struct lt_filter *f);
 
 #endif

@@ -232,7 +232,7 @@ static void add_ring_target(struct lt_targets *t, const struct rule *r,
 		return;
 	}
 	struct lt_target *g = &t->t[k];
-	if (g->filter && (!f || lt_filter_or(g->filter, f))) {
+	if (g->filter && (!f || lt_filter_or(&g->filter, f))) {
 		lt_filter_free(g->filter);
 		g->filter = NULL; /* unfiltered, or too long to combine */
 	}
