@@ -6,6 +6,8 @@
 #include "lt_test.h"
 #include "lt_tools.h"
 
+#include <dlfcn.h>
+#include <fcntl.h>
 #include <lowtrace/lowtrace.h>
 
 #include "ctf/metadata.h"
@@ -366,4 +368,56 @@ LT_TEST(test_filter_or_combines_two_programs)
 	LT_ASSERT(lt_filter_match(a, p.buf, p.len));
 	lt_filter_free(a);
 	lt_filter_free(b);
+}
+
+LT_TEST(test_filter_that_does_not_fit_a_later_event_is_refused)
+{
+	struct lt_ring_config cfg = { .mode = LT_RING_DISCARD,
+				      .n_subbufs = 4,
+				      .subbuf_size = 4096 };
+	struct lt_ring *ring;
+	char path[512], log[300], err[300];
+	LT_ASSERT_EQ(lt_ring_create(&cfg, &ring), 0);
+	/* dl:ping is not loaded yet: nothing to check it against */
+	LT_ASSERT_EQ(lt_probe_enable_filter(&cfg, "dl:ping", LT_LOGLEVEL_ALL,
+					    ring, "nope == 1", err,
+					    sizeof(err)),
+		     0);
+	LT_ASSERT_EQ(lt_probe_enable_filter(&cfg, "dl:*", LT_LOGLEVEL_ALL, ring,
+					    "n > 5", err, sizeof(err)),
+		     0);
+	snprintf(log, sizeof(log), "%s/stderr", lt_tmpdir("dlfilt"));
+	int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644), saved = dup(2);
+	dup2(fd, 2);
+	snprintf(path, sizeof(path), "%s/tests/libtp_dl.so",
+		 lt_test_build_dir());
+	void *h = dlopen(path, RTLD_NOW);
+	dup2(saved, 2);
+	if (!h)
+		LT_FAIL("dlopen %s: %s", path, dlerror());
+	char cmd[400];
+	snprintf(cmd, sizeof(cmd), "cat '%s'", log);
+	char *out = lt_run(cmd, NULL);
+	if (!strstr(out, "event dl:ping is not recorded: its filter does not "
+			 "fit it: unknown field 'nope' (dl:ping has fields: "
+			 "n)"))
+		LT_FAIL("no message:\n%s", out);
+	free(out);
+	/* the rule whose filter fits still selects it */
+	int (*ping)(int) = (int (*)(int))dlsym(h, "tp_dl_ping");
+	LT_ASSERT(ping && ping(3) == 1 && ping(9) == 1);
+	uint64_t n = 0;
+	for (uint32_t c = 0; c < ring->n_cpus; c++) {
+		struct lt_ring_subbuf sb;
+		lt_ring_flush(ring, c);
+		while (lt_ring_get_subbuf(ring, c, &sb) == 0) {
+			/* 4-byte payloads: count the records by their size */
+			n += (sb.len - LT_PACKET_HDR_SIZE) / 8;
+			lt_ring_put_subbuf(ring, c);
+		}
+	}
+	LT_ASSERT_EQ(n, 1);
+	lt_probe_disable(&cfg, NULL);
+	dlclose(h);
+	lt_ring_destroy(ring);
 }

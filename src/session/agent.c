@@ -134,10 +134,12 @@ static int add_rule(const struct lt_proto_rule *r, struct lt_ring *ring,
 	memcpy(t->name, r->trigger, sizeof(t->name));
 	t->holdoff_ns = (uint64_t)r->holdoff_ms * 1000000;
 	atomic_store(&t->last, 0);
+	/* counted before it can fire: the thread checks the index */
+	trig.n++;
 	rc = lt_probe_enable_trigger(&agent, r->pattern, r->loglevel_max,
 				     filter, fire, t, err, errcap);
-	if (!rc)
-		trig.n++;
+	if (rc)
+		trig.n--;
 	return rc;
 }
 
@@ -231,9 +233,11 @@ static int handshake(void)
 		rc = add_rule(r, agent.rings[r->channel], err, sizeof(err));
 		if (rc)
 			fprintf(stderr,
-				"lowtrace: process %d: rule '%s if %s' "
-				"refused: %s\n",
-				(int)getpid(), r->pattern, r->filter,
+				"lowtrace: process %d: %s '%s%s%s' refused: "
+				"%s\n",
+				(int)getpid(),
+				r->trigger[0] ? "--trigger" : "-e", r->pattern,
+				r->filter[0] ? " if " : "", r->filter,
 				err[0] ? err : strerror(-rc));
 	}
 	lt_probe_set_listener(describe_event, NULL);
