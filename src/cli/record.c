@@ -10,7 +10,9 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "probe/filter.h"
 #include "probe/probe.h"
+#include "session/preflight.h"
 #include "session/recorder.h"
 
 static const char usage[] =
@@ -20,9 +22,18 @@ static const char usage[] =
 	"Processes COMMAND forks, and programs they exec, are traced too.\n"
 	"\n"
 	"  -o DIR              trace directory (default ./lowtrace-DATE-TIME)\n"
-	"  -e PATTERN[,...][@CHANNEL]\n"
+	"  -e 'PATTERN[,...][@CHANNEL][ if FILTER]'\n"
 	"                      events to record, `*` wildcards (default: all);\n"
-	"                      @CHANNEL sends them to that channel\n"
+	"                      @CHANNEL sends them to that channel; FILTER keeps\n"
+	"                      those whose fields match, e.g.\n"
+	"                      'myapp:frame_done if late_us > 5000 && id != 3'\n"
+	"                      (== != < <= > >=, && || ! and parentheses;\n"
+	"                      numbers, \"strings\" with a `*` at the end,\n"
+	"                      enum \"LABELS\")\n"
+	"  --trigger 'PATTERN if FILTER -> snapshot|stop'\n"
+	"                      a condition trigger: an event that matches acts\n"
+	"                      as lt_trigger() would (once per hold-off; the\n"
+	"                      event is recorded as -e says)\n"
 	"  --loglevel LEVEL    only events of LEVEL or more severe (WARNING, ...)\n"
 	"  -k EVENTS           kernel tracepoints, comma-separated, `*` wildcards\n"
 	"                      (sched:sched_switch,irq:*) or presets: sched, irq,\n"
@@ -37,7 +48,14 @@ static const char usage[] =
 	"  --on-trigger NAME=snapshot|stop\n"
 	"                      what lt_trigger(\"NAME\") does (default snapshot,\n"
 	"                      into DIR/snapshot-N, of the overwrite channels)\n"
-	"  --trigger-holdoff MS  ignore a trigger repeated within MS (default 1000)\n"
+	"  --trigger-holdoff MS  ignore a trigger repeated within MS (default 1000;\n"
+	"                      for --trigger, applied in the traced process)\n"
+	"\n"
+	"Filters are checked before COMMAND runs, against the events of its\n"
+	"executable and the libraries it links (COMMAND is started once to list\n"
+	"them, and exits before main); events of libraries it opens later with\n"
+	"dlopen are checked as they load, and a filter that does not fit one is\n"
+	"refused with a message.\n"
 	"\n"
 	"While it runs, `lowtrace status`, `lowtrace snapshot` and `lowtrace stop`\n"
 	"act on the session from another terminal.\n"
@@ -153,9 +171,25 @@ struct pending_rule {
 
 static int add_rules(struct lt_rec_options *o, const char *arg, int level)
 {
-	char buf[1024], *save = NULL;
+	char buf[1024], *save = NULL, err[600];
 	if (snprintf(buf, sizeof(buf), "%s", arg) >= (int)sizeof(buf))
 		return lt_cli_error("record", "-e %.40s...: too long", arg);
+	const char *filter = "";
+	char *cond = strstr(buf, " if ");
+	if (cond) {
+		*cond = 0;
+		filter = cond + 4;
+		if (strlen(filter) >= LT_PROTO_FILTER)
+			return lt_cli_error("record",
+					    "-e %.40s...: filter longer than "
+					    "%d bytes",
+					    arg, LT_PROTO_FILTER - 1);
+		if (lt_filter_check_syntax(filter, err, sizeof(err)))
+			return lt_cli_error("record",
+					    "-e %s: %s (see `lowtrace help "
+					    "record`)",
+					    arg, err);
+	}
 	int ch = 0;
 	char *at = strrchr(buf, '@');
 	if (at) {
@@ -167,12 +201,6 @@ static int add_rules(struct lt_rec_options *o, const char *arg, int level)
 					    "it first with --channel %s:...)",
 					    arg, at + 1, at + 1);
 	}
-	if (strstr(buf, " if "))
-		return lt_cli_error("record",
-				    "-e %s: event filters are not supported "
-				    "yet (record the event and filter with "
-				    "`lowtrace view -e`)",
-				    arg);
 	for (char *p = strtok_r(buf, ",", &save); p;
 	     p = strtok_r(NULL, ",", &save)) {
 		if (o->nrules >= LT_PROTO_MAX_RULES)
@@ -186,9 +214,72 @@ static int add_rules(struct lt_rec_options *o, const char *arg, int level)
 					    arg, p);
 		struct lt_proto_rule *r = &o->rules[o->nrules++];
 		snprintf(r->pattern, sizeof(r->pattern), "%s", p);
+		snprintf(r->filter, sizeof(r->filter), "%s", filter);
 		r->loglevel_max = level;
 		r->channel = (uint32_t)ch;
 	}
+	return 0;
+}
+
+/* --trigger 'PATTERN if FILTER -> snapshot|stop' */
+static int add_trigger(struct lt_rec_options *o, const char *arg, int level)
+{
+	char buf[1024], err[600];
+	if (snprintf(buf, sizeof(buf), "%s", arg) >= (int)sizeof(buf))
+		return lt_cli_error("record", "--trigger %.40s...: too long",
+				    arg);
+	char *arrow = strstr(buf, "->");
+	char *cond = strstr(buf, " if ");
+	if (!arrow || !cond || cond > arrow)
+		return lt_cli_error("record",
+				    "--trigger %s: expected 'PATTERN if "
+				    "FILTER -> snapshot' (or -> stop)",
+				    arg);
+	*arrow = 0;
+	*cond = 0;
+	const char *action = arrow + 2, *filter = cond + 4;
+	while (*action == ' ')
+		action++;
+	for (char *e = arrow - 1; e > cond && *e == ' '; e--)
+		*e = 0;
+	if (strcmp(action, "snapshot") != 0 && strcmp(action, "stop") != 0)
+		return lt_cli_error("record",
+				    "--trigger %s: the action is snapshot or "
+				    "stop",
+				    arg);
+	if (!*buf || strlen(buf) >= LT_PROTO_PATTERN || strchr(buf, ' ') ||
+	    strchr(buf, ','))
+		return lt_cli_error("record",
+				    "--trigger %s: '%s' is not an event "
+				    "pattern (PROVIDER:EVENT, with * "
+				    "wildcards)",
+				    arg, buf);
+	if (strlen(filter) >= LT_PROTO_FILTER ||
+	    lt_filter_check_syntax(filter, err, sizeof(err)))
+		return lt_cli_error("record", "--trigger %s: %s", arg,
+				    strlen(filter) >= LT_PROTO_FILTER ?
+					    "filter too long" :
+					    err);
+	if (o->nrules >= LT_PROTO_MAX_RULES || o->non_trigger >= 16)
+		return lt_cli_error("record",
+				    "at most 16 --trigger and --on-trigger");
+	struct lt_proto_rule *r = &o->rules[o->nrules];
+	snprintf(r->pattern, sizeof(r->pattern), "%s", buf);
+	snprintf(r->filter, sizeof(r->filter), "%s", filter);
+	/* the trigger's name: its pattern, numbered if that is taken */
+	char name[LT_PROTO_NAME + 16];
+	snprintf(name, sizeof(name), "%.40s", buf);
+	for (int i = 0; i < o->nrules; i++)
+		if (strcmp(o->rules[i].trigger, name) == 0)
+			snprintf(name, sizeof(name), "%.40s#%d", buf,
+				 o->nrules);
+	memcpy(r->trigger, name, sizeof(r->trigger));
+	r->trigger[sizeof(r->trigger) - 1] = 0;
+	r->loglevel_max = level;
+	r->holdoff_ms = o->trigger_holdoff_ms;
+	o->nrules++;
+	snprintf(o->on_trigger[o->non_trigger++], sizeof(o->on_trigger[0]),
+		 "%.60s=%.8s", name, action);
 	return 0;
 }
 
@@ -272,8 +363,8 @@ static int record_run(int argc, char **argv)
 	static struct lt_rec_result res;
 	char defdir[64], name[64];
 	int level = LT_LOGLEVEL_ALL, i;
-	const char *eargs[LT_PROTO_MAX_RULES];
-	int ne = 0;
+	const char *eargs[LT_PROTO_MAX_RULES], *targs[16];
+	int ne = 0, nt = 0;
 
 	memset(&o, 0, sizeof(o));
 	o.nchannels = 1;
@@ -315,6 +406,11 @@ static int record_run(int argc, char **argv)
 				o.kernel[o.nkernel++] = strdup(p);
 			}
 			free(list);
+		} else if (strcmp(a, "--trigger") == 0) {
+			if (nt >= 16)
+				return lt_cli_error("record",
+						    "at most 16 --trigger");
+			targs[nt++] = v;
 		} else if (strcmp(a, "--loglevel") == 0) {
 			level = lt_probe_loglevel_parse(v);
 			if (level < 0)
@@ -387,6 +483,12 @@ static int record_run(int argc, char **argv)
 	int user_rules = o.nrules;
 	/* lt_trigger()'s event is always kept */
 	add_rules(&o, "lowtrace:trigger", LT_LOGLEVEL_ALL);
+	for (int k = 0; k < nt; k++)
+		if (add_trigger(&o, targs[k], level))
+			return 2;
+	/* a filter that does not fit the program's events stops here */
+	if (lt_preflight_check(o.argv, o.rules, o.nrules))
+		return 2;
 	if (!o.dir) {
 		time_t t = time(NULL);
 		struct tm tm;

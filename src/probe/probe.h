@@ -25,6 +25,25 @@
  */
 int lt_probe_enable(const void *owner, const char *pattern, int loglevel_max,
 		    struct lt_ring *ring);
+/*
+ * The same, for the events whose payload matches filter (filter.h; NULL
+ * for all).  The filter is compiled for each event the pattern selects;
+ * an event whose fields it does not fit is not selected.  A pattern
+ * without wildcards that names a registered event it does not fit, or a
+ * filter that does not parse, is refused: -EINVAL and a message in err.
+ */
+int lt_probe_enable_filter(const void *owner, const char *pattern,
+			   int loglevel_max, struct lt_ring *ring,
+			   const char *filter, char *err, size_t errcap);
+/*
+ * A condition trigger: fire(arg) is called on the tracing path, in the
+ * thread that emits a matching event, after the event's rings have it.
+ * It must not block (agent.c's wakes a thread of its own).
+ */
+int lt_probe_enable_trigger(const void *owner, const char *pattern,
+			    int loglevel_max, const char *filter,
+			    void (*fire)(void *arg), void *arg, char *err,
+			    size_t errcap);
 /* Removes owner's rules with this pattern (all of them for NULL). */
 int lt_probe_disable(const void *owner, const char *pattern);
 
@@ -41,6 +60,8 @@ typedef void (*lt_probe_event_fn)(void *arg, const struct lt_probe_event *e);
 void lt_probe_foreach_event(lt_probe_event_fn fn, void *arg);
 /* Events registered now whose name matches pattern. */
 int lt_probe_count_matching(const char *pattern);
+/* 1 if an object whose "lt_events" section is in [lo, hi) registered. */
+int lt_probe_range_within(uintptr_t lo, uintptr_t hi);
 /* Changes whenever an event is registered for the first time. */
 uint64_t lt_probe_generation(void);
 

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "probe/filter.h"
 #include "probe/targets.h"
 
 struct entry {
@@ -36,7 +37,10 @@ struct rule {
 	const void *owner;
 	char *pattern;
 	int loglevel_max;
-	struct lt_ring *ring;
+	struct lt_ring *ring; /* NULL for a trigger */
+	char *filter; /* NULL: none */
+	void (*fire)(void *arg);
+	void *arg;
 };
 
 struct range {
@@ -201,28 +205,80 @@ static int rule_selects(const struct rule *r, const struct entry *e)
 	       lt_probe_match(r->pattern, e->name);
 }
 
-/* Builds the entry's target list from the rules and publishes it. */
-static int update_entry(struct entry *e)
+/* The rule's filter compiled for e (NULL without one); *fits is 0 when
+ * the filter does not fit e's fields: the rule does not select e. */
+static struct lt_filter *compile_for(const struct rule *r,
+				     const struct entry *e, int *fits,
+				     char *err, size_t errcap)
+{
+	struct lt_filter *f = NULL;
+	*fits = 1;
+	if (r->filter && lt_filter_compile(r->filter, e->name, e->fields,
+					   e->nfields, &f, err, errcap))
+		*fits = 0;
+	return f;
+}
+
+/* Adds the rule's ring to t, or widens the filter of the ring's target:
+ * two rules to one ring record an event once, if either selects it. */
+static void add_ring_target(struct lt_targets *t, const struct rule *r,
+			    struct lt_filter *f)
+{
+	uint32_t k = 0;
+	while (k < t->n && t->t[k].ring != r->ring)
+		k++;
+	if (k == t->n) {
+		t->t[t->n++] = (struct lt_target){ r->ring, f, NULL, NULL };
+		return;
+	}
+	struct lt_target *g = &t->t[k];
+	if (g->filter && (!f || lt_filter_or(&g->filter, f))) {
+		lt_filter_free(g->filter);
+		g->filter = NULL; /* unfiltered, or too long to combine */
+	}
+	lt_filter_free(f);
+}
+
+static struct lt_targets *build_targets(struct entry *e)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < nrules; i++)
 		n += rule_selects(&rules[i], e);
-	struct lt_targets *t = NULL;
-	if (n) {
-		t = calloc(1, sizeof(*t) + n * sizeof(t->rings[0]));
-		if (!t)
-			return -ENOMEM;
-		t->id = e->id;
+	if (!n)
+		return NULL;
+	struct lt_targets *t = calloc(1, sizeof(*t) + n * sizeof(t->t[0]));
+	if (!t)
+		return NULL;
+	t->id = e->id;
+	for (int triggers = 0; triggers < 2; triggers++) {
 		for (size_t i = 0; i < nrules; i++) {
-			if (!rule_selects(&rules[i], e))
+			const struct rule *r = &rules[i];
+			int fits;
+			if ((r->ring == NULL) != triggers ||
+			    !rule_selects(r, e))
 				continue;
-			int dup = 0;
-			for (uint32_t k = 0; k < t->n; k++)
-				dup |= t->rings[k] == rules[i].ring;
-			if (!dup)
-				t->rings[t->n++] = rules[i].ring;
+			struct lt_filter *f = compile_for(r, e, &fits, NULL, 0);
+			if (!fits)
+				continue;
+			if (r->ring)
+				add_ring_target(t, r, f);
+			else
+				t->t[t->n++] =
+					(struct lt_target){ NULL, f, r->fire,
+							    r->arg };
 		}
 	}
+	if (!t->n) {
+		free(t);
+		t = NULL;
+	}
+	return t;
+}
+
+/* Builds the entry's target list from the rules and publishes it. */
+static int update_entry(struct entry *e)
+{
+	struct lt_targets *t = build_targets(e);
 	struct lt_targets *old = e->targets;
 	e->targets = t;
 	for (size_t i = 0; i < e->ndescs; i++) {
@@ -248,7 +304,7 @@ static void free_retired(void)
 	while (retired) {
 		struct lt_targets *t = retired;
 		retired = t->next_retired;
-		free(t);
+		lt_targets_free(t);
 	}
 }
 
@@ -257,6 +313,25 @@ static void update_all(void)
 	for (size_t i = 0; i < nentries; i++)
 		update_entry(entries[i]);
 	free_retired();
+}
+
+/* A rule that names e exactly with a filter that does not fit it. */
+static void report_misfits(const struct entry *e)
+{
+	char err[600];
+	for (size_t i = 0; i < nrules; i++) {
+		const struct rule *r = &rules[i];
+		int fits;
+		if (!r->filter || strchr(r->pattern, '*') ||
+		    !rule_selects(r, e))
+			continue;
+		lt_filter_free(compile_for(r, e, &fits, err, sizeof(err)));
+		if (!fits)
+			fprintf(stderr,
+				"lowtrace: event %s is not recorded: its "
+				"filter does not fit it: %s\n",
+				e->name, err);
+	}
 }
 
 static void add_desc(struct lt_event_desc *d)
@@ -307,6 +382,7 @@ static void add_desc(struct lt_event_desc *d)
 	d->id = e->id;
 	if (e->ndescs == 1) {
 		/* the rules set so far apply to an event new to them */
+		report_misfits(e);
 		update_entry(e);
 		free_retired();
 		return;
@@ -390,25 +466,74 @@ void lt_probe_unregister_range(struct lt_event_desc *const *start,
 		lt_probe_sync();
 }
 
-int lt_probe_enable(const void *owner, const char *pattern, int loglevel_max,
-		    struct lt_ring *ring)
+static int add_rule(struct rule r, char *err, size_t errcap)
 {
 	int rc = -ENOMEM;
 
-	if (!pattern || !*pattern || !ring)
-		return -EINVAL;
+	if (err && errcap)
+		err[0] = 0;
+	if (r.filter) {
+		rc = lt_filter_check_syntax(r.filter, err, errcap);
+		if (rc)
+			return rc;
+	}
 	pthread_mutex_lock(&reg_lock);
+	/* a pattern without wildcards names one event: its filter must fit */
+	struct entry *e = strchr(r.pattern, '*') ? NULL : find_entry(r.pattern);
+	if (e && r.filter && rule_selects(&r, e)) {
+		int fits;
+		lt_filter_free(compile_for(&r, e, &fits, err, errcap));
+		rc = -EINVAL;
+		if (!fits)
+			goto out;
+	}
+	rc = -ENOMEM;
 	if (grow((void **)&rules, &rules_cap, nrules + 1, sizeof(*rules)) < 0)
 		goto out;
-	char *p = strdup(pattern);
-	if (!p)
+	const char *ftext = r.filter;
+	r.pattern = strdup(r.pattern);
+	r.filter = ftext ? strdup(ftext) : NULL;
+	if (!r.pattern || (ftext && !r.filter)) {
+		free(r.pattern);
+		free(r.filter);
 		goto out;
-	rules[nrules++] = (struct rule){ owner, p, loglevel_max, ring };
+	}
+	rules[nrules++] = r;
 	update_all();
 	rc = 0;
 out:
 	pthread_mutex_unlock(&reg_lock);
 	return rc;
+}
+
+int lt_probe_enable(const void *owner, const char *pattern, int loglevel_max,
+		    struct lt_ring *ring)
+{
+	return lt_probe_enable_filter(owner, pattern, loglevel_max, ring, NULL,
+				      NULL, 0);
+}
+
+int lt_probe_enable_filter(const void *owner, const char *pattern,
+			   int loglevel_max, struct lt_ring *ring,
+			   const char *filter, char *err, size_t errcap)
+{
+	if (!pattern || !*pattern || !ring)
+		return -EINVAL;
+	return add_rule((struct rule){ owner, (char *)pattern, loglevel_max,
+				       ring, (char *)filter, NULL, NULL },
+			err, errcap);
+}
+
+int lt_probe_enable_trigger(const void *owner, const char *pattern,
+			    int loglevel_max, const char *filter,
+			    void (*fire)(void *arg), void *arg, char *err,
+			    size_t errcap)
+{
+	if (!pattern || !*pattern || !fire)
+		return -EINVAL;
+	return add_rule((struct rule){ owner, (char *)pattern, loglevel_max,
+				       NULL, (char *)filter, fire, arg },
+			err, errcap);
 }
 
 int lt_probe_disable(const void *owner, const char *pattern)
@@ -420,6 +545,7 @@ int lt_probe_disable(const void *owner, const char *pattern)
 		if (rules[i].owner == owner &&
 		    (!pattern || strcmp(rules[i].pattern, pattern) == 0)) {
 			free(rules[i].pattern);
+			free(rules[i].filter);
 			rules[i] = rules[--nrules];
 			removed++;
 		} else {
@@ -448,8 +574,10 @@ void lt_probe_set_listener(lt_probe_event_fn fn, void *arg)
 void lt_probe_reset_after_fork(void)
 {
 	pthread_mutex_lock(&reg_lock);
-	for (size_t i = 0; i < nrules; i++)
+	for (size_t i = 0; i < nrules; i++) {
 		free(rules[i].pattern);
+		free(rules[i].filter);
+	}
 	nrules = 0;
 	for (size_t i = 0; i < nentries; i++) {
 		struct entry *e = entries[i];
@@ -460,13 +588,13 @@ void lt_probe_reset_after_fork(void)
 					 __ATOMIC_RELEASE);
 		}
 		/* no reader in this process can hold the old list */
-		free(e->targets);
+		lt_targets_free(e->targets);
 		e->targets = NULL;
 	}
 	while (retired) {
 		struct lt_targets *t = retired;
 		retired = t->next_retired;
-		free(t);
+		lt_targets_free(t);
 	}
 	listener = NULL;
 	lt_probe_readers_after_fork();
@@ -494,6 +622,18 @@ int lt_probe_count_matching(const char *pattern)
 		     lt_probe_match(pattern, entries[i]->name);
 	pthread_mutex_unlock(&reg_lock);
 	return n;
+}
+
+int lt_probe_range_within(uintptr_t lo, uintptr_t hi)
+{
+	int found = 0;
+	pthread_mutex_lock(&reg_lock);
+	for (size_t i = 0; i < nranges; i++) {
+		uintptr_t a = (uintptr_t)ranges[i].start;
+		found |= a >= lo && a < hi;
+	}
+	pthread_mutex_unlock(&reg_lock);
+	return found;
 }
 
 uint64_t lt_probe_generation(void)

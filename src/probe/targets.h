@@ -9,12 +9,26 @@
 
 #include "ring/ring.h"
 
+struct lt_filter;
+
+/* One destination: a ring, or a trigger's function; either behind an
+ * optional filter (compiled for this event, freed with the list). */
+struct lt_target {
+	struct lt_ring *ring; /* NULL for a trigger */
+	struct lt_filter *filter; /* NULL: every event */
+	void (*fire)(void *arg);
+	void *arg;
+};
+
 struct lt_targets {
 	uint32_t id; /* the event's */
 	uint32_t n;
 	struct lt_targets *next_retired; /* the registry's, once replaced */
-	struct lt_ring *rings[];
+	struct lt_target t[]; /* rings first, then triggers */
 };
+
+/* Frees a list and the filters it owns. */
+void lt_targets_free(struct lt_targets *t);
 
 /* Forgets readers in flight in the parent, in the child after fork(). */
 void lt_probe_readers_after_fork(void);

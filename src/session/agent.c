@@ -10,9 +10,22 @@
  * whatever this process committed survives it, however it ends.  A child
  * made by fork() connects again and gets buffers of its own; a program
  * started by exec() begins anew.
+ *
+ * Rules may carry a filter (compiled here, per event; one that does not
+ * fit an event it names is refused with a message on stderr) and may be
+ * condition triggers: a matching event calls fire() on the tracing path,
+ * which applies the hold-off with a compare-and-swap on the trigger's last
+ * time and, once per hold-off, writes the trigger's index to a pipe.  The
+ * agent's trigger thread reads it and does lt_trigger(NAME): the round trip
+ * to the recorder happens there, not in the thread that traced the event,
+ * so a snapshot holds events up to a little after the matching one.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <lowtrace/lowtrace.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +34,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "clock/clock.h"
 #include "probe/probe.h"
 #include "ring/ring.h"
 #include "session/agent.h"
@@ -34,6 +48,100 @@ static struct {
 } agent = { .sock = -1 };
 
 static char event_buf[LT_PROTO_MAX];
+
+struct cond_trigger {
+	char name[LT_PROTO_NAME];
+	uint64_t holdoff_ns;
+	_Atomic uint64_t last; /* monotonic ns of the last firing; 0: never */
+};
+
+static struct {
+	struct cond_trigger t[LT_PROTO_MAX_RULES];
+	uint32_t n;
+	int pipe[2];
+	int thread;
+} trig = { .pipe = { -1, -1 } };
+
+/* On the tracing path: at most one wake-up per hold-off, never blocking. */
+static void fire(void *arg)
+{
+	struct cond_trigger *t = arg;
+	uint64_t now = lt_clock_read_monotonic();
+	uint64_t last = atomic_load_explicit(&t->last, memory_order_relaxed);
+	if (last && now - last < t->holdoff_ns)
+		return;
+	/* one thread of a burst wins; the others see its time */
+	if (!atomic_compare_exchange_strong_explicit(&t->last, &last, now,
+						     memory_order_relaxed,
+						     memory_order_relaxed))
+		return;
+	uint8_t idx = (uint8_t)(t - trig.t);
+	if (write(trig.pipe[1], &idx, 1) < 0)
+		return; /* pipe full: a wake-up is pending anyway */
+}
+
+static void *trigger_thread(void *arg)
+{
+	int fd = (int)(intptr_t)arg;
+	uint8_t idx;
+	for (;;) {
+		ssize_t n = read(fd, &idx, 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return NULL;
+		if (idx < trig.n)
+			lt_trigger(trig.t[idx].name);
+	}
+}
+
+static int start_trigger_thread(void)
+{
+	pthread_t th;
+	sigset_t all, old;
+	if (trig.thread)
+		return 0;
+	if (pipe2(trig.pipe, O_CLOEXEC) < 0)
+		return -errno;
+	fcntl(trig.pipe[1], F_SETFL, O_NONBLOCK);
+	/* the process's signals go to its own threads */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	int rc = pthread_create(&th, NULL, trigger_thread,
+				(void *)(intptr_t)trig.pipe[0]);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc)
+		return -rc;
+	pthread_detach(th);
+	trig.thread = 1;
+	return 0;
+}
+
+static int add_rule(const struct lt_proto_rule *r, struct lt_ring *ring,
+		    char *err, size_t errcap)
+{
+	const char *filter = r->filter[0] ? r->filter : NULL;
+	if (!r->trigger[0])
+		return lt_probe_enable_filter(&agent, r->pattern,
+					      r->loglevel_max, ring, filter,
+					      err, errcap);
+	if (trig.n >= LT_PROTO_MAX_RULES)
+		return -ENOSPC;
+	int rc = start_trigger_thread();
+	if (rc)
+		return rc;
+	struct cond_trigger *t = &trig.t[trig.n];
+	memcpy(t->name, r->trigger, sizeof(t->name));
+	t->holdoff_ns = (uint64_t)r->holdoff_ms * 1000000;
+	atomic_store(&t->last, 0);
+	/* counted before it can fire: the thread checks the index */
+	trig.n++;
+	rc = lt_probe_enable_trigger(&agent, r->pattern, r->loglevel_max,
+				     filter, fire, t, err, errcap);
+	if (rc)
+		trig.n--;
+	return rc;
+}
 
 /* Called by the registry, under its lock, for each event. */
 static void describe_event(void *arg, const struct lt_probe_event *e)
@@ -116,11 +224,21 @@ static int handshake(void)
 	lt_clock_set_calib(&cfg.calib);
 	for (uint32_t i = 0; i < cfg.nrules; i++) {
 		struct lt_proto_rule *r = &cfg.rules[i];
+		char err[600];
 		if (!lt_proto_str_ok(r->pattern, sizeof(r->pattern)) ||
+		    !lt_proto_str_ok(r->filter, sizeof(r->filter)) ||
+		    !lt_proto_str_ok(r->trigger, sizeof(r->trigger)) ||
 		    r->channel >= cfg.nchannels)
 			continue;
-		lt_probe_enable(&agent, r->pattern, r->loglevel_max,
-				agent.rings[r->channel]);
+		rc = add_rule(r, agent.rings[r->channel], err, sizeof(err));
+		if (rc)
+			fprintf(stderr,
+				"lowtrace: process %d: %s '%s%s%s' refused: "
+				"%s\n",
+				(int)getpid(),
+				r->trigger[0] ? "--trigger" : "-e", r->pattern,
+				r->filter[0] ? " if " : "", r->filter,
+				err[0] ? err : strerror(-rc));
 	}
 	lt_probe_set_listener(describe_event, NULL);
 	return 0;
@@ -138,6 +256,14 @@ static void after_fork_child(void)
 {
 	lt_probe_reset_after_fork();
 	drop_session();
+	/* the parent's trigger thread is not in this process */
+	if (trig.thread) {
+		close(trig.pipe[0]);
+		close(trig.pipe[1]);
+	}
+	trig.pipe[0] = trig.pipe[1] = -1;
+	trig.thread = 0;
+	trig.n = 0;
 	int rc = handshake();
 	if (rc)
 		fprintf(stderr,

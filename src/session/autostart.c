@@ -6,16 +6,28 @@
  * LOWTRACE_EVENTS is a comma-separated list of patterns (default "*"),
  * LOWTRACE_LOGLEVEL a level name, LOWTRACE_SUBBUF_SIZE and
  * LOWTRACE_SUBBUFS the default channel's geometry.
+ *
+ * LOWTRACE_LIST_EVENTS=FD is `lowtrace record`'s pre-flight (preflight.c):
+ * when the main executable's events register, every event registered so
+ * far (the executable's and those of the libraries it links, whose
+ * constructors ran first) is described on FD, and the process exits
+ * before main() runs.
  */
 #include <lowtrace/lowtrace.h>
 
 #include <errno.h>
+#include <link.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "probe/probe.h"
 #include "session/agent.h"
+#include "session/proto.h"
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static lt_session_t *session;
@@ -94,7 +106,48 @@ static void start(void)
 	atexit(stop_at_exit);
 }
 
+/* The first object dl_iterate_phdr() reports is the main program: have
+ * its events registered? */
+static int main_program(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	int *registered = arg;
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+		if (ph->p_type == PT_LOAD &&
+		    lt_probe_range_within(lo, lo + ph->p_memsz))
+			*registered = 1;
+	}
+	return 1;
+}
+
+static void describe(void *arg, const struct lt_probe_event *e)
+{
+	static char buf[LT_PROTO_MAX];
+	ssize_t n = lt_proto_event_encode(buf, sizeof(buf), e->id, e->loglevel,
+					  e->name, e->fields, e->nfields);
+	if (n > 0)
+		send(*(int *)arg, buf, (size_t)n, MSG_NOSIGNAL);
+}
+
+static void list_events(const char *fdtext)
+{
+	int registered = 0;
+	dl_iterate_phdr(main_program, &registered);
+	if (!registered)
+		return; /* a library's events: the executable's come later */
+	int fd = atoi(fdtext);
+	lt_probe_foreach_event(describe, &fd);
+	_exit(0);
+}
+
 void lt_session_autostart(void)
 {
+	const char *list = getenv("LOWTRACE_LIST_EVENTS");
+	if (list && *list) {
+		list_events(list);
+		return;
+	}
 	pthread_once(&once, start);
 }

@@ -32,6 +32,7 @@
 #define LT_PROTO_MAX_RULES 64
 #define LT_PROTO_NAME 64
 #define LT_PROTO_PATTERN 256
+#define LT_PROTO_FILTER 512 /* LT_FILTER_MAX_TEXT */
 
 enum lt_msg_type {
 	LT_MSG_HELLO = 1,
@@ -62,10 +63,17 @@ struct lt_proto_channel {
 	uint32_t mode;
 };
 
+/* A rule records the events it selects into a channel, or, with a
+ * trigger name, acts as lt_trigger(NAME) when one of them matches (at most
+ * once per holdoff_ms, decided in the traced process). */
 struct lt_proto_rule {
 	char pattern[LT_PROTO_PATTERN];
 	int32_t loglevel_max;
 	uint32_t channel;
+	char filter[LT_PROTO_FILTER]; /* filter.h; "" for none */
+	char trigger[LT_PROTO_NAME]; /* "" for a recording rule */
+	uint32_t holdoff_ms;
+	uint32_t pad;
 };
 
 struct lt_msg_config {

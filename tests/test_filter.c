@@ -1,0 +1,423 @@
+/*
+ * test_filter.c - event filters: parsing, the messages of bad filters,
+ * evaluation of every field type and operator over real payloads,
+ * precedence, and the tracing path with and without a filter.
+ */
+#include "lt_test.h"
+#include "lt_tools.h"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <lowtrace/lowtrace.h>
+
+#include "ctf/metadata.h"
+#include "ctf/packet.h"
+#include "probe/filter.h"
+#include "probe/probe.h"
+
+LT_ENUM(ft, state,
+	LT_ENUM_VALUE("IDLE", 0) LT_ENUM_VALUE("BUSY", 1)
+		LT_ENUM_RANGE("ERR", 10, 19))
+
+/* Every comparable type, a string in the middle and fields after it. */
+LT_EVENT(ft, all, LT_INFO,
+	 LT_ARGS(int8_t, s8, uint16_t, u16, int32_t, s32, uint64_t, u64,
+		 int64_t, s64, int, st, float, f, double, d, const char *, name,
+		 const char *, tag),
+	 LT_FIELDS(LT_FIELD_INT(s8, s8) LT_FIELD_HEX(u16, u16) LT_FIELD_INT(
+		 s32, s32) LT_FIELD_INT(u64, u64) LT_FIELD_INT(s64, s64)
+			   LT_FIELD_ENUM(ft, state, st, st) LT_FIELD_FLOAT(f, f)
+				   LT_FIELD_STRING(name, name)
+					   LT_FIELD_FLOAT(d, d)
+						   LT_FIELD_CHARS(tag, tag, 8)))
+
+static const int32_t arr_data[2] = { 1, 2 };
+LT_EVENT(ft, arr, LT_INFO, LT_ARGS(int, x),
+	 LT_FIELDS(LT_FIELD_INT(x, x) LT_FIELD_ARRAY(a, arr_data, 2)
+			   LT_FIELD_SEQUENCE(q, arr_data, x)))
+
+struct payload {
+	char buf[LT_EVENT_MAX];
+	uint32_t len;
+};
+
+/* The payload ft:all's probe would write. */
+static struct payload make(int8_t s8, uint16_t u16, int32_t s32, uint64_t u64,
+			   int64_t s64, int st, float f, double d,
+			   const char *name, const char *tag)
+{
+	struct payload p;
+	struct lt__writer w = { p.buf, 0, sizeof(p.buf), 0 };
+	lt__put(&w, &s8, 1);
+	lt__put(&w, &u16, 2);
+	lt__put(&w, &s32, 4);
+	lt__put(&w, &u64, 8);
+	lt__put(&w, &s64, 8);
+	lt__put(&w, &st, sizeof(st));
+	lt__put(&w, &f, 4);
+	lt__put_string(&w, name);
+	lt__put(&w, &d, 8);
+	lt__put_chars(&w, tag, 8);
+	p.len = w.off;
+	return p;
+}
+
+static const struct lt_field_desc *all_fields(uint32_t *n)
+{
+	const struct lt_field_desc *f = lt__ev_ft__all.fields();
+	*n = 0;
+	while (f[*n].name)
+		(*n)++;
+	return f;
+}
+
+static struct lt_filter *compile_ok(const char *text)
+{
+	uint32_t n;
+	const struct lt_field_desc *fd = all_fields(&n);
+	struct lt_filter *f = NULL;
+	char err[512];
+	int rc = lt_filter_compile(text, "ft:all", fd, n, &f, err, sizeof(err));
+	if (rc)
+		LT_FAIL("'%s' did not compile: %s", text, err);
+	return f;
+}
+
+static int matches(const char *text, const struct payload *p)
+{
+	struct lt_filter *f = compile_ok(text);
+	int m = lt_filter_match(f, p->buf, p->len);
+	lt_filter_free(f);
+	return m;
+}
+
+static const char *compile_err(const char *text)
+{
+	static char err[512];
+	uint32_t n;
+	const struct lt_field_desc *fd = all_fields(&n);
+	struct lt_filter *f = NULL;
+	int rc = lt_filter_compile(text, "ft:all", fd, n, &f, err, sizeof(err));
+	if (rc == 0)
+		LT_FAIL("'%s' compiled", text);
+	LT_ASSERT_EQ(rc, -EINVAL);
+	return err;
+}
+
+static struct payload sample(void)
+{
+	return make(-5, 0xbeef, -70000, 18000000000000000000ull, -3, 1, 1.5f,
+		    -2.25, "render", "abc");
+}
+
+LT_TEST(test_filter_integers_every_operator)
+{
+	struct payload p = sample();
+	LT_ASSERT(matches("s8 == -5", &p));
+	LT_ASSERT(!matches("s8 != -5", &p));
+	LT_ASSERT(matches("s8 < -4", &p));
+	LT_ASSERT(matches("s8 <= -5", &p));
+	LT_ASSERT(!matches("s8 > -5", &p));
+	LT_ASSERT(matches("s8 >= -5", &p));
+	LT_ASSERT(matches("u16 == 0xbeef", &p));
+	LT_ASSERT(matches("u16 == 48879", &p));
+	LT_ASSERT(matches("u16 > -1", &p)); /* unsigned against negative */
+	LT_ASSERT(matches("s32 < -69999", &p));
+	LT_ASSERT(matches("u64 == 18000000000000000000", &p));
+	LT_ASSERT(matches("u64 > 9223372036854775807", &p));
+	LT_ASSERT(matches("u64 > 0", &p));
+	LT_ASSERT(matches("s64 == -3 && s64 > -9223372036854775808", &p));
+	LT_ASSERT(matches("s64 < 0xffffffffffffffff", &p));
+	LT_ASSERT(matches("s32 < -69999.5", &p)); /* integer against float */
+}
+
+LT_TEST(test_filter_floats_enums_strings_and_chars)
+{
+	struct payload p = sample();
+	LT_ASSERT(matches("f == 1.5", &p));
+	LT_ASSERT(matches("f > 1 && f < 2", &p));
+	LT_ASSERT(matches("d <= -2.25 && d >= -2.25e0", &p));
+	LT_ASSERT(!matches("d != -2.25", &p));
+	LT_ASSERT(matches("st == 1", &p));
+	LT_ASSERT(matches("st == \"BUSY\"", &p));
+	LT_ASSERT(!matches("st == \"IDLE\"", &p));
+	LT_ASSERT(matches("st != \"IDLE\" && st < \"ERR\"", &p));
+	struct payload e = make(0, 0, 0, 0, 0, 12, 0, 0, "", "");
+	LT_ASSERT(matches("st == \"ERR\"", &e));
+	LT_ASSERT(
+		matches("st > \"BUSY\" && st >= \"ERR\" && st <= \"ERR\"", &e));
+	LT_ASSERT(matches("name == \"render\"", &p));
+	LT_ASSERT(!matches("name == \"rend\"", &p));
+	LT_ASSERT(matches("name == \"rend*\"", &p));
+	LT_ASSERT(matches("name == \"*\"", &p));
+	LT_ASSERT(!matches("name != \"ren*\"", &p));
+	LT_ASSERT(matches("name > \"rend\" && name < \"rendez\"", &p));
+	LT_ASSERT(matches("name == \"\"", &e));
+	LT_ASSERT(matches("tag == \"abc\"", &p));
+	LT_ASSERT(matches("tag == \"ab*\" && tag != \"abcd\"", &p));
+	struct payload full = make(0, 0, 0, 0, 0, 0, 0, 0, "x", "12345678");
+	LT_ASSERT(matches("tag == \"12345678\"", &full));
+	struct payload q = make(0, 0, 0, 0, 0, 0, 0, 0, "say \"hi\"\\", "");
+	LT_ASSERT(matches("name == \"say \\\"hi\\\"\\\\\"", &q));
+	struct payload star = make(0, 0, 0, 0, 0, 0, 0, 0, "a*", "");
+	LT_ASSERT(matches("name == \"a\\*\"", &star));
+	LT_ASSERT(!matches("name == \"a\\*\"", &p));
+}
+
+LT_TEST(test_filter_fields_after_a_string_are_found)
+{
+	/* d and tag follow the variable-length name */
+	struct payload a = make(1, 2, 3, 4, 5, 0, 0, 7.0, "", "x");
+	struct payload b = make(1, 2, 3, 4, 5, 0, 0, 7.0,
+				"a much longer name than before", "x");
+	LT_ASSERT(matches("d == 7 && tag == \"x\"", &a));
+	LT_ASSERT(matches("d == 7 && tag == \"x\"", &b));
+	/* a payload cut short matches nothing */
+	LT_ASSERT(!matches("d == 7", &(struct payload){ .len = 3 }));
+	b.len -= 4;
+	LT_ASSERT(!matches("tag == \"x\"", &b));
+	LT_ASSERT(matches("s8 == 1", &b));
+}
+
+LT_TEST(test_filter_precedence_and_parentheses)
+{
+	struct payload p = sample(); /* s8 -5, st 1 */
+	/* && binds tighter than || */
+	LT_ASSERT(matches("s8 == 0 && st == 0 || st == 1", &p));
+	LT_ASSERT(!matches("s8 == 0 && (st == 0 || st == 1)", &p));
+	LT_ASSERT(matches("st == 1 || s8 == 0 && st == 0", &p));
+	LT_ASSERT(matches("!s8 == 0", &p));
+	LT_ASSERT(!matches("!(s8 == -5 || st == 7)", &p));
+	LT_ASSERT(matches("!!(s8 == -5)", &p));
+	LT_ASSERT(matches("((((s8==-5))))&&!(st!=1)", &p));
+}
+
+LT_TEST(test_filter_errors_name_the_field_and_list_the_fields)
+{
+	const char *e = compile_err("late_us > 5000");
+	LT_ASSERT(strstr(e, "unknown field 'late_us'") != NULL);
+	LT_ASSERT(strstr(e, "ft:all has fields: s8, u16, s32, u64, s64, st, "
+			    "f, name, d, tag") != NULL);
+	e = compile_err("name > 3");
+	LT_ASSERT(strstr(e, "field 'name' is a string") != NULL);
+	e = compile_err("s8 == \"x\"");
+	LT_ASSERT(strstr(e, "field 's8' is an integer") != NULL);
+	e = compile_err("f == \"x\"");
+	LT_ASSERT(strstr(e, "field 'f' is a float") != NULL);
+	e = compile_err("st == \"HOT\"");
+	LT_ASSERT(strstr(e, "no label \"HOT\" (labels: IDLE, BUSY, ERR)") !=
+		  NULL);
+	e = compile_err("name < \"a*\"");
+	LT_ASSERT(strstr(e, "== or != only") != NULL);
+	e = compile_err("name == \"a*b\"");
+	LT_ASSERT(strstr(e, "only at the end") != NULL);
+	e = compile_err("s8 = 1");
+	LT_ASSERT(strstr(e, "expected == != < <= > or >=") != NULL);
+	e = compile_err("s8 == 1 &&");
+	LT_ASSERT(strstr(e, "expected a field name at the end") != NULL);
+	e = compile_err("(s8 == 1");
+	LT_ASSERT(strstr(e, "expected ')'") != NULL);
+	e = compile_err("s8 == 1 s8");
+	LT_ASSERT(strstr(e, "expected && || or the end") != NULL);
+	e = compile_err("s8 == 12x");
+	LT_ASSERT(strstr(e, "bad number") != NULL);
+	e = compile_err("s8 == 99999999999999999999");
+	LT_ASSERT(strstr(e, "out of range") != NULL);
+	e = compile_err("name == \"open");
+	LT_ASSERT(strstr(e, "closing") != NULL);
+	char deep[200] = "";
+	for (int i = 0; i < 40; i++)
+		strcat(deep, "(");
+	e = compile_err(deep);
+	LT_ASSERT(strstr(e, "nested too deeply") != NULL);
+	LT_ASSERT_EQ(lt_filter_check_syntax("x == 1 && !(y < 2.5)", NULL, 0),
+		     0);
+	char err[200];
+	LT_ASSERT_EQ(lt_filter_check_syntax("x ==", err, sizeof(err)), -EINVAL);
+	LT_ASSERT(strstr(err, "expected a number") != NULL);
+}
+
+LT_TEST(test_filter_rejects_arrays_and_sequences)
+{
+	const struct lt_field_desc *fd = lt__ev_ft__arr.fields();
+	struct lt_filter *f;
+	char err[300];
+	LT_ASSERT_EQ(lt_filter_compile("a == 1", "ft:arr", fd, 3, &f, err,
+				       sizeof(err)),
+		     -EINVAL);
+	LT_ASSERT(strstr(err, "field 'a' is an array: arrays and sequences") !=
+		  NULL);
+	LT_ASSERT_EQ(lt_filter_compile("q == 1", "ft:arr", fd, 3, &f, err,
+				       sizeof(err)),
+		     -EINVAL);
+	LT_ASSERT(strstr(err, "field 'q' is a sequence") != NULL);
+	LT_ASSERT_EQ(lt_filter_compile("x == 1", "ft:arr", fd, 3, &f, err,
+				       sizeof(err)),
+		     0);
+	lt_filter_free(f);
+}
+
+/* The tracing path: a filtered rule and an unfiltered one, to one ring
+ * each, counted by walking what the consumer would see. */
+static const struct lt_ctf_event *lookup_all(void *arg, uint32_t id)
+{
+	static struct lt_ctf_event e;
+	(void)arg;
+	e = (struct lt_ctf_event){ id, "ft:all", LT_INFO, NULL, 0 };
+	e.fields = all_fields(&e.nfields);
+	return &e;
+}
+
+static void count_one(void *arg, const struct lt_ctf_record *r)
+{
+	(void)r;
+	(*(uint64_t *)arg)++;
+}
+
+static uint64_t ring_events(struct lt_ring *r)
+{
+	uint64_t n = 0;
+	for (uint32_t c = 0; c < r->n_cpus; c++) {
+		struct lt_ring_subbuf sb;
+		lt_ring_flush(r, c);
+		while (lt_ring_get_subbuf(r, c, &sb) == 0) {
+			lt_ctf_walk_records(sb.data, sb.len, lookup_all, NULL,
+					    count_one, &n);
+			lt_ring_put_subbuf(r, c);
+		}
+	}
+	return n;
+}
+
+LT_TEST(test_filter_on_the_tracing_path)
+{
+	struct lt_ring_config cfg = { .mode = LT_RING_DISCARD,
+				      .n_subbufs = 4,
+				      .subbuf_size = 4096 };
+	struct lt_ring *all, *some;
+	char err[300];
+	LT_ASSERT_EQ(lt_ring_create(&cfg, &all), 0);
+	LT_ASSERT_EQ(lt_ring_create(&cfg, &some), 0);
+	LT_ASSERT_EQ(lt_probe_enable(&cfg, "ft:all", LT_LOGLEVEL_ALL, all), 0);
+	/* a filter that does not parse is refused at once */
+	LT_ASSERT_EQ(lt_probe_enable_filter(&cfg, "ft:*", LT_LOGLEVEL_ALL, some,
+					    "s8 >", err, sizeof(err)),
+		     -EINVAL);
+	LT_ASSERT(strstr(err, "expected a number") != NULL);
+	/* ft:arr lacks s8: the rule does not select it */
+	LT_ASSERT_EQ(lt_probe_enable_filter(&cfg, "ft:*", LT_LOGLEVEL_ALL, some,
+					    "s8 > 10", err, sizeof(err)),
+		     0);
+	LT_ASSERT(!lt_trace_enabled(ft, arr));
+	for (int i = 0; i < 40; i++)
+		lt_trace(ft, all, (int8_t)i, 0, 0, 0, 0, 0, 0, 0, "n", "t");
+	LT_ASSERT_EQ(ring_events(all), 40);
+	LT_ASSERT_EQ(ring_events(some), 29);
+	/* a second rule to the same ring: an event is recorded once, if
+	 * either filter matches */
+	LT_ASSERT_EQ(lt_probe_enable_filter(&cfg, "ft:all", LT_LOGLEVEL_ALL,
+					    some, "s8 < 2 || s8 == 30", err,
+					    sizeof(err)),
+		     0);
+	for (int i = 0; i < 40; i++)
+		lt_trace(ft, all, (int8_t)i, 0, 0, 0, 0, 0, 0, 0, "n", "t");
+	LT_ASSERT_EQ(ring_events(some), 31);
+	/* a name it does not fit is refused, with the fields listed */
+	LT_ASSERT_EQ(lt_probe_enable_filter(&cfg, "ft:all", LT_LOGLEVEL_ALL,
+					    some, "x > 1", err, sizeof(err)),
+		     -EINVAL);
+	LT_ASSERT(strstr(err, "unknown field 'x' (ft:all has fields: s8,") !=
+		  NULL);
+	lt_probe_disable(&cfg, NULL);
+	LT_ASSERT(!lt_trace_enabled(ft, all));
+	lt_ring_destroy(all);
+	lt_ring_destroy(some);
+}
+
+static int fired;
+
+static void count_fire(void *arg)
+{
+	(*(int *)arg)++;
+}
+
+LT_TEST(test_filter_trigger_targets_fire_on_matching_events)
+{
+	char err[300];
+	LT_ASSERT_EQ(lt_probe_enable_trigger(&fired, "ft:all", LT_LOGLEVEL_ALL,
+					     "u16 == 7 && name == \"go\"",
+					     count_fire, &fired, err,
+					     sizeof(err)),
+		     0);
+	LT_ASSERT(lt_trace_enabled(ft, all));
+	for (int i = 0; i < 10; i++)
+		lt_trace(ft, all, 0, (uint16_t)i, 0, 0, 0, 0, 0, 0,
+			 i & 1 ? "go" : "stay", "");
+	LT_ASSERT_EQ(fired, 1);
+	lt_probe_disable(&fired, NULL);
+	LT_ASSERT(!lt_trace_enabled(ft, all));
+}
+
+LT_TEST(test_filter_or_combines_two_programs)
+{
+	struct payload p = sample(); /* s8 -5, name "render" */
+	struct lt_filter *a = compile_ok("s8 == 1"),
+			 *b = compile_ok("tag == \"abc\" && name == \"r*\"");
+	LT_ASSERT(!lt_filter_match(a, p.buf, p.len));
+	LT_ASSERT_EQ(lt_filter_or(&a, b), 0);
+	LT_ASSERT(lt_filter_match(a, p.buf, p.len));
+	lt_filter_free(a);
+	lt_filter_free(b);
+}
+
+LT_TEST(test_filter_that_does_not_fit_a_later_event_is_refused)
+{
+	struct lt_ring_config cfg = { .mode = LT_RING_DISCARD,
+				      .n_subbufs = 4,
+				      .subbuf_size = 4096 };
+	struct lt_ring *ring;
+	char path[512], log[300], err[300];
+	LT_ASSERT_EQ(lt_ring_create(&cfg, &ring), 0);
+	/* dl:ping is not loaded yet: nothing to check it against */
+	LT_ASSERT_EQ(lt_probe_enable_filter(&cfg, "dl:ping", LT_LOGLEVEL_ALL,
+					    ring, "nope == 1", err,
+					    sizeof(err)),
+		     0);
+	LT_ASSERT_EQ(lt_probe_enable_filter(&cfg, "dl:*", LT_LOGLEVEL_ALL, ring,
+					    "n > 5", err, sizeof(err)),
+		     0);
+	snprintf(log, sizeof(log), "%s/stderr", lt_tmpdir("dlfilt"));
+	int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644), saved = dup(2);
+	dup2(fd, 2);
+	snprintf(path, sizeof(path), "%s/tests/libtp_dl.so",
+		 lt_test_build_dir());
+	void *h = dlopen(path, RTLD_NOW);
+	dup2(saved, 2);
+	if (!h)
+		LT_FAIL("dlopen %s: %s", path, dlerror());
+	char cmd[400];
+	snprintf(cmd, sizeof(cmd), "cat '%s'", log);
+	char *out = lt_run(cmd, NULL);
+	if (!strstr(out, "event dl:ping is not recorded: its filter does not "
+			 "fit it: unknown field 'nope' (dl:ping has fields: "
+			 "n)"))
+		LT_FAIL("no message:\n%s", out);
+	free(out);
+	/* the rule whose filter fits still selects it */
+	int (*ping)(int) = (int (*)(int))dlsym(h, "tp_dl_ping");
+	LT_ASSERT(ping && ping(3) == 1 && ping(9) == 1);
+	uint64_t n = 0;
+	for (uint32_t c = 0; c < ring->n_cpus; c++) {
+		struct lt_ring_subbuf sb;
+		lt_ring_flush(ring, c);
+		while (lt_ring_get_subbuf(ring, c, &sb) == 0) {
+			/* 4-byte payloads: count the records by their size */
+			n += (sb.len - LT_PACKET_HDR_SIZE) / 8;
+			lt_ring_put_subbuf(ring, c);
+		}
+	}
+	LT_ASSERT_EQ(n, 1);
+	lt_probe_disable(&cfg, NULL);
+	dlclose(h);
+	lt_ring_destroy(ring);
+}
