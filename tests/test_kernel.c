@@ -12,6 +12,8 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -468,10 +470,37 @@ struct sleeper {
 	int64_t before[NSLEEP], after[NSLEEP];
 };
 
+/*
+ * A low-priority thread that spins on the sleeper's CPU while it sleeps:
+ * with the CPU never idle, every switch back to the sleeper comes from a
+ * running task, which the kernel always reports (the switch from the idle
+ * task is sometimes missing on this VM).
+ */
+static atomic_int spin_stop;
+
+static void pin_cpu0(void)
+{
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+static void *spinner_main(void *arg)
+{
+	(void)arg;
+	pin_cpu0();
+	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
+	while (!atomic_load_explicit(&spin_stop, memory_order_relaxed))
+		;
+	return NULL;
+}
+
 static void *sleeper_main(void *arg)
 {
 	struct sleeper *s = arg;
 	struct timespec gap = { 0, 10000000 }, one = { 0, 1000000 };
+	pin_cpu0();
 	/* also binds syscall() now, not inside the first measured call */
 	s->tid = (pid_t)syscall(SYS_gettid);
 	nanosleep(&gap, NULL);
@@ -587,12 +616,17 @@ static void record(struct files *fl, struct sleeper *sl,
 	pthread_t th;
 	memset(sl, 0, sizeof(*sl));
 	uint64_t start = lt_clock_read_monotonic();
+	pthread_t spinner;
+	atomic_store(&spin_stop, 0);
+	LT_ASSERT_EQ(pthread_create(&spinner, NULL, spinner_main, NULL), 0);
 	LT_ASSERT_EQ(pthread_create(&th, NULL, sleeper_main, sl), 0);
 	while (lt_clock_read_monotonic() - start < 200000000ull) {
 		LT_ASSERT(lt_kernel_wait(k, 10) >= 0);
 		LT_ASSERT(lt_kernel_poll(k, write_packet, fl) >= 0);
 	}
 	pthread_join(th, NULL);
+	atomic_store(&spin_stop, 1);
+	pthread_join(spinner, NULL);
 	LT_ASSERT_EQ(lt_kernel_flush(k, write_packet, fl), 0);
 	LT_ASSERT_EQ(fl->failed, 0);
 
