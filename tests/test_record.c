@@ -400,3 +400,25 @@ LT_TEST(test_status_snapshot_and_stop_reach_a_running_session)
 	free(bt(snap, 1));
 	free(bt(dir, 1));
 }
+
+LT_TEST(test_list_program_prints_its_events_without_running_main)
+{
+	char cmd[600];
+	int st;
+	snprintf(cmd, sizeof(cmd), "%s/lowtrace list %s/examples/fields 2>&1",
+		 lt_test_build_dir(), lt_test_build_dir());
+	char *out = lt_run(cmd, &st);
+	LT_ASSERT_EQ(st, 0);
+	LT_ASSERT(strstr(out,
+			 "demo:mixed (WARNING): enum (3 labels) state, "
+			 "float ratio, double value, string name") != NULL);
+	LT_ASSERT(strstr(out, "uint16 hex u16") != NULL);
+	/* main() never ran: it would have said so */
+	LT_ASSERT(strstr(out, "emitted") == NULL);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "%s/lowtrace list /bin/true 2>&1",
+		 lt_test_build_dir());
+	out = lt_run(cmd, &st);
+	LT_ASSERT(st != 0 && strstr(out, "defines no lowtrace events"));
+	free(out);
+}

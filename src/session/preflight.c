@@ -224,3 +224,62 @@ out:
 	free(ev.ev);
 	return rc;
 }
+
+static const char *type_name(const struct lt_field_desc *f, char *buf,
+			     size_t cap)
+{
+	switch (f->type) {
+	case LT_FT_INT:
+		snprintf(buf, cap, "%sint%u%s", f->is_signed ? "" : "u",
+			 f->size * 8, f->base == 16 ? " hex" : "");
+		break;
+	case LT_FT_ENUM:
+		snprintf(buf, cap, "enum (%u labels)",
+			 f->enumd ? f->enumd->n : 0);
+		break;
+	case LT_FT_FLOAT:
+		snprintf(buf, cap, "%s", f->size == 4 ? "float" : "double");
+		break;
+	case LT_FT_STRING:
+		snprintf(buf, cap, "string");
+		break;
+	case LT_FT_ARRAY:
+		snprintf(buf, cap, "%sint%u[%u]", f->is_signed ? "" : "u",
+			 f->size * 8, f->length);
+		break;
+	case LT_FT_SEQUENCE:
+		snprintf(buf, cap, "%sint%u[]", f->is_signed ? "" : "u",
+			 f->size * 8);
+		break;
+	default:
+		snprintf(buf, cap, "char[%u]", f->length);
+	}
+	return buf;
+}
+
+int lt_preflight_list(char *const *argv, FILE *out)
+{
+	char path[4096];
+	struct events ev = { 0 };
+
+	if (resolve(argv[0], path, sizeof(path)) != 0)
+		return -ENOENT;
+	if (!has_events_section(path))
+		return -ENODATA;
+	int rc = list_events(argv, &ev);
+	for (size_t i = 0; i < ev.n; i++) {
+		const struct lt_proto_event *e = &ev.ev[i];
+		fprintf(out, "%s (%s)", e->name,
+			lt_probe_loglevel_name(e->loglevel));
+		for (uint32_t k = 0; k < e->nfields; k++) {
+			char t[64];
+			fprintf(out, "%s %s %s", k ? "," : ":",
+				type_name(&e->fields[k], t, sizeof(t)),
+				e->fields[k].name);
+		}
+		fputc('\n', out);
+		lt_proto_event_free(&ev.ev[i]);
+	}
+	free(ev.ev);
+	return rc;
+}

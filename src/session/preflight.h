@@ -5,6 +5,8 @@
 #ifndef LT_SESSION_PREFLIGHT_H
 #define LT_SESSION_PREFLIGHT_H
 
+#include <stdio.h>
+
 #include "session/proto.h"
 
 /*
@@ -15,5 +17,12 @@
  */
 int lt_preflight_check(char *const *argv, const struct lt_proto_rule *rules,
 		       int nrules);
+
+/*
+ * Prints the events the program (argv[0], found as execvp would) defines,
+ * in it and the libraries it links, one per line: name, level, fields.
+ * -ENOENT: no such program; -ENODATA: it defines no events of its own.
+ */
+int lt_preflight_list(char *const *argv, FILE *out);
 
 #endif
