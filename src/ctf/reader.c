@@ -1075,8 +1075,7 @@ static const char digits2[] = "00010203040506070809"
 			      "80818283848586878889"
 			      "90919293949596979899";
 
-/* x < 10^8 as exactly eight digits. */
-static inline void fmt8(char *p, uint32_t x)
+void lt_fmt_8digits(char *p, uint32_t x)
 {
 	uint32_t a = x / 10000, b = x % 10000;
 	memcpy(p, digits2 + 2 * (a / 100), 2);
@@ -1115,13 +1114,13 @@ char *lt_fmt_u64(char *p, uint64_t v)
 		return fmt_small(p, (uint32_t)v);
 	if (v < 10000000000000000ull) {
 		p = fmt_small(p, (uint32_t)(v / 100000000));
-		fmt8(p, (uint32_t)(v % 100000000));
+		lt_fmt_8digits(p, (uint32_t)(v % 100000000));
 		return p + 8;
 	}
 	uint64_t rest = v % 10000000000000000ull;
 	p = fmt_small(p, (uint32_t)(v / 10000000000000000ull));
-	fmt8(p, (uint32_t)(rest / 100000000));
-	fmt8(p + 8, (uint32_t)(rest % 100000000));
+	lt_fmt_8digits(p, (uint32_t)(rest / 100000000));
+	lt_fmt_8digits(p + 8, (uint32_t)(rest % 100000000));
 	return p + 16;
 }
 

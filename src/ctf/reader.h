@@ -205,4 +205,7 @@ char *lt_fmt_i64(char *p, int64_t v);
 /* printf's "%g"; p must have 32 bytes. */
 char *lt_fmt_g(char *p, double d);
 
+/* x < 10^8 as exactly eight digits at p (no NUL): the formatters' base. */
+void lt_fmt_8digits(char *p, uint32_t x);
+
 #endif

@@ -329,17 +329,6 @@ struct lt_kernel {
 	int err;
 };
 
-__attribute__((format(printf, 3, 4))) static void
-set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
 uint64_t lt_kernel_mono_to_counts(int64_t ns)
 {
 	const struct lt_clock_calib *c = &lt_clock_calib;
@@ -429,25 +418,29 @@ static int open_event(const struct kevent *e, int cpu, uint32_t pages,
 		return (int)fd;
 	int rc = -errno;
 	if (rc == -EACCES || rc == -EPERM)
-		set_err(err, errlen,
+		lt_kernel_set_err(
+			err, errlen,
 			"lowtrace: perf_event_open of %s on cpu %d: %s "
 			"(kernel.perf_event_paranoid is %d: run as root, or "
 			"sysctl -w kernel.perf_event_paranoid=-1)",
 			e->full, cpu, strerror(-rc), paranoid_level());
 	else if (rc == -EMFILE || rc == -ENFILE)
-		set_err(err, errlen,
+		lt_kernel_set_err(
+			err, errlen,
 			"lowtrace: perf_event_open of %s on cpu %d: %s (each "
 			"event needs a descriptor per CPU: raise ulimit -n, "
 			"or trace fewer events)",
 			e->full, cpu, strerror(-rc));
 	else if (rc == -ENOENT || rc == -EINVAL)
-		set_err(err, errlen,
+		lt_kernel_set_err(
+			err, errlen,
 			"lowtrace: perf_event_open of %s (id %u) on cpu %d: "
 			"%s (the kernel needs CONFIG_PERF_EVENTS with "
 			"tracepoints and clockid support, 4.1 or later)",
 			e->full, e->fmt.id, cpu, strerror(-rc));
 	else
-		set_err(err, errlen,
+		lt_kernel_set_err(
+			err, errlen,
 			"lowtrace: perf_event_open of %s on cpu %d: %s",
 			e->full, cpu, strerror(-rc));
 	return rc;
@@ -471,7 +464,8 @@ static int open_cpu(struct lt_kernel *k, struct kcpu *c, uint32_t pages,
 		if (i == 0) {
 			rc = lt_perf_ring_map(fd, pages, &c->ring);
 			if (rc) {
-				set_err(err, errlen,
+				lt_kernel_set_err(
+					err, errlen,
 					"lowtrace: mapping the perf ring of "
 					"cpu %d (%u pages): %s (use fewer "
 					"pages, or raise "
@@ -482,7 +476,8 @@ static int open_cpu(struct lt_kernel *k, struct kcpu *c, uint32_t pages,
 		} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, c->fds[0]) <
 			   0) {
 			rc = -errno;
-			set_err(err, errlen,
+			lt_kernel_set_err(
+				err, errlen,
 				"lowtrace: sharing the perf ring of cpu %d: %s",
 				c->cpu, strerror(-rc));
 			return rc;
@@ -490,7 +485,8 @@ static int open_cpu(struct lt_kernel *k, struct kcpu *c, uint32_t pages,
 		uint64_t id;
 		if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0) {
 			rc = -errno;
-			set_err(err, errlen,
+			lt_kernel_set_err(
+				err, errlen,
 				"lowtrace: PERF_EVENT_IOC_ID: %s (the kernel "
 				"needs 3.12 or later)",
 				strerror(-rc));
@@ -578,20 +574,22 @@ int lt_kernel_open(const char *const *patterns, size_t n,
 		err[0] = 0;
 	uint32_t pages = o->perf_pages ? o->perf_pages : 256;
 	if (pages & (pages - 1)) {
-		set_err(err, errlen,
+		lt_kernel_set_err(
+			err, errlen,
 			"lowtrace: perf_pages %u is not a power of two", pages);
 		return -EINVAL;
 	}
 	rc = lt_clock_init();
 	if (rc) {
-		set_err(err, errlen, "lowtrace: the trace clock: %s",
-			strerror(-rc));
+		lt_kernel_set_err(err, errlen, "lowtrace: the trace clock: %s",
+				  strerror(-rc));
 		return rc;
 	}
 	int non = cpu_list("/sys/devices/system/cpu/online", online, 4096);
 	int npos = cpu_list("/sys/devices/system/cpu/possible", possible, 4096);
 	if (non <= 0 || npos <= 0) {
-		set_err(err, errlen,
+		lt_kernel_set_err(
+			err, errlen,
 			"lowtrace: cannot read /sys/devices/system/cpu/online "
 			"(is sysfs mounted?)");
 		return -ENOENT;
@@ -638,7 +636,8 @@ int lt_kernel_open(const char *const *patterns, size_t n,
 	memcpy(rc_cfg.uuid, o->uuid, 16);
 	rc = lt_ring_create(&rc_cfg, &k->ring);
 	if (rc) {
-		set_err(err, errlen,
+		lt_kernel_set_err(
+			err, errlen,
 			"lowtrace: creating the kernel channel's buffers: %s "
 			"(sub-buffers must be powers of two, >= 1024 bytes)",
 			strerror(-rc));
@@ -650,7 +649,8 @@ int lt_kernel_open(const char *const *patterns, size_t n,
 			if (ioctl(k->cpus[i].fds[e], PERF_EVENT_IOC_ENABLE, 0) <
 			    0) {
 				rc = -errno;
-				set_err(err, errlen,
+				lt_kernel_set_err(
+					err, errlen,
 					"lowtrace: enabling %s on cpu %d: %s",
 					k->ev[e].full, k->cpus[i].cpu,
 					strerror(-rc));

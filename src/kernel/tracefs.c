@@ -33,8 +33,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-__attribute__((format(printf, 3, 4))) static void
-set_err(char *err, size_t errlen, const char *fmt, ...)
+void lt_kernel_set_err(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 	if (!err || !errlen)
@@ -74,7 +73,8 @@ int lt_tracefs_events_dir(const char **dir, char *err, size_t errlen)
 		int d = is_dir(cand[i]);
 		if (d == -EACCES) {
 			rc = d;
-			set_err(err, errlen,
+			lt_kernel_set_err(
+				err, errlen,
 				"lowtrace: cannot read tracefs at %s: %s (run "
 				"as root: tracefs and system-wide tracepoints "
 				"need it, or CAP_PERFMON with "
@@ -90,14 +90,16 @@ int lt_tracefs_events_dir(const char **dir, char *err, size_t errlen)
 	if (mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL) < 0) {
 		rc = -errno;
 		if (rc == -EPERM || rc == -EACCES)
-			set_err(err, errlen,
+			lt_kernel_set_err(
+				err, errlen,
 				"lowtrace: tracefs is not mounted and mounting "
 				"it on /sys/kernel/tracing failed: %s (run as "
 				"root, or mount -t tracefs nodev "
 				"/sys/kernel/tracing)",
 				strerror(-rc));
 		else
-			set_err(err, errlen,
+			lt_kernel_set_err(
+				err, errlen,
 				"lowtrace: tracefs is missing: mounting it on "
 				"/sys/kernel/tracing failed: %s (the kernel "
 				"needs CONFIG_FTRACE and tracefs; try mount -t "
@@ -107,7 +109,8 @@ int lt_tracefs_events_dir(const char **dir, char *err, size_t errlen)
 	}
 	if (is_dir(cand[0]) != 1) {
 		rc = -ENOENT;
-		set_err(err, errlen,
+		lt_kernel_set_err(
+			err, errlen,
 			"lowtrace: tracefs on /sys/kernel/tracing has no "
 			"events directory (the kernel needs CONFIG_FTRACE "
 			"with tracepoints)");
@@ -192,9 +195,9 @@ int lt_tracefs_list(struct lt_kname **out, size_t *nout, char *err,
 	DIR *d = opendir(base);
 	if (!d) {
 		rc = -errno;
-		set_err(err, errlen,
-			"lowtrace: cannot read %s: %s (run as root)", base,
-			strerror(-rc));
+		lt_kernel_set_err(err, errlen,
+				  "lowtrace: cannot read %s: %s (run as root)",
+				  base, strerror(-rc));
 		return rc;
 	}
 	while (!rc && (e = readdir(d))) {
@@ -205,7 +208,8 @@ int lt_tracefs_list(struct lt_kname **out, size_t *nout, char *err,
 	closedir(d);
 	if (rc) {
 		free(v);
-		set_err(err, errlen, "lowtrace: out of memory listing events");
+		lt_kernel_set_err(err, errlen,
+				  "lowtrace: out of memory listing events");
 		return rc;
 	}
 	qsort(v, n, sizeof(*v), name_cmp);
@@ -379,32 +383,37 @@ int lt_tracefs_expand_in(const struct lt_kname *all, size_t nall,
 		}
 		if (m < 0) {
 			rc = m;
-			set_err(err, errlen,
+			lt_kernel_set_err(
+				err, errlen,
 				"lowtrace: out of memory expanding %s", pat);
 		} else if (m == 0) {
 			char s[LT_KNAME_GROUP + LT_KNAME_EVENT + 2];
 			rc = -ENOENT;
 			suggest(all, nall, pat, s, sizeof(s));
 			if (pre)
-				set_err(err, errlen,
+				lt_kernel_set_err(
+					err, errlen,
 					"lowtrace: this kernel has none of "
 					"the events of preset %s (lowtrace "
 					"list --kernel shows what it has)",
 					pat);
 			else if (s[0])
-				set_err(err, errlen,
+				lt_kernel_set_err(
+					err, errlen,
 					"lowtrace: no kernel event %s (did "
 					"you mean %s?)",
 					pat, s);
 			else if (!strchr(pat, ':'))
-				set_err(err, errlen,
+				lt_kernel_set_err(
+					err, errlen,
 					"lowtrace: no kernel event %s (write "
 					"GROUP:NAME, e.g. sched:sched_switch, "
 					"or a preset: sched, irq, syscalls, "
 					"timer)",
 					pat);
 			else
-				set_err(err, errlen,
+				lt_kernel_set_err(
+					err, errlen,
 					"lowtrace: no kernel event %s "
 					"(lowtrace list --kernel shows them)",
 					pat);
@@ -518,10 +527,10 @@ static int parse_field(char *line, struct lt_kfield *f, char *err,
 	semi = strchr(decl, ';');
 	if (!semi || get_num(semi, "offset:", &off) ||
 	    get_num(semi, "size:", &size)) {
-		set_err(err, errlen,
-			"lowtrace: format line without offset "
-			"or size: %s",
-			decl);
+		lt_kernel_set_err(err, errlen,
+				  "lowtrace: format line without offset "
+				  "or size: %s",
+				  decl);
 		return -EINVAL;
 	}
 	get_num(semi, "signed:", &sgn);
@@ -542,8 +551,9 @@ static int parse_field(char *line, struct lt_kfield *f, char *err,
 		name--;
 	if (!*name || name == decl || off < 0 || off > 0xffff || size <= 0 ||
 	    size > 0xffff || strlen(name) >= sizeof(f->name)) {
-		set_err(err, errlen, "lowtrace: cannot read format field %s",
-			decl);
+		lt_kernel_set_err(err, errlen,
+				  "lowtrace: cannot read format field %s",
+				  decl);
 		return -EINVAL;
 	}
 	memset(f, 0, sizeof(*f));
@@ -564,7 +574,8 @@ static int parse_field(char *line, struct lt_kfield *f, char *err,
 			*br = 0;
 		elem = trim(elem);
 		if (size != 4) {
-			set_err(err, errlen,
+			lt_kernel_set_err(
+				err, errlen,
 				"lowtrace: dynamic field %s is %ld bytes, "
 				"not 4",
 				f->name, size);
@@ -654,8 +665,9 @@ int lt_kformat_parse(const char *text, struct lt_kformat *f, char *err,
 	}
 	free(copy);
 	if (!rc && !have_id) {
-		set_err(err, errlen, "lowtrace: format of %s has no ID line",
-			f->name.name[0] ? f->name.name : "an event");
+		lt_kernel_set_err(err, errlen,
+				  "lowtrace: format of %s has no ID line",
+				  f->name.name[0] ? f->name.name : "an event");
 		rc = -EINVAL;
 	}
 	if (rc)
@@ -678,10 +690,11 @@ int lt_kformat_load(const struct lt_kname *name, struct lt_kformat *f,
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		rc = -errno;
-		set_err(err, errlen, "lowtrace: cannot open %s: %s%s", path,
-			strerror(-rc),
-			rc == -EACCES ? " (run as root)" :
-					" (is the event still there?)");
+		lt_kernel_set_err(err, errlen, "lowtrace: cannot open %s: %s%s",
+				  path, strerror(-rc),
+				  rc == -EACCES ?
+					  " (run as root)" :
+					  " (is the event still there?)");
 		return rc;
 	}
 	for (;;) {
@@ -699,8 +712,8 @@ int lt_kformat_load(const struct lt_kname *name, struct lt_kformat *f,
 	close(fd);
 	buf[len] = 0;
 	if (rc) {
-		set_err(err, errlen, "lowtrace: cannot read %s: %s", path,
-			strerror(-rc));
+		lt_kernel_set_err(err, errlen, "lowtrace: cannot read %s: %s",
+				  path, strerror(-rc));
 		return rc;
 	}
 	rc = lt_kformat_parse(buf, f, err, errlen);

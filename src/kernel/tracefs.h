@@ -105,4 +105,8 @@ void lt_kformat_free(struct lt_kformat *f);
 /* Levenshtein distance between a and b (for suggestions). */
 size_t lt_tracefs_distance(const char *a, const char *b);
 
+/* Writes a message into err (errlen bytes), if err is given. */
+__attribute__((format(printf, 3, 4))) void
+lt_kernel_set_err(char *err, size_t errlen, const char *fmt, ...);
+
 #endif
