@@ -302,6 +302,8 @@ static void summary(const struct lt_rec_options *o,
 		ev += r->ch[i].events;
 		bytes += r->ch[i].bytes;
 	}
+	ev += r->kernel_events;
+	bytes += r->kernel_bytes;
 	human(bytes, hb, sizeof(hb));
 	fprintf(stderr,
 		"lowtrace: recorded %llu events (%s) from %d process%s into "
@@ -337,13 +339,19 @@ static void summary(const struct lt_rec_options *o,
 				(unsigned long long)c->lost_disk);
 		fprintf(stderr, ".");
 	}
-	if (o->nkernel)
-		fprintf(stderr,
-			" Channel kernel: %llu events in %llu packets%s%s.",
+	if (o->nkernel) {
+		fprintf(stderr, " Channel kernel: %llu events in %llu packet%s",
 			(unsigned long long)r->kernel_events,
 			(unsigned long long)r->kernel_packets,
-			r->kernel_lost ? ", lost " : "",
-			r->kernel_lost ? "some: the perf rings filled" : "");
+			r->kernel_packets == 1 ? "" : "s");
+		if (r->kernel_lost)
+			fprintf(stderr,
+				", %llu lost (the perf rings or the kernel "
+				"channel's buffers filled: trace fewer kernel "
+				"events)",
+				(unsigned long long)r->kernel_lost);
+		fprintf(stderr, ".");
+	}
 	if (r->snapshots || r->triggers)
 		fprintf(stderr, " %d snapshots, %d triggers (%d held off).",
 			r->snapshots, r->triggers, r->triggers_held);
@@ -478,9 +486,9 @@ static int record_run(int argc, char **argv)
 	for (int k = 0; k < ne; k++)
 		if (add_rules(&o, eargs[k], level))
 			return 2;
+	int user_rules = o.nrules; /* whose misses are worth a warning */
 	if (!o.nrules)
 		add_rules(&o, "*", level);
-	int user_rules = o.nrules;
 	/* lt_trigger()'s event is always kept */
 	add_rules(&o, "lowtrace:trigger", LT_LOGLEVEL_ALL);
 	for (int k = 0; k < nt; k++)

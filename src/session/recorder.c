@@ -796,8 +796,10 @@ static int kernel_packet(void *arg, uint32_t cpu, const void *packet,
 	if (R->stopped)
 		return 0;
 	snprintf(name, sizeof(name), "kernel_%u", cpu);
-	if (lt_stream_write(&R->kout[cpu], R->o->dir, name, packet, len) == 0)
+	if (lt_stream_write(&R->kout[cpu], R->o->dir, name, packet, len) == 0) {
 		R->res->kernel_packets++;
+		R->res->kernel_bytes += len;
+	}
 	return 0;
 }
 
@@ -858,8 +860,10 @@ static int open_kernel(struct rec *R)
 	int rc = lt_kernel_open(R->o->kernel, (size_t)R->o->nkernel, &ko,
 				&R->kern, err, sizeof(err));
 	if (rc) {
-		fprintf(stderr, "lowtrace: record: -k: %s\n",
-			err[0] ? err : strerror(-rc));
+		const char *m = err[0] ? err : strerror(-rc);
+		if (strncmp(m, "lowtrace: ", 10) == 0)
+			m += 10;
+		fprintf(stderr, "lowtrace: record: -k: %s\n", m);
 		return rc;
 	}
 	uint32_t n = lt_kernel_ncpus(R->kern);

@@ -53,7 +53,7 @@ struct lt_rec_result {
 	int snapshots; /* taken into DIR/snapshot-N */
 	int triggers, triggers_held; /* received; ignored in a hold-off */
 	int stopped; /* by `lowtrace stop` or a trigger */
-	uint64_t kernel_events, kernel_lost, kernel_packets;
+	uint64_t kernel_events, kernel_lost, kernel_packets, kernel_bytes;
 };
 
 /* Runs the command and records it; 0 or -errno (the trace may be partial). */
