@@ -121,22 +121,25 @@ static inline int64_t sext(uint64_t v, unsigned size)
 	return (int64_t)(v << sh) >> sh;
 }
 
+uint64_t lt_clock_counts_to_ns(uint64_t freq, uint64_t counts)
+{
+	if (freq == 1000000000u)
+		return counts;
+	/* babeltrace2's conversion, to the same double rounding, so that both
+	 * readers print the same nanosecond (exact integer arithmetic differs
+	 * from it by one now and then) */
+	double ns = 1e9 * (double)counts / (double)freq;
+	return ns >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)ns;
+}
+
 int64_t lt_clock_ns(const struct lt_clock *c, uint64_t counts)
 {
-	/* floor(counts * 1e9 / freq) split so that nothing overflows: the
-	 * whole seconds exactly, then the remainder with 128 bits */
-	uint64_t s = counts / c->freq, r = counts % c->freq, frac;
-	if (r <= UINT64_MAX / 1000000000u)
-		frac = r * 1000000000u / c->freq;
-	else
-		frac = (uint64_t)((unsigned __int128)r * 1000000000u / c->freq);
+	uint64_t v = lt_clock_counts_to_ns(c->freq, counts);
 	/* saturates past the year 2262 rather than overflow */
-	if (s >= (uint64_t)INT64_MAX / 1000000000u)
+	if (v > (uint64_t)INT64_MAX ||
+	    (c->base_ns > 0 && (int64_t)v > INT64_MAX - c->base_ns))
 		return INT64_MAX;
-	int64_t v = (int64_t)(s * 1000000000u + frac);
-	if (c->base_ns > 0 && v > INT64_MAX - c->base_ns)
-		return INT64_MAX;
-	return c->base_ns + v;
+	return c->base_ns + (int64_t)v;
 }
 
 /* Errors */

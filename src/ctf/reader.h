@@ -180,6 +180,8 @@ const char *lt_trace_env(const lt_trace_t *t, const char *key);
 /* The earliest packet's timestamp_begin in ns since the epoch (0: none). */
 int64_t lt_trace_begin_ns(const lt_trace_t *t);
 /* Clock counts to ns since the epoch, exactly (see struct lt_clock). */
+/* counts * 1e9 / freq as babeltrace2 computes it (in double). */
+uint64_t lt_clock_counts_to_ns(uint64_t freq, uint64_t counts);
 int64_t lt_clock_ns(const struct lt_clock *c, uint64_t counts);
 
 /* Field i of ev (0 <= i < ev->cls->nfields); returns 0 or -EINVAL. */

@@ -1256,9 +1256,8 @@ static void finish(struct parser *ps)
 	if (c->offset_s > INT64_MAX / 1000000000 - 1 ||
 	    c->offset_s < INT64_MIN / 1000000000 + 1)
 		fail(ps, ps->line, "clock offset_s out of range");
-	c->base_ns =
-		c->offset_s * 1000000000 +
-		(int64_t)((unsigned __int128)c->offset * 1000000000u / c->freq);
+	c->base_ns = c->offset_s * 1000000000 +
+		     (int64_t)lt_clock_counts_to_ns(c->freq, c->offset);
 
 	m->nstreams = ps->nstreams;
 	m->streams = alloc(ps, ps->nstreams * sizeof(*m->streams));
