@@ -318,6 +318,34 @@ static void on_wake(struct lt_model *m, const struct lt_event *ev,
 	set_state(th, ev->ns, LT_TS_RUNNABLE, cpu, waker);
 }
 
+/* A switch on c to tid that the trace did not report (see model.h). */
+static void infer_switch(struct lt_model *m, unsigned ci, struct lt_cpu *c,
+			 int32_t tid, int64_t ns)
+{
+	struct lt_thread *n = get_thread(m, tid, ns);
+	int64_t at = c->last_ns > c->since ? c->last_ns : c->since;
+	/* woken unseen (from idle): it ran at ns at the latest */
+	if (c->cur < 0 || !n || n->cur.state != LT_TS_RUNNABLE ||
+	    n->cur.cpu != (int32_t)ci)
+		at = ns;
+	else if (n->cur.begin > at)
+		at = n->cur.begin;
+	if (at > ns)
+		at = ns;
+	if (n && n->cur.state != LT_TS_RUNNABLE && n->cur.begin <= at)
+		set_state(n, at, LT_TS_RUNNABLE, (int32_t)ci, 0);
+	close_slice(m, ci, c, at);
+	struct lt_thread *p = get_thread(m, c->cur, at);
+	if (p && p->cur.state == LT_TS_RUNNING && p->cur.cpu == (int32_t)ci)
+		set_state(p, at, LT_TS_UNKNOWN, -1, -1);
+	c->cur = tid;
+	c->since = at;
+	c->ninferred++;
+	if (n && n->cur.begin <= at)
+		set_state(n, at, LT_TS_RUNNING, (int32_t)ci,
+			  n->cur.state == LT_TS_RUNNABLE ? n->cur.waker : -1);
+}
+
 int lt_model_feed(struct lt_model *m, const struct lt_event *ev)
 {
 	struct lt_model_class *k = class_of(m, ev);
@@ -331,12 +359,15 @@ int lt_model_feed(struct lt_model *m, const struct lt_event *ev)
 	struct lt_cpu *c = get_cpu(m, ev->cpu);
 	if (!c)
 		return LT_KEV_OTHER;
-	if (k->f[F_TGID] >= 0) {
+	if (k->f[F_TID] >= 0) {
 		int32_t tid = (int32_t)fint(ev, k, F_TID, -1);
+		if (tid >= 0 && tid != c->cur)
+			infer_switch(m, ev->cpu, c, tid, ev->ns);
 		struct lt_thread *th = get_thread(m, tid, ev->ns);
-		if (th)
+		if (th && k->f[F_TGID] >= 0)
 			th->tgid = (int32_t)fint(ev, k, F_TGID, -1);
 	}
+	c->last_ns = ev->ns;
 	switch (k->kind) {
 	case LT_KEV_SWITCH:
 		on_switch(m, ev, k, c);

@@ -9,6 +9,14 @@
  *               the most recent spans, each runnable span with the thread
  *               that woke it (sched_waking/sched_wakeup: the wake-up edge)
  *
+ * Switches the kernel did not report (often those from the idle task)
+ * are inferred: every kernel event names the thread running on its CPU
+ * (common_tid); when that is not the CPU's current thread, a switch to it
+ * is assumed at the later of the CPU's previous event and the thread's
+ * wake-up; a thread whose wake-up is not in the trace either (a wake-up
+ * from the idle task) is taken as woken by tid 0 and switched to at the
+ * event that shows it running.
+ *
  * Streaming: feed every event in time order with lt_model_feed(); memory
  * is bounded by the number of threads and CPUs (fixed rings), and nothing
  * is allocated per event except when a new thread or CPU appears.  An
@@ -78,6 +86,8 @@ struct lt_irqspan {
 struct lt_cpu {
 	int32_t cur; /* running tid, -1 before the first switch */
 	int64_t since;
+	int64_t last_ns; /* the CPU's latest event */
+	uint64_t ninferred; /* switches inferred from common_tid */
 	int64_t irq_begin, soft_begin; /* 0: not inside */
 	int32_t irq_vec, soft_vec;
 	uint64_t nslices, nirqs;
