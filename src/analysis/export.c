@@ -74,6 +74,14 @@ static int64_t *split_of(struct exp *x, unsigned cpu)
 static void thread_slice(struct exp *x, int32_t tid, unsigned cpu, int64_t b,
 			 int64_t e)
 {
+	/* a thread runs on one CPU at a time: no overlap on its track */
+	struct lt_thread *th = lt_model_thread(x->m, tid);
+	if (th && b < th->mark)
+		b = th->mark;
+	if (e <= b)
+		return;
+	if (th)
+		th->mark = e;
 	int32_t pid = lt_model_tgid(x->m, tid);
 	sep(x);
 	fprintf(x->out,

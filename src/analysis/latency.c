@@ -73,6 +73,10 @@ static void who(FILE *f, const struct lt_model *m, int32_t tid)
 		fputs("idle (tid 0)", f);
 		return;
 	}
+	if (tid == LT_WAKER_UNSEEN) {
+		fputs("a wake-up not in the trace (from idle)", f);
+		return;
+	}
 	if (tid < 0) {
 		fputs("nobody", f);
 		return;
@@ -118,9 +122,12 @@ static void explain(FILE *f, const struct lt_model *m,
 	for (unsigned i = 0; i < n; i++) {
 		struct lt_tspan s;
 		lt_thread_span(th, m, i, &s);
-		if (s.state == LT_TS_RUNNABLE && s.waker >= 0 &&
-		    s.begin >= due - WAKE_SLACK_NS && s.begin <= t_end) {
-			wake = s.begin;
+		int unseen = s.waker == LT_WAKER_UNSEEN;
+		if (s.state == LT_TS_RUNNABLE && (s.waker >= 0 || unseen) &&
+		    (s.begin >= due - WAKE_SLACK_NS ||
+		     (unseen && s.end > due)) &&
+		    s.begin <= t_end) {
+			wake = unseen && s.begin < due ? due : s.begin;
 			waker = s.waker;
 			wake_cpu = s.cpu;
 			found = 1;
@@ -210,6 +217,19 @@ static void explain(FILE *f, const struct lt_model *m,
 
 	/* the verdict: the largest part */
 	int64_t timer = found ? wake - due : 0;
+	if (timer > WAKE_SLACK_NS && waker > 0) {
+		/* woken by a thread long after the due time: the timer's
+		 * own wake-up is not in the trace, and it then blocked on
+		 * something the waker released */
+		fprintf(f,
+			"   (%.3f ms from the due time to that wake-up: "
+			"counted as blocked)\n",
+			ms(timer));
+		blocked += timer;
+		if (timer > worst_block)
+			unblocker = waker;
+		timer = 0;
+	}
 	int64_t best = runnable;
 	int kind = 0;
 	if (blocked > best)

@@ -283,6 +283,7 @@ static void on_switch(struct lt_model *m, const struct lt_event *ev,
 	int64_t pst = fint(ev, k, F_PREV_STATE, 0);
 	int64_t ns = ev->ns;
 
+	int64_t since = c->cur >= 0 ? c->since : ns;
 	close_slice(m, ev->cpu, c, ns);
 	c->cur = next;
 	c->since = ns;
@@ -298,6 +299,12 @@ static void on_switch(struct lt_model *m, const struct lt_event *ev,
 	struct lt_thread *n = get_thread(m, next, ns);
 	if (n) {
 		fcomm(ev, k, F_NEXT_COMM, n->comm);
+		/* its wake-up not in the trace (from idle): it may have
+		 * waited since prev began */
+		if (n->cur.state == LT_TS_BLOCKED)
+			set_state(n, since > n->cur.begin ? since : ns,
+				  LT_TS_RUNNABLE, (int32_t)ev->cpu,
+				  LT_WAKER_UNSEEN);
 		set_state(n, ns, LT_TS_RUNNING, (int32_t)ev->cpu,
 			  n->cur.state == LT_TS_RUNNABLE ? n->cur.waker : -1);
 	}
@@ -323,17 +330,20 @@ static void infer_switch(struct lt_model *m, unsigned ci, struct lt_cpu *c,
 			 int32_t tid, int64_t ns)
 {
 	struct lt_thread *n = get_thread(m, tid, ns);
+	/* the earliest it can have started: after the CPU's last event */
 	int64_t at = c->last_ns > c->since ? c->last_ns : c->since;
-	/* woken unseen (from idle): it ran at ns at the latest */
-	if (c->cur < 0 || !n || n->cur.state != LT_TS_RUNNABLE ||
-	    n->cur.cpu != (int32_t)ci)
+	if (c->cur < 0)
 		at = ns;
-	else if (n->cur.begin > at)
+	if (n && n->cur.state == LT_TS_RUNNABLE && n->cur.cpu == (int32_t)ci &&
+	    n->cur.begin > at)
 		at = n->cur.begin;
 	if (at > ns)
 		at = ns;
-	if (n && n->cur.state != LT_TS_RUNNABLE && n->cur.begin <= at)
-		set_state(n, at, LT_TS_RUNNABLE, (int32_t)ci, 0);
+	if (n && n->cur.begin > at)
+		at = n->cur.begin <= ns ? n->cur.begin : ns;
+	/* its wake-up not in the trace either (from idle) */
+	if (n && n->cur.state != LT_TS_RUNNABLE)
+		set_state(n, at, LT_TS_RUNNABLE, (int32_t)ci, LT_WAKER_UNSEEN);
 	close_slice(m, ci, c, at);
 	struct lt_thread *p = get_thread(m, c->cur, at);
 	if (p && p->cur.state == LT_TS_RUNNING && p->cur.cpu == (int32_t)ci)

@@ -9,13 +9,14 @@
  *               the most recent spans, each runnable span with the thread
  *               that woke it (sched_waking/sched_wakeup: the wake-up edge)
  *
- * Switches the kernel did not report (often those from the idle task)
- * are inferred: every kernel event names the thread running on its CPU
- * (common_tid); when that is not the CPU's current thread, a switch to it
- * is assumed at the later of the CPU's previous event and the thread's
- * wake-up; a thread whose wake-up is not in the trace either (a wake-up
- * from the idle task) is taken as woken by tid 0 and switched to at the
- * event that shows it running.
+ * Switches the kernel did not report (those from the idle task, and
+ * wake-ups in its context, are often missing) are inferred: every kernel
+ * event names the thread running on its CPU (common_tid); when that is
+ * not the CPU's current thread, a switch to it is assumed at the CPU's
+ * previous event (or at the thread's wake-up, if later).  A thread
+ * switched to without a wake-up in the trace is taken as runnable since
+ * that moment (or since the previous thread began), woken by
+ * LT_WAKER_UNSEEN: both are the earliest times the trace allows.
  *
  * Streaming: feed every event in time order with lt_model_feed(); memory
  * is bounded by the number of threads and CPUs (fixed rings), and nothing
@@ -59,6 +60,9 @@ struct lt_tspan {
 	uint8_t state; /* enum lt_tstate */
 };
 
+/* The waker of a wake-up the trace does not hold (one from idle). */
+#define LT_WAKER_UNSEEN (-2)
+
 #define LT_THREAD_HIST 128 /* spans kept per thread */
 #define LT_CPU_SLICES 8192 /* slices kept per CPU */
 #define LT_CPU_IRQS 4096 /* irq/softirq windows kept per CPU */
@@ -69,6 +73,7 @@ struct lt_thread {
 	struct lt_tspan cur; /* open span: end is unset */
 	uint64_t nhist; /* closed spans so far; the ring keeps the last */
 	struct lt_tspan hist[LT_THREAD_HIST];
+	int64_t mark; /* for an analysis's own use, 0 at first */
 };
 
 /* A CPU slice: tid (0: idle) ran from begin to end. */
