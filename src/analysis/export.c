@@ -124,6 +124,10 @@ static void anchor(struct exp *x, const struct lt_event *ev)
 		if (sp)
 			*sp = ev->ns;
 	}
+	/* a slice of it that closes later starts after the instant */
+	struct lt_thread *th = lt_model_thread(m, (int32_t)tid);
+	if (th && th->mark < ev->ns)
+		th->mark = ev->ns;
 	int32_t pid = lt_model_tgid(m, (int32_t)tid);
 	sep(x);
 	fputs("{\"ph\":\"i\",\"s\":\"t\",\"name\":", x->out);

@@ -260,6 +260,8 @@ static void close_slice(struct lt_model *m, unsigned ci, struct lt_cpu *c,
 	s->end = ns;
 	s->tid = c->cur;
 	c->nslices++;
+	if (s->tid == 0)
+		c->idle_begin = s->begin;
 	if (m->on_slice)
 		m->on_slice(m->arg, ci, s);
 }
@@ -275,6 +277,22 @@ static void push_irq(struct lt_cpu *c, int64_t b, int64_t e, int32_t vec,
 	c->nirqs++;
 }
 
+/*
+ * n runs at ns on c without a wake-up in the trace: it was woken in the
+ * idle task's context, whose events are often missing, so during the
+ * CPU's last idle slice; taken at its start (or when n blocked, if later).
+ */
+static void unseen_wake(const struct lt_cpu *c, struct lt_thread *n,
+			int32_t cpu, int64_t ns)
+{
+	int64_t at = c->cur == 0 ? c->since : c->idle_begin;
+	if (at < n->cur.begin)
+		at = n->cur.begin;
+	if (at > ns)
+		at = ns;
+	set_state(n, at, LT_TS_RUNNABLE, cpu, LT_WAKER_UNSEEN);
+}
+
 static void on_switch(struct lt_model *m, const struct lt_event *ev,
 		      const struct lt_model_class *k, struct lt_cpu *c)
 {
@@ -283,7 +301,6 @@ static void on_switch(struct lt_model *m, const struct lt_event *ev,
 	int64_t pst = fint(ev, k, F_PREV_STATE, 0);
 	int64_t ns = ev->ns;
 
-	int64_t since = c->cur >= 0 ? c->since : ns;
 	close_slice(m, ev->cpu, c, ns);
 	c->cur = next;
 	c->since = ns;
@@ -299,12 +316,8 @@ static void on_switch(struct lt_model *m, const struct lt_event *ev,
 	struct lt_thread *n = get_thread(m, next, ns);
 	if (n) {
 		fcomm(ev, k, F_NEXT_COMM, n->comm);
-		/* its wake-up not in the trace (from idle): it may have
-		 * waited since prev began */
 		if (n->cur.state == LT_TS_BLOCKED)
-			set_state(n, since > n->cur.begin ? since : ns,
-				  LT_TS_RUNNABLE, (int32_t)ev->cpu,
-				  LT_WAKER_UNSEEN);
+			unseen_wake(c, n, (int32_t)ev->cpu, ns);
 		set_state(n, ns, LT_TS_RUNNING, (int32_t)ev->cpu,
 			  n->cur.state == LT_TS_RUNNABLE ? n->cur.waker : -1);
 	}
@@ -341,9 +354,8 @@ static void infer_switch(struct lt_model *m, unsigned ci, struct lt_cpu *c,
 		at = ns;
 	if (n && n->cur.begin > at)
 		at = n->cur.begin <= ns ? n->cur.begin : ns;
-	/* its wake-up not in the trace either (from idle) */
 	if (n && n->cur.state != LT_TS_RUNNABLE)
-		set_state(n, at, LT_TS_RUNNABLE, (int32_t)ci, LT_WAKER_UNSEEN);
+		unseen_wake(c, n, (int32_t)ci, at);
 	close_slice(m, ci, c, at);
 	struct lt_thread *p = get_thread(m, c->cur, at);
 	if (p && p->cur.state == LT_TS_RUNNING && p->cur.cpu == (int32_t)ci)

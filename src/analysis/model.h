@@ -14,9 +14,9 @@
  * event names the thread running on its CPU (common_tid); when that is
  * not the CPU's current thread, a switch to it is assumed at the CPU's
  * previous event (or at the thread's wake-up, if later).  A thread
- * switched to without a wake-up in the trace is taken as runnable since
- * that moment (or since the previous thread began), woken by
- * LT_WAKER_UNSEEN: both are the earliest times the trace allows.
+ * switched to without a wake-up in the trace is taken as woken (by
+ * LT_WAKER_UNSEEN) at the start of the CPU's latest idle slice, or when
+ * it blocked if later: both are the earliest times the trace allows.
  *
  * Streaming: feed every event in time order with lt_model_feed(); memory
  * is bounded by the number of threads and CPUs (fixed rings), and nothing
@@ -92,6 +92,7 @@ struct lt_cpu {
 	int32_t cur; /* running tid, -1 before the first switch */
 	int64_t since;
 	int64_t last_ns; /* the CPU's latest event */
+	int64_t idle_begin; /* start of its latest closed idle slice */
 	uint64_t ninferred; /* switches inferred from common_tid */
 	int64_t irq_begin, soft_begin; /* 0: not inside */
 	int32_t irq_vec, soft_vec;
