@@ -15,6 +15,7 @@
 /* An anchor: events named like name ('*' wildcards), optionally with a
  * condition "FIELD OP INTEGER" (== != < <= > >=). */
 struct lt_anchor {
+	char spec[256]; /* as given */
 	char name[128];
 	char field[64];
 	int op; /* 0: no condition */

@@ -47,6 +47,7 @@ int lt_anchor_parse(const char *spec, struct lt_anchor *a, char *err,
 		return -EINVAL;
 	}
 	memcpy(a->name, spec, n);
+	snprintf(a->spec, sizeof(a->spec), "%s", spec);
 	if (!cond)
 		return 0;
 	long long v;

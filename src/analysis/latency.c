@@ -310,8 +310,8 @@ int lt_analyze_latency(lt_trace_t *t, const struct lt_latency_opts *o,
 	}
 	const struct lt_event *ev;
 	while ((ret = lt_trace_next(t, &ev)) > 0) {
-		if (lt_model_feed(&m, ev) != LT_KEV_OTHER ||
-		    !lt_anchor_match(&o->anchor, ev))
+		lt_model_feed(&m, ev);
+		if (!lt_anchor_match(&o->anchor, ev))
 			continue;
 		nanchors++;
 		int64_t byval = 0, tid;
@@ -344,10 +344,9 @@ int lt_analyze_latency(lt_trace_t *t, const struct lt_latency_opts *o,
 	if (ret == 0) {
 		qsort(res, nres, sizeof(*res), by_key_desc);
 		fprintf(out,
-			"%llu anchors %s%s%s; the %u worst by %s, with where "
+			"%llu anchors %s; the %u worst by %s, with where "
 			"the time went:\n",
-			(unsigned long long)nanchors, o->anchor.name,
-			o->anchor.op ? " if " : "", o->anchor.field, nres, by);
+			(unsigned long long)nanchors, o->anchor.spec, nres, by);
 		for (unsigned i = 0; i < nres; i++)
 			fprintf(out, "#%u %s", i + 1, res[i].text);
 		if (m.nsched == 0)
