@@ -6,6 +6,7 @@
 #         `analyze latency` names the hog thread (its tid and name)
 #   lock  periodic --lock-holder: the first verdict names the holder's tid
 #   jitter ranks an expiry at least 5 ms late in the hog recording
+#   sched  shows periodic waiting more than 5 ms for the CPU there
 #   export writes Chrome JSON that tests/check_chrome_trace.py accepts
 #
 # Kernel events need root: skips otherwise (fails under
@@ -52,7 +53,7 @@ else
 fi
 
 if [ "$(id -u)" -ne 0 ]; then
-	for t in hog lock jitter anchor_condition export; do
+	for t in hog lock jitter anchor_condition sched export; do
 		skip "test_$t" "kernel events need root"
 	done
 	finish
@@ -103,6 +104,15 @@ if [ -n "$a" ] && [ "$a" = "$b" ] && grep -q "behind tid $hog" "$tmp/cond.txt"; 
 	ok test_anchor_condition
 else
 	fail test_anchor_condition "demo:late '$a', condition '$b': $(cat "$tmp/cond.txt")"
+fi
+
+# sched: periodic's worst wait for the CPU is the hog's burst
+"$LT" analyze sched "$tmp/hog" --top 1000 > "$tmp/sched.txt" 2>&1
+max=$(awk '$2 == "periodic" { print $5 }' "$tmp/sched.txt")
+if [ -n "$max" ] && awk -v m="$max" 'BEGIN { exit !(m > 5000) }'; then
+	ok test_sched_shows_the_wait_behind_the_hog
+else
+	fail test_sched_shows_the_wait_behind_the_hog "$(cat "$tmp/sched.txt")"
 fi
 
 # export

@@ -45,6 +45,9 @@ struct lt_jitter_opts {
 };
 int lt_analyze_jitter(lt_trace_t *t, const struct lt_jitter_opts *o, FILE *out);
 
+/* Wake-up to run latency per thread: the top threads by worst wait. */
+int lt_analyze_sched(lt_trace_t *t, unsigned top, FILE *out);
+
 /* Chrome trace-event JSON; anchor may be NULL (no instant events). */
 int lt_export_chrome(lt_trace_t *t, const struct lt_anchor *anchor, FILE *out);
 

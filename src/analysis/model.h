@@ -74,6 +74,7 @@ struct lt_thread {
 	uint64_t nhist; /* closed spans so far; the ring keeps the last */
 	struct lt_tspan hist[LT_THREAD_HIST];
 	int64_t mark; /* for an analysis's own use, 0 at first */
+	void *user; /* the same; the analysis frees it */
 };
 
 /* A CPU slice: tid (0: idle) ran from begin to end. */

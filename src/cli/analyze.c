@@ -18,6 +18,7 @@ static const char analyze_usage[] =
 	"                                    [--by FIELD] [--top N]\n"
 	"       lowtrace analyze jitter DIR --event EVENT --period DURATION "
 	"[--top N]\n"
+	"       lowtrace analyze sched DIR [--top N]\n"
 	"\n"
 	"latency: for each of the N worst anchors (default demo:late, ranked "
 	"by\n"
@@ -30,7 +31,12 @@ static const char analyze_usage[] =
 	"  demo:tick) by the interval between consecutive events of a thread\n"
 	"  less --period (10ms, 500us, 1s).\n"
 	"\n"
-	"  --top N   how many to show (default 5 for latency, 10 for jitter)\n";
+	"sched: per thread, the wait for a CPU after each wake-up (count, "
+	"mean,\n"
+	"  worst, histogram by decade), the threads with the worst wait "
+	"first.\n"
+	"\n"
+	"  --top N   how many to show (default 5 for latency, 10 otherwise)\n";
 
 static int open_trace(const char *dir, lt_trace_t **t)
 {
@@ -110,9 +116,14 @@ static int analyze_run(int argc, char **argv)
 		if (open_trace(dir, &t))
 			return 1;
 		ret = lt_analyze_jitter(t, &o, stdout);
+	} else if (strcmp(what, "sched") == 0) {
+		if (open_trace(dir, &t))
+			return 1;
+		ret = lt_analyze_sched(t, top ? top : 10, stdout);
 	} else {
 		return lt_cli_error(ANALYZE,
-				    "unknown analysis '%s' (latency or jitter)",
+				    "unknown analysis '%s' (latency, jitter or "
+				    "sched)",
 				    what);
 	}
 	if (ret < 0)
@@ -122,5 +133,5 @@ static int analyze_run(int argc, char **argv)
 }
 
 LT_CLI_VERB(analyze_verb, .name = ANALYZE,
-	    .summary = "explain latencies in a trace (latency, jitter)",
+	    .summary = "explain latencies in a trace (latency, jitter, sched)",
 	    .usage = analyze_usage, .run = analyze_run)
