@@ -26,6 +26,10 @@ struct lt_anchor {
 int lt_anchor_parse(const char *spec, struct lt_anchor *a, char *err,
 		    size_t errlen);
 int lt_anchor_match(const struct lt_anchor *a, const struct lt_event *ev);
+/* The same with the name test cached per event class in memo (one byte
+ * per class of the trace, zeroed at first). */
+int lt_anchor_match_memo(const struct lt_anchor *a, const struct lt_event *ev,
+			 uint8_t *memo);
 /* '*' glob. */
 int lt_glob_match(const char *pat, const char *s);
 

@@ -76,10 +76,26 @@ int lt_anchor_parse(const char *spec, struct lt_anchor *a, char *err,
 	return 0;
 }
 
+static int cond_match(const struct lt_anchor *a, const struct lt_event *ev);
+
 int lt_anchor_match(const struct lt_anchor *a, const struct lt_event *ev)
 {
 	if (!lt_glob_match(a->name, ev->cls->name))
 		return 0;
+	return cond_match(a, ev);
+}
+
+int lt_anchor_match_memo(const struct lt_anchor *a, const struct lt_event *ev,
+			 uint8_t *memo)
+{
+	uint8_t *m = &memo[ev->cls->index];
+	if (!*m)
+		*m = lt_glob_match(a->name, ev->cls->name) ? 2 : 1;
+	return *m == 2 && cond_match(a, ev);
+}
+
+static int cond_match(const struct lt_anchor *a, const struct lt_event *ev)
+{
 	if (!a->op)
 		return 1;
 	int64_t v;

@@ -304,14 +304,17 @@ int lt_analyze_latency(lt_trace_t *t, const struct lt_latency_opts *o,
 	if (ret)
 		return ret;
 	struct result *res = calloc(top, sizeof(*res));
-	if (!res) {
+	uint8_t *memo = calloc(lt_trace_nclasses(t) + 1, 1);
+	if (!res || !memo) {
+		free(res);
+		free(memo);
 		lt_model_free(&m);
 		return -ENOMEM;
 	}
 	const struct lt_event *ev;
 	while ((ret = lt_trace_next(t, &ev)) > 0) {
 		lt_model_feed(&m, ev);
-		if (!lt_anchor_match(&o->anchor, ev))
+		if (!lt_anchor_match_memo(&o->anchor, ev, memo))
 			continue;
 		nanchors++;
 		int64_t byval = 0, tid;
@@ -357,6 +360,7 @@ int lt_analyze_latency(lt_trace_t *t, const struct lt_latency_opts *o,
 	for (unsigned i = 0; i < nres; i++)
 		free(res[i].text);
 	free(res);
+	free(memo);
 	lt_model_free(&m);
 	return ret;
 }
