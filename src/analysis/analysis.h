@@ -1,0 +1,61 @@
+/*
+ * analysis.h - the analyses over a trace (docs/analysis.md): anchors
+ * (anchor.c), the latency walk-back from anchors (latency.c), timer
+ * jitter (jitter.c) and the Chrome trace-event export (export.c).  Each
+ * reads the trace once, in time order, through the model (model.h).
+ */
+#ifndef LT_ANALYSIS_H
+#define LT_ANALYSIS_H
+
+#include "ctf/reader.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+/* An anchor: events named like name ('*' wildcards), optionally with a
+ * condition "FIELD OP INTEGER" (== != < <= > >=). */
+struct lt_anchor {
+	char spec[256]; /* as given */
+	char name[128];
+	char field[64];
+	int op; /* 0: no condition */
+	int64_t val;
+};
+
+/* Parses "NAME" or "NAME if FIELD OP INTEGER"; 0 or -EINVAL with err. */
+int lt_anchor_parse(const char *spec, struct lt_anchor *a, char *err,
+		    size_t errlen);
+int lt_anchor_match(const struct lt_anchor *a, const struct lt_event *ev);
+/* The same with the name test cached per event class in memo (one byte
+ * per class of the trace, zeroed at first). */
+int lt_anchor_match_memo(const struct lt_anchor *a, const struct lt_event *ev,
+			 uint8_t *memo);
+/* '*' glob. */
+int lt_glob_match(const char *pat, const char *s);
+
+struct lt_latency_opts {
+	struct lt_anchor anchor;
+	const char *by; /* field giving the lateness, default "late_us" */
+	unsigned top; /* worst anchors explained */
+};
+/* Prints the explanations of the top worst anchors; 0 or -errno. */
+int lt_analyze_latency(lt_trace_t *t, const struct lt_latency_opts *o,
+		       FILE *out);
+
+struct lt_jitter_opts {
+	const char *event;
+	int64_t period_ns;
+	unsigned top;
+};
+int lt_analyze_jitter(lt_trace_t *t, const struct lt_jitter_opts *o, FILE *out);
+
+/* Wake-up to run latency per thread: the top threads by worst wait. */
+int lt_analyze_sched(lt_trace_t *t, unsigned top, FILE *out);
+
+/* Chrome trace-event JSON; anchor may be NULL (no instant events). */
+int lt_export_chrome(lt_trace_t *t, const struct lt_anchor *anchor, FILE *out);
+
+/* Parses "10ms", "500us", "2s", "100ns" (a bare number is ms); -1 if bad. */
+int64_t lt_parse_duration(const char *s);
+
+#endif

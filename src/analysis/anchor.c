@@ -1,0 +1,135 @@
+/*
+ * anchor.c - anchors: the events an analysis starts from, given by name
+ * ('*' wildcards) and an optional integer condition on one field,
+ * "demo:tick if late_us > 5000".
+ */
+#include "analysis/analysis.h"
+#include "analysis/model.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { OP_EQ = 1, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE };
+
+int lt_glob_match(const char *pat, const char *s)
+{
+	const char *star = NULL, *back = NULL;
+	while (*s) {
+		if (*pat == '*') {
+			star = ++pat;
+			back = s;
+		} else if (*pat == *s) {
+			pat++;
+			s++;
+		} else if (star) {
+			pat = star;
+			s = ++back;
+		} else {
+			return 0;
+		}
+	}
+	while (*pat == '*')
+		pat++;
+	return !*pat;
+}
+
+int lt_anchor_parse(const char *spec, struct lt_anchor *a, char *err,
+		    size_t errlen)
+{
+	char field[64], op[3];
+	const char *cond = strstr(spec, " if ");
+	size_t n = cond ? (size_t)(cond - spec) : strlen(spec);
+	memset(a, 0, sizeof(*a));
+	if (!n || n >= sizeof(a->name)) {
+		snprintf(err, errlen, "bad anchor '%s'", spec);
+		return -EINVAL;
+	}
+	memcpy(a->name, spec, n);
+	snprintf(a->spec, sizeof(a->spec), "%s", spec);
+	if (!cond)
+		return 0;
+	long long v;
+	char tail;
+	if (sscanf(cond + 4, " %63[A-Za-z0-9_] %2[=!<>] %lld %c", field, op, &v,
+		   &tail) != 3) {
+		snprintf(err, errlen,
+			 "bad condition '%s' (FIELD OP INTEGER, e.g. "
+			 "late_us > 5000)",
+			 cond + 4);
+		return -EINVAL;
+	}
+	static const char *const ops[] = {
+		"", "==", "!=", "<", "<=", ">", ">="
+	};
+	for (int i = 1; i <= OP_GE; i++)
+		if (strcmp(op, ops[i]) == 0)
+			a->op = i;
+	if (!a->op) {
+		snprintf(err, errlen, "bad operator '%s' (== != < <= > >=)",
+			 op);
+		return -EINVAL;
+	}
+	strcpy(a->field, field);
+	a->val = v;
+	return 0;
+}
+
+static int cond_match(const struct lt_anchor *a, const struct lt_event *ev);
+
+int lt_anchor_match(const struct lt_anchor *a, const struct lt_event *ev)
+{
+	if (!lt_glob_match(a->name, ev->cls->name))
+		return 0;
+	return cond_match(a, ev);
+}
+
+int lt_anchor_match_memo(const struct lt_anchor *a, const struct lt_event *ev,
+			 uint8_t *memo)
+{
+	uint8_t *m = &memo[ev->cls->index];
+	if (!*m)
+		*m = lt_glob_match(a->name, ev->cls->name) ? 2 : 1;
+	return *m == 2 && cond_match(a, ev);
+}
+
+static int cond_match(const struct lt_anchor *a, const struct lt_event *ev)
+{
+	if (!a->op)
+		return 1;
+	int64_t v;
+	if (lt_event_int(ev, a->field, &v) != 0)
+		return 0;
+	switch (a->op) {
+	case OP_EQ:
+		return v == a->val;
+	case OP_NE:
+		return v != a->val;
+	case OP_LT:
+		return v < a->val;
+	case OP_LE:
+		return v <= a->val;
+	case OP_GT:
+		return v > a->val;
+	default:
+		return v >= a->val;
+	}
+}
+
+int64_t lt_parse_duration(const char *s)
+{
+	char *end;
+	double v = strtod(s, &end);
+	if (end == s || v < 0)
+		return -1;
+	if (!*end || strcmp(end, "ms") == 0)
+		return (int64_t)(v * 1e6);
+	if (strcmp(end, "us") == 0)
+		return (int64_t)(v * 1e3);
+	if (strcmp(end, "ns") == 0)
+		return (int64_t)v;
+	if (strcmp(end, "s") == 0)
+		return (int64_t)(v * 1e9);
+	return -1;
+}

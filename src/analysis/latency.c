@@ -1,0 +1,366 @@
+/*
+ * latency.c - `lowtrace analyze latency`: for each anchor (a late timer
+ * expiry, demo:late), walks back through the model to the moment the
+ * thread should have run (the anchor's time less its lateness) and says
+ * where the time went:
+ *
+ *   - when it was woken after that moment, and by whom;
+ *   - how long it then waited runnable, on which CPU, and which threads
+ *     ran on that CPU meanwhile, with their shares;
+ *   - how long it was blocked again after waking, and who woke it at the
+ *     end (the thread that released what it waited for: a lock holder);
+ *   - irq and softirq time on its CPU in the window;
+ *
+ * then a one-line verdict naming the largest part.  Explanations are
+ * written when the anchor goes by, from the model's rings; the worst
+ * --top are kept and printed at the end, worst first.
+ */
+#include "analysis/analysis.h"
+#include "analysis/model.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_SHARES 32
+#define WAKE_SLACK_NS 1000000 /* a wake-up this early still counts */
+
+struct share {
+	int32_t tid;
+	int64_t ns;
+};
+
+struct shares {
+	struct share s[MAX_SHARES];
+	unsigned n;
+	int32_t self;
+};
+
+static void add_share(void *arg, int32_t tid, int64_t ns)
+{
+	struct shares *sh = arg;
+	if (tid == sh->self)
+		return;
+	for (unsigned i = 0; i < sh->n; i++)
+		if (sh->s[i].tid == tid) {
+			sh->s[i].ns += ns;
+			return;
+		}
+	if (sh->n < MAX_SHARES)
+		sh->s[sh->n++] = (struct share){ tid, ns };
+}
+
+static int by_ns_desc(const void *a, const void *b)
+{
+	const struct share *x = a, *y = b;
+	return x->ns < y->ns ? 1 : x->ns > y->ns ? -1 : 0;
+}
+
+static double ms(int64_t ns)
+{
+	return (double)ns / 1e6;
+}
+
+static double rel_s(const struct lt_model *m, int64_t ns)
+{
+	return (double)(ns - m->first_ns) / 1e9;
+}
+
+/* "tid N COMM (pid P)" */
+static void who(FILE *f, const struct lt_model *m, int32_t tid)
+{
+	if (tid == 0) {
+		fputs("idle (tid 0)", f);
+		return;
+	}
+	if (tid == LT_WAKER_UNSEEN) {
+		fputs("a wake-up not in the trace (from idle)", f);
+		return;
+	}
+	if (tid < 0) {
+		fputs("nobody", f);
+		return;
+	}
+	fprintf(f, "tid %d %s", tid, lt_model_comm(m, tid));
+	int32_t pid = lt_model_tgid(m, tid);
+	if (pid > 0)
+		fprintf(f, " (pid %d)", pid);
+}
+
+static int64_t clip(int64_t b, int64_t e, int64_t lo, int64_t hi)
+{
+	int64_t x = b > lo ? b : lo, y = e < hi ? e : hi;
+	return y > x ? y - x : 0;
+}
+
+/* Writes the explanation of one anchor at ev into f. */
+static void explain(FILE *f, const struct lt_model *m,
+		    const struct lt_event *ev, int32_t tid, int64_t late_ns,
+		    const char *by, int64_t byval)
+{
+	int64_t t_end = ev->ns, due = ev->ns - late_ns;
+	struct lt_thread *th = lt_model_thread(m, tid);
+
+	fprintf(f, "%s at +%.6f s, ", ev->cls->name, rel_s(m, ev->ns));
+	who(f, m, tid);
+	fprintf(f, ": %s = %lld\n", by, (long long)byval);
+	if (!th) {
+		fprintf(f,
+			"   no scheduling events for tid %d (record with "
+			"-k sched --all)\n   verdict: unknown\n",
+			tid);
+		return;
+	}
+	if (lt_thread_truncated(th, due))
+		fputs("   (history of the window partly dropped)\n", f);
+
+	/* the wake-up after the due time */
+	unsigned n = lt_thread_nspans(th);
+	int64_t wake = due;
+	int32_t waker = -1, wake_cpu = -1;
+	int found = 0;
+	for (unsigned i = 0; i < n; i++) {
+		struct lt_tspan s;
+		lt_thread_span(th, m, i, &s);
+		int unseen = s.waker == LT_WAKER_UNSEEN;
+		if (s.state == LT_TS_RUNNABLE && (s.waker >= 0 || unseen) &&
+		    (s.begin >= due - WAKE_SLACK_NS ||
+		     (unseen && s.end > due)) &&
+		    s.begin <= t_end) {
+			wake = unseen && s.begin < due ? due : s.begin;
+			waker = s.waker;
+			wake_cpu = s.cpu;
+			found = 1;
+			break;
+		}
+	}
+	fprintf(f, "   due at +%.6f s; ", rel_s(m, due));
+	if (found) {
+		fprintf(f, "woken %+.3f ms after it by ", ms(wake - due));
+		who(f, m, waker);
+		fprintf(f, ", for CPU %d\n", wake_cpu);
+	} else {
+		fputs("no wake-up found after it (already awake, or not in "
+		      "the trace)\n",
+		      f);
+	}
+
+	/* the states from the wake-up to the anchor */
+	struct shares sh = { .n = 0, .self = tid };
+	int64_t runnable = 0, blocked = 0, running = 0, worst_block = 0;
+	int64_t run_on[64] = { 0 };
+	int32_t unblocker = -1;
+	for (unsigned i = 0; i < n; i++) {
+		struct lt_tspan s;
+		lt_thread_span(th, m, i, &s);
+		int64_t d = clip(s.begin, s.end, wake, t_end);
+		if (!d)
+			continue;
+		if (s.state == LT_TS_RUNNABLE) {
+			runnable += d;
+			if (s.cpu >= 0 && s.cpu < 64)
+				run_on[s.cpu] += d;
+			if (s.cpu >= 0) {
+				int64_t a = s.begin > wake ? s.begin : wake;
+				int64_t b = s.end < t_end ? s.end : t_end;
+				lt_cpu_slices_in(m, (unsigned)s.cpu, a, b,
+						 add_share, &sh);
+			}
+		} else if (s.state == LT_TS_BLOCKED) {
+			blocked += d;
+			if (d > worst_block) {
+				worst_block = d;
+				unblocker = -1;
+				if (i + 1 < n) {
+					struct lt_tspan nx;
+					lt_thread_span(th, m, i + 1, &nx);
+					if (nx.state == LT_TS_RUNNABLE)
+						unblocker = nx.waker;
+				}
+			}
+		} else if (s.state == LT_TS_RUNNING) {
+			running += d;
+		}
+	}
+	int main_cpu = wake_cpu;
+	for (int c = 0; c < 64; c++)
+		if (run_on[c] && (main_cpu < 0 || main_cpu >= 64 ||
+				  run_on[c] > run_on[main_cpu]))
+			main_cpu = c;
+	qsort(sh.s, sh.n, sizeof(sh.s[0]), by_ns_desc);
+	int64_t others = 0;
+	for (unsigned i = 0; i < sh.n; i++)
+		others += sh.s[i].ns;
+	fprintf(f, "   runnable %.3f ms", ms(runnable));
+	if (runnable && main_cpu >= 0) {
+		fprintf(f, " on CPU %d; ran there meanwhile:", main_cpu);
+		for (unsigned i = 0; i < sh.n && i < 5; i++) {
+			fputs(i ? ", " : " ", f);
+			who(f, m, sh.s[i].tid);
+			fprintf(f, " %.3f ms (%.0f%%)", ms(sh.s[i].ns),
+				others ? 100.0 * (double)sh.s[i].ns /
+						 (double)others :
+					 0.0);
+		}
+	}
+	fprintf(f, "\n   blocked %.3f ms", ms(blocked));
+	if (blocked) {
+		fputs(", the longest ended by ", f);
+		who(f, m, unblocker);
+	}
+	fprintf(f, "; running %.3f ms\n", ms(running));
+	int64_t irq = 0, soft = 0;
+	if (main_cpu >= 0)
+		lt_cpu_irq_in(m, (unsigned)main_cpu, wake, t_end, &irq, &soft);
+	fprintf(f, "   irq %.3f ms, softirq %.3f ms on CPU %d\n", ms(irq),
+		ms(soft), main_cpu);
+
+	/* the verdict: the largest part */
+	int64_t timer = found ? wake - due : 0;
+	if (timer > WAKE_SLACK_NS && waker > 0) {
+		/* woken by a thread long after the due time: the timer's
+		 * own wake-up is not in the trace, and it then blocked on
+		 * something the waker released */
+		fprintf(f,
+			"   (%.3f ms from the due time to that wake-up: "
+			"counted as blocked)\n",
+			ms(timer));
+		blocked += timer;
+		if (timer > worst_block)
+			unblocker = waker;
+		timer = 0;
+	}
+	int64_t best = runnable;
+	int kind = 0;
+	if (blocked > best)
+		best = blocked, kind = 1;
+	if (irq + soft > best)
+		best = irq + soft, kind = 2;
+	if (timer > best)
+		best = timer, kind = 3;
+	fputs("   verdict: ", f);
+	if (late_ns > 0 && best * 10 < late_ns) {
+		fprintf(f,
+			"late %.3f ms with no scheduling cause in the "
+			"trace\n",
+			ms(late_ns));
+		return;
+	}
+	switch (kind) {
+	case 0:
+		fprintf(f, "waited %.1f ms runnable on CPU %d behind ",
+			ms(runnable), main_cpu);
+		who(f, m, sh.n ? sh.s[0].tid : -1);
+		break;
+	case 1:
+		fprintf(f, "blocked %.1f ms after waking, until ", ms(blocked));
+		who(f, m, unblocker);
+		fputs(" woke it (a lock or resource it held)", f);
+		break;
+	case 2:
+		fprintf(f, "%.1f ms in irq/softirq on CPU %d", ms(irq + soft),
+			main_cpu);
+		break;
+	default:
+		fprintf(f, "the timer fired %.1f ms late (woken by ",
+			ms(timer));
+		who(f, m, waker);
+		fputc(')', f);
+		break;
+	}
+	fputc('\n', f);
+}
+
+struct result {
+	int64_t key;
+	char *text;
+};
+
+static int by_key_desc(const void *a, const void *b)
+{
+	const struct result *x = a, *y = b;
+	return x->key < y->key ? 1 : x->key > y->key ? -1 : 0;
+}
+
+/* The lateness unit from the field's suffix: _ns, _us (default), _ms. */
+static int64_t unit_ns(const char *by)
+{
+	size_t n = strlen(by);
+	if (n > 3 && strcmp(by + n - 3, "_ns") == 0)
+		return 1;
+	if (n > 3 && strcmp(by + n - 3, "_ms") == 0)
+		return 1000000;
+	return 1000;
+}
+
+int lt_analyze_latency(lt_trace_t *t, const struct lt_latency_opts *o,
+		       FILE *out)
+{
+	struct lt_model m;
+	const char *by = o->by ? o->by : "late_us";
+	unsigned top = o->top ? o->top : 5, nres = 0;
+	uint64_t nanchors = 0;
+	int ret = lt_model_init(&m, t);
+	if (ret)
+		return ret;
+	struct result *res = calloc(top, sizeof(*res));
+	uint8_t *memo = calloc(lt_trace_nclasses(t) + 1, 1);
+	if (!res || !memo) {
+		free(res);
+		free(memo);
+		lt_model_free(&m);
+		return -ENOMEM;
+	}
+	const struct lt_event *ev;
+	while ((ret = lt_trace_next(t, &ev)) > 0) {
+		lt_model_feed(&m, ev);
+		if (!lt_anchor_match_memo(&o->anchor, ev, memo))
+			continue;
+		nanchors++;
+		int64_t byval = 0, tid;
+		lt_event_int(ev, by, &byval);
+		if (lt_event_int(ev, "tid", &tid) != 0)
+			tid = ev->pid;
+		unsigned slot = nres;
+		if (nres == top) {
+			slot = 0;
+			for (unsigned i = 1; i < nres; i++)
+				if (res[i].key < res[slot].key)
+					slot = i;
+			if (res[slot].key >= byval)
+				continue;
+			free(res[slot].text);
+		} else {
+			nres++;
+		}
+		size_t len = 0;
+		FILE *f = open_memstream(&res[slot].text, &len);
+		if (!f) {
+			ret = -ENOMEM;
+			break;
+		}
+		explain(f, &m, ev, (int32_t)tid, byval * unit_ns(by), by,
+			byval);
+		fclose(f);
+		res[slot].key = byval;
+	}
+	if (ret == 0) {
+		qsort(res, nres, sizeof(*res), by_key_desc);
+		fprintf(out,
+			"%llu anchors %s; the %u worst by %s, with where "
+			"the time went:\n",
+			(unsigned long long)nanchors, o->anchor.spec, nres, by);
+		for (unsigned i = 0; i < nres; i++)
+			fprintf(out, "#%u %s", i + 1, res[i].text);
+		if (m.nsched == 0)
+			fputs("(no kernel scheduling events in the trace: "
+			      "record with -k sched,irq --all)\n",
+			      out);
+	}
+	for (unsigned i = 0; i < nres; i++)
+		free(res[i].text);
+	free(res);
+	free(memo);
+	lt_model_free(&m);
+	return ret;
+}

@@ -1,0 +1,523 @@
+/*
+ * model.c - the trace model (model.h): per-CPU slices and per-thread
+ * state spans from sched_switch, sched_waking/wakeup and irq events, in
+ * one streaming pass with fixed rings.
+ *
+ * Each event class is looked at once, on its first event: its name gives
+ * its kind and its field list the indices of the fields the kind needs,
+ * so the hot loop reads fields by index.
+ */
+#include "analysis/model.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+	F_TID, /* common_tid */
+	F_TGID, /* common_tgid */
+	F_PREV_COMM,
+	F_PREV_PID,
+	F_PREV_STATE,
+	F_NEXT_COMM,
+	F_NEXT_PID,
+	F_COMM,
+	F_PID,
+	F_TARGET_CPU,
+	F_IRQ,
+	F_VEC,
+	F_NFIELDS,
+};
+
+static const char *const field_names[F_NFIELDS] = {
+	"common_tid", "common_tgid", "prev_comm", "prev_pid",
+	"prev_state", "next_comm",   "next_pid",  "comm",
+	"pid",	      "target_cpu",  "irq",	  "vec",
+};
+
+struct lt_model_class {
+	uint8_t seen, kind;
+	int16_t f[F_NFIELDS]; /* field index, -1 if absent */
+};
+
+static const struct {
+	const char *name;
+	uint8_t kind;
+} kinds[] = {
+	{ "sched:sched_switch", LT_KEV_SWITCH },
+	{ "sched:sched_waking", LT_KEV_WAKING },
+	{ "sched:sched_wakeup", LT_KEV_WAKEUP },
+	{ "sched:sched_wakeup_new", LT_KEV_WAKEUP_NEW },
+	{ "irq:irq_handler_entry", LT_KEV_IRQ_ENTRY },
+	{ "irq:irq_handler_exit", LT_KEV_IRQ_EXIT },
+	{ "irq:softirq_entry", LT_KEV_SOFTIRQ_ENTRY },
+	{ "irq:softirq_exit", LT_KEV_SOFTIRQ_EXIT },
+};
+
+int lt_model_init(struct lt_model *m, lt_trace_t *t)
+{
+	memset(m, 0, sizeof(*m));
+	m->trace = t;
+	m->ncls = lt_trace_nclasses(t);
+	m->cls = calloc(m->ncls ? m->ncls : 1, sizeof(*m->cls));
+	m->tab_cap = 1024;
+	m->tab = calloc(m->tab_cap, sizeof(*m->tab));
+	if (!m->cls || !m->tab) {
+		lt_model_free(m);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void lt_model_free(struct lt_model *m)
+{
+	for (unsigned i = 0; m->tab && i < m->tab_cap; i++)
+		free(m->tab[i]);
+	for (unsigned i = 0; i < m->ncpus; i++) {
+		free(m->cpus[i].slices);
+		free(m->cpus[i].irqs);
+	}
+	free(m->tab);
+	free(m->cpus);
+	free(m->cls);
+	memset(m, 0, sizeof(*m));
+}
+
+static struct lt_model_class *class_of(struct lt_model *m,
+				       const struct lt_event *ev)
+{
+	const struct lt_event_class *ec = ev->cls;
+	if (ec->index >= m->ncls)
+		return NULL;
+	struct lt_model_class *c = &m->cls[ec->index];
+	if (c->seen)
+		return c;
+	c->seen = 1;
+	c->kind = LT_KEV_OTHER;
+	for (unsigned i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (strcmp(ec->name, kinds[i].name) == 0)
+			c->kind = kinds[i].kind;
+	for (unsigned k = 0; k < F_NFIELDS; k++) {
+		c->f[k] = -1;
+		for (unsigned i = 0; i < ec->nfields; i++)
+			if (strcmp(ec->fields[i].name, field_names[k]) == 0)
+				c->f[k] = (int16_t)i;
+	}
+	return c;
+}
+
+static int64_t fint(const struct lt_event *ev, const struct lt_model_class *c,
+		    int k, int64_t dflt)
+{
+	struct lt_value v;
+	if (c->f[k] < 0 || lt_event_field(ev, (unsigned)c->f[k], &v) != 0)
+		return dflt;
+	if (v.kind == LT_FIELD_INT || v.kind == LT_FIELD_ENUM)
+		return v.fc->is_signed ? v.i : (int64_t)v.u;
+	return dflt;
+}
+
+static void fcomm(const struct lt_event *ev, const struct lt_model_class *c,
+		  int k, char out[16])
+{
+	struct lt_value v;
+	if (c->f[k] < 0 || lt_event_field(ev, (unsigned)c->f[k], &v) != 0)
+		return;
+	if (!v.str || (v.kind != LT_FIELD_STRING && !v.fc->text))
+		return;
+	size_t n = strnlen(v.str, v.len < 15 ? v.len : 15);
+	if (!n)
+		return;
+	memcpy(out, v.str, n);
+	out[n] = 0;
+}
+
+int lt_event_int(const struct lt_event *ev, const char *name, int64_t *v)
+{
+	struct lt_value val;
+	if (lt_event_field_by_name(ev, name, &val) != 0)
+		return -ENOENT;
+	if (val.kind == LT_FIELD_INT || val.kind == LT_FIELD_ENUM)
+		*v = val.fc->is_signed ? val.i : (int64_t)val.u;
+	else if (val.kind == LT_FIELD_FLOAT)
+		*v = (int64_t)val.f;
+	else
+		return -ENOENT;
+	return 0;
+}
+
+static unsigned hash_tid(int32_t tid, unsigned cap)
+{
+	return ((uint32_t)tid * 2654435761u) & (cap - 1);
+}
+
+struct lt_thread *lt_model_thread(const struct lt_model *m, int32_t tid)
+{
+	for (unsigned h = hash_tid(tid, m->tab_cap);;
+	     h = (h + 1) & (m->tab_cap - 1)) {
+		struct lt_thread *th = m->tab[h];
+		if (!th || th->tid == tid)
+			return th;
+	}
+}
+
+static int grow_tab(struct lt_model *m)
+{
+	unsigned cap = m->tab_cap * 2;
+	struct lt_thread **nt = calloc(cap, sizeof(*nt));
+	if (!nt)
+		return -ENOMEM;
+	for (unsigned i = 0; i < m->tab_cap; i++) {
+		struct lt_thread *th = m->tab[i];
+		if (!th)
+			continue;
+		unsigned h = hash_tid(th->tid, cap);
+		while (nt[h])
+			h = (h + 1) & (cap - 1);
+		nt[h] = th;
+	}
+	free(m->tab);
+	m->tab = nt;
+	m->tab_cap = cap;
+	return 0;
+}
+
+/* The thread tid, created in state UNKNOWN if new; NULL for tid <= 0. */
+static struct lt_thread *get_thread(struct lt_model *m, int32_t tid, int64_t ns)
+{
+	if (tid <= 0)
+		return NULL;
+	struct lt_thread *th = lt_model_thread(m, tid);
+	if (th)
+		return th;
+	if ((m->nthreads + 1) * 2 > m->tab_cap && grow_tab(m) != 0)
+		return NULL;
+	th = calloc(1, sizeof(*th));
+	if (!th)
+		return NULL;
+	th->tid = tid;
+	th->tgid = -1;
+	th->cur.begin = ns;
+	th->cur.cpu = -1;
+	th->cur.waker = -1;
+	th->cur.state = LT_TS_UNKNOWN;
+	unsigned h = hash_tid(tid, m->tab_cap);
+	while (m->tab[h])
+		h = (h + 1) & (m->tab_cap - 1);
+	m->tab[h] = th;
+	m->nthreads++;
+	return th;
+}
+
+static struct lt_cpu *get_cpu(struct lt_model *m, uint32_t cpu)
+{
+	if (cpu > 4095)
+		return NULL;
+	if (cpu >= m->ncpus) {
+		unsigned n = cpu + 1;
+		struct lt_cpu *nc = realloc(m->cpus, n * sizeof(*nc));
+		if (!nc)
+			return NULL;
+		m->cpus = nc;
+		for (unsigned i = m->ncpus; i < n; i++) {
+			memset(&nc[i], 0, sizeof(nc[i]));
+			nc[i].cur = -1;
+		}
+		m->ncpus = n;
+	}
+	struct lt_cpu *c = &m->cpus[cpu];
+	if (!c->slices) {
+		c->slices = malloc(LT_CPU_SLICES * sizeof(*c->slices));
+		c->irqs = malloc(LT_CPU_IRQS * sizeof(*c->irqs));
+		if (!c->slices || !c->irqs)
+			return NULL;
+	}
+	return c;
+}
+
+/* Closes th's open span at ns and opens one in state st. */
+static void set_state(struct lt_thread *th, int64_t ns, uint8_t st, int32_t cpu,
+		      int32_t waker)
+{
+	th->cur.end = ns;
+	if (ns > th->cur.begin || th->cur.state != LT_TS_UNKNOWN) {
+		th->hist[th->nhist % LT_THREAD_HIST] = th->cur;
+		th->nhist++;
+	}
+	th->cur.begin = ns;
+	th->cur.state = st;
+	th->cur.cpu = cpu;
+	th->cur.waker = waker;
+}
+
+static void close_slice(struct lt_model *m, unsigned ci, struct lt_cpu *c,
+			int64_t ns)
+{
+	if (c->cur < 0)
+		return;
+	struct lt_cslice *s = &c->slices[c->nslices % LT_CPU_SLICES];
+	s->begin = c->since;
+	s->end = ns;
+	s->tid = c->cur;
+	c->nslices++;
+	if (s->tid == 0)
+		c->idle_begin = s->begin;
+	if (m->on_slice)
+		m->on_slice(m->arg, ci, s);
+}
+
+static void push_irq(struct lt_cpu *c, int64_t b, int64_t e, int32_t vec,
+		     uint8_t soft)
+{
+	struct lt_irqspan *s = &c->irqs[c->nirqs % LT_CPU_IRQS];
+	s->begin = b;
+	s->end = e;
+	s->vec = vec;
+	s->soft = soft;
+	c->nirqs++;
+}
+
+/*
+ * n runs at ns on c without a wake-up in the trace: it was woken in the
+ * idle task's context, whose events are often missing, so during the
+ * CPU's last idle slice; taken at its start (or when n blocked, if later).
+ */
+static void unseen_wake(const struct lt_cpu *c, struct lt_thread *n,
+			int32_t cpu, int64_t ns)
+{
+	int64_t at = c->cur == 0 ? c->since : c->idle_begin;
+	if (at < n->cur.begin)
+		at = n->cur.begin;
+	if (at > ns)
+		at = ns;
+	set_state(n, at, LT_TS_RUNNABLE, cpu, LT_WAKER_UNSEEN);
+}
+
+static void on_switch(struct lt_model *m, const struct lt_event *ev,
+		      const struct lt_model_class *k, struct lt_cpu *c)
+{
+	int32_t prev = (int32_t)fint(ev, k, F_PREV_PID, -1);
+	int32_t next = (int32_t)fint(ev, k, F_NEXT_PID, -1);
+	int64_t pst = fint(ev, k, F_PREV_STATE, 0);
+	int64_t ns = ev->ns;
+
+	close_slice(m, ev->cpu, c, ns);
+	c->cur = next;
+	c->since = ns;
+	struct lt_thread *p = get_thread(m, prev, ns);
+	if (p) {
+		fcomm(ev, k, F_PREV_COMM, p->comm);
+		/* R or R+ (preempted): still wants the CPU */
+		if ((pst & 0xff) == 0)
+			set_state(p, ns, LT_TS_RUNNABLE, (int32_t)ev->cpu, -1);
+		else
+			set_state(p, ns, LT_TS_BLOCKED, -1, -1);
+	}
+	struct lt_thread *n = get_thread(m, next, ns);
+	if (n) {
+		fcomm(ev, k, F_NEXT_COMM, n->comm);
+		if (n->cur.state == LT_TS_BLOCKED)
+			unseen_wake(c, n, (int32_t)ev->cpu, ns);
+		set_state(n, ns, LT_TS_RUNNING, (int32_t)ev->cpu,
+			  n->cur.state == LT_TS_RUNNABLE ? n->cur.waker : -1);
+	}
+}
+
+static void on_wake(struct lt_model *m, const struct lt_event *ev,
+		    const struct lt_model_class *k)
+{
+	int32_t tid = (int32_t)fint(ev, k, F_PID, -1);
+	struct lt_thread *th = get_thread(m, tid, ev->ns);
+	if (!th)
+		return;
+	fcomm(ev, k, F_COMM, th->comm);
+	if (th->cur.state == LT_TS_RUNNABLE || th->cur.state == LT_TS_RUNNING)
+		return;
+	int32_t waker = (int32_t)fint(ev, k, F_TID, -1);
+	int32_t cpu = (int32_t)fint(ev, k, F_TARGET_CPU, (int64_t)ev->cpu);
+	set_state(th, ev->ns, LT_TS_RUNNABLE, cpu, waker);
+}
+
+/* A switch on c to tid that the trace did not report (see model.h). */
+static void infer_switch(struct lt_model *m, unsigned ci, struct lt_cpu *c,
+			 int32_t tid, int64_t ns)
+{
+	struct lt_thread *n = get_thread(m, tid, ns);
+	/* the earliest it can have started: after the CPU's last event */
+	int64_t at = c->last_ns > c->since ? c->last_ns : c->since;
+	if (c->cur < 0)
+		at = ns;
+	if (n && n->cur.state == LT_TS_RUNNABLE && n->cur.cpu == (int32_t)ci &&
+	    n->cur.begin > at)
+		at = n->cur.begin;
+	if (at > ns)
+		at = ns;
+	if (n && n->cur.begin > at)
+		at = n->cur.begin <= ns ? n->cur.begin : ns;
+	if (n && n->cur.state != LT_TS_RUNNABLE)
+		unseen_wake(c, n, (int32_t)ci, at);
+	close_slice(m, ci, c, at);
+	struct lt_thread *p = get_thread(m, c->cur, at);
+	if (p && p->cur.state == LT_TS_RUNNING && p->cur.cpu == (int32_t)ci)
+		set_state(p, at, LT_TS_UNKNOWN, -1, -1);
+	c->cur = tid;
+	c->since = at;
+	c->ninferred++;
+	if (n && n->cur.begin <= at)
+		set_state(n, at, LT_TS_RUNNING, (int32_t)ci,
+			  n->cur.state == LT_TS_RUNNABLE ? n->cur.waker : -1);
+}
+
+int lt_model_feed(struct lt_model *m, const struct lt_event *ev)
+{
+	struct lt_model_class *k = class_of(m, ev);
+	if (!m->nevents)
+		m->first_ns = ev->ns;
+	m->nevents++;
+	m->last_ns = ev->ns;
+	if (!k || k->kind == LT_KEV_OTHER)
+		return LT_KEV_OTHER;
+	m->nsched++;
+	struct lt_cpu *c = get_cpu(m, ev->cpu);
+	if (!c)
+		return LT_KEV_OTHER;
+	if (k->f[F_TID] >= 0) {
+		int32_t tid = (int32_t)fint(ev, k, F_TID, -1);
+		if (tid >= 0 && tid != c->cur)
+			infer_switch(m, ev->cpu, c, tid, ev->ns);
+		struct lt_thread *th = get_thread(m, tid, ev->ns);
+		if (th && k->f[F_TGID] >= 0)
+			th->tgid = (int32_t)fint(ev, k, F_TGID, -1);
+	}
+	c->last_ns = ev->ns;
+	switch (k->kind) {
+	case LT_KEV_SWITCH:
+		on_switch(m, ev, k, c);
+		break;
+	case LT_KEV_WAKING:
+	case LT_KEV_WAKEUP:
+	case LT_KEV_WAKEUP_NEW:
+		on_wake(m, ev, k);
+		break;
+	case LT_KEV_IRQ_ENTRY:
+		c->irq_begin = ev->ns;
+		c->irq_vec = (int32_t)fint(ev, k, F_IRQ, -1);
+		break;
+	case LT_KEV_IRQ_EXIT:
+		if (c->irq_begin)
+			push_irq(c, c->irq_begin, ev->ns, c->irq_vec, 0);
+		c->irq_begin = 0;
+		break;
+	case LT_KEV_SOFTIRQ_ENTRY:
+		c->soft_begin = ev->ns;
+		c->soft_vec = (int32_t)fint(ev, k, F_VEC, -1);
+		break;
+	case LT_KEV_SOFTIRQ_EXIT:
+		if (c->soft_begin)
+			push_irq(c, c->soft_begin, ev->ns, c->soft_vec, 1);
+		c->soft_begin = 0;
+		break;
+	}
+	return k->kind;
+}
+
+void lt_model_finish(struct lt_model *m)
+{
+	for (unsigned i = 0; i < m->ncpus; i++) {
+		struct lt_cpu *c = &m->cpus[i];
+		if (!c->slices)
+			continue;
+		close_slice(m, i, c, m->last_ns);
+		c->since = m->last_ns;
+	}
+}
+
+const char *lt_model_comm(const struct lt_model *m, int32_t tid)
+{
+	if (tid == 0)
+		return "idle";
+	struct lt_thread *th = tid > 0 ? lt_model_thread(m, tid) : NULL;
+	return th && th->comm[0] ? th->comm : "?";
+}
+
+int32_t lt_model_tgid(const struct lt_model *m, int32_t tid)
+{
+	struct lt_thread *th = tid > 0 ? lt_model_thread(m, tid) : NULL;
+	return th ? th->tgid : -1;
+}
+
+unsigned lt_thread_nspans(const struct lt_thread *th)
+{
+	uint64_t n = th->nhist < LT_THREAD_HIST ? th->nhist : LT_THREAD_HIST;
+	return (unsigned)n + 1;
+}
+
+void lt_thread_span(const struct lt_thread *th, const struct lt_model *m,
+		    unsigned i, struct lt_tspan *out)
+{
+	unsigned n = lt_thread_nspans(th) - 1;
+	if (i >= n) {
+		*out = th->cur;
+		out->end = m->last_ns;
+		return;
+	}
+	*out = th->hist[(th->nhist - n + i) % LT_THREAD_HIST];
+}
+
+int lt_thread_truncated(const struct lt_thread *th, int64_t ns)
+{
+	if (th->nhist <= LT_THREAD_HIST)
+		return 0;
+	return th->hist[th->nhist % LT_THREAD_HIST].begin > ns;
+}
+
+static int64_t overlap(int64_t b, int64_t e, int64_t lo, int64_t hi)
+{
+	int64_t x = b > lo ? b : lo, y = e < hi ? e : hi;
+	return y > x ? y - x : 0;
+}
+
+void lt_cpu_slices_in(const struct lt_model *m, unsigned cpu, int64_t a,
+		      int64_t b, void (*fn)(void *arg, int32_t tid, int64_t ns),
+		      void *arg)
+{
+	if (cpu >= m->ncpus || !m->cpus[cpu].slices)
+		return;
+	const struct lt_cpu *c = &m->cpus[cpu];
+	uint64_t n = c->nslices < LT_CPU_SLICES ? c->nslices : LT_CPU_SLICES;
+	for (uint64_t i = 0; i < n; i++) {
+		const struct lt_cslice *s =
+			&c->slices[(c->nslices - 1 - i) % LT_CPU_SLICES];
+		if (s->end < a)
+			break;
+		int64_t o = overlap(s->begin, s->end, a, b);
+		if (o)
+			fn(arg, s->tid, o);
+	}
+	if (c->cur >= 0) {
+		int64_t o = overlap(c->since, m->last_ns, a, b);
+		if (o)
+			fn(arg, c->cur, o);
+	}
+}
+
+void lt_cpu_irq_in(const struct lt_model *m, unsigned cpu, int64_t a, int64_t b,
+		   int64_t *irq_ns, int64_t *soft_ns)
+{
+	*irq_ns = *soft_ns = 0;
+	if (cpu >= m->ncpus || !m->cpus[cpu].irqs)
+		return;
+	const struct lt_cpu *c = &m->cpus[cpu];
+	uint64_t n = c->nirqs < LT_CPU_IRQS ? c->nirqs : LT_CPU_IRQS;
+	for (uint64_t i = 0; i < n; i++) {
+		const struct lt_irqspan *s =
+			&c->irqs[(c->nirqs - 1 - i) % LT_CPU_IRQS];
+		if (s->end < a)
+			break;
+		int64_t o = overlap(s->begin, s->end, a, b);
+		if (s->soft)
+			*soft_ns += o;
+		else
+			*irq_ns += o;
+	}
+}

@@ -1,0 +1,118 @@
+/*
+ * sched.c - `lowtrace analyze sched`: for each thread, how long it waited
+ * for a CPU after each wake-up seen in the trace (the runnable span that
+ * a sched_waking/sched_wakeup opened, up to the switch to it): count,
+ * mean, worst and a histogram by decade; the threads with the worst wait
+ * first.  Waits after preemption and after wake-ups the trace does not
+ * hold (inferred ones, see model.h) are left out.
+ */
+#include "analysis/analysis.h"
+#include "analysis/model.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NBUCKETS 5 /* < 10 us, < 100 us, < 1 ms, < 10 ms, more */
+
+struct wstat {
+	uint64_t n, hist[NBUCKETS];
+	int64_t sum, max, max_at;
+};
+
+struct row {
+	int32_t tid;
+	struct wstat *w;
+};
+
+static int by_max_desc(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+	return x->w->max < y->w->max ? 1 : x->w->max > y->w->max ? -1 : 0;
+}
+
+static void account(struct lt_model *m, const struct lt_event *ev)
+{
+	int64_t next;
+	if (lt_event_int(ev, "next_pid", &next) != 0 || next <= 0)
+		return;
+	struct lt_thread *th = lt_model_thread(m, (int32_t)next);
+	if (!th || th->nhist == 0 || th->cur.state != LT_TS_RUNNING)
+		return;
+	const struct lt_tspan *s = &th->hist[(th->nhist - 1) % LT_THREAD_HIST];
+	if (s->state != LT_TS_RUNNABLE || s->waker < 0 || s->end != ev->ns)
+		return;
+	struct wstat *w = th->user;
+	if (!w) {
+		w = calloc(1, sizeof(*w));
+		if (!w)
+			return;
+		th->user = w;
+	}
+	int64_t d = s->end - s->begin;
+	int b = d < 10000    ? 0 :
+		d < 100000   ? 1 :
+		d < 1000000  ? 2 :
+		d < 10000000 ? 3 :
+			       4;
+	w->n++;
+	w->hist[b]++;
+	w->sum += d;
+	if (d > w->max) {
+		w->max = d;
+		w->max_at = s->begin;
+	}
+}
+
+int lt_analyze_sched(lt_trace_t *t, unsigned top, FILE *out)
+{
+	struct lt_model m;
+	const struct lt_event *ev;
+	int ret = lt_model_init(&m, t);
+	if (ret)
+		return ret;
+	while ((ret = lt_trace_next(t, &ev)) > 0)
+		if (lt_model_feed(&m, ev) == LT_KEV_SWITCH)
+			account(&m, ev);
+	struct row *rows = calloc(m.nthreads ? m.nthreads : 1, sizeof(*rows));
+	unsigned n = 0;
+	for (unsigned i = 0; rows && i < m.tab_cap; i++)
+		if (m.tab[i] && m.tab[i]->user)
+			rows[n++] =
+				(struct row){ m.tab[i]->tid, m.tab[i]->user };
+	if (ret == 0 && !rows)
+		ret = -ENOMEM;
+	if (ret == 0) {
+		qsort(rows, n, sizeof(*rows), by_max_desc);
+		fprintf(out,
+			"wake-up to run latency, %u threads woken; the %u worst "
+			"by their longest wait:\n"
+			"%8s %-16s %8s %10s %10s %12s  "
+			"<10us <100us <1ms <10ms more\n",
+			n, top && top < n ? top : n, "tid", "comm", "wakeups",
+			"mean_us", "max_us", "max_at_s");
+		for (unsigned i = 0; i < n && (!top || i < top); i++) {
+			const struct wstat *w = rows[i].w;
+			fprintf(out, "%8d %-16s %8llu %10.1f %10.1f %12.6f ",
+				rows[i].tid, lt_model_comm(&m, rows[i].tid),
+				(unsigned long long)w->n,
+				(double)w->sum / (double)w->n / 1e3,
+				(double)w->max / 1e3,
+				(double)(w->max_at - m.first_ns) / 1e9);
+			for (int b = 0; b < NBUCKETS; b++)
+				fprintf(out, " %llu",
+					(unsigned long long)w->hist[b]);
+			fputc('\n', out);
+		}
+		if (m.nsched == 0)
+			fputs("(no kernel scheduling events in the trace: "
+			      "record with -k sched --all)\n",
+			      out);
+	}
+	for (unsigned i = 0; i < m.tab_cap; i++)
+		if (m.tab[i])
+			free(m.tab[i]->user);
+	free(rows);
+	lt_model_free(&m);
+	return ret;
+}

@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# test_analysis.sh - `lowtrace analyze` and `lowtrace export` on real
+# recordings of examples/periodic beside each disturbance:
+#
+#   hog   disturb --hog pinned to periodic's CPU: the first verdict of
+#         `analyze latency` names the hog thread (its tid and name)
+#   lock  periodic --lock-holder: the first verdict names the holder's tid
+#   jitter ranks an expiry at least 5 ms late in the hog recording
+#   sched  shows periodic waiting more than 5 ms for the CPU there
+#   export writes Chrome JSON that tests/check_chrome_trace.py accepts
+#
+# Kernel events need root: skips otherwise (fails under
+# LOWTRACE_REQUIRE_ALL=1).  Each recording lasts about 1.5 s.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+B=${BUILD:-build}
+case $B in /*) ;; *) B=$top/$B ;; esac
+LT=$B/lowtrace
+EX=$B/examples
+PY=/usr/bin/python3
+passed=0 failed=0 skipped=0
+tmp=$(mktemp -d /tmp/lt-test-analysis.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+
+ok() { echo "ok $1"; passed=$((passed + 1)); }
+fail() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
+skip() {
+	if [ -n "${LOWTRACE_REQUIRE_ALL:-}" ] && [ "${LOWTRACE_REQUIRE_ALL}" != 0 ]; then
+		fail "$1" "skipped under LOWTRACE_REQUIRE_ALL=1 ($2)"
+	else
+		echo "skip $1: $2"
+		skipped=$((skipped + 1))
+	fi
+}
+finish() {
+	echo "lt-test: $passed passed, $failed failed, $skipped skipped"
+	[ "$failed" -eq 0 ]
+	exit
+}
+
+# errors that need no recording
+out=$("$LT" analyze latency "$tmp/none" 2>&1)
+if [ $? -ne 0 ] && echo "$out" | grep -q '^lowtrace: analyze: cannot open trace'; then
+	ok test_analyze_missing_trace_is_an_error
+else
+	fail test_analyze_missing_trace_is_an_error "$out"
+fi
+out=$("$LT" analyze latency "$tmp" --anchor 'demo:tick if late_us >' 2>&1)
+if [ $? -ne 0 ] && echo "$out" | grep -q '^lowtrace: analyze: --anchor: bad condition'; then
+	ok test_analyze_bad_anchor_condition_is_an_error
+else
+	fail test_analyze_bad_anchor_condition_is_an_error "$out"
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+	for t in hog lock jitter anchor_condition sched export; do
+		skip "test_$t" "kernel events need root"
+	done
+	finish
+fi
+cpu=$(($(nproc) - 1))
+
+# hog: record periodic with a SCHED_FIFO hog on its CPU
+"$LT" record -o "$tmp/hog" -k sched,irq --all -- sh -c \
+	"$EX/disturb --hog --cpu $cpu --duration-s 2 & $EX/periodic --cpu $cpu --duration-s 1.5; wait" \
+	> "$tmp/hog.out" 2>&1
+hog=$(sed -n 's/^disturb: hog tid \([0-9]*\).*/\1/p' "$tmp/hog.out")
+"$LT" analyze latency "$tmp/hog" --top 3 > "$tmp/hog.txt" 2>&1
+verdict=$(grep -m1 'verdict:' "$tmp/hog.txt")
+if [ -n "$hog" ] && echo "$verdict" | grep -q "waited .* ms runnable on CPU $cpu behind tid $hog disturb-hog"; then
+	ok test_hog_is_named_first
+else
+	fail test_hog_is_named_first "hog tid '$hog', got: $(cat "$tmp/hog.out" "$tmp/hog.txt")"
+fi
+
+# lock: periodic's own lock-holder thread
+"$LT" record -o "$tmp/lock" -k sched,irq --all -- \
+	"$EX/periodic" --cpu "$cpu" --duration-s 1.5 --lock-holder \
+	> "$tmp/lock.out" 2>&1
+holder=$(sed -n 's/^periodic: lock-holder tid \([0-9]*\).*/\1/p' "$tmp/lock.out")
+"$LT" analyze latency "$tmp/lock" --top 3 > "$tmp/lock.txt" 2>&1
+verdict=$(grep -m1 'verdict:' "$tmp/lock.txt")
+if [ -n "$holder" ] && echo "$verdict" | grep -q "blocked .* until tid $holder lock-holder"; then
+	ok test_lock_holder_is_named_first
+else
+	fail test_lock_holder_is_named_first "holder tid '$holder', got: $(cat "$tmp/lock.out" "$tmp/lock.txt")"
+fi
+
+# jitter: the worst expiry of the hog recording is > 5 ms late
+"$LT" analyze jitter "$tmp/hog" --event demo:tick --period 10ms > "$tmp/jit.txt" 2>&1
+late=$(sed -n 's/^#1 .* ms after the previous one, \([0-9.]*\) ms late$/\1/p' "$tmp/jit.txt")
+if [ -n "$late" ] && awk -v l="$late" 'BEGIN { exit !(l > 5) }'; then
+	ok test_jitter_ranks_the_late_expiry_first
+else
+	fail test_jitter_ranks_the_late_expiry_first "$(cat "$tmp/jit.txt")"
+fi
+
+# an anchor given by a condition finds the same worst expiry
+"$LT" analyze latency "$tmp/hog" --top 1 --anchor 'demo:tick if late_us > 5000' \
+	> "$tmp/cond.txt" 2>&1
+a=$(grep -m1 '^#1' "$tmp/hog.txt" | sed 's/.*late_us = //')
+b=$(grep -m1 '^#1' "$tmp/cond.txt" | sed 's/.*late_us = //')
+if [ -n "$a" ] && [ "$a" = "$b" ] && grep -q "behind tid $hog" "$tmp/cond.txt"; then
+	ok test_anchor_condition
+else
+	fail test_anchor_condition "demo:late '$a', condition '$b': $(cat "$tmp/cond.txt")"
+fi
+
+# sched: periodic's worst wait for the CPU is the hog's burst
+"$LT" analyze sched "$tmp/hog" --top 1000 > "$tmp/sched.txt" 2>&1
+max=$(awk '$2 == "periodic" { print $5 }' "$tmp/sched.txt")
+if [ -n "$max" ] && awk -v m="$max" 'BEGIN { exit !(m > 5000) }'; then
+	ok test_sched_shows_the_wait_behind_the_hog
+else
+	fail test_sched_shows_the_wait_behind_the_hog "$(cat "$tmp/sched.txt")"
+fi
+
+# export
+if [ ! -x "$PY" ]; then
+	skip test_export_chrome "no $PY"
+elif "$LT" export "$tmp/hog" --format=chrome -o "$tmp/t.json" > "$tmp/exp.out" 2>&1 &&
+	"$PY" -m json.tool "$tmp/t.json" > /dev/null 2>> "$tmp/exp.out" &&
+	"$PY" "$top/tests/check_chrome_trace.py" "$tmp/t.json" >> "$tmp/exp.out" 2>&1 &&
+	grep -q '"ph":"i","s":"t","name":"demo:late"' "$tmp/t.json" &&
+	grep -q '"name":"disturb-hog"' "$tmp/t.json"; then
+	ok test_export_chrome
+else
+	fail test_export_chrome "$(cat "$tmp/exp.out")"
+fi
+finish
