@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Runs the tracer's programs under valgrind (memcheck): the traced example
+# with an in-process session, `lowtrace record` with its traced child, and
+# `lowtrace view`.  Any invalid access or definite leak fails.  Sanitizer
+# builds cannot run under valgrind: there the test has no cases.
+set -u
+BUILD=${BUILD:-build}
+passed=0 failed=0 skipped=0
+finish() {
+	echo "lt-test: $passed passed, $failed failed, $skipped skipped"
+	[ "$failed" -eq 0 ]
+	exit
+}
+if [ -n "${SANITIZE:-}" ]; then
+	finish
+fi
+if ! command -v valgrind > /dev/null 2>&1; then
+	if [ -n "${LOWTRACE_REQUIRE_ALL:-}" ] && [ "$LOWTRACE_REQUIRE_ALL" != 0 ]; then
+		echo "FAIL valgrind: not installed (scripts/install-deps.sh)"
+		failed=1
+	else
+		echo "skip valgrind: not installed"
+		skipped=1
+	fi
+	finish
+fi
+tmp=$(mktemp -d /tmp/lt-valgrind.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+VG=(valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite)
+check() { # name, command...
+	local name=$1
+	shift
+	if "$@" > "$tmp/$name.out" 2> "$tmp/$name.err"; then
+		echo "ok $name"
+		passed=$((passed + 1))
+	else
+		echo "FAIL $name: exit $?: $(head -c 1500 "$tmp/$name.err")"
+		failed=$((failed + 1))
+	fi
+}
+check valgrind_in_process_session env LOWTRACE_TRACE="$tmp/in" \
+	"${VG[@]}" "$BUILD/examples/fields" 20
+check valgrind_record_and_child "${VG[@]}" --trace-children=yes \
+	"$BUILD/lowtrace" record -o "$tmp/rec" -- "$BUILD/tests/progs/forker" "$BUILD/examples/fields"
+check valgrind_view "${VG[@]}" "$BUILD/lowtrace" view "$tmp/rec"
+check valgrind_list_program "${VG[@]}" "$BUILD/lowtrace" list "$BUILD/examples/fields"
+finish
