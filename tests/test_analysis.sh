@@ -108,7 +108,8 @@ fi
 
 # sched: periodic's worst wait for the CPU is the hog's burst
 "$LT" analyze sched "$tmp/hog" --top 1000 > "$tmp/sched.txt" 2>&1
-max=$(awk '$2 == "periodic" { print $5 }' "$tmp/sched.txt")
+# (periodic's threads: the timer thread and the main one; the largest)
+max=$(awk '$2 == "periodic" && $5 + 0 > m + 0 { m = $5 } END { print m }' "$tmp/sched.txt")
 if [ -n "$max" ] && awk -v m="$max" 'BEGIN { exit !(m > 5000) }'; then
 	ok test_sched_shows_the_wait_behind_the_hog
 else
