@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static int is_pow2(uint64_t v)
@@ -335,11 +336,19 @@ int lt_ring_snapshot(struct lt_ring *r, uint32_t cpu, lt_ring_packet_fn fn,
 	for (uint32_t k = 1; k <= r->n_subbufs && (uint64_t)k * S <= cur; k++) {
 		uint64_t base = cur - (uint64_t)k * S;
 		/* the newest may still have a writer between reserve and
-		 * commit: give it a moment, then start from the one before */
-		for (int spin = 0; k == 1 && spin < 1000; spin++) {
-			if (subbuf_complete(r, ctl, base))
+		 * commit, perhaps preempted there: give it up to 50 ms, then
+		 * start from the one before (a writer that died never ends) */
+		uint64_t give_up = lt_clock_read_monotonic() + 50000000;
+		for (int spin = 0; k == 1 && !subbuf_complete(r, ctl, base);
+		     spin++) {
+			if (lt_clock_read_monotonic() > give_up)
 				break;
-			sched_yield();
+			if (spin < 100) {
+				sched_yield();
+			} else {
+				struct timespec d = { 0, 100000 };
+				nanosleep(&d, NULL);
+			}
 		}
 		if (!subbuf_complete(r, ctl, base)) {
 			if (k == 1 && n == 0)
