@@ -10,6 +10,7 @@
  * --stats decodes every event and field without printing them.
  */
 #define _GNU_SOURCE
+#include "analysis/analysis.h"
 #include "cli/cli.h"
 #include "ctf/reader.h"
 
@@ -91,33 +92,11 @@ static int out_reserve(struct out *o, size_t n)
 	return 0;
 }
 
-/* Glob with '*' only. */
-static int glob_match(const char *pat, const char *s)
-{
-	const char *star = NULL, *back = NULL;
-	while (*s) {
-		if (*pat == '*') {
-			star = ++pat;
-			back = s;
-		} else if (*pat == *s) {
-			pat++;
-			s++;
-		} else if (star) {
-			pat = star;
-			s = ++back;
-		} else {
-			return 0;
-		}
-	}
-	while (*pat == '*')
-		pat++;
-	return !*pat;
-}
-
+/* Any of the patterns ('*' wildcards), as the analyses match names. */
 static int any_match(char **pats, unsigned n, const char *name)
 {
 	for (unsigned i = 0; i < n; i++)
-		if (glob_match(pats[i], name))
+		if (lt_glob_match(pats[i], name))
 			return 1;
 	return 0;
 }
