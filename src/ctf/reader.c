@@ -326,34 +326,9 @@ fatal:
 
 /* Event decoding */
 
-static void stream_rewind(struct lt_stream *s)
+/* Points the stream's cursor at the first event of packet p. */
+static void enter_packet(struct lt_stream *s, const struct lt_packet *p)
 {
-	s->cur = 0;
-	s->pbase = NULL;
-	s->pos = s->end = 0;
-	s->err = 0;
-	if (s->npk) {
-		const struct lt_packet *p = &s->pk[0];
-		s->pbase = s->data + p->off;
-		s->pos = LT_PACKET_HDR_SIZE;
-		s->end = p->content;
-		s->prev_ts = p->ts_begin;
-		s->ts_end = p->ts_end;
-		s->open_end = p->open_end;
-		s->ev.cpu = p->cpu;
-		s->ev.pid = p->pid;
-		s->ev.packet_seq = p->seq;
-		s->ev.discarded = p->discarded;
-	}
-}
-
-static int next_packet(struct lt_stream *s)
-{
-	if (++s->cur >= s->npk) {
-		s->cur = s->npk;
-		return 0;
-	}
-	const struct lt_packet *p = &s->pk[s->cur];
 	s->pbase = s->data + p->off;
 	s->pos = LT_PACKET_HDR_SIZE;
 	s->end = p->content;
@@ -364,6 +339,25 @@ static int next_packet(struct lt_stream *s)
 	s->ev.pid = p->pid;
 	s->ev.packet_seq = p->seq;
 	s->ev.discarded = p->discarded;
+}
+
+static void stream_rewind(struct lt_stream *s)
+{
+	s->cur = 0;
+	s->pbase = NULL;
+	s->pos = s->end = 0;
+	s->err = 0;
+	if (s->npk)
+		enter_packet(s, &s->pk[0]);
+}
+
+static int next_packet(struct lt_stream *s)
+{
+	if (++s->cur >= s->npk) {
+		s->cur = s->npk;
+		return 0;
+	}
+	enter_packet(s, &s->pk[s->cur]);
 	return 1;
 }
 
