@@ -288,11 +288,8 @@ static int write_metadata_to(struct rec *R, const char *dir, int only_overwrite)
 			goto out;
 		p->nctf = 0;
 		for (uint32_t id = 0; id < p->nev; id++)
-			if (p->ev[id].name)
-				p->ctf[p->nctf++] = (struct lt_ctf_event){
-					id, p->ev[id].name, p->ev[id].loglevel,
-					p->ev[id].fields, p->ev[id].nfields
-				};
+			if (p->byid[id].name)
+				p->ctf[p->nctf++] = p->byid[id];
 		for (int ch = 0; ch < R->o->nchannels; ch++) {
 			if (only_overwrite && !R->o->channels[ch].overwrite)
 				continue;
