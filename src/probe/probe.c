@@ -12,31 +12,12 @@
 #include "probe/filter.h"
 #include "probe/targets.h"
 
-#if __has_include(<lowtrace/rcu.h>)
 #include <lowtrace/rcu.h>
-#define read_lock() lt_rcu_read_lock()
-#define read_unlock() lt_rcu_read_unlock()
-#define sync_readers() lt_rcu_synchronize()
-#else
-/* Until the RCU library is in: a count of probes in flight. */
-#include <sched.h>
-#include <stdatomic.h>
-static _Atomic long in_flight;
-#define read_lock() atomic_fetch_add(&in_flight, 1)
-#define read_unlock() atomic_fetch_sub(&in_flight, 1)
-static void sync_readers(void)
-{
-	/* a read-modify-write, not a load: it is ordered after the new
-	 * lists' stores, and pairs with the atomic add in read_lock() */
-	while (atomic_fetch_add(&in_flight, 0))
-		sched_yield();
-}
-#endif
 
 void lt_probe_emit(struct lt_event_desc *d, const void *payload, uint32_t len,
 		   int overflow)
 {
-	read_lock();
+	lt_rcu_read_lock();
 	/* acquire: pairs with the release store in the registry's
 	 * update_entry(), so the list's contents are complete */
 	struct lt_targets *t = __atomic_load_n(
@@ -62,7 +43,7 @@ void lt_probe_emit(struct lt_event_desc *d, const void *payload, uint32_t len,
 			lt_ring_commit(r, &c);
 		}
 	}
-	read_unlock();
+	lt_rcu_read_unlock();
 }
 
 void lt_targets_free(struct lt_targets *t)
@@ -74,14 +55,10 @@ void lt_targets_free(struct lt_targets *t)
 
 void lt_probe_readers_after_fork(void)
 {
-#if __has_include(<lowtrace/rcu.h>)
 	lt_rcu_after_fork_child();
-#else
-	atomic_store(&in_flight, 0);
-#endif
 }
 
 void lt_probe_sync(void)
 {
-	sync_readers();
+	lt_rcu_synchronize();
 }
