@@ -7,6 +7,8 @@
  *	tp_lowtrace enabled THREADS N DIR   session on DIR, 4 x 1 MiB
  *					    sub-buffers per CPU, discard;
  *					    "ns=... events=... lost=..."
+ *					    (TP_OVERWRITE=1: flight-recorder
+ *					    mode, no consumer I/O)
  *	tp_lowtrace disabled 1 N            "disabled=... empty=..."
  *	tp_lowtrace floor 1 N               "rdtsc=..."
  */
@@ -32,6 +34,8 @@ static void run_enabled(int nthreads, long n, const char *dir)
 	struct lt_session_options opts = {
 		.channel = { .subbuf_size = 1 << 20, .n_subbufs = 4 },
 	};
+	const char *ow = getenv("TP_OVERWRITE");
+	opts.channel.overwrite = ow && *ow == '1';
 	struct lt_session_stats st;
 	int err = 0;
 

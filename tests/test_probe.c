@@ -11,7 +11,18 @@
 #include <stdatomic.h>
 
 #include "../examples/fields_tp.h"
+#include "ctf/reader.h"
 #include "probe/probe.h"
+
+/* Payloads of every length from 1 to 44 bytes: the copy into the ring
+ * takes a different path for short ones. */
+LT_EVENT(ptest, b1, LT_INFO, LT_ARGS(uint8_t, a), LT_FIELDS(LT_FIELD_INT(a, a)))
+LT_EVENT(ptest, b2, LT_INFO, LT_ARGS(uint8_t, a, uint8_t, b),
+	 LT_FIELDS(LT_FIELD_INT(a, a) LT_FIELD_INT(b, b)))
+LT_EVENT(ptest, b3, LT_INFO, LT_ARGS(uint8_t, a, uint8_t, b, uint8_t, c),
+	 LT_FIELDS(LT_FIELD_INT(a, a) LT_FIELD_INT(b, b) LT_FIELD_INT(c, c)))
+LT_EVENT(ptest, seq, LT_INFO, LT_ARGS(const uint8_t *, v, uint32_t, n),
+	 LT_FIELDS(LT_FIELD_SEQUENCE(v, v, n)))
 
 static lt_session_t *session(void)
 {
@@ -182,4 +193,56 @@ LT_TEST(test_oversized_strings_are_cut_and_oversized_events_counted)
 	lt_session_get_stats(s, &st);
 	LT_ASSERT_EQ(st.events_lost, 1); /* the sequence, not the string */
 	lt_session_destroy(s);
+}
+
+LT_TEST(test_payloads_of_every_length_arrive_intact)
+{
+	const char *dir = lt_tmpdir("probe-len");
+	int err = 0;
+	lt_session_t *s = lt_session_create(dir, NULL, &err);
+	LT_ASSERT(s != NULL);
+	LT_ASSERT_EQ(lt_session_enable(s, "ptest:*", NULL, NULL), 0);
+	LT_ASSERT_EQ(lt_session_start(s), 0);
+	uint8_t v[40];
+	lt_trace(ptest, b1, 0xa1);
+	lt_trace(ptest, b2, 0xb1, 0xb2);
+	lt_trace(ptest, b3, 0xc1, 0xc2, 0xc3);
+	for (uint32_t n = 0; n <= 40; n++) {
+		for (uint32_t i = 0; i < n; i++)
+			v[i] = (uint8_t)(n * 7 + i);
+		lt_trace(ptest, seq, v, n);
+	}
+	LT_ASSERT_EQ(lt_session_stop(s), 0);
+	lt_session_destroy(s);
+
+	lt_trace_t *t;
+	char msg[256];
+	LT_ASSERT_EQ(lt_trace_open(dir, NULL, &t, msg, sizeof(msg)), 0);
+	const struct lt_event *ev;
+	struct lt_value x, e;
+	int seen = 0;
+	while (lt_trace_next(t, &ev) == 1) {
+		const char *name = ev->cls->name;
+		if (strcmp(name, "ptest:seq") == 0) {
+			uint32_t n = (uint32_t)(seen - 3);
+			LT_ASSERT_EQ(lt_event_field_by_name(ev, "v", &x), 0);
+			LT_ASSERT_EQ(x.len, n);
+			for (uint32_t i = 0; i < n; i++) {
+				LT_ASSERT_EQ(lt_value_elem(&x, i, &e), 0);
+				LT_ASSERT_EQ(e.u, (uint8_t)(n * 7 + i));
+			}
+		} else {
+			/* b1, b2, b3: field k holds 0xa1 + 16 * event + k */
+			LT_ASSERT(seen < 3);
+			for (unsigned k = 0; k < ev->cls->nfields; k++) {
+				LT_ASSERT_EQ(lt_event_field(ev, k, &x), 0);
+				LT_ASSERT_EQ(x.u,
+					     0xa1u + 16u * (unsigned)seen + k);
+			}
+			LT_ASSERT_EQ(ev->cls->nfields, (uint32_t)seen + 1);
+		}
+		seen++;
+	}
+	LT_ASSERT_EQ(seen, 3 + 41);
+	lt_trace_close(t);
 }

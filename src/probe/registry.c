@@ -270,8 +270,10 @@ static struct lt_targets *build_targets(struct entry *e)
 	}
 	if (!t->n) {
 		free(t);
-		t = NULL;
+		return NULL;
 	}
+	if (t->n == 1 && t->t[0].ring && !t->t[0].filter)
+		t->solo = t->t[0].ring;
 	return t;
 }
 

@@ -23,6 +23,7 @@ struct lt_target {
 struct lt_targets {
 	uint32_t id; /* the event's */
 	uint32_t n;
+	struct lt_ring *solo; /* the only target, a ring with no filter */
 	struct lt_targets *next_retired; /* the registry's, once replaced */
 	struct lt_target t[]; /* rings first, then triggers */
 };
