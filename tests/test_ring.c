@@ -36,15 +36,11 @@ static long size_u64(uint32_t id)
 	return id == 1 || id == 40 ? 8 : -1;
 }
 
+/* Through lt_ring_write(); test_extended_header_for_large_id_and_long_gap
+ * writes with lt_ring_reserve() and lt_ring_commit(). */
 static int write_seq(struct lt_ring *r, uint32_t id, uint64_t seq)
 {
-	struct lt_ring_ctx c;
-	int rc = lt_ring_reserve(r, &c, id, 8);
-	if (rc)
-		return rc;
-	memcpy(c.payload, &seq, 8);
-	lt_ring_commit(r, &c);
-	return 0;
+	return lt_ring_write(r, id, &seq, 8);
 }
 
 struct collect {
@@ -272,6 +268,9 @@ LT_TEST(test_too_big_event_is_dropped_and_counted)
 	struct lt_ring_ctx c;
 	LT_ASSERT_EQ(lt_ring_reserve(r, &c, 1, 2000), -E2BIG);
 	LT_ASSERT_EQ(lt_ring_lost(r, 0), 1);
+	static char big[2000];
+	LT_ASSERT_EQ(lt_ring_write(r, 1, big, sizeof(big)), -E2BIG);
+	LT_ASSERT_EQ(lt_ring_lost(r, 0), 2);
 	lt_ring_destroy(r);
 }
 

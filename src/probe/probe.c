@@ -14,45 +14,6 @@
 
 #include <lowtrace/rcu.h>
 
-/* Copies a payload of a few words without a call into the C library. */
-static inline __attribute__((always_inline)) void
-copy_payload(char *d, const char *s, uint32_t n)
-{
-	uint64_t a, b;
-	uint32_t x, y;
-	if (n > 16) {
-		memcpy(d, s, n);
-	} else if (n >= 8) {
-		/* two words that overlap when n < 16 */
-		memcpy(&a, s, 8);
-		memcpy(&b, s + n - 8, 8);
-		memcpy(d, &a, 8);
-		memcpy(d + n - 8, &b, 8);
-	} else if (n >= 4) {
-		memcpy(&x, s, 4);
-		memcpy(&y, s + n - 4, 4);
-		memcpy(d, &x, 4);
-		memcpy(d + n - 4, &y, 4);
-	} else {
-		for (uint32_t i = 0; i < n; i++)
-			d[i] = s[i];
-	}
-}
-
-static inline __attribute__((always_inline)) void
-write_one(struct lt_ring *r, uint32_t id, const void *payload, uint32_t len,
-	  const int mode)
-{
-	struct lt_ring_ctx c;
-	uint32_t cpu = (uint32_t)lt_cpu_current();
-	if (__builtin_expect(cpu >= r->n_cpus, 0))
-		cpu %= r->n_cpus;
-	if (lt_ring_reserve_on(r, &c, cpu, NULL, id, len, mode) == 0) {
-		copy_payload(c.payload, payload, len);
-		lt_ring_commit(r, &c);
-	}
-}
-
 /* Every target of t, each through its filter; the general case. */
 static __attribute__((noinline)) void emit_all(const struct lt_targets *t,
 					       const void *payload,
@@ -70,10 +31,8 @@ static __attribute__((noinline)) void emit_all(const struct lt_targets *t,
 			continue;
 		if (!r)
 			g->fire(g->arg);
-		else if (r->mode == LT_RING_OVERWRITE)
-			write_one(r, t->id, payload, len, LT_RING_OVERWRITE);
 		else
-			write_one(r, t->id, payload, len, LT_RING_DISCARD);
+			lt_ring_write(r, t->id, payload, len);
 	}
 }
 
@@ -88,16 +47,10 @@ void lt_probe_emit(struct lt_event_desc *d, const void *payload, uint32_t len,
 	if (__builtin_expect(t != NULL, 1)) {
 		/* the common case, one ring and no filter, without the loop */
 		struct lt_ring *r = t->solo;
-		if (__builtin_expect(r && !overflow, 1)) {
-			if (r->mode == LT_RING_DISCARD)
-				write_one(r, t->id, payload, len,
-					  LT_RING_DISCARD);
-			else
-				write_one(r, t->id, payload, len,
-					  LT_RING_OVERWRITE);
-		} else {
+		if (__builtin_expect(r && !overflow, 1))
+			lt_ring_write(r, t->id, payload, len);
+		else
 			emit_all(t, payload, len, overflow);
-		}
 	}
 	lt_rcu_read_unlock();
 }

@@ -384,6 +384,79 @@ static inline void lt_ring_commit(struct lt_ring *r,
 				  memory_order_release);
 }
 
+/* Copies a payload of a few words without a call into the C library. */
+static inline __attribute__((always_inline)) void
+lt_ring_copy(char *d, const char *s, uint32_t n)
+{
+	uint64_t a, b;
+	uint32_t x, y;
+	if (n > 16) {
+		memcpy(d, s, n);
+	} else if (n >= 8) {
+		/* two words that overlap when n < 16 */
+		memcpy(&a, s, 8);
+		memcpy(&b, s + n - 8, 8);
+		memcpy(d, &a, 8);
+		memcpy(d + n - 8, &b, 8);
+	} else if (n >= 4) {
+		memcpy(&x, s, 4);
+		memcpy(&y, s + n - 4, 4);
+		memcpy(d, &x, 4);
+		memcpy(d + n - 4, &y, 4);
+	} else {
+		for (uint32_t i = 0; i < n; i++)
+			d[i] = s[i];
+	}
+}
+
+/* lt_ring_write() in every case, out of line (ring.c). */
+int lt_ring_write_slow(struct lt_ring *r, uint32_t cpu, uint32_t id,
+		       const void *payload, uint32_t len);
+
+/*
+ * Records an event in the current CPU's buffer: lt_ring_reserve(), a copy
+ * of len payload bytes, lt_ring_commit().  The common case (a compact
+ * header, well inside the open sub-buffer, the first compare-and-swap
+ * succeeding) is the same algorithm as lt_ring_reserve_on()'s with the
+ * sub-buffer switches left out, inline; every other case goes to
+ * lt_ring_write_slow().  Returns 0, or -ENOBUFS / -E2BIG (dropped).
+ */
+static inline __attribute__((always_inline)) int
+lt_ring_write(struct lt_ring *r, uint32_t id, const void *payload, uint32_t len)
+{
+	uint32_t cpu = (uint32_t)lt_cpu_current();
+	if (__builtin_expect(cpu >= r->n_cpus, 0))
+		cpu %= r->n_cpus;
+	struct lt_ring_ctl *ctl = lt_ring_ctl(r, cpu);
+	const uint64_t S = r->subbuf_size;
+	uint64_t old = atomic_load_explicit(&ctl->offset, memory_order_relaxed);
+	uint64_t last =
+		atomic_load_explicit(&ctl->last_tsc, memory_order_relaxed);
+	uint64_t ts = lt_clock_read_fast();
+	if (__builtin_expect(ts < last, 0))
+		ts = last;
+	uint64_t rec = (old + LT_EV_ALIGN - 1) & ~(uint64_t)(LT_EV_ALIGN - 1);
+	uint64_t end = rec + LT_EV_HDR_COMPACT + len;
+	/* not the sub-buffer's first record, and room to spare after this
+	 * one: neither a switch nor a close (see lt_ring_reserve_on()) */
+	if (__builtin_expect((old & (S - 1)) != 0 && id < LT_EV_ID_EXTENDED &&
+				     ts - last < (1ull << LT_EV_TS_BITS) &&
+				     end - (old & ~(S - 1)) < S,
+			     1) &&
+	    __builtin_expect(lt_ring_cas_pair(ctl, &old, &last, end, ts), 1)) {
+		char *p = lt_ring_data(r, cpu) + (rec & (r->buf_size - 1));
+		uint32_t w = id | (uint32_t)(ts << 5);
+		memcpy(p, &w, 4);
+		lt_ring_copy(p + LT_EV_HDR_COMPACT, payload, len);
+		uint64_t idx = (old >> r->subbuf_shift) & (r->n_subbufs - 1);
+		/* release: as in lt_ring_commit() */
+		atomic_fetch_add_explicit(&ctl->commit[idx], end - old,
+					  memory_order_release);
+		return 0;
+	}
+	return lt_ring_write_slow(r, cpu, id, payload, len);
+}
+
 /* Consumer side (one consumer per channel). */
 
 /* Discard mode: the oldest unread complete sub-buffer, or -EAGAIN.
