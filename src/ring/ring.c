@@ -227,14 +227,14 @@ void lt_ring_drop(struct lt_ring_ctl *ctl, int err)
 				  1, memory_order_relaxed);
 }
 
-int lt_ring_write_slow(struct lt_ring *r, uint32_t cpu, uint32_t id,
-		       const void *payload, uint32_t len)
+int lt_ring_write_slow(struct lt_ring *r, uint32_t cpu, uint64_t ts,
+		       uint32_t id, const void *payload, uint32_t len)
 {
 	struct lt_ring_ctx c;
 	int rc = r->mode == LT_RING_OVERWRITE ?
-			 lt_ring_reserve_on(r, &c, cpu, NULL, id, len,
+			 lt_ring_reserve_on(r, &c, cpu, &ts, id, len,
 					    LT_RING_OVERWRITE) :
-			 lt_ring_reserve_on(r, &c, cpu, NULL, id, len,
+			 lt_ring_reserve_on(r, &c, cpu, &ts, id, len,
 					    LT_RING_DISCARD);
 	if (rc)
 		return rc;

@@ -409,9 +409,10 @@ lt_ring_copy(char *d, const char *s, uint32_t n)
 	}
 }
 
-/* lt_ring_write() in every case, out of line (ring.c). */
-int lt_ring_write_slow(struct lt_ring *r, uint32_t cpu, uint32_t id,
-		       const void *payload, uint32_t len);
+/* lt_ring_write() in every case, out of line (ring.c), with the timestamp
+ * it read (raised to the buffer's latest if that is later). */
+int lt_ring_write_slow(struct lt_ring *r, uint32_t cpu, uint64_t ts,
+		       uint32_t id, const void *payload, uint32_t len);
 
 /*
  * Records an event in the current CPU's buffer: lt_ring_reserve(), a copy
@@ -454,7 +455,7 @@ lt_ring_write(struct lt_ring *r, uint32_t id, const void *payload, uint32_t len)
 					  memory_order_release);
 		return 0;
 	}
-	return lt_ring_write_slow(r, cpu, id, payload, len);
+	return lt_ring_write_slow(r, cpu, ts, id, payload, len);
 }
 
 /* Consumer side (one consumer per channel). */
