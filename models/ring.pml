@@ -5,6 +5,9 @@
  *   writer    lt_ring_reserve + lt_ring_commit, called by a thread
  *   handler   lt_ring_reserve + lt_ring_commit, called by a signal handler
  *             nested on top of writer 1
+ *   (lt_ring_write is the same steps: its inline short path is the
+ *   no-switch, no-close branch of event() with the CAS succeeding at once,
+ *   and anything else runs lt_ring_reserve + lt_ring_commit)
  *   consumer  discard mode: lt_ring_get_subbuf, lt_ring_put_subbuf, and a
  *             final lt_ring_flush once the writers are done
  *   snapshot  overwrite mode: lt_ring_snapshot, which calls lt_ring_flush
