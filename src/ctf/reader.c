@@ -58,6 +58,9 @@ struct lt_stream {
 	int err; /* sticky error */
 	struct lt_event ev;
 	uint32_t *off, *cnt;
+	/* the fast path's classes: compact ids whose payload has a fixed
+	 * size (NULL: decode() decides) */
+	const struct lt_event_class *fixed[LT_EV_ID_EXTENDED];
 };
 
 struct lt_trace {
@@ -121,7 +124,7 @@ static inline int64_t sext(uint64_t v, unsigned size)
 	return (int64_t)(v << sh) >> sh;
 }
 
-uint64_t lt_clock_counts_to_ns(uint64_t freq, uint64_t counts)
+static inline uint64_t counts_to_ns(uint64_t freq, uint64_t counts)
 {
 	if (freq == 1000000000u)
 		return counts;
@@ -132,14 +135,24 @@ uint64_t lt_clock_counts_to_ns(uint64_t freq, uint64_t counts)
 	return ns >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)ns;
 }
 
-int64_t lt_clock_ns(const struct lt_clock *c, uint64_t counts)
+static inline int64_t clock_ns(const struct lt_clock *c, uint64_t counts)
 {
-	uint64_t v = lt_clock_counts_to_ns(c->freq, counts);
+	uint64_t v = counts_to_ns(c->freq, counts);
 	/* saturates past the year 2262 rather than overflow */
 	if (v > (uint64_t)INT64_MAX ||
 	    (c->base_ns > 0 && (int64_t)v > INT64_MAX - c->base_ns))
 		return INT64_MAX;
 	return c->base_ns + (int64_t)v;
+}
+
+uint64_t lt_clock_counts_to_ns(uint64_t freq, uint64_t counts)
+{
+	return counts_to_ns(freq, counts);
+}
+
+int64_t lt_clock_ns(const struct lt_clock *c, uint64_t counts)
+{
+	return clock_ns(c, counts);
 }
 
 /* Errors */
@@ -513,7 +526,44 @@ past:
 	}
 	s->prev_ts = ts;
 	s->pos = pos;
-	ev->ns = lt_clock_ns(&s->t->m.clock, ts);
+	ev->ns = clock_ns(&s->t->m.clock, ts);
+	return 1;
+}
+
+/*
+ * decode() for the common event: a compact header and a class of fixed
+ * size, with every check decode() makes.  Returns 1, or 0 to leave the
+ * event (or the packet's end, or a fault) to decode().
+ */
+static inline int decode_fast(struct lt_stream *s)
+{
+	size_t pos = (s->pos + LT_EV_ALIGN - 1) & ~(size_t)(LT_EV_ALIGN - 1);
+	if (__builtin_expect(pos + LT_EV_HDR_COMPACT > s->end, 0))
+		return 0;
+	uint32_t w = ld32(s->pbase + pos);
+	uint32_t id = w & 31;
+	if (__builtin_expect(id == LT_EV_ID_EXTENDED, 0))
+		return 0;
+	const struct lt_event_class *ec = s->fixed[id];
+	if (__builtin_expect(!ec, 0))
+		return 0;
+	uint64_t low = w >> 5, prev = s->prev_ts;
+	uint64_t ts = (prev & ~LT_TS_MASK) | low;
+	if (low < (prev & LT_TS_MASK))
+		ts += 1ull << LT_EV_TS_BITS;
+	if (__builtin_expect(ts < prev || (ts > s->ts_end && !s->open_end), 0))
+		return 0;
+	pos += LT_EV_HDR_COMPACT;
+	if (__builtin_expect((size_t)ec->fixed_size > s->end - pos, 0))
+		return 0;
+	struct lt_event *ev = &s->ev;
+	ev->cls = ec;
+	ev->ts = ts;
+	ev->base = s->pbase + pos;
+	ev->off = ec->fixed_off;
+	s->prev_ts = ts;
+	s->pos = pos + (size_t)ec->fixed_size;
+	ev->ns = clock_ns(&s->t->m.clock, ts);
 	return 1;
 }
 
@@ -521,6 +571,10 @@ int lt_stream_next(lt_stream_t *s, const struct lt_event **ev)
 {
 	if (s->err)
 		return s->err;
+	if (__builtin_expect(s->cur < s->npk, 1) && decode_fast(s)) {
+		*ev = &s->ev;
+		return 1;
+	}
 	while (s->cur < s->npk) {
 		int r = decode(s);
 		if (r == 1) {
@@ -568,11 +622,38 @@ static void sift_down(struct lt_trace *t, unsigned i)
 	h[i] = x;
 }
 
+/* The top stream's event changed: restores the heap (the common case,
+ * the top still the earliest or two streams, without a call). */
+static inline void heap_fix_top(struct lt_trace *t)
+{
+	struct lt_stream **h = t->heap;
+	if (t->nheap == 2) {
+		if (heap_less(h[1], h[0])) {
+			struct lt_stream *x = h[0];
+			h[0] = h[1];
+			h[1] = x;
+		}
+		return;
+	}
+	if (t->nheap > 2)
+		sift_down(t, 0);
+}
+
 int lt_trace_next(lt_trace_t *t, const struct lt_event **ev)
 {
 	const struct lt_event *e;
 	int r;
 
+	/* the next event of the earliest stream, a compact one of fixed size:
+	 * decoded here, the rest as below */
+	if (__builtin_expect(t->nheap && t->merging && !t->merge_err, 1)) {
+		struct lt_stream *top = t->heap[0];
+		if (!top->err && top->cur < top->npk && decode_fast(top)) {
+			heap_fix_top(t);
+			*ev = &t->heap[0]->ev;
+			return 1;
+		}
+	}
 	if (t->merge_err)
 		return t->merge_err;
 	if (!t->merging) {
@@ -593,8 +674,7 @@ int lt_trace_next(lt_trace_t *t, const struct lt_event **ev)
 			return t->merge_err = r;
 		if (!r)
 			t->heap[0] = t->heap[--t->nheap];
-		if (t->nheap)
-			sift_down(t, 0);
+		heap_fix_top(t);
 	}
 	if (!t->nheap)
 		return 0;
@@ -633,6 +713,11 @@ static int setup_streams(struct lt_trace *t, char *err, size_t errlen)
 		if (r < 0) {
 			snprintf(err, errlen, "%s", t->err);
 			return r;
+		}
+		for (uint32_t id = 0; s->sc && id < LT_EV_ID_EXTENDED; id++) {
+			const struct lt_event_class *ec =
+				lt_tsdl_event(s->sc, id);
+			s->fixed[id] = ec && ec->fixed_size >= 0 ? ec : NULL;
 		}
 	}
 	lt_trace_rewind(t);
