@@ -30,6 +30,13 @@
 #error "the reader decodes little-endian traces on little-endian hosts"
 #endif
 
+/* bytes of a stream's mapping walked through at a time (window_at()) */
+#define LT_WINDOW (8u << 20)
+
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22
+#endif
+
 struct lt_packet {
 	uint64_t off; /* in the file, bytes */
 	uint64_t size, content; /* bytes */
@@ -46,6 +53,8 @@ struct lt_stream {
 	const unsigned char *data;
 	size_t len;
 	size_t map_len; /* nonzero when data is our mapping */
+	size_t released; /* the mapping's pages before this are let go */
+	size_t populated; /* and those from there to this mapped ahead */
 	const struct lt_stream_class *sc;
 	struct lt_packet *pk;
 	size_t npk;
@@ -183,13 +192,20 @@ static void warn(struct lt_trace *t)
  */
 static int index_stream(struct lt_trace *t, struct lt_stream *s)
 {
-	size_t cap = 0;
+	size_t cap = 0, released = 0;
 	uint64_t off = 0, prev_end = 0;
 	const int skip = t->flags & LT_TRACE_SKIP_BAD;
 
 	while (off < s->len) {
 		struct lt_packet_header h;
 		uint64_t left = s->len - off;
+		if (s->map_len && off >= released + LT_WINDOW) {
+			/* only the headers are read here: their pages go */
+			size_t lo = (size_t)off & ~(size_t)4095;
+			madvise((void *)(s->data + released), lo - released,
+				MADV_DONTNEED);
+			released = lo;
+		}
 		if (left < LT_PACKET_HDR_SIZE) {
 			set_err(t,
 				"%s: offset %llu: truncated packet header "
@@ -339,6 +355,36 @@ fatal:
 
 /* Event decoding */
 
+/*
+ * The mapping is walked through a window: the pages before the packet
+ * being read are let go (a read-only file mapping: touched again, they
+ * come back from the page cache), so that the memory a pass holds does
+ * not grow with the trace, and the next LT_WINDOW bytes are mapped in one
+ * call ahead of the reads (where the kernel has MADV_POPULATE_READ),
+ * which is cheaper than a page fault every few pages.  Advice only: a
+ * failure changes nothing but speed.
+ */
+static void window_at(struct lt_stream *s, size_t off, size_t need)
+{
+	const size_t page = 4096;
+	if (!s->map_len)
+		return;
+	size_t lo = off & ~(page - 1);
+	if (lo >= s->released + LT_WINDOW) {
+		madvise((void *)(s->data + s->released), lo - s->released,
+			MADV_DONTNEED);
+		s->released = lo;
+	}
+	if (off + need > s->populated && s->populated < s->map_len) {
+		size_t a = s->populated > lo ? s->populated : lo;
+		size_t b = (off + need + LT_WINDOW + page - 1) & ~(page - 1);
+		if (b > s->map_len)
+			b = s->map_len;
+		madvise((void *)(s->data + a), b - a, MADV_POPULATE_READ);
+		s->populated = b;
+	}
+}
+
 /* Points the stream's cursor at the first event of packet p. */
 static void enter_packet(struct lt_stream *s, const struct lt_packet *p)
 {
@@ -360,16 +406,21 @@ static void stream_rewind(struct lt_stream *s)
 	s->pbase = NULL;
 	s->pos = s->end = 0;
 	s->err = 0;
-	if (s->npk)
+	s->released = s->populated = 0;
+	if (s->npk) {
+		window_at(s, s->pk[0].off, s->pk[0].content);
 		enter_packet(s, &s->pk[0]);
+	}
 }
 
 static int next_packet(struct lt_stream *s)
 {
 	if (++s->cur >= s->npk) {
 		s->cur = s->npk;
+		window_at(s, s->map_len, 0);
 		return 0;
 	}
+	window_at(s, s->pk[s->cur].off, s->pk[s->cur].content);
 	enter_packet(s, &s->pk[s->cur]);
 	return 1;
 }
@@ -714,6 +765,9 @@ static int setup_streams(struct lt_trace *t, char *err, size_t errlen)
 			snprintf(err, errlen, "%s", t->err);
 			return r;
 		}
+		/* the packet headers' pages: read again as the pass goes */
+		if (s->map_len > LT_WINDOW)
+			madvise((void *)s->data, s->map_len, MADV_DONTNEED);
 		for (uint32_t id = 0; s->sc && id < LT_EV_ID_EXTENDED; id++) {
 			const struct lt_event_class *ec =
 				lt_tsdl_event(s->sc, id);
