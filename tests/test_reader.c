@@ -910,7 +910,7 @@ LT_TEST(test_open_dir_reads_files_and_names_them_in_errors)
 }
 
 /*
- * Two stream files of 12 MiB each, more than the reader's window: every
+ * Two stream files of 15 MB each, more than the reader's window: every
  * event comes out in order with its own payload, twice over a rewind.
  */
 LT_TEST(test_big_files_read_whole_through_the_window_and_after_rewind)

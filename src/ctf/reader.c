@@ -31,7 +31,7 @@
 #endif
 
 /* bytes of a stream's mapping walked through at a time (window_at()) */
-#define LT_WINDOW (8u << 20)
+#define LT_WINDOW (4u << 20)
 
 #ifndef MADV_POPULATE_READ
 #define MADV_POPULATE_READ 22
@@ -679,11 +679,12 @@ static inline void heap_fix_top(struct lt_trace *t)
 {
 	struct lt_stream **h = t->heap;
 	if (t->nheap == 2) {
-		if (heap_less(h[1], h[0])) {
-			struct lt_stream *x = h[0];
-			h[0] = h[1];
-			h[1] = x;
-		}
+		/* without a branch: which stream is next is a coin toss */
+		struct lt_stream *a = h[0], *b = h[1];
+		uintptr_t sw = -(uintptr_t)heap_less(b, a);
+		uintptr_t x = ((uintptr_t)a ^ (uintptr_t)b) & sw;
+		h[0] = (struct lt_stream *)((uintptr_t)a ^ x);
+		h[1] = (struct lt_stream *)((uintptr_t)b ^ x);
 		return;
 	}
 	if (t->nheap > 2)
