@@ -27,7 +27,7 @@
  * events take the extended header, as in a real trace.
  *
  * bench/model.sh uses it for the model pass's speed; about 42 bytes an
- * event, 50 M events in about 2 GiB, written in some 15 s here.
+ * event, 50 M events in about 2 GiB, written in about 8 s here.
  */
 #define _GNU_SOURCE
 #include "ctf/metadata.h"

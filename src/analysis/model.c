@@ -5,7 +5,11 @@
  *
  * Each event class is looked at once, on its first event: its name gives
  * its kind and its field list the indices of the fields the kind needs,
- * so the hot loop reads fields by index.
+ * with how to load each (an integer of 1, 2, 4 or 8 bytes is read in
+ * place, anything else through lt_event_field()), so the hot loop reads
+ * fields by index.  A command name is compared before it is copied (it
+ * rarely changes), and each CPU keeps a pointer to its running thread,
+ * the one most events name.
  */
 #include "analysis/model.h"
 

@@ -7,7 +7,13 @@
  * rebuild the timestamp, find the class by id, then walk its fields once
  * to note where each one is (a class whose fields all have a fixed size
  * needs only a length check: its offsets are constants).  Values are read
- * only when asked for.  Nothing is allocated per event.
+ * only when asked for.  Nothing is allocated per event.  The common event
+ * (compact header, class of fixed size) has a fast path, decode_fast(),
+ * that the merge calls in line; anything else goes through decode().
+ *
+ * A stream's mapping is read through a window (window_at()): the pages
+ * behind the packet being read are let go and the next few MiB mapped
+ * ahead, so a pass over a trace of any size holds a few MiB of it.
  */
 #define _GNU_SOURCE
 #include "ctf/reader.h"
