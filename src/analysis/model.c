@@ -256,7 +256,8 @@ static unsigned hash_tid(int32_t tid, unsigned cap)
 	return ((uint32_t)tid * 2654435761u) & (cap - 1);
 }
 
-struct lt_thread *lt_model_thread(const struct lt_model *m, int32_t tid)
+static inline struct lt_thread *find_thread(const struct lt_model *m,
+					    int32_t tid)
 {
 	for (unsigned h = hash_tid(tid, m->tab_cap);;
 	     h = (h + 1) & (m->tab_cap - 1)) {
@@ -264,6 +265,11 @@ struct lt_thread *lt_model_thread(const struct lt_model *m, int32_t tid)
 		if (!th || th->tid == tid)
 			return th;
 	}
+}
+
+struct lt_thread *lt_model_thread(const struct lt_model *m, int32_t tid)
+{
+	return find_thread(m, tid);
 }
 
 static int grow_tab(struct lt_model *m)
@@ -287,14 +293,10 @@ static int grow_tab(struct lt_model *m)
 	return 0;
 }
 
-/* The thread tid, created in state UNKNOWN if new; NULL for tid <= 0. */
-static struct lt_thread *get_thread(struct lt_model *m, int32_t tid, int64_t ns)
+static __attribute__((noinline)) struct lt_thread *
+new_thread(struct lt_model *m, int32_t tid, int64_t ns)
 {
-	if (tid <= 0)
-		return NULL;
-	struct lt_thread *th = lt_model_thread(m, tid);
-	if (th)
-		return th;
+	struct lt_thread *th;
 	if ((m->nthreads + 1) * 2 > m->tab_cap && grow_tab(m) != 0)
 		return NULL;
 	/* the hot fields in one cache line, each span within one */
@@ -314,6 +316,16 @@ static struct lt_thread *get_thread(struct lt_model *m, int32_t tid, int64_t ns)
 	m->tab[h] = th;
 	m->nthreads++;
 	return th;
+}
+
+/* The thread tid, created in state UNKNOWN if new; NULL for tid <= 0. */
+static inline struct lt_thread *get_thread(struct lt_model *m, int32_t tid,
+					   int64_t ns)
+{
+	if (tid <= 0)
+		return NULL;
+	struct lt_thread *th = find_thread(m, tid);
+	return __builtin_expect(th != NULL, 1) ? th : new_thread(m, tid, ns);
 }
 
 /* The thread running on c (NULL when idle or unknown). */
