@@ -88,6 +88,7 @@ struct lt_trace {
 	uint64_t skipped;
 	char err[1024];
 	char *meta; /* metadata text we read */
+	size_t page; /* the system's page size, for madvise() */
 	/* merged iteration */
 	struct lt_stream **heap;
 	unsigned nheap;
@@ -207,7 +208,7 @@ static int index_stream(struct lt_trace *t, struct lt_stream *s)
 		uint64_t left = s->len - off;
 		if (s->map_len && off >= released + LT_WINDOW) {
 			/* only the headers are read here: their pages go */
-			size_t lo = (size_t)off & ~(size_t)4095;
+			size_t lo = (size_t)off & ~(t->page - 1);
 			madvise((void *)(s->data + released), lo - released,
 				MADV_DONTNEED);
 			released = lo;
@@ -372,7 +373,7 @@ fatal:
  */
 static void window_at(struct lt_stream *s, size_t off, size_t need)
 {
-	const size_t page = 4096;
+	const size_t page = s->t->page;
 	if (!s->map_len)
 		return;
 	size_t lo = off & ~(page - 1);
@@ -792,6 +793,10 @@ nomem:
 static struct lt_trace *trace_new(const struct lt_trace_opts *opts)
 {
 	struct lt_trace *t = calloc(1, sizeof(*t));
+	if (t) {
+		long pg = sysconf(_SC_PAGESIZE);
+		t->page = pg > 0 && !(pg & (pg - 1)) ? (size_t)pg : 4096;
+	}
 	if (t && opts) {
 		t->flags = opts->flags;
 		t->warn = opts->warn;
