@@ -12,8 +12,9 @@
  * that the merge calls in line; anything else goes through decode().
  *
  * A stream's mapping is read through a window (window_at()): the pages
- * behind the packet being read are let go and the next few MiB mapped
- * ahead, so a pass over a trace of any size holds a few MiB of it.
+ * behind the packet being read are let go, the next few MiB mapped ahead
+ * and the few after those read ahead, so a pass over a trace of any size
+ * holds a few MiB of it.
  */
 #define _GNU_SOURCE
 #include "ctf/reader.h"
@@ -389,6 +390,13 @@ static void window_at(struct lt_stream *s, size_t off, size_t need)
 			b = s->map_len;
 		madvise((void *)(s->data + a), b - a, MADV_POPULATE_READ);
 		s->populated = b;
+		/* and the window after it read from disk meanwhile, if it
+		 * is not in the page cache */
+		if (b < s->map_len)
+			madvise((void *)(s->data + b),
+				s->map_len - b < LT_WINDOW ? s->map_len - b :
+							     LT_WINDOW,
+				MADV_WILLNEED);
 	}
 }
 
