@@ -28,7 +28,7 @@
  *
  * bench/model.sh uses it for the model pass's speed; about 42 bytes an
  * event, 50 M events in about 2 GiB, written in about 8 s here (2-vCPU
- * VM), which the model pass then reads at 22-24 M events/s in 20 MiB of
+ * VM), which the model pass then reads at 20-24 M events/s in 20 MiB of
  * memory (docs/analysis.md, Speed).  tests/test_gen_sched.sh checks that
  * the traces are coherent as said above.
  */
