@@ -909,6 +909,74 @@ LT_TEST(test_open_dir_reads_files_and_names_them_in_errors)
 	rmdir(dir);
 }
 
+/*
+ * Two stream files of 15 MB each, more than the reader's window: every
+ * event comes out in order with its own payload, twice over a rewind.
+ */
+LT_TEST(test_big_files_read_whole_through_the_window_and_after_rewind)
+{
+	static struct sbuf s;
+	char dir[] = "/tmp/lt-test-reader.XXXXXX", path[256];
+	const uint32_t per_pkt = 2500, npk = 300;
+	LT_ASSERT(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/metadata", dir);
+	FILE *f = fopen(path, "w");
+	fputs(metadata(), f);
+	fclose(f);
+	for (uint32_t cpu = 0; cpu < 2; cpu++) {
+		snprintf(path, sizeof(path), "%s/chan_1_%u", dir, cpu);
+		f = fopen(path, "wb");
+		LT_ASSERT(f != NULL);
+		s.seq = 0;
+		for (uint32_t p = 0; p < npk; p++) {
+			s.len = 0;
+			uint64_t ts = 1000 + (uint64_t)p * per_pkt * 2 + cpu;
+			pkt_begin(&s, 0, cpu, ts);
+			for (uint32_t i = 0; i < per_pkt; i++) {
+				uint32_t x = p * per_pkt + i;
+				ev_ext(&s, 40, ts + 2 * i, &x, 4);
+			}
+			pkt_end(&s);
+			LT_ASSERT_EQ(fwrite(s.buf, 1, s.len, f), s.len);
+		}
+		fclose(f);
+	}
+	lt_trace_t *t;
+	char err[512];
+	if (lt_trace_open(dir, NULL, &t, err, sizeof(err)))
+		LT_FAIL("open: %s", err);
+	for (int pass = 0; pass < 2; pass++) {
+		const struct lt_event *ev;
+		struct lt_value v;
+		uint64_t n = 0, prev = 0;
+		int r;
+		while ((r = lt_trace_next(t, &ev)) > 0) {
+			/* the streams alternate: event n is x = n / 2 of
+			 * cpu n % 2 */
+			LT_ASSERT_EQ(ev->cpu, n % 2);
+			LT_ASSERT(ev->ts > prev || n == 0);
+			LT_ASSERT_EQ(lt_event_field(ev, 0, &v), 0);
+			if (v.u != n / 2)
+				LT_FAIL("event %llu: x = %llu",
+					(unsigned long long)n,
+					(unsigned long long)v.u);
+			prev = ev->ts;
+			n++;
+		}
+		LT_ASSERT_EQ(r, 0);
+		LT_ASSERT_EQ(n, 2ull * npk * per_pkt);
+		lt_trace_rewind(t);
+	}
+	lt_trace_close(t);
+	for (uint32_t cpu = 0; cpu < 2; cpu++) {
+		snprintf(path, sizeof(path), "%s/chan_1_%u", dir, cpu);
+		unlink(path);
+	}
+	snprintf(path, sizeof(path), "%s/metadata", dir);
+	unlink(path);
+	rmdir(dir);
+}
+
 LT_TEST(test_events_discarded_is_reported_per_packet)
 {
 	static struct sbuf s;

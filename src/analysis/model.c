@@ -5,7 +5,11 @@
  *
  * Each event class is looked at once, on its first event: its name gives
  * its kind and its field list the indices of the fields the kind needs,
- * so the hot loop reads fields by index.
+ * with how to load each (an integer of 1, 2, 4 or 8 bytes is read in
+ * place, anything else through lt_event_field()), so the hot loop reads
+ * fields by index.  A command name is compared before it is copied (it
+ * rarely changes), and each CPU keeps a pointer to its running thread,
+ * the one most events name.
  */
 #include "analysis/model.h"
 
@@ -35,9 +39,25 @@ static const char *const field_names[F_NFIELDS] = {
 	"pid",	      "target_cpu",  "irq",	  "vec",
 };
 
+/* How a field the model reads is loaded (decided once per class). */
+enum {
+	LD_NONE, /* absent or not an integer: the default value */
+	LD_S8,
+	LD_U8,
+	LD_S16,
+	LD_U16,
+	LD_S32,
+	LD_U32,
+	LD_S64,
+	LD_U64,
+	LD_VALUE, /* through lt_event_field() */
+};
+
 struct lt_model_class {
 	uint8_t seen, kind;
 	int16_t f[F_NFIELDS]; /* field index, -1 if absent */
+	uint8_t ld[F_NFIELDS]; /* LD_* */
+	uint8_t comm16[F_NFIELDS]; /* a 16-byte text array (the kernel's) */
 };
 
 static const struct {
@@ -83,6 +103,26 @@ void lt_model_free(struct lt_model *m)
 	memset(m, 0, sizeof(*m));
 }
 
+static void plan_field(struct lt_model_class *c, unsigned k,
+		       const struct lt_field_class *fc)
+{
+	if (fc->kind == LT_FIELD_INT || fc->kind == LT_FIELD_ENUM) {
+		static const uint8_t ld[2][9] = {
+			{ 0, LD_U8, LD_U16, 0, LD_U32, 0, 0, 0, LD_U64 },
+			{ 0, LD_S8, LD_S16, 0, LD_S32, 0, 0, 0, LD_S64 },
+		};
+		uint8_t l =
+			fc->size <= 8 ? ld[fc->is_signed != 0][fc->size] : 0;
+		c->ld[k] = l ? l : LD_VALUE;
+	} else if (fc->kind == LT_FIELD_FLOAT) {
+		c->ld[k] = LD_NONE;
+	} else {
+		c->ld[k] = LD_VALUE; /* strings and text arrays: fcomm() */
+		c->comm16[k] = fc->kind == LT_FIELD_ARRAY && fc->text &&
+			       fc->length == 16;
+	}
+}
+
 static struct lt_model_class *class_of(struct lt_model *m,
 				       const struct lt_event *ev)
 {
@@ -90,7 +130,7 @@ static struct lt_model_class *class_of(struct lt_model *m,
 	if (ec->index >= m->ncls)
 		return NULL;
 	struct lt_model_class *c = &m->cls[ec->index];
-	if (c->seen)
+	if (__builtin_expect(c->seen, 1))
 		return c;
 	c->seen = 1;
 	c->kind = LT_KEV_OTHER;
@@ -99,29 +139,94 @@ static struct lt_model_class *class_of(struct lt_model *m,
 			c->kind = kinds[i].kind;
 	for (unsigned k = 0; k < F_NFIELDS; k++) {
 		c->f[k] = -1;
+		c->ld[k] = LD_NONE;
+		c->comm16[k] = 0;
 		for (unsigned i = 0; i < ec->nfields; i++)
 			if (strcmp(ec->fields[i].name, field_names[k]) == 0)
 				c->f[k] = (int16_t)i;
+		if (c->f[k] >= 0)
+			plan_field(c, k, &ec->fields[c->f[k]]);
 	}
 	return c;
 }
 
-static int64_t fint(const struct lt_event *ev, const struct lt_model_class *c,
-		    int k, int64_t dflt)
+static int64_t fint_value(const struct lt_event *ev,
+			  const struct lt_model_class *c, int k, int64_t dflt)
 {
 	struct lt_value v;
-	if (c->f[k] < 0 || lt_event_field(ev, (unsigned)c->f[k], &v) != 0)
+	if (lt_event_field(ev, (unsigned)c->f[k], &v) != 0)
 		return dflt;
 	if (v.kind == LT_FIELD_INT || v.kind == LT_FIELD_ENUM)
 		return v.fc->is_signed ? v.i : (int64_t)v.u;
 	return dflt;
 }
 
+/* Integer field k of ev (as its class says), or dflt. */
+static inline int64_t fint(const struct lt_event *ev,
+			   const struct lt_model_class *c, int k, int64_t dflt)
+{
+	const unsigned char *p;
+	union {
+		int8_t s8;
+		uint8_t u8;
+		int16_t s16;
+		uint16_t u16;
+		int32_t s32;
+		uint32_t u32;
+		int64_t s64;
+		uint64_t u64;
+	} v;
+
+	if (c->ld[k] == LD_NONE)
+		return dflt;
+	p = ev->base + ev->off[c->f[k]];
+	switch (c->ld[k]) {
+	case LD_S8:
+		return (int8_t)p[0];
+	case LD_U8:
+		return p[0];
+	case LD_S16:
+		memcpy(&v.s16, p, 2);
+		return v.s16;
+	case LD_U16:
+		memcpy(&v.u16, p, 2);
+		return v.u16;
+	case LD_S32:
+		memcpy(&v.s32, p, 4);
+		return v.s32;
+	case LD_U32:
+		memcpy(&v.u32, p, 4);
+		return v.u32;
+	case LD_S64:
+		memcpy(&v.s64, p, 8);
+		return v.s64;
+	case LD_U64:
+		memcpy(&v.u64, p, 8);
+		return (int64_t)v.u64;
+	default:
+		return fint_value(ev, c, k, dflt);
+	}
+}
+
+/*
+ * The command name in field k, into out (at most 15 bytes, the rest of
+ * out zeroed) unless it is empty.  The kernel's 16-byte comm arrays are
+ * mostly what out already holds: two compares then.
+ */
 static void fcomm(const struct lt_event *ev, const struct lt_model_class *c,
 		  int k, char out[16])
 {
 	struct lt_value v;
-	if (c->f[k] < 0 || lt_event_field(ev, (unsigned)c->f[k], &v) != 0)
+	if (c->f[k] < 0)
+		return;
+	if (c->comm16[k]) {
+		uint64_t a[2], b[2];
+		memcpy(a, ev->base + ev->off[c->f[k]], 16);
+		memcpy(b, out, 16);
+		if (a[0] == b[0] && a[1] == b[1] && !out[15])
+			return;
+	}
+	if (lt_event_field(ev, (unsigned)c->f[k], &v) != 0)
 		return;
 	if (!v.str || (v.kind != LT_FIELD_STRING && !v.fc->text))
 		return;
@@ -129,7 +234,7 @@ static void fcomm(const struct lt_event *ev, const struct lt_model_class *c,
 	if (!n)
 		return;
 	memcpy(out, v.str, n);
-	out[n] = 0;
+	memset(out + n, 0, 16 - n);
 }
 
 int lt_event_int(const struct lt_event *ev, const char *name, int64_t *v)
@@ -151,7 +256,8 @@ static unsigned hash_tid(int32_t tid, unsigned cap)
 	return ((uint32_t)tid * 2654435761u) & (cap - 1);
 }
 
-struct lt_thread *lt_model_thread(const struct lt_model *m, int32_t tid)
+static inline struct lt_thread *find_thread(const struct lt_model *m,
+					    int32_t tid)
 {
 	for (unsigned h = hash_tid(tid, m->tab_cap);;
 	     h = (h + 1) & (m->tab_cap - 1)) {
@@ -159,6 +265,11 @@ struct lt_thread *lt_model_thread(const struct lt_model *m, int32_t tid)
 		if (!th || th->tid == tid)
 			return th;
 	}
+}
+
+struct lt_thread *lt_model_thread(const struct lt_model *m, int32_t tid)
+{
+	return find_thread(m, tid);
 }
 
 static int grow_tab(struct lt_model *m)
@@ -182,19 +293,17 @@ static int grow_tab(struct lt_model *m)
 	return 0;
 }
 
-/* The thread tid, created in state UNKNOWN if new; NULL for tid <= 0. */
-static struct lt_thread *get_thread(struct lt_model *m, int32_t tid, int64_t ns)
+static __attribute__((noinline)) struct lt_thread *
+new_thread(struct lt_model *m, int32_t tid, int64_t ns)
 {
-	if (tid <= 0)
-		return NULL;
-	struct lt_thread *th = lt_model_thread(m, tid);
-	if (th)
-		return th;
+	struct lt_thread *th;
 	if ((m->nthreads + 1) * 2 > m->tab_cap && grow_tab(m) != 0)
 		return NULL;
-	th = calloc(1, sizeof(*th));
-	if (!th)
+	/* the hot fields in one cache line, each span within one */
+	void *mem;
+	if (posix_memalign(&mem, 64, sizeof(*th)) != 0)
 		return NULL;
+	th = memset(mem, 0, sizeof(*th));
 	th->tid = tid;
 	th->tgid = -1;
 	th->cur.begin = ns;
@@ -207,6 +316,25 @@ static struct lt_thread *get_thread(struct lt_model *m, int32_t tid, int64_t ns)
 	m->tab[h] = th;
 	m->nthreads++;
 	return th;
+}
+
+/* The thread tid, created in state UNKNOWN if new; NULL for tid <= 0. */
+static inline struct lt_thread *get_thread(struct lt_model *m, int32_t tid,
+					   int64_t ns)
+{
+	if (tid <= 0)
+		return NULL;
+	struct lt_thread *th = find_thread(m, tid);
+	return __builtin_expect(th != NULL, 1) ? th : new_thread(m, tid, ns);
+}
+
+/* The thread running on c (NULL when idle or unknown). */
+static inline struct lt_thread *cur_thread(struct lt_model *m, struct lt_cpu *c,
+					   int64_t ns)
+{
+	if (c->cur_th && c->cur_th->tid == c->cur)
+		return c->cur_th;
+	return c->cur_th = get_thread(m, c->cur, ns);
 }
 
 static struct lt_cpu *get_cpu(struct lt_model *m, uint32_t cpu)
@@ -239,11 +367,18 @@ static struct lt_cpu *get_cpu(struct lt_model *m, uint32_t cpu)
 static void set_state(struct lt_thread *th, int64_t ns, uint8_t st, int32_t cpu,
 		      int32_t waker)
 {
-	th->cur.end = ns;
+	/* the closed span is written field by field: a copy of th->cur
+	 * after a store to cur.end would wait for that store */
 	if (ns > th->cur.begin || th->cur.state != LT_TS_UNKNOWN) {
-		th->hist[th->nhist % LT_THREAD_HIST] = th->cur;
+		struct lt_tspan *h = &th->hist[th->nhist % LT_THREAD_HIST];
+		h->begin = th->cur.begin;
+		h->end = ns;
+		h->cpu = th->cur.cpu;
+		h->waker = th->cur.waker;
+		h->state = th->cur.state;
 		th->nhist++;
 	}
+	th->cur.end = ns;
 	th->cur.begin = ns;
 	th->cur.state = st;
 	th->cur.cpu = cpu;
@@ -302,9 +437,10 @@ static void on_switch(struct lt_model *m, const struct lt_event *ev,
 	int64_t ns = ev->ns;
 
 	close_slice(m, ev->cpu, c, ns);
+	struct lt_thread *p =
+		prev == c->cur ? cur_thread(m, c, ns) : get_thread(m, prev, ns);
 	c->cur = next;
 	c->since = ns;
-	struct lt_thread *p = get_thread(m, prev, ns);
 	if (p) {
 		fcomm(ev, k, F_PREV_COMM, p->comm);
 		/* R or R+ (preempted): still wants the CPU */
@@ -321,6 +457,7 @@ static void on_switch(struct lt_model *m, const struct lt_event *ev,
 		set_state(n, ns, LT_TS_RUNNING, (int32_t)ev->cpu,
 			  n->cur.state == LT_TS_RUNNABLE ? n->cur.waker : -1);
 	}
+	c->cur_th = n;
 }
 
 static void on_wake(struct lt_model *m, const struct lt_event *ev,
@@ -357,10 +494,11 @@ static void infer_switch(struct lt_model *m, unsigned ci, struct lt_cpu *c,
 	if (n && n->cur.state != LT_TS_RUNNABLE)
 		unseen_wake(c, n, (int32_t)ci, at);
 	close_slice(m, ci, c, at);
-	struct lt_thread *p = get_thread(m, c->cur, at);
+	struct lt_thread *p = cur_thread(m, c, at);
 	if (p && p->cur.state == LT_TS_RUNNING && p->cur.cpu == (int32_t)ci)
 		set_state(p, at, LT_TS_UNKNOWN, -1, -1);
 	c->cur = tid;
+	c->cur_th = n;
 	c->since = at;
 	c->ninferred++;
 	if (n && n->cur.begin <= at)
@@ -385,7 +523,9 @@ int lt_model_feed(struct lt_model *m, const struct lt_event *ev)
 		int32_t tid = (int32_t)fint(ev, k, F_TID, -1);
 		if (tid >= 0 && tid != c->cur)
 			infer_switch(m, ev->cpu, c, tid, ev->ns);
-		struct lt_thread *th = get_thread(m, tid, ev->ns);
+		struct lt_thread *th = tid == c->cur ?
+					       cur_thread(m, c, ev->ns) :
+					       get_thread(m, tid, ev->ns);
 		if (th && k->f[F_TGID] >= 0)
 			th->tgid = (int32_t)fint(ev, k, F_TGID, -1);
 	}

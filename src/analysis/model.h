@@ -100,6 +100,7 @@ struct lt_cpu {
 	uint64_t nslices, nirqs;
 	struct lt_cslice *slices; /* rings */
 	struct lt_irqspan *irqs;
+	struct lt_thread *cur_th; /* cur's, when looked up (a cache) */
 };
 
 struct lt_model_class; /* per event class: its kind and field indices */

@@ -7,7 +7,14 @@
  * rebuild the timestamp, find the class by id, then walk its fields once
  * to note where each one is (a class whose fields all have a fixed size
  * needs only a length check: its offsets are constants).  Values are read
- * only when asked for.  Nothing is allocated per event.
+ * only when asked for.  Nothing is allocated per event.  The common event
+ * (compact header, class of fixed size) has a fast path, decode_fast(),
+ * that the merge calls in line; anything else goes through decode().
+ *
+ * A stream's mapping is read through a window (window_at()): the pages
+ * behind the packet being read are let go, the next few MiB mapped ahead
+ * and the few after those read ahead, so a pass over a trace of any size
+ * holds a few MiB of it.
  */
 #define _GNU_SOURCE
 #include "ctf/reader.h"
@@ -30,6 +37,13 @@
 #error "the reader decodes little-endian traces on little-endian hosts"
 #endif
 
+/* bytes of a stream's mapping walked through at a time (window_at()) */
+#define LT_WINDOW (4u << 20)
+
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22
+#endif
+
 struct lt_packet {
 	uint64_t off; /* in the file, bytes */
 	uint64_t size, content; /* bytes */
@@ -46,6 +60,8 @@ struct lt_stream {
 	const unsigned char *data;
 	size_t len;
 	size_t map_len; /* nonzero when data is our mapping */
+	size_t released; /* the mapping's pages before this are let go */
+	size_t populated; /* and those from there to this mapped ahead */
 	const struct lt_stream_class *sc;
 	struct lt_packet *pk;
 	size_t npk;
@@ -58,6 +74,9 @@ struct lt_stream {
 	int err; /* sticky error */
 	struct lt_event ev;
 	uint32_t *off, *cnt;
+	/* the fast path's classes: compact ids whose payload has a fixed
+	 * size (NULL: decode() decides) */
+	const struct lt_event_class *fixed[LT_EV_ID_EXTENDED];
 };
 
 struct lt_trace {
@@ -70,6 +89,7 @@ struct lt_trace {
 	uint64_t skipped;
 	char err[1024];
 	char *meta; /* metadata text we read */
+	size_t page; /* the system's page size, for madvise() */
 	/* merged iteration */
 	struct lt_stream **heap;
 	unsigned nheap;
@@ -121,7 +141,7 @@ static inline int64_t sext(uint64_t v, unsigned size)
 	return (int64_t)(v << sh) >> sh;
 }
 
-uint64_t lt_clock_counts_to_ns(uint64_t freq, uint64_t counts)
+static inline uint64_t counts_to_ns(uint64_t freq, uint64_t counts)
 {
 	if (freq == 1000000000u)
 		return counts;
@@ -132,14 +152,24 @@ uint64_t lt_clock_counts_to_ns(uint64_t freq, uint64_t counts)
 	return ns >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)ns;
 }
 
-int64_t lt_clock_ns(const struct lt_clock *c, uint64_t counts)
+static inline int64_t clock_ns(const struct lt_clock *c, uint64_t counts)
 {
-	uint64_t v = lt_clock_counts_to_ns(c->freq, counts);
+	uint64_t v = counts_to_ns(c->freq, counts);
 	/* saturates past the year 2262 rather than overflow */
 	if (v > (uint64_t)INT64_MAX ||
 	    (c->base_ns > 0 && (int64_t)v > INT64_MAX - c->base_ns))
 		return INT64_MAX;
 	return c->base_ns + (int64_t)v;
+}
+
+uint64_t lt_clock_counts_to_ns(uint64_t freq, uint64_t counts)
+{
+	return counts_to_ns(freq, counts);
+}
+
+int64_t lt_clock_ns(const struct lt_clock *c, uint64_t counts)
+{
+	return clock_ns(c, counts);
 }
 
 /* Errors */
@@ -170,13 +200,20 @@ static void warn(struct lt_trace *t)
  */
 static int index_stream(struct lt_trace *t, struct lt_stream *s)
 {
-	size_t cap = 0;
+	size_t cap = 0, released = 0;
 	uint64_t off = 0, prev_end = 0;
 	const int skip = t->flags & LT_TRACE_SKIP_BAD;
 
 	while (off < s->len) {
 		struct lt_packet_header h;
 		uint64_t left = s->len - off;
+		if (s->map_len && off >= released + LT_WINDOW) {
+			/* only the headers are read here: their pages go */
+			size_t lo = (size_t)off & ~(t->page - 1);
+			madvise((void *)(s->data + released), lo - released,
+				MADV_DONTNEED);
+			released = lo;
+		}
 		if (left < LT_PACKET_HDR_SIZE) {
 			set_err(t,
 				"%s: offset %llu: truncated packet header "
@@ -326,6 +363,43 @@ fatal:
 
 /* Event decoding */
 
+/*
+ * The mapping is walked through a window: the pages before the packet
+ * being read are let go (a read-only file mapping: touched again, they
+ * come back from the page cache), so that the memory a pass holds does
+ * not grow with the trace, and the next LT_WINDOW bytes are mapped in one
+ * call ahead of the reads (where the kernel has MADV_POPULATE_READ),
+ * which is cheaper than a page fault every few pages.  Advice only: a
+ * failure changes nothing but speed.
+ */
+static void window_at(struct lt_stream *s, size_t off, size_t need)
+{
+	const size_t page = s->t->page;
+	if (!s->map_len)
+		return;
+	size_t lo = off & ~(page - 1);
+	if (lo >= s->released + LT_WINDOW) {
+		madvise((void *)(s->data + s->released), lo - s->released,
+			MADV_DONTNEED);
+		s->released = lo;
+	}
+	if (off + need > s->populated && s->populated < s->map_len) {
+		size_t a = s->populated > lo ? s->populated : lo;
+		size_t b = (off + need + LT_WINDOW + page - 1) & ~(page - 1);
+		if (b > s->map_len)
+			b = s->map_len;
+		madvise((void *)(s->data + a), b - a, MADV_POPULATE_READ);
+		s->populated = b;
+		/* and the window after it read from disk meanwhile, if it
+		 * is not in the page cache */
+		if (b < s->map_len)
+			madvise((void *)(s->data + b),
+				s->map_len - b < LT_WINDOW ? s->map_len - b :
+							     LT_WINDOW,
+				MADV_WILLNEED);
+	}
+}
+
 /* Points the stream's cursor at the first event of packet p. */
 static void enter_packet(struct lt_stream *s, const struct lt_packet *p)
 {
@@ -347,16 +421,21 @@ static void stream_rewind(struct lt_stream *s)
 	s->pbase = NULL;
 	s->pos = s->end = 0;
 	s->err = 0;
-	if (s->npk)
+	s->released = s->populated = 0;
+	if (s->npk) {
+		window_at(s, s->pk[0].off, s->pk[0].content);
 		enter_packet(s, &s->pk[0]);
+	}
 }
 
 static int next_packet(struct lt_stream *s)
 {
 	if (++s->cur >= s->npk) {
 		s->cur = s->npk;
+		window_at(s, s->map_len, 0);
 		return 0;
 	}
+	window_at(s, s->pk[s->cur].off, s->pk[s->cur].content);
 	enter_packet(s, &s->pk[s->cur]);
 	return 1;
 }
@@ -513,7 +592,44 @@ past:
 	}
 	s->prev_ts = ts;
 	s->pos = pos;
-	ev->ns = lt_clock_ns(&s->t->m.clock, ts);
+	ev->ns = clock_ns(&s->t->m.clock, ts);
+	return 1;
+}
+
+/*
+ * decode() for the common event: a compact header and a class of fixed
+ * size, with every check decode() makes.  Returns 1, or 0 to leave the
+ * event (or the packet's end, or a fault) to decode().
+ */
+static inline int decode_fast(struct lt_stream *s)
+{
+	size_t pos = (s->pos + LT_EV_ALIGN - 1) & ~(size_t)(LT_EV_ALIGN - 1);
+	if (__builtin_expect(pos + LT_EV_HDR_COMPACT > s->end, 0))
+		return 0;
+	uint32_t w = ld32(s->pbase + pos);
+	uint32_t id = w & 31;
+	if (__builtin_expect(id == LT_EV_ID_EXTENDED, 0))
+		return 0;
+	const struct lt_event_class *ec = s->fixed[id];
+	if (__builtin_expect(!ec, 0))
+		return 0;
+	uint64_t low = w >> 5, prev = s->prev_ts;
+	uint64_t ts = (prev & ~LT_TS_MASK) | low;
+	if (low < (prev & LT_TS_MASK))
+		ts += 1ull << LT_EV_TS_BITS;
+	if (__builtin_expect(ts < prev || (ts > s->ts_end && !s->open_end), 0))
+		return 0;
+	pos += LT_EV_HDR_COMPACT;
+	if (__builtin_expect((size_t)ec->fixed_size > s->end - pos, 0))
+		return 0;
+	struct lt_event *ev = &s->ev;
+	ev->cls = ec;
+	ev->ts = ts;
+	ev->base = s->pbase + pos;
+	ev->off = ec->fixed_off;
+	s->prev_ts = ts;
+	s->pos = pos + (size_t)ec->fixed_size;
+	ev->ns = clock_ns(&s->t->m.clock, ts);
 	return 1;
 }
 
@@ -521,6 +637,10 @@ int lt_stream_next(lt_stream_t *s, const struct lt_event **ev)
 {
 	if (s->err)
 		return s->err;
+	if (__builtin_expect(s->cur < s->npk, 1) && decode_fast(s)) {
+		*ev = &s->ev;
+		return 1;
+	}
 	while (s->cur < s->npk) {
 		int r = decode(s);
 		if (r == 1) {
@@ -568,11 +688,39 @@ static void sift_down(struct lt_trace *t, unsigned i)
 	h[i] = x;
 }
 
+/* The top stream's event changed: restores the heap (the common case,
+ * the top still the earliest or two streams, without a call). */
+static inline void heap_fix_top(struct lt_trace *t)
+{
+	struct lt_stream **h = t->heap;
+	if (t->nheap == 2) {
+		/* without a branch: which stream is next is a coin toss */
+		struct lt_stream *a = h[0], *b = h[1];
+		uintptr_t sw = -(uintptr_t)heap_less(b, a);
+		uintptr_t x = ((uintptr_t)a ^ (uintptr_t)b) & sw;
+		h[0] = (struct lt_stream *)((uintptr_t)a ^ x);
+		h[1] = (struct lt_stream *)((uintptr_t)b ^ x);
+		return;
+	}
+	if (t->nheap > 2)
+		sift_down(t, 0);
+}
+
 int lt_trace_next(lt_trace_t *t, const struct lt_event **ev)
 {
 	const struct lt_event *e;
 	int r;
 
+	/* the next event of the earliest stream, a compact one of fixed size:
+	 * decoded here, the rest as below */
+	if (__builtin_expect(t->nheap && t->merging && !t->merge_err, 1)) {
+		struct lt_stream *top = t->heap[0];
+		if (!top->err && top->cur < top->npk && decode_fast(top)) {
+			heap_fix_top(t);
+			*ev = &t->heap[0]->ev;
+			return 1;
+		}
+	}
 	if (t->merge_err)
 		return t->merge_err;
 	if (!t->merging) {
@@ -593,8 +741,7 @@ int lt_trace_next(lt_trace_t *t, const struct lt_event **ev)
 			return t->merge_err = r;
 		if (!r)
 			t->heap[0] = t->heap[--t->nheap];
-		if (t->nheap)
-			sift_down(t, 0);
+		heap_fix_top(t);
 	}
 	if (!t->nheap)
 		return 0;
@@ -634,6 +781,14 @@ static int setup_streams(struct lt_trace *t, char *err, size_t errlen)
 			snprintf(err, errlen, "%s", t->err);
 			return r;
 		}
+		/* the packet headers' pages: read again as the pass goes */
+		if (s->map_len > LT_WINDOW)
+			madvise((void *)s->data, s->map_len, MADV_DONTNEED);
+		for (uint32_t id = 0; s->sc && id < LT_EV_ID_EXTENDED; id++) {
+			const struct lt_event_class *ec =
+				lt_tsdl_event(s->sc, id);
+			s->fixed[id] = ec && ec->fixed_size >= 0 ? ec : NULL;
+		}
 	}
 	lt_trace_rewind(t);
 	t->err[0] = 0;
@@ -646,6 +801,10 @@ nomem:
 static struct lt_trace *trace_new(const struct lt_trace_opts *opts)
 {
 	struct lt_trace *t = calloc(1, sizeof(*t));
+	if (t) {
+		long pg = sysconf(_SC_PAGESIZE);
+		t->page = pg > 0 && !(pg & (pg - 1)) ? (size_t)pg : 4096;
+	}
 	if (t && opts) {
 		t->flags = opts->flags;
 		t->warn = opts->warn;
