@@ -30,13 +30,14 @@ enum {
 	F_TARGET_CPU,
 	F_IRQ,
 	F_VEC,
+	F_SYSID, /* raw_syscalls: the system call's number */
 	F_NFIELDS,
 };
 
 static const char *const field_names[F_NFIELDS] = {
-	"common_tid", "common_tgid", "prev_comm", "prev_pid",
-	"prev_state", "next_comm",   "next_pid",  "comm",
-	"pid",	      "target_cpu",  "irq",	  "vec",
+	"common_tid", "common_tgid", "prev_comm", "prev_pid", "prev_state",
+	"next_comm",  "next_pid",    "comm",	  "pid",      "target_cpu",
+	"irq",	      "vec",	     "id",
 };
 
 /* How a field the model reads is loaded (decided once per class). */
@@ -72,6 +73,8 @@ static const struct {
 	{ "irq:irq_handler_exit", LT_KEV_IRQ_EXIT },
 	{ "irq:softirq_entry", LT_KEV_SOFTIRQ_ENTRY },
 	{ "irq:softirq_exit", LT_KEV_SOFTIRQ_EXIT },
+	{ "raw_syscalls:sys_enter", LT_KEV_SYS_ENTER },
+	{ "raw_syscalls:sys_exit", LT_KEV_SYS_EXIT },
 };
 
 int lt_model_init(struct lt_model *m, lt_trace_t *t)
@@ -306,6 +309,7 @@ new_thread(struct lt_model *m, int32_t tid, int64_t ns)
 	th = memset(mem, 0, sizeof(*th));
 	th->tid = tid;
 	th->tgid = -1;
+	th->sys_nr = -1;
 	th->cur.begin = ns;
 	th->cur.cpu = -1;
 	th->cur.waker = -1;
@@ -557,6 +561,21 @@ int lt_model_feed(struct lt_model *m, const struct lt_event *ev)
 			push_irq(c, c->soft_begin, ev->ns, c->soft_vec, 1);
 		c->soft_begin = 0;
 		break;
+	case LT_KEV_SYS_ENTER:
+	case LT_KEV_SYS_EXIT: {
+		/* the thread making the call is the one running here */
+		struct lt_thread *th = cur_thread(m, c, ev->ns);
+		if (!th)
+			break;
+		if (k->kind == LT_KEV_SYS_ENTER) {
+			th->sys_nr = (int32_t)fint(ev, k, F_SYSID, -1);
+			th->sys_since = ev->ns;
+		} else {
+			th->sys_nr = -1;
+			th->sys_since = 0;
+		}
+		break;
+	}
 	}
 	return k->kind;
 }
@@ -570,6 +589,15 @@ void lt_model_finish(struct lt_model *m)
 		close_slice(m, i, c, m->last_ns);
 		c->since = m->last_ns;
 	}
+}
+
+int lt_thread_in_irq(const struct lt_model *m, const struct lt_thread *th)
+{
+	if (th->cur.state != LT_TS_RUNNING || th->cur.cpu < 0 ||
+	    (unsigned)th->cur.cpu >= m->ncpus)
+		return 0;
+	const struct lt_cpu *c = &m->cpus[th->cur.cpu];
+	return c->cur == th->tid && (c->irq_begin || c->soft_begin);
 }
 
 const char *lt_model_comm(const struct lt_model *m, int32_t tid)

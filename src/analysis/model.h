@@ -7,7 +7,10 @@
  *   per thread  its state over time (running, runnable: woken or
  *               preempted and waiting for a CPU, blocked), as a ring of
  *               the most recent spans, each runnable span with the thread
- *               that woke it (sched_waking/sched_wakeup: the wake-up edge)
+ *               that woke it (sched_waking/sched_wakeup: the wake-up edge);
+ *               whether it is inside a system call, which and since when
+ *               (raw_syscalls:sys_enter/sys_exit, recorded with -k
+ *               syscalls), and in an irq when its CPU is (lt_thread_in_irq)
  *
  * Switches the kernel did not report (those from the idle task, and
  * wake-ups in its context, are often missing) are inferred: every kernel
@@ -49,6 +52,8 @@ enum lt_kev {
 	LT_KEV_IRQ_EXIT,
 	LT_KEV_SOFTIRQ_ENTRY,
 	LT_KEV_SOFTIRQ_EXIT,
+	LT_KEV_SYS_ENTER,
+	LT_KEV_SYS_EXIT,
 	LT_KEV_NKINDS,
 };
 
@@ -73,6 +78,8 @@ struct lt_thread {
 	struct lt_tspan cur; /* open span: end is unset */
 	uint64_t nhist; /* closed spans so far; the ring keeps the last */
 	struct lt_tspan hist[LT_THREAD_HIST];
+	int32_t sys_nr; /* the system call it is in, -1: none seen */
+	int64_t sys_since; /* its entry, ns */
 	int64_t mark; /* for an analysis's own use, 0 at first */
 	void *user; /* the same; the analysis frees it */
 };
@@ -151,6 +158,9 @@ void lt_cpu_slices_in(const struct lt_model *m, unsigned cpu, int64_t a,
 /* ns of irq and softirq time on cpu within [a, b]. */
 void lt_cpu_irq_in(const struct lt_model *m, unsigned cpu, int64_t a, int64_t b,
 		   int64_t *irq_ns, int64_t *soft_ns);
+
+/* 1 if th is running on a CPU that is in an irq or softirq handler. */
+int lt_thread_in_irq(const struct lt_model *m, const struct lt_thread *th);
 
 /* The integer field name of ev, 0 and *v, or -ENOENT. */
 int lt_event_int(const struct lt_event *ev, const char *name, int64_t *v);
