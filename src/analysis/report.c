@@ -93,8 +93,8 @@ static void copy_irqs(struct rep *r, unsigned cpu)
 	for (; *done < c->nirqs; (*done)++) {
 		const struct lt_irqspan *s = &c->irqs[*done % LT_CPU_IRQS];
 		sep(r, F_IRQ);
-		fprintf(r->f[F_IRQ], "%u,%.3f,%.3f,%d,%u", cpu,
-			us(r, s->begin), us(r, s->end), s->vec, s->soft);
+		fprintf(r->f[F_IRQ], "%u,%.3f,%.3f,%d,%u", cpu, us(r, s->begin),
+			us(r, s->end), s->vec, s->soft);
 	}
 }
 
@@ -148,7 +148,9 @@ static void threads_out(const struct rep *r, FILE *out)
 		if (!th)
 			continue;
 		fprintf(out, "%s[%d,%d,", first ? "" : ",", th->tid, th->tgid);
-		js_str(out, th->tid == 0 ? "idle" : th->comm[0] ? th->comm : "?");
+		js_str(out, th->tid == 0 ? "idle" :
+			    th->comm[0]	 ? th->comm :
+					   "?");
 		fputc(']', out);
 		first = 0;
 	}
@@ -244,8 +246,8 @@ int lt_report_html(lt_trace_t *t, const struct lt_anchor *anc, FILE *out)
 		"nanchors:%llu,\n",
 		m.ncpus, (unsigned long long)m.nevents,
 		(unsigned long long)m.nsched,
-		m.nevents ? us(&r, m.last_ns) : 0.0,
-		(unsigned long long)r.lost, (unsigned long long)r.nanchors);
+		m.nevents ? us(&r, m.last_ns) : 0.0, (unsigned long long)r.lost,
+		(unsigned long long)r.nanchors);
 	threads_out(&r, out);
 	for (int k = 0; k < F_N; k++) {
 		fprintf(out, "%s:[", names[k]);
