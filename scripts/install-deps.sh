@@ -9,6 +9,7 @@ pkgs=(
 	liblttng-ust-dev lttng-tools # LTTng-UST, benchmarked beside our tracer
 	spin                    # model checker for models/
 	linux-perf              # perf, benchmarked beside kernel tracing
+	chromium                # headless browser for the report test
 )
 missing=()
 for p in "${pkgs[@]}"; do
