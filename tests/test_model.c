@@ -36,13 +36,15 @@ LT_TEST(test_threads_are_in_the_system_call_they_entered)
 	int enters = 0, exits_matched = 0, long_sleeps = 0, rc;
 	while ((rc = lt_trace_next(t, &ev)) == 1) {
 		int64_t tid = -1, id = -1;
-		int is_exit = strcmp(ev->cls->name, "raw_syscalls:sys_exit") == 0;
+		int is_exit =
+			strcmp(ev->cls->name, "raw_syscalls:sys_exit") == 0;
 		if (is_exit && lt_event_int(ev, "common_tid", &tid) == 0 &&
 		    lt_event_int(ev, "id", &id) == 0) {
 			/* before the exit: the thread is in that call (the
 			 * kernel gives id -1 on the way out of some, such as
 			 * rt_sigreturn) */
-			struct lt_thread *th = lt_model_thread(&m, (int32_t)tid);
+			struct lt_thread *th =
+				lt_model_thread(&m, (int32_t)tid);
 			if (th && th->sys_since) {
 				if (id >= 0)
 					LT_ASSERT_EQ(th->sys_nr, id);
@@ -58,13 +60,15 @@ LT_TEST(test_threads_are_in_the_system_call_they_entered)
 		if (kind == LT_KEV_SYS_ENTER) {
 			LT_ASSERT_EQ(lt_event_int(ev, "common_tid", &tid), 0);
 			LT_ASSERT_EQ(lt_event_int(ev, "id", &id), 0);
-			struct lt_thread *th = lt_model_thread(&m, (int32_t)tid);
+			struct lt_thread *th =
+				lt_model_thread(&m, (int32_t)tid);
 			LT_ASSERT(th != NULL);
 			LT_ASSERT_EQ(th->sys_nr, id);
 			LT_ASSERT_EQ(th->sys_since, ev->ns);
 			enters++;
 		} else if (kind == LT_KEV_SYS_EXIT) {
-			struct lt_thread *th = lt_model_thread(&m, (int32_t)tid);
+			struct lt_thread *th =
+				lt_model_thread(&m, (int32_t)tid);
 			LT_ASSERT(th != NULL);
 			LT_ASSERT_EQ(th->sys_nr, -1);
 		}
