@@ -68,23 +68,33 @@ static int export_run(int argc, char **argv)
 	char err[512];
 	if (lt_anchor_parse(anchor, &a, err, sizeof(err)) != 0)
 		return lt_cli_error(EXPORT, "--anchor: %s", err);
+	return lt_cli_trace_to_file(EXPORT, argv[optind], outp, &a,
+				    lt_export_chrome);
+}
+
+int lt_cli_trace_to_file(const char *verb, const char *dir, const char *outp,
+			 const struct lt_anchor *a,
+			 int (*write)(lt_trace_t *t, const struct lt_anchor *a,
+				      FILE *out))
+{
 	lt_trace_t *t;
-	if (lt_trace_open(argv[optind], NULL, &t, err, sizeof(err)) < 0)
-		return lt_cli_error(EXPORT, "cannot open trace %s: %s",
-				    argv[optind], err);
+	char err[512];
+	if (lt_trace_open(dir, NULL, &t, err, sizeof(err)) < 0)
+		return lt_cli_error(verb, "cannot open trace %s: %s", dir, err);
 	FILE *out = strcmp(outp, "-") == 0 ? stdout : fopen(outp, "w");
 	if (!out) {
 		lt_trace_close(t);
-		return lt_cli_error(EXPORT, "cannot write %s: %s", outp,
+		return lt_cli_error(verb, "cannot write %s: %s", outp,
 				    strerror(errno));
 	}
-	int ret = lt_export_chrome(t, &a, out);
+	int ret = write(t, a, out);
 	if (ret < 0)
-		lt_cli_error(EXPORT, "reading %s: %s", argv[optind],
-			     lt_trace_error(t));
+		lt_cli_error(verb, "reading %s: %s", dir,
+			     ret == -EIO || ret == -ENOMEM ? strerror(-ret) :
+							     lt_trace_error(t));
 	if (out != stdout && fclose(out) != 0 && ret >= 0) {
 		ret = -errno;
-		lt_cli_error(EXPORT, "writing %s: %s", outp, strerror(errno));
+		lt_cli_error(verb, "writing %s: %s", outp, strerror(errno));
 	}
 	lt_trace_close(t);
 	return ret < 0 ? 1 : 0;

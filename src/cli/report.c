@@ -63,27 +63,8 @@ static int report_run(int argc, char **argv)
 	char err[512];
 	if (lt_anchor_parse(anchor, &a, err, sizeof(err)) != 0)
 		return lt_cli_error(REPORT, "--anchor: %s", err);
-	lt_trace_t *t;
-	if (lt_trace_open(argv[optind], NULL, &t, err, sizeof(err)) < 0)
-		return lt_cli_error(REPORT, "cannot open trace %s: %s",
-				    argv[optind], err);
-	FILE *out = strcmp(outp, "-") == 0 ? stdout : fopen(outp, "w");
-	if (!out) {
-		lt_trace_close(t);
-		return lt_cli_error(REPORT, "cannot write %s: %s", outp,
-				    strerror(errno));
-	}
-	int ret = lt_report_html(t, &a, out);
-	if (ret < 0)
-		lt_cli_error(REPORT, "reading %s: %s", argv[optind],
-			     ret == -EIO || ret == -ENOMEM ? strerror(-ret) :
-							     lt_trace_error(t));
-	if (out != stdout && fclose(out) != 0 && ret >= 0) {
-		ret = -errno;
-		lt_cli_error(REPORT, "writing %s: %s", outp, strerror(errno));
-	}
-	lt_trace_close(t);
-	return ret < 0 ? 1 : 0;
+	return lt_cli_trace_to_file(REPORT, argv[optind], outp, &a,
+				    lt_report_html);
 }
 
 LT_CLI_VERB(report_verb, .name = REPORT,
