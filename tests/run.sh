@@ -4,6 +4,7 @@
 # Shell tests (tests/*.sh) are run too; each prints the same kind of line.
 set -u
 passed=0 failed=0 skipped=0
+failures=""
 top=$(cd "$(dirname "$0")/.." && pwd)
 export BUILD=${BUILD:-build}
 run_one() {
@@ -11,10 +12,16 @@ run_one() {
 	local out rc
 	out=$("$@" 2>&1); rc=$?
 	printf '%s\n' "$out" | sed "s|^|[$name] |"
+	# Keep each failure with the lines just before it (the assertion's
+	# message) to repeat them at the end, where a truncated log still shows them.
+	local why
+	why=$(printf '%s\n' "$out" | grep -B 3 -E '^FAIL ' | sed "s|^|[$name] |")
+	[ -n "$why" ] && failures="$failures$why"$'\n'
 	local line
 	line=$(printf '%s\n' "$out" | grep -E '^lt-test: [0-9]+ passed, [0-9]+ failed' | tail -n 1)
 	if [ -z "$line" ]; then
 		echo "[$name] FAIL: no summary line (exit status $rc)"
+		failures="$failures[$name] FAIL: no summary line (exit status $rc)"$'\n'
 		failed=$((failed + 1))
 		return
 	fi
@@ -25,6 +32,7 @@ run_one() {
 	passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + ${s:-0}))
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		echo "[$name] FAIL: exit status $rc"
+		failures="$failures[$name] FAIL: exit status $rc"$'\n'
 		failed=$((failed + 1))
 	fi
 }
@@ -36,6 +44,10 @@ for s in "$top"/tests/*.sh; do
 	[ "$(basename "$s")" = run.sh ] && continue
 	run_one "$(basename "$s")" bash "$s"
 done
+if [ -n "$failures" ]; then
+	echo "failures:"
+	printf '%s' "$failures"
+fi
 if [ "$skipped" -gt 0 ]; then
 	echo "$passed passed, $failed failed, $skipped skipped"
 else
