@@ -240,6 +240,14 @@ static void fcomm(const struct lt_event *ev, const struct lt_model_class *c,
 	memset(out + n, 0, 16 - n);
 }
 
+int lt_trace_has_event(const lt_trace_t *t, const char *name)
+{
+	for (unsigned i = 0; i < lt_trace_nclasses(t); i++)
+		if (strcmp(lt_trace_class(t, i)->name, name) == 0)
+			return 1;
+	return 0;
+}
+
 int lt_event_int(const struct lt_event *ev, const char *name, int64_t *v)
 {
 	struct lt_value val;

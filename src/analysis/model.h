@@ -162,6 +162,9 @@ void lt_cpu_irq_in(const struct lt_model *m, unsigned cpu, int64_t a, int64_t b,
 /* 1 if th is running on a CPU that is in an irq or softirq handler. */
 int lt_thread_in_irq(const struct lt_model *m, const struct lt_thread *th);
 
+/* 1 if the trace declares an event class called name. */
+int lt_trace_has_event(const lt_trace_t *t, const char *name);
+
 /* The integer field name of ev, 0 and *v, or -ENOENT. */
 int lt_event_int(const struct lt_event *ev, const char *name, int64_t *v);
 
