@@ -503,6 +503,12 @@ static void infer_switch(struct lt_model *m, unsigned ci, struct lt_cpu *c,
 		at = ns;
 	if (n && n->cur.begin > at)
 		at = n->cur.begin <= ns ? n->cur.begin : ns;
+	/* From idle to a blocked thread, its wake-up unseen too: an idle
+	 * CPU makes no events (no tick), a running thread does, so the
+	 * switch is nearer this event than the CPU's last one (the start of
+	 * its idle time). */
+	if (n && c->cur == 0 && n->cur.state == LT_TS_BLOCKED)
+		at = ns;
 	if (n && n->cur.state != LT_TS_RUNNABLE)
 		unseen_wake(c, n, (int32_t)ci, at);
 	close_slice(m, ci, c, at);

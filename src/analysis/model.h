@@ -16,7 +16,9 @@
  * wake-ups in its context, are often missing) are inferred: every kernel
  * event names the thread running on its CPU (common_tid); when that is
  * not the CPU's current thread, a switch to it is assumed at the CPU's
- * previous event (or at the thread's wake-up, if later).  A thread
+ * previous event (or at the thread's wake-up, if later); from idle to a
+ * thread whose wake-up is missing as well, at the event itself (an idle
+ * CPU makes no events, a running thread makes ticks).  A thread
  * switched to without a wake-up in the trace is taken as woken (by
  * LT_WAKER_UNSEEN) at the start of the CPU's latest idle slice, or when
  * it blocked if later: both are the earliest times the trace allows.
