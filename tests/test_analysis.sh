@@ -18,25 +18,7 @@ case $B in /*) ;; *) B=$top/$B ;; esac
 LT=$B/lowtrace
 EX=$B/examples
 PY=/usr/bin/python3
-passed=0 failed=0 skipped=0
-tmp=$(mktemp -d /tmp/lt-test-analysis.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-
-ok() { echo "ok $1"; passed=$((passed + 1)); }
-fail() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
-skip() {
-	if [ -n "${LOWTRACE_REQUIRE_ALL:-}" ] && [ "${LOWTRACE_REQUIRE_ALL}" != 0 ]; then
-		fail "$1" "skipped under LOWTRACE_REQUIRE_ALL=1 ($2)"
-	else
-		echo "skip $1: $2"
-		skipped=$((skipped + 1))
-	fi
-}
-finish() {
-	echo "lt-test: $passed passed, $failed failed, $skipped skipped"
-	[ "$failed" -eq 0 ]
-	exit
-}
+. "$top/tests/lib/harness.sh" lt-test-analysis
 
 # errors that need no recording
 out=$("$LT" analyze latency "$tmp/none" 2>&1)

@@ -15,20 +15,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 B=${BUILD:-build}
 case $B in /*) ;; *) B=$top/$B ;; esac
 LT=$B/lowtrace
-passed=0 failed=0 skipped=0
-tmp=$(mktemp -d /tmp/lt-test-gen-sched.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-
-ok() { echo "ok $1"; passed=$((passed + 1)); }
-fail() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
-skip() {
-	if [ -n "${LOWTRACE_REQUIRE_ALL:-}" ] && [ "${LOWTRACE_REQUIRE_ALL}" != 0 ]; then
-		fail "$1" "skipped under LOWTRACE_REQUIRE_ALL=1 ($2)"
-	else
-		echo "skip $1: $2"
-		skipped=$((skipped + 1))
-	fi
-}
+. "$top/tests/lib/harness.sh" lt-test-gen-sched
 
 N=200000
 CPUS=3

@@ -20,25 +20,7 @@ case $B in /*) ;; *) B=$top/$B ;; esac
 LT=$B/lowtrace
 EX=$B/examples
 CHROMIUM=${CHROMIUM:-chromium}
-passed=0 failed=0 skipped=0
-tmp=$(mktemp -d /tmp/lt-test-report.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-
-ok() { echo "ok $1"; passed=$((passed + 1)); }
-fail() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
-skip() {
-	if [ -n "${LOWTRACE_REQUIRE_ALL:-}" ] && [ "${LOWTRACE_REQUIRE_ALL}" != 0 ]; then
-		fail "$1" "skipped under LOWTRACE_REQUIRE_ALL=1 ($2)"
-	else
-		echo "skip $1: $2"
-		skipped=$((skipped + 1))
-	fi
-}
-finish() {
-	echo "lt-test: $passed passed, $failed failed, $skipped skipped"
-	[ "$failed" -eq 0 ]
-	exit
-}
+. "$top/tests/lib/harness.sh" lt-test-report
 # err NAME PATTERN CMD...: CMD fails with a message matching PATTERN
 err() {
 	local name=$1 pat=$2 out

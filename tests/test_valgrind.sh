@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the tracer's programs under valgrind (memcheck): the traced example
-# with an in-process session, `lowtrace record` with its traced child, and
-# `lowtrace view`.  Any invalid access or definite leak fails.  Sanitizer
+# with an in-process session, `lowtrace record` with its traced child,
+# `lowtrace view`, and (as root) the analyses and the report on a recording
+# with kernel events.  Any invalid access or definite leak fails.  Sanitizer
 # builds cannot run under valgrind: there the test has no cases.
 set -u
 BUILD=${BUILD:-build}
@@ -44,4 +45,16 @@ check valgrind_record_and_child "${VG[@]}" --trace-children=yes \
 	"$BUILD/lowtrace" record -o "$tmp/rec" -- "$BUILD/tests/progs/forker" "$BUILD/examples/fields"
 check valgrind_view "${VG[@]}" "$BUILD/lowtrace" view "$tmp/rec"
 check valgrind_list_program "${VG[@]}" "$BUILD/lowtrace" list "$BUILD/examples/fields"
+# the analyses, on a short recording with kernel events (root only)
+if [ "$(id -u)" -eq 0 ] &&
+	"$BUILD/lowtrace" record -o "$tmp/k" -k sched,irq,syscalls --all -- \
+		"$BUILD/examples/periodic" --duration-s 0.3 > /dev/null 2>&1; then
+	for a in latency sched cpu syscalls irq; do
+		check "valgrind_analyze_$a" "${VG[@]}" "$BUILD/lowtrace" analyze "$a" "$tmp/k"
+	done
+	check valgrind_report "${VG[@]}" "$BUILD/lowtrace" report "$tmp/k" -o "$tmp/k.html"
+elif [ "$(id -u)" -eq 0 ]; then
+	echo "FAIL valgrind_analyze: recording with -k failed"
+	failed=$((failed + 1))
+fi
 finish

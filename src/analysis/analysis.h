@@ -1,8 +1,10 @@
 /*
  * analysis.h - the analyses over a trace (docs/analysis.md): anchors
  * (anchor.c), the latency walk-back from anchors (latency.c), timer
- * jitter (jitter.c) and the Chrome trace-event export (export.c).  Each
- * reads the trace once, in time order, through the model (model.h).
+ * jitter (jitter.c), wake-up latency (sched.c), CPU time (cpu.c),
+ * system call times (syscalls.c), interrupt handler times (irq.c) and
+ * the Chrome trace-event export (export.c).  Each reads the trace once,
+ * in time order, through the model (model.h).
  */
 #ifndef LT_ANALYSIS_H
 #define LT_ANALYSIS_H
@@ -51,6 +53,28 @@ int lt_analyze_jitter(lt_trace_t *t, const struct lt_jitter_opts *o, FILE *out);
 
 /* Wake-up to run latency per thread: the top threads by worst wait. */
 int lt_analyze_sched(lt_trace_t *t, unsigned top, FILE *out);
+
+/*
+ * CPU time per thread (the top by time, with their time per CPU) and per
+ * CPU (busy, idle, irq and softirq time, busiest threads).  -ENODATA if
+ * the trace has no sched:sched_switch events.
+ */
+int lt_analyze_cpu(lt_trace_t *t, unsigned top, FILE *out);
+
+/*
+ * Time in system calls from raw_syscalls:sys_enter/exit: per syscall
+ * (top by total time), the slowest calls, the threads with the most
+ * time, the calls left open.  -ENODATA without those events.
+ */
+int lt_analyze_syscalls(lt_trace_t *t, unsigned top, FILE *out);
+/* The x86_64 name of system call nr, or "syscall_NR" written to buf. */
+const char *lt_syscall_name(int64_t nr, char *buf, size_t len);
+
+/*
+ * Interrupt and softirq handler durations per line (top by total time)
+ * and the longest single windows.  -ENODATA without irq events.
+ */
+int lt_analyze_irq(lt_trace_t *t, unsigned top, FILE *out);
 
 /* Chrome trace-event JSON; anchor may be NULL (no instant events). */
 int lt_export_chrome(lt_trace_t *t, const struct lt_anchor *anchor, FILE *out);

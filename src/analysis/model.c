@@ -240,6 +240,14 @@ static void fcomm(const struct lt_event *ev, const struct lt_model_class *c,
 	memset(out + n, 0, 16 - n);
 }
 
+int lt_trace_has_event(const lt_trace_t *t, const char *name)
+{
+	for (unsigned i = 0; i < lt_trace_nclasses(t); i++)
+		if (strcmp(lt_trace_class(t, i)->name, name) == 0)
+			return 1;
+	return 0;
+}
+
 int lt_event_int(const struct lt_event *ev, const char *name, int64_t *v)
 {
 	struct lt_value val;
@@ -495,6 +503,12 @@ static void infer_switch(struct lt_model *m, unsigned ci, struct lt_cpu *c,
 		at = ns;
 	if (n && n->cur.begin > at)
 		at = n->cur.begin <= ns ? n->cur.begin : ns;
+	/* From idle to a blocked thread, its wake-up unseen too: an idle
+	 * CPU makes no events (no tick), a running thread does, so the
+	 * switch is nearer this event than the CPU's last one (the start of
+	 * its idle time). */
+	if (n && c->cur == 0 && n->cur.state == LT_TS_BLOCKED)
+		at = ns;
 	if (n && n->cur.state != LT_TS_RUNNABLE)
 		unseen_wake(c, n, (int32_t)ci, at);
 	close_slice(m, ci, c, at);

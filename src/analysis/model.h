@@ -16,7 +16,9 @@
  * wake-ups in its context, are often missing) are inferred: every kernel
  * event names the thread running on its CPU (common_tid); when that is
  * not the CPU's current thread, a switch to it is assumed at the CPU's
- * previous event (or at the thread's wake-up, if later).  A thread
+ * previous event (or at the thread's wake-up, if later); from idle to a
+ * thread whose wake-up is missing as well, at the event itself (an idle
+ * CPU makes no events, a running thread makes ticks).  A thread
  * switched to without a wake-up in the trace is taken as woken (by
  * LT_WAKER_UNSEEN) at the start of the CPU's latest idle slice, or when
  * it blocked if later: both are the earliest times the trace allows.
@@ -161,6 +163,9 @@ void lt_cpu_irq_in(const struct lt_model *m, unsigned cpu, int64_t a, int64_t b,
 
 /* 1 if th is running on a CPU that is in an irq or softirq handler. */
 int lt_thread_in_irq(const struct lt_model *m, const struct lt_thread *th);
+
+/* 1 if the trace declares an event class called name. */
+int lt_trace_has_event(const lt_trace_t *t, const char *name);
 
 /* The integer field name of ev, 0 and *v, or -ENOENT. */
 int lt_event_int(const struct lt_event *ev, const char *name, int64_t *v);

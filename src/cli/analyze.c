@@ -1,11 +1,13 @@
 /*
- * analyze.c - `lowtrace analyze latency|jitter DIR ...`: the analyses of
+ * analyze.c - `lowtrace analyze latency|jitter|sched|cpu|syscalls|irq
+ * DIR ...`: the analyses of
  * src/analysis/ over a recorded trace (docs/analysis.md).
  */
 #include "analysis/analysis.h"
 #include "cli/cli.h"
 #include "ctf/reader.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +20,7 @@ static const char analyze_usage[] =
 	"                                    [--by FIELD] [--top N]\n"
 	"       lowtrace analyze jitter DIR --event EVENT --period DURATION "
 	"[--top N]\n"
-	"       lowtrace analyze sched DIR [--top N]\n"
+	"       lowtrace analyze sched|cpu|syscalls|irq DIR [--top N]\n"
 	"\n"
 	"latency: for each of the N worst anchors (default demo:late, ranked "
 	"by\n"
@@ -35,6 +37,16 @@ static const char analyze_usage[] =
 	"mean,\n"
 	"  worst, histogram by decade), the threads with the worst wait "
 	"first.\n"
+	"cpu: CPU time per thread (its share of the trace, per CPU) and per "
+	"CPU\n"
+	"  (busy, idle, irq, softirq, its busiest threads).  Needs -k sched.\n"
+	"syscalls: time in system calls per syscall (calls, total, mean, "
+	"worst,\n"
+	"  histogram), the slowest calls, the threads with the most time, the\n"
+	"  calls still open.  Needs -k syscalls.\n"
+	"irq: interrupt and softirq handler durations per irq line and vector,\n"
+	"  the longest windows and the threads they interrupted.  Needs -k "
+	"irq.\n"
 	"\n"
 	"  --top N   how many to show (default 5 for latency, 10 otherwise)\n";
 
@@ -45,6 +57,21 @@ static int open_trace(const char *dir, lt_trace_t **t)
 		return lt_cli_error(ANALYZE, "cannot open trace %s: %s", dir,
 				    err);
 	return 0;
+}
+
+/* Figures near lost events can be wrong (a switch missed): says so. */
+static void warn_discarded(lt_trace_t *t, const char *dir)
+{
+	uint64_t n = 0;
+	for (unsigned i = 0; i < lt_trace_nstreams(t); i++)
+		n += lt_stream_discarded(lt_trace_stream(t, i));
+	if (n)
+		fprintf(stderr,
+			"lowtrace: %s: warning: %s: the tracer discarded %llu "
+			"events, so figures near the losses may be off; record "
+			"fewer events (fewer -k presets, a process tree "
+			"rather than --all)\n",
+			ANALYZE, dir, (unsigned long long)n);
 }
 
 static int analyze_run(int argc, char **argv)
@@ -116,22 +143,47 @@ static int analyze_run(int argc, char **argv)
 		if (open_trace(dir, &t))
 			return 1;
 		ret = lt_analyze_jitter(t, &o, stdout);
-	} else if (strcmp(what, "sched") == 0) {
+	} else {
+		static const struct {
+			const char *name, *needs;
+			int (*fn)(lt_trace_t *, unsigned, FILE *);
+		} simple[] = {
+			{ "sched", "sched", lt_analyze_sched },
+			{ "cpu", "sched", lt_analyze_cpu },
+			{ "syscalls", "syscalls", lt_analyze_syscalls },
+			{ "irq", "irq", lt_analyze_irq },
+		};
+		unsigned i = 0, n = sizeof(simple) / sizeof(simple[0]);
+		while (i < n && strcmp(what, simple[i].name) != 0)
+			i++;
+		if (i == n)
+			return lt_cli_error(ANALYZE,
+					    "unknown analysis '%s' (latency, "
+					    "jitter, sched, cpu, syscalls or "
+					    "irq)",
+					    what);
 		if (open_trace(dir, &t))
 			return 1;
-		ret = lt_analyze_sched(t, top ? top : 10, stdout);
-	} else {
-		return lt_cli_error(ANALYZE,
-				    "unknown analysis '%s' (latency, jitter or "
-				    "sched)",
-				    what);
+		ret = simple[i].fn(t, top ? top : 10, stdout);
+		if (ret == -ENODATA) {
+			lt_cli_error(ANALYZE,
+				     "%s has no %s events for `analyze %s`: "
+				     "record with `lowtrace record -k %s`",
+				     dir, simple[i].needs, what,
+				     simple[i].needs);
+			lt_trace_close(t);
+			return 1;
+		}
 	}
 	if (ret < 0)
 		lt_cli_error(ANALYZE, "reading %s: %s", dir, lt_trace_error(t));
+	else
+		warn_discarded(t, dir);
 	lt_trace_close(t);
 	return ret < 0 ? 1 : 0;
 }
 
 LT_CLI_VERB(analyze_verb, .name = ANALYZE,
-	    .summary = "explain latencies in a trace (latency, jitter, sched)",
+	    .summary = "explain latencies in a trace (latency, jitter, sched, "
+		       "cpu, syscalls, irq)",
 	    .usage = analyze_usage, .run = analyze_run)

@@ -84,16 +84,26 @@ void lt_perf_ring_unmap(struct lt_perf_ring *r)
 	r->base = NULL;
 }
 
+uint64_t lt_perf_ring_head(const struct lt_perf_ring *r)
+{
+	const struct perf_event_mmap_page *pc = r->base;
+	/* acquire: pairs with the kernel's barrier between writing a record
+	 * and publishing data_head; the records up to head are whole */
+	return __atomic_load_n(&pc->data_head, __ATOMIC_ACQUIRE);
+}
+
 int lt_perf_ring_read(struct lt_perf_ring *r, char *scratch,
 		      lt_perf_record_fn fn, void *arg)
+{
+	return lt_perf_ring_walk(r, lt_perf_ring_head(r), scratch, fn, arg, 1);
+}
+
+int lt_perf_ring_walk(struct lt_perf_ring *r, uint64_t head, char *scratch,
+		      lt_perf_record_fn fn, void *arg, int consume)
 {
 	struct perf_event_mmap_page *pc = r->base;
 	const uint64_t mask = r->data_size - 1;
 	int n = 0, rc = 0;
-
-	/* acquire: pairs with the kernel's barrier between writing a record
-	 * and publishing data_head; the records up to head are whole */
-	uint64_t head = __atomic_load_n(&pc->data_head, __ATOMIC_ACQUIRE);
 	uint64_t tail = pc->data_tail; /* only we write it */
 
 	while (tail < head) {
@@ -126,7 +136,8 @@ int lt_perf_ring_read(struct lt_perf_ring *r, char *scratch,
 	}
 	/* release: our reads of the records are done before the kernel may
 	 * overwrite them; pairs with the kernel's read of data_tail */
-	__atomic_store_n(&pc->data_tail, tail, __ATOMIC_RELEASE);
+	if (consume)
+		__atomic_store_n(&pc->data_tail, tail, __ATOMIC_RELEASE);
 	return rc < 0 ? rc : n;
 }
 
@@ -288,6 +299,8 @@ struct kevent {
 	 * (sched_switch's next_pid, sched_wakeup's pid), or -1; and of a
 	 * forked child's pid (sched_process_fork), or -1 */
 	int target_off, child_off;
+	/* opened only to follow the process tree: never written */
+	int follow_only;
 	struct lt_field_desc *desc;
 	uint32_t ndesc;
 	char full[LT_KNAME_GROUP + LT_KNAME_EVENT + 2];
@@ -312,6 +325,10 @@ struct lt_kernel {
 	struct kevent *ev;
 	size_t nev;
 	struct lt_ctf_event *ctf;
+	size_t nctf; /* the events written: ev[0..nctf), then follow-only */
+	int fork_ev; /* sched_process_fork is among ev */
+	uint64_t *heads; /* per CPU: where this drain stops (scan_forks) */
+	unsigned forks_added;
 	struct kcpu *cpus;
 	size_t ncpus;
 	struct idmap *ids;
@@ -509,15 +526,37 @@ static int pid_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/*
+ * Expands patterns into k->ev.  follow: a process tree is traced, whose
+ * growth sched_process_fork tells; it is opened, last and unwritten, when
+ * the patterns do not name it.
+ */
 static int load_events(struct lt_kernel *k, const char *const *patterns,
-		       size_t n, char *err, size_t errlen)
+		       size_t n, int follow, char *err, size_t errlen)
 {
+	static const struct lt_kname fork_ev = { "sched",
+						 "sched_process_fork" };
 	struct lt_kname *names;
 	size_t nn;
 	int rc = lt_tracefs_expand(patterns, n, &names, &nn, err, errlen);
 
 	if (rc)
 		return rc;
+	k->nctf = nn;
+	for (size_t i = 0; follow && i < nn; i++)
+		if (strcmp(names[i].group, fork_ev.group) == 0 &&
+		    strcmp(names[i].name, fork_ev.name) == 0)
+			follow = 0;
+	if (follow) {
+		struct lt_kname *more =
+			realloc(names, (nn + 1) * sizeof(*names));
+		if (!more) {
+			free(names);
+			return -ENOMEM;
+		}
+		names = more;
+		names[nn++] = fork_ev;
+	}
 	k->ev = calloc(nn ? nn : 1, sizeof(*k->ev));
 	k->ctf = calloc(nn ? nn : 1, sizeof(*k->ctf));
 	if (!k->ev || !k->ctf) {
@@ -540,6 +579,7 @@ static int load_events(struct lt_kernel *k, const char *const *patterns,
 		k->ctf[i] = (struct lt_ctf_event){ (uint32_t)i, e->full,
 						   LT_INFO, e->desc, e->ndesc };
 		e->target_off = e->child_off = -1;
+		e->follow_only = i >= k->nctf;
 		const char *target = NULL;
 		if (strcmp(e->full, "sched:sched_switch") == 0)
 			target = "next_pid";
@@ -554,6 +594,7 @@ static int load_events(struct lt_kernel *k, const char *const *patterns,
 			if (strcmp(e->full, "sched:sched_process_fork") == 0 &&
 			    strcmp(kf->name, "child_pid") == 0)
 				e->child_off = kf->offset;
+			k->fork_ev |= e->child_off >= 0;
 		}
 	}
 	free(names);
@@ -597,13 +638,14 @@ int lt_kernel_open(const char *const *patterns, size_t n,
 	struct lt_kernel *k = calloc(1, sizeof(*k));
 	if (!k)
 		return -ENOMEM;
-	rc = load_events(k, patterns, n, err, errlen);
+	rc = load_events(k, patterns, n, o->npids > 0, err, errlen);
 	if (rc)
 		goto fail;
 	k->cpus = calloc((size_t)non, sizeof(*k->cpus));
 	k->ids = calloc((size_t)non * k->nev, sizeof(*k->ids));
 	k->scratch = malloc(SCRATCH_SIZE);
-	if (!k->cpus || !k->ids || !k->scratch) {
+	k->heads = calloc((size_t)non, sizeof(*k->heads));
+	if (!k->cpus || !k->ids || !k->scratch || !k->heads) {
 		rc = -ENOMEM;
 		goto fail;
 	}
@@ -718,6 +760,8 @@ static int write_sample(struct lt_kernel *k, struct kcpu *c,
 			memcpy(&q, (const char *)s->raw + e->child_off, 4);
 			lt_kernel_add_pid(k, q);
 		}
+		if (e->follow_only)
+			return 0;
 		if (!kept && e->target_off >= 0 &&
 		    (size_t)e->target_off + 4 <= s->raw_size) {
 			memcpy(&q, (const char *)s->raw + e->target_off, 4);
@@ -792,6 +836,59 @@ static int on_record(void *arg, uint32_t type, const void *body, size_t len)
 	return 0;
 }
 
+/* The fork pre-scan's record callback: adds a kept process's child. */
+static int on_fork_record(void *arg, uint32_t type, const void *body,
+			  size_t len)
+{
+	struct lt_kernel *k = arg;
+	struct lt_perf_sample s;
+	if (type != PERF_RECORD_SAMPLE || lt_perf_sample_parse(body, len, &s))
+		return 0;
+	struct idmap key = { s.id, 0 };
+	const struct idmap *m =
+		bsearch(&key, k->ids, k->nids, sizeof(*k->ids), id_cmp);
+	if (!m)
+		return 0;
+	const struct kevent *e = &k->ev[m->ev];
+	pid_t q;
+	if (e->child_off < 0 || (size_t)e->child_off + 4 > s.raw_size ||
+	    !lt_kernel_has_pid(k, (pid_t)s.pid))
+		return 0;
+	memcpy(&q, (const char *)s.raw + e->child_off, 4);
+	if (lt_kernel_has_pid(k, q))
+		return 0;
+	if (lt_kernel_add_pid(k, q) == 0)
+		k->forks_added++;
+	return 0;
+}
+
+/*
+ * Following a process tree, a child's events may sit in one CPU's ring
+ * while its parent's fork sits unread in another's.  So the heads are
+ * taken first (heads[]: what this drain writes), and only then are the
+ * rings scanned for forks up to their heads of that later moment: a fork
+ * before any record to write is published before that record, so before
+ * the scan's heads.  Scans repeat while they find children (grandchildren
+ * forked on an already scanned CPU).
+ */
+static void scan_forks(struct lt_kernel *k)
+{
+	for (size_t i = 0; i < k->ncpus; i++)
+		k->heads[i] = lt_perf_ring_head(&k->cpus[i].ring);
+	if (!k->npids || !k->fork_ev)
+		return;
+	for (int round = 0; round < 8; round++) {
+		k->forks_added = 0;
+		for (size_t i = 0; i < k->ncpus; i++) {
+			struct lt_perf_ring *r = &k->cpus[i].ring;
+			lt_perf_ring_walk(r, lt_perf_ring_head(r), k->scratch,
+					  on_fork_record, k, 0);
+		}
+		if (!k->forks_added)
+			break;
+	}
+}
+
 static int drain(struct lt_kernel *k, lt_kernel_packet_fn fn, void *arg,
 		 int final)
 {
@@ -800,11 +897,13 @@ static int drain(struct lt_kernel *k, lt_kernel_packet_fn fn, void *arg,
 
 	k->fn = fn;
 	k->arg = arg;
+	scan_forks(k);
 	for (size_t i = 0; i < k->ncpus; i++) {
 		struct kcpu *c = &k->cpus[i];
 		uint32_t cpu = (uint32_t)c->cpu;
 		k->cur = c;
-		int n = lt_perf_ring_read(&c->ring, k->scratch, on_record, k);
+		int n = lt_perf_ring_walk(&c->ring, k->heads[i], k->scratch,
+					  on_record, k, 1);
 		if (n < 0)
 			return n;
 		total += n;
@@ -884,7 +983,7 @@ void lt_kernel_events(const struct lt_kernel *k,
 		      const struct lt_ctf_event **events, uint32_t *n)
 {
 	*events = k->ctf;
-	*n = (uint32_t)k->nev;
+	*n = (uint32_t)k->nctf;
 }
 
 uint64_t lt_kernel_lost(const struct lt_kernel *k)
@@ -926,6 +1025,7 @@ void lt_kernel_close(struct lt_kernel *k)
 		lt_ring_destroy(k->ring);
 	free(k->ev);
 	free(k->ctf);
+	free(k->heads);
 	free(k->cpus);
 	free(k->ids);
 	free(k->pids);

@@ -54,6 +54,14 @@ typedef int (*lt_perf_record_fn)(void *arg, uint32_t type, const void *body,
 				 size_t len);
 int lt_perf_ring_read(struct lt_perf_ring *r, char *scratch,
 		      lt_perf_record_fn fn, void *arg);
+/* The ring's head now: the records before it are whole. */
+uint64_t lt_perf_ring_head(const struct lt_perf_ring *r);
+/*
+ * lt_perf_ring_read() up to head (from lt_perf_ring_head(), not beyond
+ * the ring's head now); consume 0 leaves the records in the ring.
+ */
+int lt_perf_ring_walk(struct lt_perf_ring *r, uint64_t head, char *scratch,
+		      lt_perf_record_fn fn, void *arg, int consume);
 
 /* The field list of an event's re-encoded payload (common_tid, common_tgid,
  * then the format's fields), NULL-terminated; malloc'd; names point into

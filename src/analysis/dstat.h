@@ -1,0 +1,70 @@
+/*
+ * dstat.h - duration statistics shared by the analyses that count
+ * intervals (cpu.c, syscalls.c, irq.c): count, sum, worst and a
+ * histogram by decade from 1 us to 1 s (dstat.c); a bounded set of the
+ * N longest intervals (a min-heap); and a table keyed by a 64-bit
+ * integer (a tid, a syscall number, an irq line) with values of a fixed
+ * size, by open addressing.
+ */
+#ifndef LT_ANALYSIS_DSTAT_H
+#define LT_ANALYSIS_DSTAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* < 1 us, < 10 us, < 100 us, < 1 ms, < 10 ms, < 100 ms, < 1 s, more */
+#define LT_DSTAT_NBUCKETS 8
+
+struct lt_dstat {
+	uint64_t n, hist[LT_DSTAT_NBUCKETS];
+	int64_t sum, max, max_at; /* ns; max_at: the worst one's begin */
+};
+
+/* Counts an interval of d ns (negative: taken as 0) that began at at. */
+void lt_dstat_add(struct lt_dstat *s, int64_t d, int64_t at);
+/* The histogram's column titles, "<1us <10us ... more". */
+extern const char lt_dstat_hist_title[];
+/* The histogram's counts, each right-aligned under its title. */
+void lt_dstat_print_hist(const struct lt_dstat *s, FILE *out);
+
+/* One interval kept by lt_topn: key says what it was (the caller's). */
+struct lt_topn_item {
+	int64_t dur, begin;
+	int64_t key;
+	int32_t tid, cpu;
+};
+
+struct lt_topn {
+	struct lt_topn_item *v; /* a min-heap by dur until lt_topn_sort() */
+	unsigned n, cap;
+};
+
+/* Keeps the cap longest; cap 0 keeps none.  0 or -ENOMEM. */
+int lt_topn_init(struct lt_topn *t, unsigned cap);
+void lt_topn_add(struct lt_topn *t, const struct lt_topn_item *it);
+/* Longest first (the heap is gone: add no more). */
+void lt_topn_sort(struct lt_topn *t);
+void lt_topn_free(struct lt_topn *t);
+
+struct lt_itab {
+	int64_t *keys;
+	uint8_t *used;
+	unsigned char *vals;
+	size_t vsize;
+	unsigned cap, n;
+};
+
+int lt_itab_init(struct lt_itab *t, size_t vsize);
+void lt_itab_free(struct lt_itab *t);
+/*
+ * The value of key, inserted zeroed if new; NULL if out of memory.  A
+ * pointer returned stays valid until the next insertion.
+ */
+void *lt_itab_get(struct lt_itab *t, int64_t key);
+/* The value of key, or NULL. */
+void *lt_itab_find(const struct lt_itab *t, int64_t key);
+/* Slot i (i < t->cap): its value and *key, or NULL if the slot is empty. */
+void *lt_itab_slot(const struct lt_itab *t, unsigned i, int64_t *key);
+
+#endif

@@ -1,0 +1,257 @@
+/*
+ * irq.c - `lowtrace analyze irq`: how long interrupt handlers ran, from
+ * irq:irq_handler_entry/exit and irq:softirq_entry/exit (`lowtrace
+ * record -k irq`).  The model pairs each entry with the next exit on the
+ * same CPU into an irq or softirq window (model.h); each window it
+ * closes is counted here to its line: the irq number (named by the
+ * handler's name field, e.g. "virtio1-req.0") or the softirq vector
+ * (HI, TIMER, NET_TX, ...).
+ *
+ * Per line: count, total, mean and worst duration, share of the trace's
+ * span and a histogram by decade, the lines with the most time first;
+ * then the longest single windows with their CPU and the thread they
+ * interrupted.  An exit without its entry (the handler began before the
+ * trace) is skipped and counted.
+ */
+#include "analysis/analysis.h"
+#include "analysis/dstat.h"
+#include "analysis/model.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SOFT_KEY (1ll << 32) /* key: vector | SOFT_KEY for softirqs */
+
+static const char *const softirq_names[] = {
+	"HI",	    "TIMER",   "NET_TX", "NET_RX",  "BLOCK",
+	"IRQ_POLL", "TASKLET", "SCHED",	 "HRTIMER", "RCU",
+};
+
+struct line {
+	struct lt_dstat d;
+	char name[40]; /* the handler's name; "+" when several share it */
+};
+
+struct irq_run {
+	struct lt_model m;
+	struct lt_itab lines; /* key -> struct line */
+	struct lt_topn longest;
+	uint64_t *seen; /* per CPU: the model's windows counted so far */
+	char (*entry_name)[32]; /* per CPU: the latest handler's name */
+	unsigned ncpus;
+	uint64_t nirq, nsoft, unmatched;
+};
+
+static int grow_cpus(struct irq_run *r, unsigned cpu)
+{
+	if (cpu < r->ncpus)
+		return 0;
+	unsigned n = cpu + 1;
+	uint64_t *s = realloc(r->seen, n * sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	r->seen = s;
+	char(*e)[32] = realloc(r->entry_name, n * sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	r->entry_name = e;
+	memset(s + r->ncpus, 0, (n - r->ncpus) * sizeof(*s));
+	memset(e + r->ncpus, 0, (n - r->ncpus) * sizeof(*e));
+	r->ncpus = n;
+	return 0;
+}
+
+static void copy_name(const struct lt_event *ev, char out[32])
+{
+	struct lt_value v;
+	out[0] = 0;
+	if (lt_event_field_by_name(ev, "name", &v) != 0 || !v.str)
+		return;
+	if (v.kind != LT_FIELD_STRING && !v.fc->text)
+		return;
+	size_t n = strnlen(v.str, v.len < 31 ? v.len : 31);
+	memcpy(out, v.str, n);
+	out[n] = 0;
+}
+
+static void set_line_name(struct line *l, const char *name)
+{
+	size_t n = strlen(l->name);
+	if (!name[0] || strcmp(l->name, name) == 0)
+		return;
+	if (!n) {
+		snprintf(l->name, sizeof(l->name), "%s", name);
+		return;
+	}
+	if (l->name[n - 1] != '+' && n + 1 < sizeof(l->name)) {
+		l->name[n] = '+'; /* a shared line: several handlers */
+		l->name[n + 1] = 0;
+	}
+}
+
+/* Counts the windows the model closed on cpu; kind: what was fed. */
+static int take(struct irq_run *r, unsigned cpu, int kind)
+{
+	const struct lt_cpu *mc = &r->m.cpus[cpu];
+	if (r->seen[cpu] == mc->nirqs) {
+		r->unmatched++;
+		return 0;
+	}
+	for (; r->seen[cpu] < mc->nirqs; r->seen[cpu]++) {
+		const struct lt_irqspan *s =
+			&mc->irqs[r->seen[cpu] % LT_CPU_IRQS];
+		int64_t key = (int64_t)(uint32_t)s->vec;
+		if (s->soft)
+			key |= SOFT_KEY;
+		struct line *l = lt_itab_get(&r->lines, key);
+		if (!l)
+			return -ENOMEM;
+		if (!s->soft && kind == LT_KEV_IRQ_EXIT)
+			set_line_name(l, r->entry_name[cpu]);
+		lt_dstat_add(&l->d, s->end - s->begin, s->begin);
+		struct lt_topn_item it = { .dur = s->end - s->begin,
+					   .begin = s->begin,
+					   .key = key,
+					   .tid = mc->cur,
+					   .cpu = (int32_t)cpu };
+		lt_topn_add(&r->longest, &it);
+		if (s->soft)
+			r->nsoft++;
+		else
+			r->nirq++;
+	}
+	return 0;
+}
+
+static int feed(struct irq_run *r, const struct lt_event *ev)
+{
+	int k = lt_model_feed(&r->m, ev);
+	if (k < LT_KEV_IRQ_ENTRY || k > LT_KEV_SOFTIRQ_EXIT)
+		return 0;
+	if (grow_cpus(r, ev->cpu) != 0 || ev->cpu >= r->m.ncpus)
+		return -ENOMEM;
+	switch (k) {
+	case LT_KEV_IRQ_ENTRY:
+		copy_name(ev, r->entry_name[ev->cpu]);
+		return 0;
+	case LT_KEV_IRQ_EXIT:
+	case LT_KEV_SOFTIRQ_EXIT:
+		return take(r, ev->cpu, k);
+	}
+	return 0;
+}
+
+/* "softirq  1 TIMER" or "irq     36 virtio1-req.0" */
+static const char *line_name(int64_t key, const struct line *l, int *soft,
+			     int32_t *vec)
+{
+	*soft = (key & SOFT_KEY) != 0;
+	*vec = (int32_t)(uint32_t)(key & 0xffffffffll);
+	if (*soft)
+		return *vec >= 0 && *vec < (int32_t)(sizeof(softirq_names) /
+						     sizeof(softirq_names[0])) ?
+			       softirq_names[*vec] :
+			       "?";
+	return l && l->name[0] ? l->name : "?";
+}
+
+struct lrow {
+	int64_t key;
+	const struct line *l;
+};
+
+static int by_total_desc(const void *a, const void *b)
+{
+	const struct lrow *x = a, *y = b;
+	if (x->l->d.sum != y->l->d.sum)
+		return x->l->d.sum < y->l->d.sum ? 1 : -1;
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+static void report(struct irq_run *r, unsigned top, FILE *out)
+{
+	int64_t span = r->m.last_ns - r->m.first_ns;
+	unsigned n = 0;
+	int soft;
+	int32_t vec;
+	struct lrow *rows = calloc(r->lines.n ? r->lines.n : 1, sizeof(*rows));
+	if (!rows)
+		return;
+	for (unsigned i = 0; i < r->lines.cap; i++) {
+		int64_t key;
+		const struct line *l = lt_itab_slot(&r->lines, i, &key);
+		if (l)
+			rows[n++] = (struct lrow){ key, l };
+	}
+	qsort(rows, n, sizeof(*rows), by_total_desc);
+	fprintf(out,
+		"interrupts over %.6f s on %u CPUs: %llu irq and %llu "
+		"softirq handler runs, on %u lines; by total time:\n"
+		"%-7s %4s %-22s %8s %10s %9s %9s %6s%s\n",
+		(double)span / 1e9, r->m.ncpus, (unsigned long long)r->nirq,
+		(unsigned long long)r->nsoft, n, "kind", "vec", "name", "count",
+		"total_ms", "mean_us", "max_us", "%span", lt_dstat_hist_title);
+	for (unsigned i = 0; i < n && (!top || i < top); i++) {
+		const struct line *l = rows[i].l;
+		const char *name = line_name(rows[i].key, l, &soft, &vec);
+		fprintf(out, "%-7s %4d %-22s %8llu %10.3f %9.1f %9.1f %6.2f",
+			soft ? "softirq" : "irq", vec, name,
+			(unsigned long long)l->d.n, (double)l->d.sum / 1e6,
+			(double)l->d.sum / (double)l->d.n / 1e3,
+			(double)l->d.max / 1e3,
+			span > 0 ? 100.0 * (double)l->d.sum / (double)span :
+				   0.0);
+		lt_dstat_print_hist(&l->d, out);
+		fputc('\n', out);
+	}
+	lt_topn_sort(&r->longest);
+	fprintf(out,
+		"\nthe %u longest:\n%3s %12s %-7s %4s %-22s %4s %12s  %s\n",
+		r->longest.n, "#", "duration_us", "kind", "vec", "name", "cpu",
+		"at_s", "interrupted (tid comm)");
+	for (unsigned i = 0; i < r->longest.n; i++) {
+		const struct lt_topn_item *it = &r->longest.v[i];
+		const char *name = line_name(
+			it->key, lt_itab_find(&r->lines, it->key), &soft, &vec);
+		fprintf(out, "%3u %12.1f %-7s %4d %-22s %4d %12.6f  %d %s\n",
+			i + 1, (double)it->dur / 1e3, soft ? "softirq" : "irq",
+			vec, name, it->cpu,
+			(double)(it->begin - r->m.first_ns) / 1e9, it->tid,
+			lt_model_comm(&r->m, it->tid));
+	}
+	fprintf(out,
+		"skipped: %llu exits without an entry (handlers begun before "
+		"the trace)\n",
+		(unsigned long long)r->unmatched);
+	free(rows);
+}
+
+int lt_analyze_irq(lt_trace_t *t, unsigned top, FILE *out)
+{
+	struct irq_run r = { 0 };
+	const struct lt_event *ev;
+	if (!lt_trace_has_event(t, "irq:irq_handler_entry") &&
+	    !lt_trace_has_event(t, "irq:softirq_entry"))
+		return -ENODATA;
+	int ret = lt_model_init(&r.m, t);
+	if (ret)
+		return ret;
+	ret = lt_itab_init(&r.lines, sizeof(struct line));
+	if (!ret)
+		ret = lt_topn_init(&r.longest, top);
+	if (ret)
+		goto out;
+	while ((ret = lt_trace_next(t, &ev)) > 0)
+		if ((ret = feed(&r, ev)) < 0)
+			break;
+	if (ret == 0)
+		report(&r, top, out);
+out:
+	lt_topn_free(&r.longest);
+	lt_itab_free(&r.lines);
+	free(r.seen);
+	free(r.entry_name);
+	lt_model_free(&r.m);
+	return ret;
+}

@@ -1,0 +1,414 @@
+/*
+ * syscalls.c - `lowtrace analyze syscalls`: the time threads spend in
+ * system calls, from raw_syscalls:sys_enter/sys_exit (`lowtrace record
+ * -k syscalls`).  Each thread's open call (its number and enter time) is
+ * kept here, in a table by tid; the exit of the same number closes it.
+ *
+ * Per syscall number (named by syscall_names.c): calls, total, mean and
+ * worst time and a histogram by decade, the syscalls with the most time
+ * first; the slowest single calls with their thread and time; the
+ * threads with the most time in syscalls.  A call's time is from its
+ * enter to its exit, blocked time included (nanosleep's sleep).
+ *
+ * What the trace cuts: a call still open when its thread exits
+ * (sched:sched_process_exit; exit and exit_group never return) or when
+ * the trace ends is unfinished, counted per syscall and listed, not
+ * timed; an exit without an enter (the call began before the trace) is
+ * skipped and counted, as are an exit of another number than the open
+ * call's and an enter while a call is open (events lost).  An exit with
+ * number -1 (rt_sigreturn's: it restores registers that name no call)
+ * closes the open call.
+ */
+#include "analysis/analysis.h"
+#include "analysis/dstat.h"
+#include "analysis/model.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { K_UNSEEN = 0, K_OTHER, K_ENTER, K_EXIT, K_PROC_EXIT };
+
+struct sclass {
+	uint8_t kind;
+	int16_t f_id, f_tid; /* field indices: id (or pid), common_tid */
+};
+
+struct thr {
+	int64_t enter_ns, id; /* the open call */
+	int32_t cpu;
+	uint8_t open;
+	uint64_t n;
+	int64_t total, max, max_id;
+};
+
+struct sys {
+	struct lt_dstat d;
+	uint64_t unfin_exited, unfin_end;
+};
+
+struct sc_run {
+	struct lt_model m;
+	struct sclass *cls;
+	unsigned ncls;
+	struct lt_itab thr; /* tid -> struct thr */
+	struct lt_itab sys; /* id -> struct sys */
+	struct lt_topn slow;
+	uint64_t ncalls, exit_no_enter, mismatched, lost_exit;
+	uint64_t unfin_exited, unfin_end;
+};
+
+static int16_t field_index(const struct lt_event_class *ec, const char *name)
+{
+	for (unsigned i = 0; i < ec->nfields; i++)
+		if (strcmp(ec->fields[i].name, name) == 0)
+			return (int16_t)i;
+	return -1;
+}
+
+static const struct sclass *class_of(struct sc_run *r,
+				     const struct lt_event *ev)
+{
+	const struct lt_event_class *ec = ev->cls;
+	static const struct sclass other = { K_OTHER, -1, -1 };
+	if (ec->index >= r->ncls)
+		return &other;
+	struct sclass *c = &r->cls[ec->index];
+	if (c->kind != K_UNSEEN)
+		return c;
+	c->kind = K_OTHER;
+	c->f_tid = field_index(ec, "common_tid");
+	if (strcmp(ec->name, "raw_syscalls:sys_enter") == 0)
+		c->kind = K_ENTER;
+	else if (strcmp(ec->name, "raw_syscalls:sys_exit") == 0)
+		c->kind = K_EXIT;
+	else if (strcmp(ec->name, "sched:sched_process_exit") == 0)
+		c->kind = K_PROC_EXIT;
+	c->f_id = field_index(ec, c->kind == K_PROC_EXIT ? "pid" : "id");
+	if (c->f_id < 0 || (c->kind != K_PROC_EXIT && c->f_tid < 0))
+		c->kind = K_OTHER;
+	return c;
+}
+
+static int field_int(const struct lt_event *ev, int16_t i, int64_t *v)
+{
+	struct lt_value val;
+	if (i < 0 || lt_event_field(ev, (unsigned)i, &val) != 0)
+		return -ENOENT;
+	if (val.kind != LT_FIELD_INT && val.kind != LT_FIELD_ENUM)
+		return -ENOENT;
+	*v = val.fc->is_signed ? val.i : (int64_t)val.u;
+	return 0;
+}
+
+/* Ends th's open call without an exit; at_end: the trace ended. */
+static int unfinished(struct sc_run *r, struct thr *th, int at_end)
+{
+	struct sys *s = lt_itab_get(&r->sys, th->id);
+	if (!s)
+		return -ENOMEM;
+	if (at_end) {
+		s->unfin_end++;
+		r->unfin_end++;
+	} else {
+		s->unfin_exited++;
+		r->unfin_exited++;
+	}
+	th->open = 0;
+	return 0;
+}
+
+static int on_sys_enter(struct sc_run *r, const struct lt_event *ev,
+			int32_t tid, int64_t id)
+{
+	struct thr *th = lt_itab_get(&r->thr, tid);
+	if (!th)
+		return -ENOMEM;
+	if (th->open) {
+		r->lost_exit++;
+		th->open = 0;
+	}
+	th->open = 1;
+	th->id = id;
+	th->enter_ns = ev->ns;
+	th->cpu = (int32_t)ev->cpu;
+	return 0;
+}
+
+static int on_sys_exit(struct sc_run *r, const struct lt_event *ev, int32_t tid,
+		       int64_t id)
+{
+	struct thr *th = lt_itab_find(&r->thr, tid);
+	if (!th || !th->open) {
+		r->exit_no_enter++;
+		return 0;
+	}
+	th->open = 0;
+	/* rt_sigreturn exits with id -1: it restored registers that say no
+	 * system call; -1 is taken as the open call's number */
+	if (id == -1)
+		id = th->id;
+	if (th->id != id) {
+		r->mismatched++;
+		return 0;
+	}
+	int64_t d = ev->ns - th->enter_ns;
+	if (d < 0)
+		d = 0;
+	th->n++;
+	th->total += d;
+	if (d > th->max || th->n == 1) {
+		th->max = d;
+		th->max_id = id;
+	}
+	struct lt_topn_item it = { .dur = d,
+				   .begin = th->enter_ns,
+				   .key = id,
+				   .tid = tid,
+				   .cpu = th->cpu };
+	struct sys *s = lt_itab_get(&r->sys, id);
+	if (!s)
+		return -ENOMEM;
+	lt_dstat_add(&s->d, d, th->enter_ns);
+	lt_topn_add(&r->slow, &it);
+	r->ncalls++;
+	return 0;
+}
+
+static int feed(struct sc_run *r, const struct lt_event *ev)
+{
+	const struct sclass *c = class_of(r, ev);
+	int64_t id, tid = -1;
+	if (c->kind == K_OTHER || field_int(ev, c->f_id, &id) != 0)
+		return 0;
+	if (c->kind == K_PROC_EXIT) {
+		struct thr *th = lt_itab_find(&r->thr, id);
+		return th && th->open ? unfinished(r, th, 0) : 0;
+	}
+	if (field_int(ev, c->f_tid, &tid) != 0 || tid <= 0)
+		return 0; /* the idle task makes no system calls */
+	if (c->kind == K_ENTER)
+		return on_sys_enter(r, ev, (int32_t)tid, id);
+	return on_sys_exit(r, ev, (int32_t)tid, id);
+}
+
+struct srow {
+	int64_t id;
+	const struct sys *s;
+};
+
+static int sys_by_total_desc(const void *a, const void *b)
+{
+	const struct srow *x = a, *y = b;
+	if (x->s->d.sum != y->s->d.sum)
+		return x->s->d.sum < y->s->d.sum ? 1 : -1;
+	if (x->s->d.n != y->s->d.n)
+		return x->s->d.n < y->s->d.n ? 1 : -1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+struct throw
+{
+	int32_t tid;
+	const struct thr *t;
+};
+
+static int thr_by_total_desc(const void *a, const void *b)
+{
+	const struct throw *x = a, *y = b;
+	if (x->t->total != y->t->total)
+		return x->t->total < y->t->total ? 1 : -1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+static void print_syscalls(const struct sc_run *r, unsigned top,
+			   unsigned nthreads, FILE *out)
+{
+	char nb[32];
+	unsigned n = 0;
+	struct srow *rows = calloc(r->sys.n ? r->sys.n : 1, sizeof(*rows));
+	if (!rows)
+		return;
+	for (unsigned i = 0; i < r->sys.cap; i++) {
+		int64_t id;
+		const struct sys *s = lt_itab_slot(&r->sys, i, &id);
+		if (s)
+			rows[n++] = (struct srow){ id, s };
+	}
+	qsort(rows, n, sizeof(*rows), sys_by_total_desc);
+	unsigned shown = top && top < n ? top : n;
+	fprintf(out,
+		"system calls over %.6f s: %llu timed calls by %u threads, "
+		"%llu unfinished; the %u syscalls of %u with the most time:\n"
+		"%-22s %8s %6s %11s %11s %11s %s\n",
+		(double)(r->m.last_ns - r->m.first_ns) / 1e9,
+		(unsigned long long)r->ncalls, nthreads,
+		(unsigned long long)(r->unfin_exited + r->unfin_end), shown, n,
+		"syscall", "calls", "unfin", "total_ms", "mean_us", "max_us",
+		lt_dstat_hist_title);
+	for (unsigned i = 0; i < shown; i++) {
+		const struct sys *s = rows[i].s;
+		fprintf(out, "%-22s %8llu %6llu %11.3f %11.1f %11.1f",
+			lt_syscall_name(rows[i].id, nb, sizeof(nb)),
+			(unsigned long long)s->d.n,
+			(unsigned long long)(s->unfin_exited + s->unfin_end),
+			(double)s->d.sum / 1e6,
+			s->d.n ? (double)s->d.sum / (double)s->d.n / 1e3 : 0.0,
+			(double)s->d.max / 1e3);
+		lt_dstat_print_hist(&s->d, out);
+		fputc('\n', out);
+	}
+	free(rows);
+}
+
+static void print_slowest(const struct sc_run *r, FILE *out)
+{
+	char nb[32];
+	fprintf(out,
+		"\nthe %u slowest calls:\n%3s %12s %-22s %8s %-16s %4s %12s\n",
+		r->slow.n, "#", "duration_us", "syscall", "tid", "comm", "cpu",
+		"at_s");
+	for (unsigned i = 0; i < r->slow.n; i++) {
+		const struct lt_topn_item *it = &r->slow.v[i];
+		fprintf(out, "%3u %12.1f %-22s %8d %-16s %4d %12.6f\n", i + 1,
+			(double)it->dur / 1e3,
+			lt_syscall_name(it->key, nb, sizeof(nb)), it->tid,
+			lt_model_comm(&r->m, it->tid), it->cpu,
+			(double)(it->begin - r->m.first_ns) / 1e9);
+	}
+}
+
+static void print_threads(const struct sc_run *r, unsigned top, FILE *out)
+{
+	char nb[32];
+	unsigned n = 0, nopen = 0;
+	struct throw *rows = calloc(r->thr.n ? r->thr.n : 1, sizeof(*rows));
+	if (!rows)
+		return;
+	for (unsigned i = 0; i < r->thr.cap; i++) {
+		int64_t tid;
+		const struct thr *t = lt_itab_slot(&r->thr, i, &tid);
+		if (t && t->n)
+			rows[n++] = (struct throw){ (int32_t)tid, t };
+	}
+	qsort(rows, n, sizeof(*rows), thr_by_total_desc);
+	unsigned shown = top && top < n ? top : n;
+	fprintf(out,
+		"\nthe %u threads of %u with the most time in system calls:\n"
+		"%8s %-16s %8s %8s %11s %11s  %s\n",
+		shown, n, "tid", "comm", "pid", "calls", "total_ms", "max_us",
+		"slowest");
+	for (unsigned i = 0; i < shown; i++) {
+		const struct thr *t = rows[i].t;
+		fprintf(out, "%8d %-16s %8d %8llu %11.3f %11.1f  %s\n",
+			rows[i].tid, lt_model_comm(&r->m, rows[i].tid),
+			lt_model_tgid(&r->m, rows[i].tid),
+			(unsigned long long)t->n, (double)t->total / 1e6,
+			(double)t->max / 1e3,
+			lt_syscall_name(t->max_id, nb, sizeof(nb)));
+	}
+	/* the calls still open at the end, oldest first */
+	n = 0;
+	for (unsigned i = 0; i < r->thr.cap; i++) {
+		int64_t tid;
+		const struct thr *t = lt_itab_slot(&r->thr, i, &tid);
+		if (t && t->open)
+			rows[n++] = (struct throw){ (int32_t)tid, t };
+	}
+	nopen = n;
+	for (unsigned i = 1; i < n; i++)
+		for (unsigned j = i;
+		     j > 0 && rows[j].t->enter_ns < rows[j - 1].t->enter_ns;
+		     j--) {
+			struct throw x = rows[j];
+			rows[j] = rows[j - 1];
+			rows[j - 1] = x;
+		}
+	fprintf(out,
+		"\nunfinished: %llu calls whose thread exited in them (exit and "
+		"exit_group do not return), %u still open at the end",
+		(unsigned long long)r->unfin_exited, nopen);
+	shown = top && top < n ? top : n;
+	if (shown)
+		fprintf(out, ", the %u oldest:\n%-22s %8s %-16s %12s %11s\n",
+			shown, "syscall", "tid", "comm", "since_s", "open_ms");
+	else
+		fputs("\n", out);
+	for (unsigned i = 0; i < shown; i++) {
+		const struct thr *t = rows[i].t;
+		fprintf(out, "%-22s %8d %-16s %12.6f %11.3f\n",
+			lt_syscall_name(t->id, nb, sizeof(nb)), rows[i].tid,
+			lt_model_comm(&r->m, rows[i].tid),
+			(double)(t->enter_ns - r->m.first_ns) / 1e9,
+			(double)(r->m.last_ns - t->enter_ns) / 1e6);
+	}
+	free(rows);
+}
+
+static void report(struct sc_run *r, unsigned top, FILE *out)
+{
+	unsigned nthreads = 0;
+	for (unsigned i = 0; i < r->thr.cap; i++) {
+		int64_t tid;
+		const struct thr *t = lt_itab_slot(&r->thr, i, &tid);
+		nthreads += t && t->n;
+	}
+	lt_topn_sort(&r->slow);
+	print_syscalls(r, top, nthreads, out);
+	print_slowest(r, out);
+	print_threads(r, top, out);
+	fprintf(out,
+		"skipped: %llu exits without an enter (calls begun before "
+		"the trace), %llu exits of another syscall than the open one, "
+		"%llu enters while a call was open (events lost)\n",
+		(unsigned long long)r->exit_no_enter,
+		(unsigned long long)r->mismatched,
+		(unsigned long long)r->lost_exit);
+}
+
+int lt_analyze_syscalls(lt_trace_t *t, unsigned top, FILE *out)
+{
+	struct sc_run r = { 0 };
+	const struct lt_event *ev;
+	if (!lt_trace_has_event(t, "raw_syscalls:sys_enter") ||
+	    !lt_trace_has_event(t, "raw_syscalls:sys_exit"))
+		return -ENODATA;
+	int ret = lt_model_init(&r.m, t);
+	if (ret)
+		return ret;
+	r.ncls = lt_trace_nclasses(t);
+	r.cls = calloc(r.ncls ? r.ncls : 1, sizeof(*r.cls));
+	if (!r.cls)
+		ret = -ENOMEM;
+	if (!ret)
+		ret = lt_itab_init(&r.thr, sizeof(struct thr));
+	if (!ret)
+		ret = lt_itab_init(&r.sys, sizeof(struct sys));
+	if (!ret)
+		ret = lt_topn_init(&r.slow, top);
+	if (ret)
+		goto out;
+	while ((ret = lt_trace_next(t, &ev)) > 0) {
+		lt_model_feed(&r.m, ev); /* for the threads' names */
+		ret = feed(&r, ev);
+		if (ret < 0)
+			break;
+	}
+	for (unsigned i = 0; ret == 0 && i < r.thr.cap; i++) {
+		int64_t tid;
+		struct thr *th = lt_itab_slot(&r.thr, i, &tid);
+		if (th && th->open) {
+			ret = unfinished(&r, th, 1);
+			th->open = 1; /* listed as open at the end */
+		}
+	}
+	if (ret == 0)
+		report(&r, top, out);
+out:
+	lt_topn_free(&r.slow);
+	lt_itab_free(&r.sys);
+	lt_itab_free(&r.thr);
+	free(r.cls);
+	lt_model_free(&r.m);
+	return ret;
+}
