@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include "ring/ring.h"
 
+#include <fcntl.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -79,14 +80,21 @@ int lt_ring_create(const struct lt_ring_config *cfg, struct lt_ring **out)
 		free(r);
 		return -errno;
 	}
-	if (ftruncate(fd, (off_t)total) < 0) {
+	/*
+	 * The pages are allocated now and mapped now (MAP_POPULATE): a page
+	 * the first lap touched would cost the traced thread a fault of
+	 * microseconds inside its tracepoint, and a machine short of memory
+	 * would answer it with SIGBUS; fallocate() says so here instead.
+	 */
+	if (ftruncate(fd, (off_t)total) < 0 ||
+	    (fallocate(fd, 0, 0, (off_t)total) < 0 && errno != EOPNOTSUPP)) {
 		int e = -errno;
 		close(fd);
 		free(r);
 		return e;
 	}
-	void *map =
-		mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	void *map = mmap(NULL, total, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_POPULATE, fd, 0);
 	if (map == MAP_FAILED) {
 		int e = -errno;
 		close(fd);
@@ -140,8 +148,9 @@ int lt_ring_map(int fd, struct lt_ring **out)
 	struct lt_ring *r = calloc(1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
-	void *map = mmap(NULL, h.total_size, PROT_READ | PROT_WRITE, MAP_SHARED,
-			 fd, 0);
+	/* mapped now, for the same reason as in lt_ring_create() */
+	void *map = mmap(NULL, h.total_size, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_POPULATE, fd, 0);
 	if (map == MAP_FAILED) {
 		int e = -errno;
 		free(r);
