@@ -1,14 +1,23 @@
 # The trace reader's extra targets (included by the Makefile).
 #
-# make fuzz      builds the libFuzzer target into build/fuzz/fuzz_reader
-# make fuzz-ci   runs it for FUZZ_TIME (60) seconds from the seed corpus
-#                (tests/corpus and a few good traces) and fails on a crash
+# make fuzz      builds the libFuzzer targets into build/fuzz/: fuzz_reader
+#                (the reader) and fuzz_analysis (the model, the analyses,
+#                the export and the report over what the reader accepts)
+# make fuzz-ci   runs fuzz_reader for FUZZ_TIME (60) seconds and
+#                fuzz_analysis for FUZZ_ANALYSIS_TIME (45) from the seed
+#                corpus (tests/corpus, good traces, scheduler traces of
+#                bench/gen_sched, and tests/fuzz/seeds: a short recording of
+#                examples/periodic with -k sched,irq,syscalls, one seed per
+#                stream) and fails on a crash
 # make bench-view  runs bench/view.sh (lowtrace view beside babeltrace2)
 
 FUZZ_CC ?= clang
 FUZZ_TIME ?= 60
 FUZZ_DIR := build/fuzz
+FUZZ_ANALYSIS_TIME ?= 45
 FUZZ_SRC := tests/fuzz/fuzz_reader.c src/ctf/reader.c src/ctf/tsdl.c
+FUZZ_ANALYSIS_SRC := tests/fuzz/fuzz_analysis.c src/ctf/reader.c \
+	src/ctf/tsdl.c $(wildcard src/analysis/*.c)
 FUZZ_FLAGS := -std=gnu11 $(WARN) -g -O1 -Iinclude -Isrc \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
@@ -19,10 +28,15 @@ $(FUZZ_DIR)/fuzz_reader: $(FUZZ_SRC) $(wildcard src/ctf/*.h) src/ring/ring.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(FUZZ_SRC) -lm
 
-fuzz: $(FUZZ_DIR)/fuzz_reader
+$(FUZZ_DIR)/fuzz_analysis: $(FUZZ_ANALYSIS_SRC) $(wildcard src/ctf/*.h) \
+		$(wildcard src/analysis/*.h) src/ring/ring.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(FUZZ_ANALYSIS_SRC) -lm
+
+fuzz: $(FUZZ_DIR)/fuzz_reader $(FUZZ_DIR)/fuzz_analysis
 
 # A seed is "metadata NUL stream": one per corpus trace, and good traces.
-fuzz-seeds: build/bench/gen_trace
+fuzz-seeds: build/bench/gen_trace build/bench/gen_sched
 	rm -rf $(FUZZ_DIR)/seeds && mkdir -p $(FUZZ_DIR)/seeds $(FUZZ_DIR)/good
 	for d in tests/corpus/*/; do \
 		n=$$(basename $$d); \
@@ -37,12 +51,25 @@ fuzz-seeds: build/bench/gen_trace
 		  cat $(FUZZ_DIR)/good/$$s/default_4242_0; } \
 			> $(FUZZ_DIR)/seeds/good_$$s; \
 	done
+	cp tests/fuzz/seeds/* $(FUZZ_DIR)/seeds/
+	for s in 1 2; do \
+		rm -rf $(FUZZ_DIR)/good/sched_$$s; \
+		build/bench/gen_sched $(FUZZ_DIR)/good/sched_$$s 200 --cpus 1 \
+			--threads 4 --packet 4096 --seed $$s 2> /dev/null && \
+		{ cat $(FUZZ_DIR)/good/sched_$$s/metadata; printf '\0'; \
+		  cat $(FUZZ_DIR)/good/sched_$$s/kernel_0; } \
+			> $(FUZZ_DIR)/seeds/sched_$$s; \
+	done
 
-fuzz-ci: $(FUZZ_DIR)/fuzz_reader fuzz-seeds
-	mkdir -p $(FUZZ_DIR)/work
+fuzz-ci: $(FUZZ_DIR)/fuzz_reader $(FUZZ_DIR)/fuzz_analysis fuzz-seeds
+	mkdir -p $(FUZZ_DIR)/work $(FUZZ_DIR)/work-analysis
 	$(FUZZ_DIR)/fuzz_reader -max_total_time=$(FUZZ_TIME) -timeout=10 \
 		-rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
 		-artifact_prefix=$(FUZZ_DIR)/ $(FUZZ_DIR)/work $(FUZZ_DIR)/seeds
+	$(FUZZ_DIR)/fuzz_analysis -max_total_time=$(FUZZ_ANALYSIS_TIME) \
+		-timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+		-print_final_stats=1 -artifact_prefix=$(FUZZ_DIR)/analysis- \
+		$(FUZZ_DIR)/work-analysis $(FUZZ_DIR)/seeds
 
 bench-view: all
 	BUILD=$(BUILD) bash bench/view.sh

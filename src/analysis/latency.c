@@ -339,8 +339,8 @@ int lt_analyze_latency(lt_trace_t *t, const struct lt_latency_opts *o,
 			ret = -ENOMEM;
 			break;
 		}
-		explain(f, &m, ev, (int32_t)tid, byval * unit_ns(by), by,
-			byval);
+		explain(f, &m, ev, (int32_t)tid, lt_sat_mul(byval, unit_ns(by)),
+			by, byval);
 		fclose(f);
 		res[slot].key = byval;
 	}

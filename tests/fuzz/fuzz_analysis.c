@@ -1,0 +1,82 @@
+/*
+ * fuzz_analysis.c - libFuzzer target for the analyses over a trace that
+ * the reader accepts: the model and every `lowtrace analyze`, the Chrome
+ * export and the HTML report, on traces whose field values are garbage
+ * (negative tids and CPUs, times that jump, exits without entries).
+ *
+ * The input is fuzz_reader.c's: a metadata text, a NUL byte, then one
+ * stream file, opened as two streams.  The trace is opened with
+ * LT_TRACE_SKIP_BAD, so that a damaged packet does not end the run
+ * before the analyses see the rest; each analysis rewinds it.  Output
+ * goes to /dev/null.
+ */
+#include "analysis/analysis.h"
+#include "analysis/report.h"
+#include "ctf/reader.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static FILE *sink;
+
+static void run_all(lt_trace_t *t)
+{
+	struct lt_anchor a;
+	char err[256];
+
+	if (lt_anchor_parse("*:* if late_us > 1000", &a, err, sizeof(err)))
+		abort();
+	struct lt_latency_opts lo = { .anchor = a, .top = 3 };
+	struct lt_jitter_opts jo = { .event = "*",
+				     .period_ns = 1000000,
+				     .top = 3 };
+	lt_analyze_latency(t, &lo, sink);
+	lt_trace_rewind(t);
+	lt_analyze_jitter(t, &jo, sink);
+	lt_trace_rewind(t);
+	lt_analyze_sched(t, 3, sink);
+	lt_trace_rewind(t);
+	lt_analyze_cpu(t, 3, sink);
+	lt_trace_rewind(t);
+	lt_analyze_syscalls(t, 3, sink);
+	lt_trace_rewind(t);
+	lt_analyze_irq(t, 3, sink);
+	lt_trace_rewind(t);
+	lt_export_chrome(t, &a, sink);
+	lt_trace_rewind(t);
+	lt_report_html(t, &a, sink);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const uint8_t *z = memchr(data, 0, size);
+	size_t mlen = z ? (size_t)(z - data) : size;
+	size_t slen = z ? size - mlen - 1 : 0;
+	char *meta = malloc(mlen ? mlen : 1);
+	unsigned char *stream = malloc(slen ? slen : 1);
+	char err[1024];
+
+	if (!sink)
+		sink = fopen("/dev/null", "w");
+	if (!meta || !stream || !sink)
+		abort();
+	memcpy(meta, data, mlen);
+	if (slen)
+		memcpy(stream, z + 1, slen);
+	struct lt_mem_stream ms[2] = { { "a", stream, slen },
+				       { "b", stream, slen } };
+	struct lt_trace_opts o = { .flags = LT_TRACE_SKIP_BAD };
+	lt_trace_t *t;
+	if (lt_trace_open_mem(meta, mlen, ms, 2, &o, &t, err, sizeof(err)) ==
+	    0) {
+		run_all(t);
+		lt_trace_close(t);
+	}
+	free(meta);
+	free(stream);
+	return 0;
+}
