@@ -12,8 +12,8 @@
 #             every sys_exit is a timed call or a skipped one
 #   irq       the handler runs counted equal the entries in the trace,
 #             less the exits without an entry; the lines add up
-#   errors    a trace without the needed events is refused, naming the
-#             -k option to record them
+#   errors    a trace without the needed events is refused by sched, cpu,
+#             syscalls and irq, naming the -k option to record them
 #
 # Kernel events need root: skips otherwise (fails under
 # LOWTRACE_REQUIRE_ALL=1).
@@ -29,7 +29,7 @@ between() { awk -v lo="$1" -v hi="$2" -v v="$3" 'BEGIN { exit !(v != "" && v >= 
 
 # A trace with no kernel events: a user-space recording.
 LOWTRACE_TRACE="$tmp/user" LOWTRACE_EVENTS='*' "$EX/fields" > /dev/null 2>&1
-for a in cpu:sched syscalls:syscalls irq:irq; do
+for a in sched:sched cpu:sched syscalls:syscalls irq:irq; do
 	what=${a%%:*} k=${a#*:}
 	out=$("$LT" analyze "$what" "$tmp/user" 2>&1)
 	if [ $? -eq 1 ] && echo "$out" | grep -q "no $k events for .analyze $what.: record with .lowtrace record -k $k."; then

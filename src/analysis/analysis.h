@@ -51,7 +51,8 @@ struct lt_jitter_opts {
 };
 int lt_analyze_jitter(lt_trace_t *t, const struct lt_jitter_opts *o, FILE *out);
 
-/* Wake-up to run latency per thread: the top threads by worst wait. */
+/* Wake-up to run latency per thread: the top threads by worst wait.
+ * -ENODATA if the trace has no sched:sched_switch events. */
 int lt_analyze_sched(lt_trace_t *t, unsigned top, FILE *out);
 
 /*

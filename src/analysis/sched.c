@@ -68,6 +68,8 @@ int lt_analyze_sched(lt_trace_t *t, unsigned top, FILE *out)
 {
 	struct lt_model m;
 	const struct lt_event *ev;
+	if (!lt_trace_has_event(t, "sched:sched_switch"))
+		return -ENODATA;
 	int ret = lt_model_init(&m, t);
 	if (ret)
 		return ret;
