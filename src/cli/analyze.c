@@ -69,8 +69,9 @@ static void warn_discarded(lt_trace_t *t, const char *dir)
 		fprintf(stderr,
 			"lowtrace: %s: warning: %s: the tracer discarded %llu "
 			"events, so figures near the losses may be off; record "
-			"fewer events (fewer -k presets, a process tree "
-			"rather than --all)\n",
+			"with bigger buffers (--channel "
+			"kernel:subbufs=16) or fewer events (fewer -k "
+			"presets, a process tree rather than --all)\n",
 			ANALYZE, dir, (unsigned long long)n);
 }
 
