@@ -1,20 +1,25 @@
 # The trace reader's extra targets (included by the Makefile).
 #
 # make fuzz      builds the libFuzzer targets into build/fuzz/: fuzz_reader
-#                (the reader) and fuzz_analysis (the model, the analyses,
+#                (the reader), fuzz_analysis (the model, the analyses,
 #                the export and the report over what the reader accepts)
+#                and fuzz_control (tests/fuzz/fuzz_control.c)
 # make fuzz-ci   runs fuzz_reader for FUZZ_TIME (60) seconds and
 #                fuzz_analysis for FUZZ_ANALYSIS_TIME (45) from the seed
 #                corpus (tests/corpus, good traces, scheduler traces of
 #                bench/gen_sched, and tests/fuzz/seeds: a short recording of
 #                examples/periodic with -k sched,irq,syscalls, one seed per
-#                stream) and fails on a crash
+#                stream) and fails on a crash; then fuzz_control (the
+#                session protocol's checks, the metadata of the events it
+#                accepts, filters) for FUZZ_CONTROL_TIME (30) seconds from
+#                the seeds it writes itself (FUZZ_CONTROL_SEEDS=DIR)
 # make bench-view  runs bench/view.sh (lowtrace view beside babeltrace2)
 
 FUZZ_CC ?= clang
 FUZZ_TIME ?= 60
 FUZZ_DIR := build/fuzz
 FUZZ_ANALYSIS_TIME ?= 45
+FUZZ_CONTROL_TIME ?= 30
 FUZZ_SRC := tests/fuzz/fuzz_reader.c src/ctf/reader.c src/ctf/tsdl.c
 FUZZ_ANALYSIS_SRC := tests/fuzz/fuzz_analysis.c src/ctf/reader.c \
 	src/ctf/tsdl.c $(wildcard src/analysis/*.c)
@@ -33,7 +38,15 @@ $(FUZZ_DIR)/fuzz_analysis: $(FUZZ_ANALYSIS_SRC) $(wildcard src/ctf/*.h) \
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(FUZZ_ANALYSIS_SRC) -lm
 
-fuzz: $(FUZZ_DIR)/fuzz_reader $(FUZZ_DIR)/fuzz_analysis
+FUZZ_CONTROL_SRC := tests/fuzz/fuzz_control.c src/session/proto.c \
+	src/ctf/metadata.c src/probe/filter.c src/ctf/reader.c src/ctf/tsdl.c
+$(FUZZ_DIR)/fuzz_control: $(FUZZ_CONTROL_SRC) $(wildcard src/ctf/*.h) \
+		src/session/proto.h src/probe/filter.h src/ring/ring.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -D_GNU_SOURCE= -DLT_VERSION='"$(VERSION)"' \
+		-o $@ $(FUZZ_CONTROL_SRC) -lm
+
+fuzz: $(FUZZ_DIR)/fuzz_reader $(FUZZ_DIR)/fuzz_analysis $(FUZZ_DIR)/fuzz_control
 
 # A seed is "metadata NUL stream": one per corpus trace, and good traces.
 fuzz-seeds: build/bench/gen_trace build/bench/gen_sched
@@ -61,8 +74,12 @@ fuzz-seeds: build/bench/gen_trace build/bench/gen_sched
 			> $(FUZZ_DIR)/seeds/sched_$$s; \
 	done
 
-fuzz-ci: $(FUZZ_DIR)/fuzz_reader $(FUZZ_DIR)/fuzz_analysis fuzz-seeds
-	mkdir -p $(FUZZ_DIR)/work $(FUZZ_DIR)/work-analysis
+fuzz-ci: $(FUZZ_DIR)/fuzz_reader $(FUZZ_DIR)/fuzz_analysis \
+		$(FUZZ_DIR)/fuzz_control fuzz-seeds
+	mkdir -p $(FUZZ_DIR)/work $(FUZZ_DIR)/work-analysis \
+		$(FUZZ_DIR)/work-control
+	rm -rf $(FUZZ_DIR)/seeds-control && mkdir -p $(FUZZ_DIR)/seeds-control
+	FUZZ_CONTROL_SEEDS=$(FUZZ_DIR)/seeds-control $(FUZZ_DIR)/fuzz_control
 	$(FUZZ_DIR)/fuzz_reader -max_total_time=$(FUZZ_TIME) -timeout=10 \
 		-rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
 		-artifact_prefix=$(FUZZ_DIR)/ $(FUZZ_DIR)/work $(FUZZ_DIR)/seeds
@@ -70,6 +87,10 @@ fuzz-ci: $(FUZZ_DIR)/fuzz_reader $(FUZZ_DIR)/fuzz_analysis fuzz-seeds
 		-timeout=10 -rss_limit_mb=2048 -max_len=65536 \
 		-print_final_stats=1 -artifact_prefix=$(FUZZ_DIR)/analysis- \
 		$(FUZZ_DIR)/work-analysis $(FUZZ_DIR)/seeds
+	$(FUZZ_DIR)/fuzz_control -max_total_time=$(FUZZ_CONTROL_TIME) \
+		-timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+		-print_final_stats=1 -artifact_prefix=$(FUZZ_DIR)/control- \
+		$(FUZZ_DIR)/work-control $(FUZZ_DIR)/seeds-control
 
 bench-view: all
 	BUILD=$(BUILD) bash bench/view.sh

@@ -32,7 +32,9 @@ sb_printf(struct sbuf *b, const char *fmt, ...)
 		return;
 	for (;;) {
 		va_start(ap, fmt);
-		int n = vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
+		/* (no offset added to the NULL of an empty buffer) */
+		int n = vsnprintf(b->p ? b->p + b->len : NULL, b->cap - b->len,
+				  fmt, ap);
 		va_end(ap);
 		if (n < 0) {
 			b->oom = 1;
@@ -131,6 +133,51 @@ static void int_type(struct sbuf *b, unsigned bytes, int is_signed, int base)
 		  base == 16 ? " base = 16;" : "");
 }
 
+int lt_ctf_enum_range_ok(unsigned size, int is_signed, int64_t lo, int64_t hi)
+{
+	if (lo > hi || size < 1 || size > 8)
+		return 0;
+	if (size == 8)
+		return is_signed || lo >= 0;
+	int64_t span = (int64_t)1 << (8 * size);
+	if (!is_signed)
+		return lo >= 0 && hi < span;
+	return lo >= -span / 2 && hi < span / 2;
+}
+
+/* Does the name a reader gives field f (or, len, its length field)
+ * equal the one it gives name (or, name_len, that one's length)? */
+static int name_is(const struct lt_field_desc *f, int len, const char *name,
+		   int name_len)
+{
+	/* as written: the underscore the writer adds the reader drops */
+	const char *a = f->name, *b = name;
+	size_t la = strlen(a), lb = strlen(b);
+	size_t ta = la + (len ? 7 : 0), tb = lb + (name_len ? 7 : 0);
+	if (ta != tb)
+		return 0;
+	/* compare a[+"_length"] with b[+"_length"] */
+	char x[300], y[300];
+	if (ta >= sizeof(x))
+		return 0;
+	snprintf(x, sizeof(x), "%s%s", a, len ? "_length" : "");
+	snprintf(y, sizeof(y), "%s%s", b, name_len ? "_length" : "");
+	return strcmp(x, y) == 0;
+}
+
+int lt_ctf_field_names_ok(const struct lt_field_desc *f, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		for (int li = 0; li <= (f[i].type == LT_FT_SEQUENCE); li++)
+			for (uint32_t j = i; j < n; j++)
+				for (int lj = 0;
+				     lj <= (f[j].type == LT_FT_SEQUENCE); lj++)
+					if ((j > i || lj > li) &&
+					    name_is(&f[i], li, f[j].name, lj))
+						return 0;
+	return 1;
+}
+
 static void field(struct sbuf *b, const struct lt_field_desc *f)
 {
 	const char *pre = field_prefix(f->name);
@@ -145,9 +192,12 @@ static void field(struct sbuf *b, const struct lt_field_desc *f)
 		sb_printf(b, "enum : ");
 		int_type(b, f->size, f->is_signed, 10);
 		sb_printf(b, " {");
-		for (uint32_t k = 0; f->enumd && k < f->enumd->n; k++) {
+		for (uint32_t k = 0, n = 0; f->enumd && k < f->enumd->n; k++) {
 			const struct lt_enum_entry *e = &f->enumd->entries[k];
-			sb_printf(b, "%s ", k ? "," : "");
+			if (!lt_ctf_enum_range_ok(f->size, f->is_signed, e->lo,
+						  e->hi))
+				continue;
+			sb_printf(b, "%s ", n++ ? "," : "");
 			sb_quoted(b, e->label);
 			if (e->lo == e->hi)
 				sb_printf(b, " = %lld", (long long)e->lo);

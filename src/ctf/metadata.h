@@ -42,6 +42,19 @@ struct lt_ctf_trace {
 	uint32_t nenv_extra;
 };
 
+/*
+ * 1 if an enum label's range lo..hi fits an integer of size bytes and that
+ * signedness (TSDL refuses a mapping outside its container).  The writer
+ * leaves out the labels that do not: no value of the field can have them.
+ */
+int lt_ctf_enum_range_ok(unsigned size, int is_signed, int64_t lo, int64_t hi);
+
+/*
+ * 1 if no two of the n fields have the same name as a reader sees it: a
+ * sequence brings a length field too ("NAME_length").
+ */
+int lt_ctf_field_names_ok(const struct lt_field_desc *f, uint32_t n);
+
 /* The metadata text (malloc'd, NUL-terminated) or NULL when out of memory. */
 char *lt_ctf_metadata_text(const struct lt_ctf_trace *t, size_t *len);
 

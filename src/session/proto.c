@@ -2,6 +2,7 @@
  * proto.c - encoding, decoding and checking the messages of proto.h.
  */
 #include "session/proto.h"
+#include "ctf/metadata.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -359,11 +360,12 @@ int lt_proto_event_decode(const void *buf, size_t len,
 			r_bytes(&r, &en[k].lo, 8);
 			r_bytes(&r, &en[k].hi, 8);
 			if (r.bad || !printable(en[k].label) ||
-			    en[k].lo > en[k].hi)
+			    !lt_ctf_enum_range_ok(f->size, f->is_signed,
+						  en[k].lo, en[k].hi))
 				goto bad;
 		}
 	}
-	if (r.off != len)
+	if (r.off != len || !lt_ctf_field_names_ok(ev->fields, ev->nfields))
 		goto bad;
 	return 0;
 bad:

@@ -1,0 +1,205 @@
+/*
+ * fuzz_control.c - libFuzzer target for what a traced process sends the
+ * recorder and what a user types into a filter: the session protocol's
+ * message check and EVENT decoding (src/session/proto.c), the metadata
+ * the recorder writes for a decoded event (src/ctf/metadata.c), and the
+ * filter compiler and matcher (src/probe/filter.c).
+ *
+ * The input is: a 2-byte little-endian length L, L bytes of a message, a
+ * filter text up to a NUL, then a payload.  The oracle beyond "no crash":
+ * an event the decoder accepts gets metadata that our own reader parses
+ * (a traced process must not be able to make the recorder write a trace
+ * that cannot be read).
+ */
+#include "ctf/metadata.h"
+#include "ctf/reader.h"
+#include "probe/filter.h"
+#include "session/proto.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+
+/* The tracepoint header registers each object's events at load; this
+ * target links no probe library, so the registration does nothing. */
+void lt_probe_register_range(struct lt_event_desc *const *start,
+			     struct lt_event_desc *const *end)
+{
+	(void)start;
+	(void)end;
+}
+
+void lt_probe_unregister_range(struct lt_event_desc *const *start,
+			       struct lt_event_desc *const *end)
+{
+	(void)start;
+	(void)end;
+}
+
+void lt_session_autostart(void)
+{
+}
+
+static const struct lt_field_desc fixed_fields[] = {
+	{ "a", LT_FT_INT, 4, 1, 10, 0, NULL },
+	{ "b", LT_FT_INT, 8, 0, 16, 0, NULL },
+	{ "s", LT_FT_STRING, 1, 0, 10, 0, NULL },
+	{ "f", LT_FT_FLOAT, 8, 1, 10, 0, NULL },
+	{ NULL, 0, 0, 0, 0, 0, NULL },
+};
+
+/* The metadata of one stream with ev in it must parse. */
+static void metadata_round_trip(const struct lt_proto_event *ev)
+{
+	struct lt_ctf_event ce = { ev->id, ev->name, ev->loglevel, ev->fields,
+				   ev->nfields };
+	struct lt_ctf_stream st = { 0, "default", &ce, 1 };
+	struct lt_ctf_trace t = { .hostname = "fuzz",
+				  .procname = "fuzz",
+				  .pid = 1,
+				  .clock_source = "tsc",
+				  .streams = &st,
+				  .nstreams = 1 };
+	t.clock.freq = 1000000000;
+	size_t len;
+	char *text = lt_ctf_metadata_text(&t, &len);
+	if (!text)
+		abort();
+	lt_trace_t *tr;
+	char err[1024];
+	struct lt_mem_stream none = { "default_1_0", (const unsigned char *)"",
+				      0 };
+	if (lt_trace_open_mem(text, len, &none, 1, NULL, &tr, err,
+			      sizeof(err)) != 0) {
+		fprintf(stderr, "metadata of an accepted event: %s\n%s\n", err,
+			text);
+		abort();
+	}
+	lt_trace_close(tr);
+	free(text);
+}
+
+static void filter(const char *text, const char *event,
+		   const struct lt_field_desc *f, uint32_t nf,
+		   const uint8_t *payload, size_t plen)
+{
+	struct lt_filter *flt = NULL;
+	char err[256];
+	lt_filter_check_syntax(text, err, sizeof(err));
+	if (lt_filter_compile(text, event, f, nf, &flt, err, sizeof(err)))
+		return;
+	lt_filter_match(flt, payload, (uint32_t)plen);
+	struct lt_filter *twice = NULL;
+	if (lt_filter_compile(text, event, f, nf, &twice, err, sizeof(err)) ==
+	    0) {
+		if (lt_filter_or(&flt, twice) == 0)
+			lt_filter_match(flt, payload, (uint32_t)plen);
+		lt_filter_free(twice);
+	}
+	lt_filter_free(flt);
+}
+
+static const struct lt_enum_entry seed_labels[] = { { "OFF", 0, 0 },
+						    { "ON", 1, 1 } };
+static const struct lt_enum_desc seed_enum = { "onoff", seed_labels, 2 };
+
+/* FUZZ_CONTROL_SEEDS=DIR: writes seed inputs there (an EVENT message of
+ * every field type with a filter and a payload) and exits. */
+static void write_seeds(const char *dir)
+{
+	static const struct lt_field_desc f[] = {
+		{ "i8", LT_FT_INT, 1, 1, 10, 0, NULL },
+		{ "u64", LT_FT_INT, 8, 0, 16, 0, NULL },
+		{ "state", LT_FT_ENUM, 4, 0, 10, 0, &seed_enum },
+		{ "d", LT_FT_FLOAT, 8, 1, 10, 0, NULL },
+		{ "s", LT_FT_STRING, 1, 0, 10, 0, NULL },
+		{ "arr", LT_FT_ARRAY, 2, 1, 10, 3, NULL },
+		{ "seq", LT_FT_SEQUENCE, 4, 0, 10, 0, NULL },
+		{ "c", LT_FT_CHARS, 1, 0, 10, 8, NULL },
+	};
+	static const char *const filters[] = {
+		"i8 > 3 && u64 != 0x10",
+		"s == \"abc*\" || state == 1",
+		"d < 2.5",
+		"!(i8 <= -1) && seq[0] == 7",
+	};
+	uint8_t msg[4096], payload[64];
+	for (unsigned i = 0; i < sizeof(payload); i++)
+		payload[i] = (uint8_t)(i * 37 + 1);
+	ssize_t n = lt_proto_event_encode(msg, sizeof(msg), 3, 4,
+					  "fuzz:every_type", f, 8);
+	if (n < 0)
+		exit(1);
+	for (unsigned k = 0; k < 4; k++) {
+		char path[512];
+		snprintf(path, sizeof(path), "%s/control_%u", dir, k);
+		FILE *o = fopen(path, "wb");
+		if (!o)
+			exit(1);
+		uint8_t l[2] = { (uint8_t)n, (uint8_t)(n >> 8) };
+		fwrite(l, 1, 2, o);
+		fwrite(msg, 1, (size_t)n, o);
+		fwrite(filters[k], 1, strlen(filters[k]) + 1, o);
+		fwrite(payload, 1, sizeof(payload), o);
+		fclose(o);
+	}
+	exit(0);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	const char *dir = getenv("FUZZ_CONTROL_SEEDS");
+	if (dir)
+		write_seeds(dir);
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (size < 2)
+		return 0;
+	size_t mlen = (size_t)data[0] | (size_t)data[1] << 8;
+	if (mlen > size - 2)
+		mlen = size - 2;
+	/* copies of exact size, so that a read past either shows */
+	uint8_t *msg = malloc(mlen ? mlen : 1);
+	const uint8_t *rest = data + 2 + mlen;
+	size_t rlen = size - 2 - mlen;
+	const uint8_t *z = memchr(rest, 0, rlen);
+	size_t tlen = z ? (size_t)(z - rest) : rlen;
+	char *text = malloc(tlen + 1);
+	size_t plen = z ? rlen - tlen - 1 : 0;
+	uint8_t *payload = malloc(plen ? plen : 1);
+	if (!msg || !text || !payload)
+		abort();
+	memcpy(msg, data + 2, mlen);
+	memcpy(text, rest, tlen);
+	text[tlen] = 0;
+	if (plen)
+		memcpy(payload, z + 1, plen);
+
+	enum lt_msg_type type;
+	struct lt_proto_event ev;
+	int decoded = 0;
+	if (lt_proto_check(msg, mlen, &type) == 0 && type == LT_MSG_EVENT &&
+	    lt_proto_event_decode(msg, mlen, &ev) == 0) {
+		decoded = 1;
+		metadata_round_trip(&ev);
+	}
+	if (decoded)
+		filter(text, ev.name, ev.fields, ev.nfields, payload, plen);
+	else
+		filter(text, "fuzz:event", fixed_fields, 4, payload, plen);
+	if (decoded)
+		lt_proto_event_free(&ev);
+	free(msg);
+	free(text);
+	free(payload);
+	return 0;
+}

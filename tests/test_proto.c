@@ -1,0 +1,116 @@
+/*
+ * test_proto.c - the session protocol's EVENT messages: what the encoder
+ * writes the decoder gives back, and the decoder refuses what would make
+ * the recorder write metadata no reader accepts (the cases
+ * tests/fuzz/fuzz_control.c found): an enum label outside its integer,
+ * two fields of one name, a field named like a sequence's length.
+ */
+#include "ctf/metadata.h"
+#include "ctf/reader.h"
+#include "lt_test.h"
+#include "session/proto.h"
+
+#include <string.h>
+
+static const struct lt_enum_entry labels[] = { { "LOW", -3, -1 },
+					       { "HIGH", 1, 100 } };
+static const struct lt_enum_desc signed_enum = { "level", labels, 2 };
+
+static int round_trip(const struct lt_field_desc *f, uint32_t n,
+		      struct lt_proto_event *ev)
+{
+	static unsigned char buf[8192];
+	ssize_t len = lt_proto_event_encode(buf, sizeof(buf), 7, 4,
+					    "test:event", f, n);
+	LT_ASSERT(len > 0);
+	enum lt_msg_type type;
+	LT_ASSERT_EQ(lt_proto_check(buf, (size_t)len, &type), 0);
+	LT_ASSERT_EQ(type, LT_MSG_EVENT);
+	return lt_proto_event_decode(buf, (size_t)len, ev);
+}
+
+LT_TEST(test_event_round_trip)
+{
+	const struct lt_field_desc f[] = {
+		{ "a", LT_FT_INT, 4, 1, 10, 0, NULL },
+		{ "level", LT_FT_ENUM, 1, 1, 10, 0, &signed_enum },
+		{ "seq", LT_FT_SEQUENCE, 2, 0, 16, 0, NULL },
+		{ "align", LT_FT_STRING, 1, 0, 10, 0, NULL },
+	};
+	struct lt_proto_event ev;
+	LT_ASSERT_EQ(round_trip(f, 4, &ev), 0);
+	LT_ASSERT_EQ(ev.id, 7);
+	LT_ASSERT_STREQ(ev.name, "test:event");
+	LT_ASSERT_EQ(ev.nfields, 4);
+	LT_ASSERT_STREQ(ev.fields[2].name, "seq");
+	LT_ASSERT_EQ(ev.fields[1].enumd->n, 2);
+	LT_ASSERT_EQ(ev.fields[1].enumd->entries[0].lo, -3);
+	/* the metadata written for it parses */
+	struct lt_ctf_event ce = { ev.id, ev.name, ev.loglevel, ev.fields,
+				   ev.nfields };
+	struct lt_ctf_stream st = { 0, "default", &ce, 1 };
+	struct lt_ctf_trace t = { .hostname = "h",
+				  .procname = "p",
+				  .pid = 1,
+				  .clock_source = "tsc",
+				  .streams = &st,
+				  .nstreams = 1 };
+	t.clock.freq = 1000000000;
+	size_t len;
+	char *text = lt_ctf_metadata_text(&t, &len);
+	LT_ASSERT(text != NULL);
+	struct lt_mem_stream none = { "default_1_0", "", 0 };
+	lt_trace_t *tr;
+	char err[512];
+	if (lt_trace_open_mem(text, len, &none, 1, NULL, &tr, err,
+			      sizeof(err)) != 0)
+		LT_FAIL("metadata refused: %s", err);
+	lt_trace_close(tr);
+	free(text);
+	lt_proto_event_free(&ev);
+}
+
+LT_TEST(test_enum_label_outside_its_integer_is_refused)
+{
+	/* -3..-1 does not fit an unsigned integer; 1..300 not 8 bits */
+	const struct lt_field_desc u[] = {
+		{ "level", LT_FT_ENUM, 4, 0, 10, 0, &signed_enum },
+	};
+	const struct lt_enum_entry big[] = { { "BIG", 1, 300 } };
+	const struct lt_enum_desc big_enum = { "big", big, 1 };
+	const struct lt_field_desc b[] = {
+		{ "level", LT_FT_ENUM, 1, 1, 10, 0, &big_enum },
+	};
+	struct lt_proto_event ev;
+	LT_ASSERT_EQ(round_trip(u, 1, &ev), -EPROTO);
+	LT_ASSERT_EQ(round_trip(b, 1, &ev), -EPROTO);
+	LT_ASSERT(lt_ctf_enum_range_ok(1, 1, -128, 127));
+	LT_ASSERT(!lt_ctf_enum_range_ok(1, 1, -129, 0));
+	LT_ASSERT(lt_ctf_enum_range_ok(2, 0, 0, 65535));
+	LT_ASSERT(!lt_ctf_enum_range_ok(2, 0, 0, 65536));
+	LT_ASSERT(lt_ctf_enum_range_ok(8, 1, INT64_MIN, INT64_MAX));
+	LT_ASSERT(!lt_ctf_enum_range_ok(8, 0, -1, 0));
+	LT_ASSERT(!lt_ctf_enum_range_ok(4, 1, 5, 4));
+}
+
+LT_TEST(test_names_that_collide_are_refused)
+{
+	const struct lt_field_desc twice[] = {
+		{ "x", LT_FT_INT, 4, 1, 10, 0, NULL },
+		{ "x", LT_FT_INT, 8, 1, 10, 0, NULL },
+	};
+	const struct lt_field_desc length[] = {
+		{ "v", LT_FT_SEQUENCE, 4, 1, 10, 0, NULL },
+		{ "v_length", LT_FT_INT, 4, 0, 10, 0, NULL },
+	};
+	const struct lt_field_desc fine[] = {
+		{ "v", LT_FT_SEQUENCE, 4, 1, 10, 0, NULL },
+		{ "_v", LT_FT_INT, 4, 0, 10, 0, NULL },
+		{ "v_len", LT_FT_INT, 4, 0, 10, 0, NULL },
+	};
+	struct lt_proto_event ev;
+	LT_ASSERT_EQ(round_trip(twice, 2, &ev), -EPROTO);
+	LT_ASSERT_EQ(round_trip(length, 2, &ev), -EPROTO);
+	LT_ASSERT_EQ(round_trip(fine, 3, &ev), 0);
+	lt_proto_event_free(&ev);
+}
