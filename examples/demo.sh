@@ -2,7 +2,8 @@
 # The latency demo: a 10 ms periodic timer (examples/periodic) traced with the
 # kernel's scheduler and interrupt events while a CPU hog (examples/disturb)
 # shares its CPU, then the analysis that walks back from the late expiries to
-# their cause.  Needs root (kernel events).  Usage: examples/demo.sh [DIR]
+# their cause, and where the CPU time went.  Needs root (kernel events).
+# Usage: examples/demo.sh [DIR]
 set -euo pipefail
 B=${BUILD:-build}
 dir=${1:-demo-trace}
@@ -13,3 +14,5 @@ echo
 "$B"/lowtrace analyze jitter "$dir" --event demo:tick --period 10ms --top 3
 echo
 "$B"/lowtrace analyze latency "$dir" --anchor demo:late --top 3
+echo
+"$B"/lowtrace analyze cpu "$dir" --top 3
