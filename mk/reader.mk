@@ -29,19 +29,21 @@ FUZZ_FLAGS := -std=gnu11 $(WARN) -g -O1 -Iinclude -Isrc \
 
 .PHONY: fuzz fuzz-ci fuzz-seeds bench-view
 
-$(FUZZ_DIR)/fuzz_reader: $(FUZZ_SRC) $(wildcard src/ctf/*.h) src/ring/ring.h
+$(FUZZ_DIR)/fuzz_reader: $(FUZZ_SRC) $(wildcard src/ctf/*.h) src/ring/ring.h \
+		tests/fuzz/fuzz_input.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(FUZZ_SRC) -lm
 
 $(FUZZ_DIR)/fuzz_analysis: $(FUZZ_ANALYSIS_SRC) $(wildcard src/ctf/*.h) \
-		$(wildcard src/analysis/*.h) src/ring/ring.h
+		$(wildcard src/analysis/*.h) src/ring/ring.h tests/fuzz/fuzz_input.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(FUZZ_ANALYSIS_SRC) -lm
 
 FUZZ_CONTROL_SRC := tests/fuzz/fuzz_control.c src/session/proto.c \
 	src/ctf/metadata.c src/probe/filter.c src/ctf/reader.c src/ctf/tsdl.c
 $(FUZZ_DIR)/fuzz_control: $(FUZZ_CONTROL_SRC) $(wildcard src/ctf/*.h) \
-		src/session/proto.h src/probe/filter.h src/ring/ring.h
+		src/session/proto.h src/probe/filter.h src/ring/ring.h \
+		tests/event_metadata.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -D_GNU_SOURCE= -DLT_VERSION='"$(VERSION)"' \
 		-o $@ $(FUZZ_CONTROL_SRC) -lm

@@ -6,7 +6,7 @@
  * two fields of one name, a field named like a sequence's length.
  */
 #include "ctf/metadata.h"
-#include "ctf/reader.h"
+#include "event_metadata.h"
 #include "lt_test.h"
 #include "session/proto.h"
 
@@ -46,27 +46,10 @@ LT_TEST(test_event_round_trip)
 	LT_ASSERT_EQ(ev.fields[1].enumd->n, 2);
 	LT_ASSERT_EQ(ev.fields[1].enumd->entries[0].lo, -3);
 	/* the metadata written for it parses */
-	struct lt_ctf_event ce = { ev.id, ev.name, ev.loglevel, ev.fields,
-				   ev.nfields };
-	struct lt_ctf_stream st = { 0, "default", &ce, 1 };
-	struct lt_ctf_trace t = { .hostname = "h",
-				  .procname = "p",
-				  .pid = 1,
-				  .clock_source = "tsc",
-				  .streams = &st,
-				  .nstreams = 1 };
-	t.clock.freq = 1000000000;
-	size_t len;
-	char *text = lt_ctf_metadata_text(&t, &len);
-	LT_ASSERT(text != NULL);
-	struct lt_mem_stream none = { "default_1_0", "", 0 };
-	lt_trace_t *tr;
-	char err[512];
-	if (lt_trace_open_mem(text, len, &none, 1, NULL, &tr, err,
-			      sizeof(err)) != 0)
+	char err[8192];
+	if (event_metadata_opens(ev.id, ev.name, ev.loglevel, ev.fields,
+				 ev.nfields, err, sizeof(err)))
 		LT_FAIL("metadata refused: %s", err);
-	lt_trace_close(tr);
-	free(text);
 	lt_proto_event_free(&ev);
 }
 

@@ -13,6 +13,7 @@
 #include "analysis/analysis.h"
 #include "analysis/report.h"
 #include "ctf/reader.h"
+#include "fuzz_input.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -53,30 +54,23 @@ static void run_all(lt_trace_t *t)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	const uint8_t *z = memchr(data, 0, size);
-	size_t mlen = z ? (size_t)(z - data) : size;
-	size_t slen = z ? size - mlen - 1 : 0;
-	char *meta = malloc(mlen ? mlen : 1);
-	unsigned char *stream = malloc(slen ? slen : 1);
+	struct fuzz_input in;
 	char err[1024];
 
 	if (!sink)
 		sink = fopen("/dev/null", "w");
-	if (!meta || !stream || !sink)
+	if (!sink)
 		abort();
-	memcpy(meta, data, mlen);
-	if (slen)
-		memcpy(stream, z + 1, slen);
-	struct lt_mem_stream ms[2] = { { "a", stream, slen },
-				       { "b", stream, slen } };
+	fuzz_input_split(data, size, &in);
+	struct lt_mem_stream ms[2] = { { "a", in.stream, in.slen },
+				       { "b", in.stream, in.slen } };
 	struct lt_trace_opts o = { .flags = LT_TRACE_SKIP_BAD };
 	lt_trace_t *t;
-	if (lt_trace_open_mem(meta, mlen, ms, 2, &o, &t, err, sizeof(err)) ==
-	    0) {
+	if (lt_trace_open_mem(in.meta, in.mlen, ms, 2, &o, &t, err,
+			      sizeof(err)) == 0) {
 		run_all(t);
 		lt_trace_close(t);
 	}
-	free(meta);
-	free(stream);
+	fuzz_input_free(&in);
 	return 0;
 }

@@ -11,6 +11,7 @@
  * their exact size, for the same reason.
  */
 #include "ctf/reader.h"
+#include "fuzz_input.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -47,25 +48,17 @@ static void read_all(lt_trace_t *t)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	const uint8_t *z = memchr(data, 0, size);
-	size_t mlen = z ? (size_t)(z - data) : size;
-	size_t slen = z ? size - mlen - 1 : 0;
-	char *meta = malloc(mlen ? mlen : 1);
-	unsigned char *stream = malloc(slen ? slen : 1);
+	struct fuzz_input in;
 	char err[1024];
 
-	if (!meta || !stream)
-		abort();
-	memcpy(meta, data, mlen);
-	if (slen)
-		memcpy(stream, z + 1, slen);
-	struct lt_mem_stream ms[2] = { { "a", stream, slen },
-				       { "b", stream, slen } };
+	fuzz_input_split(data, size, &in);
+	struct lt_mem_stream ms[2] = { { "a", in.stream, in.slen },
+				       { "b", in.stream, in.slen } };
 	for (int mode = 0; mode < 2; mode++) {
 		struct lt_trace_opts o = { .flags = mode ? LT_TRACE_SKIP_BAD :
 							   0 };
 		lt_trace_t *t;
-		if (lt_trace_open_mem(meta, mlen, ms, 2, &o, &t, err,
+		if (lt_trace_open_mem(in.meta, in.mlen, ms, 2, &o, &t, err,
 				      sizeof(err)) == 0) {
 			read_all(t);
 			lt_trace_rewind(t);
@@ -73,7 +66,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			lt_trace_close(t);
 		}
 	}
-	free(meta);
-	free(stream);
+	fuzz_input_free(&in);
 	return 0;
 }
