@@ -11,16 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/*
- * Writes the metadata of a trace with one stream holding the event and
- * opens it with an empty stream file.  0, or -1 with the reader's message
- * and the text in err; aborts when out of memory.
- */
-static inline int event_metadata_opens(uint32_t id, const char *name,
-				       int loglevel,
-				       const struct lt_field_desc *fields,
-				       uint32_t nfields, char *err,
-				       size_t errlen)
+/* The metadata text of a trace with one stream holding the event
+ * (malloc'd); aborts when out of memory. */
+static inline char *event_metadata_text(uint32_t id, const char *name,
+					int loglevel,
+					const struct lt_field_desc *fields,
+					uint32_t nfields, size_t *len)
 {
 	struct lt_ctf_event ce = { id, name, loglevel, fields, nfields };
 	struct lt_ctf_stream st = { 0, "default", &ce, 1 };
@@ -31,10 +27,25 @@ static inline int event_metadata_opens(uint32_t id, const char *name,
 				  .streams = &st,
 				  .nstreams = 1 };
 	t.clock.freq = 1000000000;
-	size_t len;
-	char *text = lt_ctf_metadata_text(&t, &len);
+	char *text = lt_ctf_metadata_text(&t, len);
 	if (!text)
 		abort();
+	return text;
+}
+
+/*
+ * That metadata, opened with an empty stream file: 0, or -1 with the
+ * reader's message and the text in err.
+ */
+static inline int event_metadata_opens(uint32_t id, const char *name,
+				       int loglevel,
+				       const struct lt_field_desc *fields,
+				       uint32_t nfields, char *err,
+				       size_t errlen)
+{
+	size_t len;
+	char *text =
+		event_metadata_text(id, name, loglevel, fields, nfields, &len);
 	struct lt_mem_stream none = { "default_1_0", "", 0 };
 	lt_trace_t *tr;
 	char msg[1024];

@@ -3,7 +3,8 @@
  * writes the decoder gives back, and the decoder refuses what would make
  * the recorder write metadata no reader accepts (the cases
  * tests/fuzz/fuzz_control.c found): an enum label outside its integer,
- * two fields of one name, a field named like a sequence's length.
+ * two fields of one name; and a field named like a sequence's length
+ * makes the length field take another name.
  */
 #include "ctf/metadata.h"
 #include "event_metadata.h"
@@ -76,24 +77,58 @@ LT_TEST(test_enum_label_outside_its_integer_is_refused)
 	LT_ASSERT(!lt_ctf_enum_range_ok(4, 1, 5, 4));
 }
 
-LT_TEST(test_names_that_collide_are_refused)
+LT_TEST(test_two_fields_of_one_name_are_refused)
 {
 	const struct lt_field_desc twice[] = {
 		{ "x", LT_FT_INT, 4, 1, 10, 0, NULL },
 		{ "x", LT_FT_INT, 8, 1, 10, 0, NULL },
 	};
-	const struct lt_field_desc length[] = {
-		{ "v", LT_FT_SEQUENCE, 4, 1, 10, 0, NULL },
-		{ "v_length", LT_FT_INT, 4, 0, 10, 0, NULL },
-	};
-	const struct lt_field_desc fine[] = {
-		{ "v", LT_FT_SEQUENCE, 4, 1, 10, 0, NULL },
-		{ "_v", LT_FT_INT, 4, 0, 10, 0, NULL },
-		{ "v_len", LT_FT_INT, 4, 0, 10, 0, NULL },
-	};
 	struct lt_proto_event ev;
 	LT_ASSERT_EQ(round_trip(twice, 2, &ev), -EPROTO);
-	LT_ASSERT_EQ(round_trip(length, 2, &ev), -EPROTO);
-	LT_ASSERT_EQ(round_trip(fine, 3, &ev), 0);
+}
+
+/* A sequence's length field is "NAME_length" unless a field has that
+ * name (or an earlier sequence's length does): then it takes a suffix. */
+LT_TEST(test_sequence_length_names_avoid_the_fields)
+{
+	const struct lt_field_desc f[] = {
+		{ "v", LT_FT_SEQUENCE, 4, 1, 10, 0, NULL },
+		{ "v_length", LT_FT_INT, 4, 0, 10, 0, NULL },
+		{ "v_length2", LT_FT_SEQUENCE, 1, 0, 10, 0, NULL },
+		{ "_v", LT_FT_INT, 4, 0, 10, 0, NULL },
+	};
+	struct lt_proto_event ev;
+	LT_ASSERT_EQ(round_trip(f, 4, &ev), 0);
+	char err[8192];
+	if (event_metadata_opens(ev.id, ev.name, ev.loglevel, ev.fields,
+				 ev.nfields, err, sizeof(err)))
+		LT_FAIL("metadata refused: %s", err);
+	size_t len;
+	char *text = event_metadata_text(1, "t:e", 4, f, 4, &len);
+	LT_ASSERT(strstr(text, " _v_length3;") != NULL);
+	LT_ASSERT(strstr(text, " v[_v_length3];") != NULL);
+	LT_ASSERT(strstr(text, " _v_length2_length;") != NULL);
+	free(text);
 	lt_proto_event_free(&ev);
+}
+
+/* The protocol refuses two fields of one name, but an event compiled into
+ * a program can have them: the writer renames the later ones, keeping
+ * every name that another field has, so the trace stays readable. */
+LT_TEST(test_duplicate_field_names_are_renamed_in_the_metadata)
+{
+	const struct lt_field_desc f[] = {
+		{ "x", LT_FT_INT, 4, 1, 10, 0, NULL },
+		{ "x", LT_FT_INT, 4, 1, 10, 0, NULL },
+		{ "x_2", LT_FT_SEQUENCE, 4, 1, 10, 0, NULL },
+	};
+	char err[8192];
+	if (event_metadata_opens(1, "t:dup", 4, f, 3, err, sizeof(err)))
+		LT_FAIL("metadata refused: %s", err);
+	size_t len;
+	char *text = event_metadata_text(1, "t:dup", 4, f, 3, &len);
+	LT_ASSERT(strstr(text, " x;") != NULL);
+	LT_ASSERT(strstr(text, " x_3;") != NULL);
+	LT_ASSERT(strstr(text, " x_2[_x_2_length];") != NULL);
+	free(text);
 }

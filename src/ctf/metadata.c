@@ -133,6 +133,9 @@ static void int_type(struct sbuf *b, unsigned bytes, int is_signed, int base)
 		  base == 16 ? " base = 16;" : "");
 }
 
+/* room for a field name (the protocol's are shorter) and a suffix */
+#define LT_CTF_LENGTH_NAME 300
+
 int lt_ctf_enum_range_ok(unsigned size, int is_signed, int64_t lo, int64_t hi)
 {
 	if (lo > hi || size < 1 || size > 8)
@@ -145,59 +148,110 @@ int lt_ctf_enum_range_ok(unsigned size, int is_signed, int64_t lo, int64_t hi)
 	return lo >= -span / 2 && hi < span / 2;
 }
 
-/* Does the name a reader gives field f (or, len, its length field)
- * equal the one it gives name (or, name_len, that one's length)? */
-static int name_is(const struct lt_field_desc *f, int len, const char *name,
-		   int name_len)
-{
-	/* as written: the underscore the writer adds the reader drops */
-	const char *a = f->name, *b = name;
-	size_t la = strlen(a), lb = strlen(b);
-	size_t ta = la + (len ? 7 : 0), tb = lb + (name_len ? 7 : 0);
-	if (ta != tb)
-		return 0;
-	/* compare a[+"_length"] with b[+"_length"] */
-	char x[300], y[300];
-	if (ta >= sizeof(x))
-		return 0;
-	snprintf(x, sizeof(x), "%s%s", a, len ? "_length" : "");
-	snprintf(y, sizeof(y), "%s%s", b, name_len ? "_length" : "");
-	return strcmp(x, y) == 0;
-}
-
 int lt_ctf_field_names_ok(const struct lt_field_desc *f, uint32_t n)
 {
 	for (uint32_t i = 0; i < n; i++)
-		for (int li = 0; li <= (f[i].type == LT_FT_SEQUENCE); li++)
-			for (uint32_t j = i; j < n; j++)
-				for (int lj = 0;
-				     lj <= (f[j].type == LT_FT_SEQUENCE); lj++)
-					if ((j > i || lj > li) &&
-					    name_is(&f[i], li, f[j].name, lj))
-						return 0;
+		for (uint32_t j = i + 1; j < n; j++)
+			if (strcmp(f[i].name, f[j].name) == 0)
+				return 0;
 	return 1;
 }
 
-static void field(struct sbuf *b, const struct lt_field_desc *f)
+/* The names a reader shows for an event's fields, and for the length
+ * fields of its sequences (see field_names()). */
+struct names {
+	char (*field)[LT_CTF_LENGTH_NAME];
+	char (*len)[LT_CTF_LENGTH_NAME];
+};
+
+/*
+ * Is name taken, for field self (is_len: for its length field)?  Names
+ * given before are: fields and lengths before self, and self's own name
+ * for its length.  The names of the fields after self are kept for them,
+ * but for a field its own duplicates (the first one keeps the name).
+ */
+static int name_taken(const struct lt_field_desc *f, uint32_t n,
+		      const struct names *nm, uint32_t self, int is_len,
+		      const char *name)
 {
-	const char *pre = field_prefix(f->name);
+	for (uint32_t j = 0; j < n; j++) {
+		if (j < self || (j == self && is_len)) {
+			if (strcmp(nm->field[j], name) == 0)
+				return 1;
+			if (j < self && f[j].type == LT_FT_SEQUENCE &&
+			    strcmp(nm->len[j], name) == 0)
+				return 1;
+		} else if (j > self && strcmp(f[j].name, name) == 0 &&
+			   (is_len || strcmp(f[j].name, f[self].name) != 0)) {
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Names that no two fields share, so that readers accept the metadata:
+ * a field keeps its name unless an earlier one has it ("x", then "x_2");
+ * a sequence's length field is "NAME_length", or "NAME_length2", ...
+ * when that is taken.  0, or -ENOMEM.
+ */
+static int field_names(const struct lt_field_desc *f, uint32_t n,
+		       struct names *nm)
+{
+	nm->field = calloc(n ? n : 1, sizeof(*nm->field));
+	nm->len = calloc(n ? n : 1, sizeof(*nm->len));
+	if (!nm->field || !nm->len)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < n; i++) {
+		char *o = nm->field[i];
+		snprintf(o, LT_CTF_LENGTH_NAME, "%s", f[i].name);
+		for (unsigned k = 2; k < 10000 && name_taken(f, n, nm, i, 0, o);
+		     k++)
+			snprintf(o, LT_CTF_LENGTH_NAME, "%s_%u", f[i].name, k);
+		if (f[i].type != LT_FT_SEQUENCE)
+			continue;
+		o = nm->len[i];
+		snprintf(o, LT_CTF_LENGTH_NAME, "%s_length", nm->field[i]);
+		for (unsigned k = 2; k < 10000 && name_taken(f, n, nm, i, 1, o);
+		     k++)
+			snprintf(o, LT_CTF_LENGTH_NAME, "%s_length%u",
+				 nm->field[i], k);
+	}
+	return 0;
+}
+
+static void names_free(struct names *nm)
+{
+	free(nm->field);
+	free(nm->len);
+}
+
+/* Field i of an event, with the names field_names() gave. */
+static void field(struct sbuf *b, const struct lt_field_desc *all,
+		  const struct names *nm, uint32_t i)
+{
+	const struct lt_field_desc *f = &all[i];
+	const char *name = nm->field[i];
+	const char *pre = field_prefix(name);
+	const char *len_name = nm->len[i];
 
 	sb_printf(b, "\t\t");
 	switch (f->type) {
 	case LT_FT_INT:
 		int_type(b, f->size, f->is_signed, f->base);
-		sb_printf(b, " %s%s;\n", pre, f->name);
+		sb_printf(b, " %s%s;\n", pre, name);
 		break;
 	case LT_FT_ENUM:
 		sb_printf(b, "enum : ");
 		int_type(b, f->size, f->is_signed, 10);
 		sb_printf(b, " {");
-		for (uint32_t k = 0, n = 0; f->enumd && k < f->enumd->n; k++) {
+		for (uint32_t k = 0, shown = 0; f->enumd && k < f->enumd->n;
+		     k++) {
 			const struct lt_enum_entry *e = &f->enumd->entries[k];
 			if (!lt_ctf_enum_range_ok(f->size, f->is_signed, e->lo,
 						  e->hi))
 				continue;
-			sb_printf(b, "%s ", n++ ? "," : "");
+			sb_printf(b, "%s ", shown++ ? "," : "");
 			sb_quoted(b, e->label);
 			if (e->lo == e->hi)
 				sb_printf(b, " = %lld", (long long)e->lo);
@@ -205,34 +259,33 @@ static void field(struct sbuf *b, const struct lt_field_desc *f)
 				sb_printf(b, " = %lld ... %lld",
 					  (long long)e->lo, (long long)e->hi);
 		}
-		sb_printf(b, " } %s%s;\n", pre, f->name);
+		sb_printf(b, " } %s%s;\n", pre, name);
 		break;
 	case LT_FT_FLOAT:
 		sb_printf(b,
 			  "floating_point { exp_dig = %d; mant_dig = %d; "
 			  "align = 8; } %s%s;\n",
 			  f->size == 4 ? 8 : 11, f->size == 4 ? 24 : 53, pre,
-			  f->name);
+			  name);
 		break;
 	case LT_FT_STRING:
-		sb_printf(b, "string { encoding = UTF8; } %s%s;\n", pre,
-			  f->name);
+		sb_printf(b, "string { encoding = UTF8; } %s%s;\n", pre, name);
 		break;
 	case LT_FT_ARRAY:
 		int_type(b, f->size, f->is_signed, f->base);
-		sb_printf(b, " %s%s[%u];\n", pre, f->name, f->length);
+		sb_printf(b, " %s%s[%u];\n", pre, name, f->length);
 		break;
 	case LT_FT_SEQUENCE:
 		int_type(b, 4, 0, 10);
-		sb_printf(b, " _%s_length;\n\t\t", f->name);
+		sb_printf(b, " _%s;\n\t\t", len_name);
 		int_type(b, f->size, f->is_signed, f->base);
-		sb_printf(b, " %s%s[_%s_length];\n", pre, f->name, f->name);
+		sb_printf(b, " %s%s[_%s];\n", pre, name, len_name);
 		break;
 	case LT_FT_CHARS:
 		sb_printf(b,
 			  "integer { size = 8; align = 8; signed = true; "
 			  "encoding = UTF8; } %s%s[%u];\n",
-			  pre, f->name, f->length);
+			  pre, name, f->length);
 		break;
 	}
 }
@@ -334,8 +387,12 @@ char *lt_ctf_metadata_text(const struct lt_ctf_trace *t, size_t *len)
 				  ";\n\tid = %u;\n\tstream_id = %u;\n"
 				  "\tloglevel = %d;\n\tfields := struct {\n",
 				  e->id, t->streams[s].id, e->loglevel);
-			for (uint32_t f = 0; f < e->nfields; f++)
-				field(&b, &e->fields[f]);
+			struct names nm;
+			if (field_names(e->fields, e->nfields, &nm))
+				b.oom = 1;
+			for (uint32_t f = 0; !b.oom && f < e->nfields; f++)
+				field(&b, e->fields, &nm, f);
+			names_free(&nm);
 			sb_printf(&b, "\t};\n};\n\n");
 		}
 	}

@@ -50,8 +50,8 @@ struct lt_ctf_trace {
 int lt_ctf_enum_range_ok(unsigned size, int is_signed, int64_t lo, int64_t hi);
 
 /*
- * 1 if no two of the n fields have the same name as a reader sees it: a
- * sequence brings a length field too ("NAME_length").
+ * 1 if no two of the n fields have the same name.  (A sequence's length
+ * field, "NAME_length", takes a suffix where a field has that name.)
  */
 int lt_ctf_field_names_ok(const struct lt_field_desc *f, uint32_t n);
 
