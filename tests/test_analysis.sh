@@ -4,7 +4,9 @@
 #
 #   hog   disturb --hog pinned to periodic's CPU: the first verdict of
 #         `analyze latency` names the hog thread (its tid and name)
-#   lock  periodic --lock-holder: the first verdict names the holder's tid
+#   lock  periodic --lock-holder: the first verdict names the holder's tid,
+#         and the line after it shows the holder blocked (asleep with the
+#         lock) for most of the wait
 #   jitter ranks an expiry at least 5 ms late in the hog recording
 #   sched  shows periodic waiting more than 5 ms for the CPU there
 #   export writes Chrome JSON that tests/check_chrome_trace.py accepts
@@ -35,7 +37,7 @@ else
 fi
 
 if [ "$(id -u)" -ne 0 ]; then
-	for t in hog lock jitter anchor_condition sched export; do
+	for t in hog lock lock_chain jitter anchor_condition sched export; do
 		skip "test_$t" "kernel events need root"
 	done
 	finish
@@ -66,6 +68,15 @@ if [ -n "$holder" ] && echo "$verdict" | grep -q "blocked .* until tid $holder l
 	ok test_lock_holder_is_named_first
 else
 	fail test_lock_holder_is_named_first "holder tid '$holder', got: $(cat "$tmp/lock.out" "$tmp/lock.txt")"
+fi
+# one step further back: the holder slept (blocked) with the lock held
+chain=$(grep -m1 '^   meanwhile ' "$tmp/lock.txt")
+held=$(echo "$chain" | sed -n 's/.*, blocked \([0-9.]*\) ms.*/\1/p')
+if [ -n "$holder" ] && echo "$chain" | grep -q "meanwhile tid $holder lock-holder" &&
+	awk -v b="$held" 'BEGIN { exit !(b != "" && b >= 10) }'; then
+	ok "test_lock_chain_shows_the_holder_asleep ($held ms)"
+else
+	fail test_lock_chain_shows_the_holder_asleep "chain '$chain': $(cat "$tmp/lock.txt")"
 fi
 
 # jitter: the worst expiry of the hog recording is > 5 ms late

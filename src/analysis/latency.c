@@ -11,7 +11,10 @@
  *     end (the thread that released what it waited for: a lock holder);
  *   - irq and softirq time on its CPU in the window;
  *
- * then a one-line verdict naming the largest part.  Explanations are
+ * then a one-line verdict naming the largest part; when that is a block,
+ * one step further back: what the thread that ended it did meanwhile
+ * (running, waiting for a CPU and behind whom, blocked itself).
+ * Explanations are
  * written when the anchor goes by, from the model's rings; the worst
  * --top are kept and printed at the end, worst first.
  */
@@ -93,6 +96,57 @@ static int64_t clip(int64_t b, int64_t e, int64_t lo, int64_t hi)
 	return y > x ? y - x : 0;
 }
 
+/*
+ * One step further back: what the thread that ended the anchor's wait
+ * (tid) did over that wait, [a, b]: running, waiting for a CPU (and who
+ * ran there), blocked.  A waker that was itself kept from running is the
+ * cause behind the cause.
+ */
+static void chain(FILE *f, const struct lt_model *m, int32_t tid, int64_t a,
+		  int64_t b)
+{
+	const struct lt_thread *th = tid > 0 ? lt_model_thread(m, tid) : NULL;
+	if (!th || b <= a)
+		return;
+	struct shares sh = { .n = 0, .self = tid };
+	int64_t run = 0, wait = 0, block = 0;
+	int32_t wait_cpu = -1;
+	unsigned n = lt_thread_nspans(th);
+	for (unsigned i = 0; i < n; i++) {
+		struct lt_tspan s;
+		lt_thread_span(th, m, i, &s);
+		int64_t d = clip(s.begin, s.end, a, b);
+		if (!d)
+			continue;
+		if (s.state == LT_TS_RUNNING) {
+			run += d;
+		} else if (s.state == LT_TS_BLOCKED) {
+			block += d;
+		} else if (s.state == LT_TS_RUNNABLE) {
+			wait += d;
+			if (s.cpu >= 0) {
+				wait_cpu = s.cpu;
+				lt_cpu_slices_in(m, (unsigned)s.cpu,
+						 s.begin > a ? s.begin : a,
+						 s.end < b ? s.end : b,
+						 add_share, &sh);
+			}
+		}
+	}
+	fputs("   meanwhile ", f);
+	who(f, m, tid);
+	fprintf(f, " was running %.3f ms, runnable %.3f ms", ms(run), ms(wait));
+	if (wait && sh.n) {
+		qsort(sh.s, sh.n, sizeof(sh.s[0]), by_ns_desc);
+		fprintf(f, " (on CPU %d behind ", wait_cpu);
+		who(f, m, sh.s[0].tid);
+		fputc(')', f);
+	}
+	fprintf(f, ", blocked %.3f ms%s\n", ms(block),
+		lt_thread_truncated(th, a) ? " (its history partly dropped)" :
+					     "");
+}
+
 /* Writes the explanation of one anchor at ev into f. */
 static void explain(FILE *f, const struct lt_model *m,
 		    const struct lt_event *ev, int32_t tid, int64_t late_ns,
@@ -148,6 +202,7 @@ static void explain(FILE *f, const struct lt_model *m,
 	/* the states from the wake-up to the anchor */
 	struct shares sh = { .n = 0, .self = tid };
 	int64_t runnable = 0, blocked = 0, running = 0, worst_block = 0;
+	int64_t block_a = 0, block_b = 0; /* the longest blocked span */
 	int64_t run_on[64] = { 0 };
 	int32_t unblocker = -1;
 	for (unsigned i = 0; i < n; i++) {
@@ -170,6 +225,8 @@ static void explain(FILE *f, const struct lt_model *m,
 			blocked += d;
 			if (d > worst_block) {
 				worst_block = d;
+				block_a = s.begin > wake ? s.begin : wake;
+				block_b = s.end < t_end ? s.end : t_end;
 				unblocker = -1;
 				if (i + 1 < n) {
 					struct lt_tspan nx;
@@ -226,8 +283,11 @@ static void explain(FILE *f, const struct lt_model *m,
 			"counted as blocked)\n",
 			ms(timer));
 		blocked += timer;
-		if (timer > worst_block)
+		if (timer > worst_block) {
 			unblocker = waker;
+			block_a = due;
+			block_b = wake;
+		}
 		timer = 0;
 	}
 	int64_t best = runnable;
@@ -255,8 +315,9 @@ static void explain(FILE *f, const struct lt_model *m,
 	case 1:
 		fprintf(f, "blocked %.1f ms after waking, until ", ms(blocked));
 		who(f, m, unblocker);
-		fputs(" woke it (a lock or resource it held)", f);
-		break;
+		fputs(" woke it (a lock or resource it held)\n", f);
+		chain(f, m, unblocker, block_a, block_b);
+		return;
 	case 2:
 		fprintf(f, "%.1f ms in irq/softirq on CPU %d", ms(irq + soft),
 			main_cpu);
