@@ -506,11 +506,15 @@ static void infer_switch(struct lt_model *m, unsigned ci, struct lt_cpu *c,
 	/* From idle to a blocked thread, its wake-up unseen too: an idle
 	 * CPU makes no events (no tick), a running thread does, so the
 	 * switch is nearer this event than the CPU's last one (the start of
-	 * its idle time). */
-	if (n && c->cur == 0 && n->cur.state == LT_TS_BLOCKED)
+	 * its idle time); and an idle CPU runs what wakes on it at once, so
+	 * the wake-up is as near.  Both go here: the thread was blocked
+	 * until then. */
+	if (n && c->cur == 0 && n->cur.state == LT_TS_BLOCKED) {
 		at = ns;
-	if (n && n->cur.state != LT_TS_RUNNABLE)
+		set_state(n, at, LT_TS_RUNNABLE, (int32_t)ci, LT_WAKER_UNSEEN);
+	} else if (n && n->cur.state != LT_TS_RUNNABLE) {
 		unseen_wake(c, n, (int32_t)ci, at);
+	}
 	close_slice(m, ci, c, at);
 	struct lt_thread *p = cur_thread(m, c, at);
 	if (p && p->cur.state == LT_TS_RUNNING && p->cur.cpu == (int32_t)ci)

@@ -17,8 +17,9 @@
  * event names the thread running on its CPU (common_tid); when that is
  * not the CPU's current thread, a switch to it is assumed at the CPU's
  * previous event (or at the thread's wake-up, if later); from idle to a
- * thread whose wake-up is missing as well, at the event itself (an idle
- * CPU makes no events, a running thread makes ticks).  A thread
+ * blocked thread whose wake-up is missing as well, the wake-up and the
+ * switch at the event itself (an idle CPU makes no events, a running
+ * thread makes ticks, and an idle CPU runs what wakes on it at once).  A thread
  * switched to without a wake-up in the trace is taken as woken (by
  * LT_WAKER_UNSEEN) at the start of the CPU's latest idle slice, or when
  * it blocked if later: both are the earliest times the trace allows.
