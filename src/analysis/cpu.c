@@ -3,7 +3,7 @@
  * slice the model closes (its on_slice callback, then lt_model_finish()
  * for the open ones) is counted to its thread, in total and per CPU, and
  * to its CPU as busy (a thread) or idle (tid 0); the model's irq and
- * softirq windows are added up per CPU as they close.
+ * softirq windows (its on_irq callback) are added up per CPU.
  *
  * Prints the top threads by CPU time (with their share of the trace's
  * span and their time on each CPU), then per CPU its busy, idle and
@@ -31,7 +31,7 @@ struct tstat {
 
 struct cstat {
 	int64_t busy, idle, irq, soft;
-	uint64_t nslices, nirqs_seen;
+	uint64_t nslices;
 };
 
 struct cpu_run {
@@ -92,26 +92,19 @@ static void on_slice(void *arg, unsigned cpu, const struct lt_cslice *s)
 	t->per_cpu[cpu] += d;
 }
 
-/* Adds the irq/softirq windows the model closed on cpu since last time. */
-static void take_irqs(struct cpu_run *r, unsigned cpu)
+static void on_irq(void *arg, unsigned cpu, const struct lt_irqspan *s)
 {
-	const struct lt_cpu *mc = &r->m.cpus[cpu];
+	struct cpu_run *r = arg;
 	struct cstat *c = cpu_stat(r, cpu);
 	if (!c) {
 		r->err = -ENOMEM;
 		return;
 	}
-	for (; c->nirqs_seen < mc->nirqs; c->nirqs_seen++) {
-		if (mc->nirqs - c->nirqs_seen > LT_CPU_IRQS)
-			continue; /* fell out of the ring (cannot happen here) */
-		const struct lt_irqspan *s =
-			&mc->irqs[c->nirqs_seen % LT_CPU_IRQS];
-		int64_t d = s->end > s->begin ? s->end - s->begin : 0;
-		if (s->soft)
-			c->soft += d;
-		else
-			c->irq += d;
-	}
+	int64_t d = s->end > s->begin ? s->end - s->begin : 0;
+	if (s->soft)
+		c->soft += d;
+	else
+		c->irq += d;
 }
 
 struct trow {
@@ -266,12 +259,10 @@ int lt_analyze_cpu(lt_trace_t *t, unsigned top, FILE *out)
 		return ret;
 	}
 	r.m.on_slice = on_slice;
+	r.m.on_irq = on_irq;
 	r.m.arg = &r;
-	while (r.err == 0 && (ret = lt_trace_next(t, &ev)) > 0) {
-		int k = lt_model_feed(&r.m, ev);
-		if (k == LT_KEV_IRQ_EXIT || k == LT_KEV_SOFTIRQ_EXIT)
-			take_irqs(&r, ev->cpu);
-	}
+	while (r.err == 0 && (ret = lt_trace_next(t, &ev)) > 0)
+		lt_model_feed(&r.m, ev);
 	if (ret == 0)
 		lt_model_finish(&r.m);
 	if (ret == 0 && r.err)

@@ -3,9 +3,9 @@
  * irq:irq_handler_entry/exit and irq:softirq_entry/exit (`lowtrace
  * record -k irq`).  The model pairs each entry with the next exit on the
  * same CPU into an irq or softirq window (model.h); each window it
- * closes is counted here to its line: the irq number (named by the
- * handler's name field, e.g. "virtio1-req.0") or the softirq vector
- * (HI, TIMER, NET_TX, ...).
+ * closes (its on_irq callback) is counted here to its line: the irq
+ * number (named by the handler's name field, e.g. "virtio1-req.0") or
+ * the softirq vector (HI, TIMER, NET_TX, ...).
  *
  * Per line: count, total, mean and worst duration, share of the trace's
  * span and a histogram by decade, the lines with the most time first;
@@ -37,10 +37,11 @@ struct irq_run {
 	struct lt_model m;
 	struct lt_itab lines; /* key -> struct line */
 	struct lt_topn longest;
-	uint64_t *seen; /* per CPU: the model's windows counted so far */
 	char (*entry_name)[32]; /* per CPU: the latest handler's name */
 	unsigned ncpus;
 	uint64_t nirq, nsoft, unmatched;
+	int closed; /* the event fed closed a window */
+	int err;
 };
 
 static int grow_cpus(struct irq_run *r, unsigned cpu)
@@ -48,15 +49,10 @@ static int grow_cpus(struct irq_run *r, unsigned cpu)
 	if (cpu < r->ncpus)
 		return 0;
 	unsigned n = cpu + 1;
-	uint64_t *s = realloc(r->seen, n * sizeof(*s));
-	if (!s)
-		return -ENOMEM;
-	r->seen = s;
 	char(*e)[32] = realloc(r->entry_name, n * sizeof(*e));
 	if (!e)
 		return -ENOMEM;
 	r->entry_name = e;
-	memset(s + r->ncpus, 0, (n - r->ncpus) * sizeof(*s));
 	memset(e + r->ncpus, 0, (n - r->ncpus) * sizeof(*e));
 	r->ncpus = n;
 	return 0;
@@ -90,55 +86,50 @@ static void set_line_name(struct line *l, const char *name)
 	}
 }
 
-/* Counts the windows the model closed on cpu; kind: what was fed. */
-static int take(struct irq_run *r, unsigned cpu, int kind)
+/* A window the model closed (its on_irq callback), counted to its line. */
+static void on_irq(void *arg, unsigned cpu, const struct lt_irqspan *s)
 {
-	const struct lt_cpu *mc = &r->m.cpus[cpu];
-	if (r->seen[cpu] == mc->nirqs) {
-		r->unmatched++;
-		return 0;
+	struct irq_run *r = arg;
+	int64_t key = (int64_t)(uint32_t)s->vec;
+	if (s->soft)
+		key |= SOFT_KEY;
+	r->closed = 1;
+	struct line *l = lt_itab_get(&r->lines, key);
+	if (!l) {
+		r->err = -ENOMEM;
+		return;
 	}
-	for (; r->seen[cpu] < mc->nirqs; r->seen[cpu]++) {
-		const struct lt_irqspan *s =
-			&mc->irqs[r->seen[cpu] % LT_CPU_IRQS];
-		int64_t key = (int64_t)(uint32_t)s->vec;
-		if (s->soft)
-			key |= SOFT_KEY;
-		struct line *l = lt_itab_get(&r->lines, key);
-		if (!l)
-			return -ENOMEM;
-		if (!s->soft && kind == LT_KEV_IRQ_EXIT)
-			set_line_name(l, r->entry_name[cpu]);
-		lt_dstat_add(&l->d, s->end - s->begin, s->begin);
-		struct lt_topn_item it = { .dur = s->end - s->begin,
-					   .begin = s->begin,
-					   .key = key,
-					   .tid = mc->cur,
-					   .cpu = (int32_t)cpu };
-		lt_topn_add(&r->longest, &it);
-		if (s->soft)
-			r->nsoft++;
-		else
-			r->nirq++;
-	}
-	return 0;
+	/* an irq window closes at its exit: the name is its entry's */
+	if (!s->soft && cpu < r->ncpus)
+		set_line_name(l, r->entry_name[cpu]);
+	lt_dstat_add(&l->d, s->end - s->begin, s->begin);
+	struct lt_topn_item it = { .dur = s->end - s->begin,
+				   .begin = s->begin,
+				   .key = key,
+				   .tid = r->m.cpus[cpu].cur,
+				   .cpu = (int32_t)cpu };
+	lt_topn_add(&r->longest, &it);
+	if (s->soft)
+		r->nsoft++;
+	else
+		r->nirq++;
 }
 
 static int feed(struct irq_run *r, const struct lt_event *ev)
 {
+	r->closed = 0;
 	int k = lt_model_feed(&r->m, ev);
+	if (r->err)
+		return r->err;
 	if (k < LT_KEV_IRQ_ENTRY || k > LT_KEV_SOFTIRQ_EXIT)
 		return 0;
 	if (grow_cpus(r, ev->cpu) != 0 || ev->cpu >= r->m.ncpus)
 		return -ENOMEM;
-	switch (k) {
-	case LT_KEV_IRQ_ENTRY:
+	if (k == LT_KEV_IRQ_ENTRY)
 		copy_name(ev, r->entry_name[ev->cpu]);
-		return 0;
-	case LT_KEV_IRQ_EXIT:
-	case LT_KEV_SOFTIRQ_EXIT:
-		return take(r, ev->cpu, k);
-	}
+	else if ((k == LT_KEV_IRQ_EXIT || k == LT_KEV_SOFTIRQ_EXIT) &&
+		 !r->closed)
+		r->unmatched++;
 	return 0;
 }
 
@@ -242,6 +233,8 @@ int lt_analyze_irq(lt_trace_t *t, unsigned top, FILE *out)
 		ret = lt_topn_init(&r.longest, top);
 	if (ret)
 		goto out;
+	r.m.on_irq = on_irq;
+	r.m.arg = &r;
 	while ((ret = lt_trace_next(t, &ev)) > 0)
 		if ((ret = feed(&r, ev)) < 0)
 			break;
@@ -250,7 +243,6 @@ int lt_analyze_irq(lt_trace_t *t, unsigned top, FILE *out)
 out:
 	lt_topn_free(&r.longest);
 	lt_itab_free(&r.lines);
-	free(r.seen);
 	free(r.entry_name);
 	lt_model_free(&r.m);
 	return ret;

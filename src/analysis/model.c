@@ -413,8 +413,8 @@ static void close_slice(struct lt_model *m, unsigned ci, struct lt_cpu *c,
 		m->on_slice(m->arg, ci, s);
 }
 
-static void push_irq(struct lt_cpu *c, int64_t b, int64_t e, int32_t vec,
-		     uint8_t soft)
+static void push_irq(struct lt_model *m, unsigned ci, struct lt_cpu *c,
+		     int64_t b, int64_t e, int32_t vec, uint8_t soft)
 {
 	struct lt_irqspan *s = &c->irqs[c->nirqs % LT_CPU_IRQS];
 	s->begin = b;
@@ -422,6 +422,8 @@ static void push_irq(struct lt_cpu *c, int64_t b, int64_t e, int32_t vec,
 	s->vec = vec;
 	s->soft = soft;
 	c->nirqs++;
+	if (m->on_irq)
+		m->on_irq(m->arg, ci, s);
 }
 
 /*
@@ -567,7 +569,8 @@ int lt_model_feed(struct lt_model *m, const struct lt_event *ev)
 		break;
 	case LT_KEV_IRQ_EXIT:
 		if (c->irq_begin)
-			push_irq(c, c->irq_begin, ev->ns, c->irq_vec, 0);
+			push_irq(m, ev->cpu, c, c->irq_begin, ev->ns,
+				 c->irq_vec, 0);
 		c->irq_begin = 0;
 		break;
 	case LT_KEV_SOFTIRQ_ENTRY:
@@ -576,7 +579,8 @@ int lt_model_feed(struct lt_model *m, const struct lt_event *ev)
 		break;
 	case LT_KEV_SOFTIRQ_EXIT:
 		if (c->soft_begin)
-			push_irq(c, c->soft_begin, ev->ns, c->soft_vec, 1);
+			push_irq(m, ev->cpu, c, c->soft_begin, ev->ns,
+				 c->soft_vec, 1);
 		c->soft_begin = 0;
 		break;
 	case LT_KEV_SYS_ENTER:

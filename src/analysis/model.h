@@ -127,6 +127,9 @@ struct lt_model {
 	uint64_t nevents, nsched;
 	/* called when a CPU slice closes (also a running span of s->tid) */
 	void (*on_slice)(void *arg, unsigned cpu, const struct lt_cslice *s);
+	/* called when an irq or softirq window closes (an exit after its
+	 * entry); cpus[cpu].cur is the thread it interrupted */
+	void (*on_irq)(void *arg, unsigned cpu, const struct lt_irqspan *s);
 	void *arg;
 };
 

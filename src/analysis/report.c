@@ -10,7 +10,8 @@
  *
  * Times are microseconds from the first event.  Each array is streamed
  * to its own temporary file during the one pass (slices from on_slice,
- * irq windows and thread spans as they enter the model's rings), then
+ * irq windows from on_irq, thread spans as they enter the model's rings),
+ * then
  * copied into the page; memory stays bounded as in the model.  Spans
  * that fell out of a thread's ring before they were copied are counted
  * (D.lost), which the page shows.
@@ -31,8 +32,6 @@ struct rep {
 	FILE *f[F_N];
 	int first[F_N];
 	int64_t t0;
-	uint64_t *irq_done; /* per CPU: irq windows copied */
-	unsigned nirq_done;
 	uint64_t lost, nanchors;
 };
 
@@ -75,27 +74,12 @@ static void on_slice(void *arg, unsigned cpu, const struct lt_cslice *s)
 		us(r, s->end), s->tid);
 }
 
-static void copy_irqs(struct rep *r, unsigned cpu)
+static void on_irq(void *arg, unsigned cpu, const struct lt_irqspan *s)
 {
-	const struct lt_cpu *c = &r->m->cpus[cpu];
-	if (cpu >= r->nirq_done) {
-		unsigned n = r->m->ncpus > cpu ? r->m->ncpus : cpu + 1;
-		uint64_t *d = realloc(r->irq_done, n * sizeof(*d));
-		if (!d)
-			return;
-		memset(d + r->nirq_done, 0, (n - r->nirq_done) * sizeof(*d));
-		r->irq_done = d;
-		r->nirq_done = n;
-	}
-	uint64_t *done = &r->irq_done[cpu];
-	if (c->nirqs - *done > LT_CPU_IRQS)
-		*done = c->nirqs - LT_CPU_IRQS;
-	for (; *done < c->nirqs; (*done)++) {
-		const struct lt_irqspan *s = &c->irqs[*done % LT_CPU_IRQS];
-		sep(r, F_IRQ);
-		fprintf(r->f[F_IRQ], "%u,%.3f,%.3f,%d,%u", cpu, us(r, s->begin),
-			us(r, s->end), s->vec, s->soft);
-	}
+	struct rep *r = arg;
+	sep(r, F_IRQ);
+	fprintf(r->f[F_IRQ], "%u,%.3f,%.3f,%d,%u", cpu, us(r, s->begin),
+		us(r, s->end), s->vec, s->soft);
 }
 
 static void span_out(struct rep *r, int32_t tid, const struct lt_tspan *s)
@@ -209,13 +193,12 @@ int lt_report_html(lt_trace_t *t, const struct lt_anchor *anc, FILE *out)
 	if (ret)
 		goto out;
 	m.on_slice = on_slice;
+	m.on_irq = on_irq;
 	m.arg = &r;
 	while ((ret = lt_trace_next(t, &ev)) > 0) {
 		if (!m.nevents)
 			r.t0 = ev->ns;
 		lt_model_feed(&m, ev);
-		if (ev->cpu < m.ncpus && m.cpus[ev->cpu].irqs)
-			copy_irqs(&r, ev->cpu);
 		if (m.nevents % SCAN_EVERY == 0)
 			scan_threads(&r);
 		if (anc && lt_anchor_match(anc, ev))
@@ -225,9 +208,6 @@ int lt_report_html(lt_trace_t *t, const struct lt_anchor *anc, FILE *out)
 		goto out;
 	lt_model_finish(&m);
 	scan_threads(&r);
-	for (unsigned c = 0; c < m.ncpus; c++)
-		if (m.cpus[c].irqs)
-			copy_irqs(&r, c);
 	for (unsigned i = 0; i < m.tab_cap; i++) {
 		struct lt_thread *th = m.tab[i];
 		if (th) {
@@ -269,7 +249,6 @@ out:
 	for (int k = 0; k < F_N; k++)
 		if (r.f[k])
 			fclose(r.f[k]);
-	free(r.irq_done);
 	lt_model_free(&m);
 	return ret;
 }

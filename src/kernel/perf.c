@@ -92,12 +92,6 @@ uint64_t lt_perf_ring_head(const struct lt_perf_ring *r)
 	return __atomic_load_n(&pc->data_head, __ATOMIC_ACQUIRE);
 }
 
-int lt_perf_ring_read(struct lt_perf_ring *r, char *scratch,
-		      lt_perf_record_fn fn, void *arg)
-{
-	return lt_perf_ring_walk(r, lt_perf_ring_head(r), scratch, fn, arg, 1);
-}
-
 int lt_perf_ring_walk(struct lt_perf_ring *r, uint64_t head, char *scratch,
 		      lt_perf_record_fn fn, void *arg, int consume)
 {
@@ -328,6 +322,7 @@ struct lt_kernel {
 	size_t nctf; /* the events written: ev[0..nctf), then follow-only */
 	int fork_ev; /* sched_process_fork is among ev */
 	uint64_t *heads; /* per CPU: where this drain stops (scan_forks) */
+	uint64_t *scan_heads; /* per CPU: where its fork scan stops */
 	unsigned forks_added;
 	struct kcpu *cpus;
 	size_t ncpus;
@@ -645,7 +640,8 @@ int lt_kernel_open(const char *const *patterns, size_t n,
 	k->ids = calloc((size_t)non * k->nev, sizeof(*k->ids));
 	k->scratch = malloc(SCRATCH_SIZE);
 	k->heads = calloc((size_t)non, sizeof(*k->heads));
-	if (!k->cpus || !k->ids || !k->scratch || !k->heads) {
+	k->scan_heads = calloc((size_t)non, sizeof(*k->scan_heads));
+	if (!k->cpus || !k->ids || !k->scratch || !k->heads || !k->scan_heads) {
 		rc = -ENOMEM;
 		goto fail;
 	}
@@ -750,18 +746,12 @@ static int write_sample(struct lt_kernel *k, struct kcpu *c,
 	if (!m)
 		return 0; /* not ours; cannot happen */
 	const struct kevent *e = &k->ev[m->ev];
+	if (e->follow_only)
+		return 0; /* scan_forks() has grown the tree from it */
 	if (k->npids) {
 		pid_t p = (pid_t)s->pid, q = -1;
 		int kept = bsearch(&p, k->pids, k->npids, sizeof(p), pid_cmp) !=
 			   NULL;
-		if (e->child_off >= 0 && kept &&
-		    (size_t)e->child_off + 4 <= s->raw_size) {
-			/* the tree grows: a kept process's child is kept */
-			memcpy(&q, (const char *)s->raw + e->child_off, 4);
-			lt_kernel_add_pid(k, q);
-		}
-		if (e->follow_only)
-			return 0;
 		if (!kept && e->target_off >= 0 &&
 		    (size_t)e->target_off + 4 <= s->raw_size) {
 			memcpy(&q, (const char *)s->raw + e->target_off, 4);
@@ -868,8 +858,9 @@ static int on_fork_record(void *arg, uint32_t type, const void *body,
  * taken first (heads[]: what this drain writes), and only then are the
  * rings scanned for forks up to their heads of that later moment: a fork
  * before any record to write is published before that record, so before
- * the scan's heads.  Scans repeat while they find children (grandchildren
- * forked on an already scanned CPU).
+ * the scan's heads.  The scan repeats over the same records while it
+ * finds children (grandchildren forked on an already scanned CPU): each
+ * round adds one at least, of a finite set.  The tree grows here alone.
  */
 static void scan_forks(struct lt_kernel *k)
 {
@@ -877,16 +868,14 @@ static void scan_forks(struct lt_kernel *k)
 		k->heads[i] = lt_perf_ring_head(&k->cpus[i].ring);
 	if (!k->npids || !k->fork_ev)
 		return;
-	for (int round = 0; round < 8; round++) {
+	for (size_t i = 0; i < k->ncpus; i++)
+		k->scan_heads[i] = lt_perf_ring_head(&k->cpus[i].ring);
+	do {
 		k->forks_added = 0;
-		for (size_t i = 0; i < k->ncpus; i++) {
-			struct lt_perf_ring *r = &k->cpus[i].ring;
-			lt_perf_ring_walk(r, lt_perf_ring_head(r), k->scratch,
-					  on_fork_record, k, 0);
-		}
-		if (!k->forks_added)
-			break;
-	}
+		for (size_t i = 0; i < k->ncpus; i++)
+			lt_perf_ring_walk(&k->cpus[i].ring, k->scan_heads[i],
+					  k->scratch, on_fork_record, k, 0);
+	} while (k->forks_added);
 }
 
 static int drain(struct lt_kernel *k, lt_kernel_packet_fn fn, void *arg,
@@ -1026,6 +1015,7 @@ void lt_kernel_close(struct lt_kernel *k)
 	free(k->ev);
 	free(k->ctf);
 	free(k->heads);
+	free(k->scan_heads);
 	free(k->cpus);
 	free(k->ids);
 	free(k->pids);

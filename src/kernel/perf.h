@@ -44,21 +44,17 @@ struct lt_perf_ring {
 int lt_perf_ring_map(int fd, uint32_t pages, struct lt_perf_ring *r);
 void lt_perf_ring_unmap(struct lt_perf_ring *r);
 
-/*
- * Calls fn for every record between the ring's tail and head, oldest first
- * (a record that wraps around the end is copied into scratch, of 64 KiB),
- * then frees the space.  Returns the number of records, or fn's negative
- * return (the records before it are consumed).
- */
 typedef int (*lt_perf_record_fn)(void *arg, uint32_t type, const void *body,
 				 size_t len);
-int lt_perf_ring_read(struct lt_perf_ring *r, char *scratch,
-		      lt_perf_record_fn fn, void *arg);
 /* The ring's head now: the records before it are whole. */
 uint64_t lt_perf_ring_head(const struct lt_perf_ring *r);
 /*
- * lt_perf_ring_read() up to head (from lt_perf_ring_head(), not beyond
- * the ring's head now); consume 0 leaves the records in the ring.
+ * Calls fn for every record between the ring's tail and head (from
+ * lt_perf_ring_head(), not beyond the ring's head now), oldest first (a
+ * record that wraps around the end is copied into scratch, of 64 KiB);
+ * with consume, then frees the space, else leaves the records in the
+ * ring.  Returns the number of records, or fn's negative return (the
+ * records before it are consumed).
  */
 int lt_perf_ring_walk(struct lt_perf_ring *r, uint64_t head, char *scratch,
 		      lt_perf_record_fn fn, void *arg, int consume);
