@@ -1,9 +1,13 @@
 /*
  * test_ring_torture.c - writers, a tracing signal handler and a consumer
- * hammer one channel for a few seconds in each mode.
+ * hammer one channel for a few seconds in each mode, with either kind of
+ * writer synchronisation (atomic: compare-and-swap; rseq: restartable
+ * sequences).
  *
- * Two writer threads (not pinned, so they migrate) and a SIGALRM handler
- * (setitimer) that interrupts them and writes too, as its own writer.  Each
+ * Two writer threads (not pinned, so they migrate; a third thread moves
+ * them from CPU to CPU every millisecond or so) and a SIGALRM handler
+ * (setitimer) that interrupts them and writes too, as its own writer.  The
+ * consumer closes partial sub-buffers now and then while they write.  Each
  * record carries its writer id, that writer's sequence number and a
  * checksum; three event ids with three payload sizes, one of them beyond
  * the compact header's range.  Checked: every record read is intact; each
@@ -40,6 +44,7 @@ static uint64_t last_seq[NW][MAXCPU]; /* +1, 0 = none yet */
 static uint64_t events_read, packets_read;
 
 static __thread int my_writer = -1;
+static pthread_t writer_threads[NWRITERS];
 
 static uint32_t checksum(uint32_t w, uint64_t seq, uint32_t id)
 {
@@ -66,7 +71,8 @@ static long payload_size(uint32_t id)
 }
 
 /* Odd sequence numbers go through lt_ring_write(), even ones through
- * lt_ring_reserve() and lt_ring_commit(): both kinds share the buffers. */
+ * lt_ring_reserve() and lt_ring_commit(): both kinds share the buffers.
+ * An rseq channel has lt_ring_write() alone. */
 static void write_one(int w)
 {
 	struct wstat *s = &ws[w];
@@ -84,7 +90,7 @@ static void write_one(int w)
 	/* fill the rest with a pattern derived from the checksum */
 	for (uint32_t i = 16; i < len; i++)
 		buf[i] = (char)(ck + i);
-	if (seq & 1) {
+	if ((seq & 1) || ring->sync == LT_RING_SYNC_RSEQ) {
 		if (lt_ring_write(ring, id, buf, len) != 0)
 			atomic_fetch_add_explicit(&s->dropped, 1,
 						  memory_order_relaxed);
@@ -152,6 +158,26 @@ static void check_packet(uint32_t cpu, const void *data, size_t len)
 	packets_read++;
 }
 
+/* Moves each writer to a CPU chosen at random, every 0.5-1.5 ms. */
+static void *migrator(void *arg)
+{
+	unsigned seed = 12345;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	(void)arg;
+	while (!atomic_load_explicit(&stop_writers, memory_order_relaxed)) {
+		for (int i = 0; i < NWRITERS; i++) {
+			cpu_set_t set;
+			CPU_ZERO(&set);
+			CPU_SET((int)(rand_r(&seed) % (unsigned)ncpu), &set);
+			pthread_setaffinity_np(writer_threads[i], sizeof(set),
+					       &set);
+		}
+		struct timespec d = { 0, 500000 + rand_r(&seed) % 1000000 };
+		nanosleep(&d, NULL);
+	}
+	return NULL;
+}
+
 static void *discard_consumer(void *arg)
 {
 	uint64_t next_seq[MAXCPU] = { 0 };
@@ -161,7 +187,8 @@ static void *discard_consumer(void *arg)
 		int any = 0, done = atomic_load(&stop_consumer);
 		for (uint32_t cpu = 0; cpu < ring->n_cpus; cpu++) {
 			struct lt_ring_subbuf sb;
-			if (done)
+			/* at the end, and now and then under the writers */
+			if (done || spin % 16 == cpu)
 				lt_ring_flush(ring, cpu);
 			while (lt_ring_get_subbuf(ring, cpu, &sb) == 0) {
 				if (sb.seq != next_seq[cpu])
@@ -233,12 +260,15 @@ static double seconds(void)
 	return s > 0 ? s : 3.0;
 }
 
-static void torture(enum lt_ring_mode mode)
+static void torture(enum lt_ring_mode mode, enum lt_ring_sync sync)
 {
 	struct lt_ring_config cfg = { .mode = mode,
 				      .n_subbufs = 4,
 				      .subbuf_size = 4096,
-				      .stream_id = 1 };
+				      .stream_id = 1,
+				      .sync = sync };
+	if (sync == LT_RING_SYNC_RSEQ && !lt_ring_rseq_usable())
+		LT_SKIP("no rseq in this thread (x86_64, glibc 2.35+)");
 	LT_ASSERT_EQ(lt_clock_init(), 0);
 	LT_ASSERT_EQ(lt_ring_create(&cfg, &ring), 0);
 	LT_ASSERT(ring->n_cpus <= MAXCPU);
@@ -249,7 +279,7 @@ static void torture(enum lt_ring_mode mode)
 	sigaddset(&alrm, SIGALRM);
 	struct sigaction sa = { .sa_handler = on_alarm };
 	sigaction(SIGALRM, &sa, NULL);
-	pthread_t wt[NWRITERS], ct;
+	pthread_t ct, mt;
 	pthread_sigmask(SIG_BLOCK, &alrm, &old);
 	pthread_create(&ct, NULL,
 		       mode == LT_RING_DISCARD ? discard_consumer :
@@ -257,8 +287,10 @@ static void torture(enum lt_ring_mode mode)
 		       NULL);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	for (int i = 0; i < NWRITERS; i++)
-		pthread_create(&wt[i], NULL, writer, (void *)(intptr_t)i);
+		pthread_create(&writer_threads[i], NULL, writer,
+			       (void *)(intptr_t)i);
 	pthread_sigmask(SIG_BLOCK, &alrm, NULL);
+	pthread_create(&mt, NULL, migrator, NULL);
 	struct itimerval it = { { 0, 200 }, { 0, 200 } };
 	setitimer(ITIMER_REAL, &it, NULL);
 
@@ -273,7 +305,8 @@ static void torture(enum lt_ring_mode mode)
 	setitimer(ITIMER_REAL, &off, NULL);
 	atomic_store(&stop_writers, 1);
 	for (int i = 0; i < NWRITERS; i++)
-		pthread_join(wt[i], NULL);
+		pthread_join(writer_threads[i], NULL);
+	pthread_join(mt, NULL);
 	atomic_store(&stop_consumer, 1);
 	pthread_join(ct, NULL);
 
@@ -286,9 +319,10 @@ static void torture(enum lt_ring_mode mode)
 	}
 	for (uint32_t cpu = 0; cpu < ring->n_cpus; cpu++)
 		ring_lost += lt_ring_lost(ring, cpu);
-	printf("  %s: %llu written (%llu from the signal handler), "
+	printf("  %s, %s: %llu written (%llu from the signal handler), "
 	       "%llu dropped, %llu read in %llu packets, %llu snapshots\n",
 	       mode == LT_RING_DISCARD ? "discard" : "overwrite",
+	       sync == LT_RING_SYNC_RSEQ ? "rseq" : "atomic",
 	       (unsigned long long)written, (unsigned long long)handler,
 	       (unsigned long long)dropped, (unsigned long long)events_read,
 	       (unsigned long long)packets_read,
@@ -315,10 +349,20 @@ static void torture(enum lt_ring_mode mode)
 
 LT_TEST(test_torture_discard_counts_every_event)
 {
-	torture(LT_RING_DISCARD);
+	torture(LT_RING_DISCARD, LT_RING_SYNC_ATOMIC);
 }
 
 LT_TEST(test_torture_overwrite_snapshots_stay_consistent)
 {
-	torture(LT_RING_OVERWRITE);
+	torture(LT_RING_OVERWRITE, LT_RING_SYNC_ATOMIC);
+}
+
+LT_TEST(test_torture_rseq_discard_counts_every_event)
+{
+	torture(LT_RING_DISCARD, LT_RING_SYNC_RSEQ);
+}
+
+LT_TEST(test_torture_rseq_overwrite_snapshots_stay_consistent)
+{
+	torture(LT_RING_OVERWRITE, LT_RING_SYNC_RSEQ);
 }

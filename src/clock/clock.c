@@ -99,24 +99,27 @@ static int kernel_trusts_tsc(char *why, size_t n)
 	return 0;
 }
 
-static int counter_usable(char *why, size_t n)
+/* forced: LOWTRACE_CLOCK=counter, the kernel's own choice overruled */
+static int counter_usable(char *why, size_t n, int forced)
 {
 	if (!cpu_has_flags("constant_tsc", "nonstop_tsc")) {
 		snprintf(why, n, "cpu lacks constant_tsc or nonstop_tsc");
 		return 0;
 	}
-	return kernel_trusts_tsc(why, n);
+	return forced || kernel_trusts_tsc(why, n);
 }
 #elif defined(__aarch64__)
-static int counter_usable(char *why, size_t n)
+static int counter_usable(char *why, size_t n, int forced)
 {
 	(void)why;
 	(void)n;
+	(void)forced;
 	return 1;
 }
 #else
-static int counter_usable(char *why, size_t n)
+static int counter_usable(char *why, size_t n, int forced)
 {
+	(void)forced;
 	snprintf(why, n, "no cycle counter on this architecture");
 	return 0;
 }
@@ -225,7 +228,8 @@ static void clock_setup(void)
 	if (env && strcmp(env, "monotonic") == 0) {
 		snprintf(why, sizeof(why), "LOWTRACE_CLOCK=monotonic");
 	} else if (LT_CLOCK_COUNTER != LT_CLOCK_MONOTONIC &&
-		   counter_usable(why, sizeof(why))) {
+		   counter_usable(why, sizeof(why),
+				  env && strcmp(env, "counter") == 0)) {
 		k.source = LT_CLOCK_COUNTER;
 	}
 	if (k.source == LT_CLOCK_MONOTONIC) {

@@ -3,8 +3,12 @@
  *
  * Every event's timestamp comes from lt_clock_read(): the CPU's cycle
  * counter where it can be trusted (x86_64 TSC with constant_tsc and
- * nonstop_tsc, aarch64 cntvct_el0), CLOCK_MONOTONIC through the vDSO
- * elsewhere or when LOWTRACE_CLOCK=monotonic.  The reading is inline: no
+ * nonstop_tsc and the kernel's clocksource on it, aarch64 cntvct_el0),
+ * CLOCK_MONOTONIC through the vDSO elsewhere or when
+ * LOWTRACE_CLOCK=monotonic.  LOWTRACE_CLOCK=counter takes the TSC even
+ * where the kernel chose another clocksource (a VM booted with
+ * tsc=unstable whose counter is in fact constant): the user vouches for
+ * it, and the calibration still ties it to CLOCK_MONOTONIC.  The reading is inline: no
  * call, no lock.  Readings are raw counts; lt_clock_init() calibrates the
  * counter against CLOCK_MONOTONIC so that lt_clock_to_ns() converts counts
  * to CLOCK_MONOTONIC nanoseconds, and the trace's metadata carries the same

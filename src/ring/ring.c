@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -41,6 +42,7 @@ static void ring_attach(struct lt_ring *r, void *map, size_t len, int fd)
 	r->map_len = len;
 	r->fd = fd;
 	r->mode = h->mode;
+	r->sync = atomic_load_explicit(&h->sync, memory_order_relaxed);
 	r->n_cpus = h->n_cpus;
 	r->n_subbufs = h->n_subbufs;
 	r->subbuf_size = h->subbuf_size;
@@ -63,8 +65,11 @@ int lt_ring_create(const struct lt_ring_config *cfg, struct lt_ring **out)
 	}
 	if (!is_pow2(cfg->n_subbufs) || cfg->n_subbufs < 2 ||
 	    !is_pow2(cfg->subbuf_size) || cfg->subbuf_size < 1024 ||
-	    cfg->subbuf_size > (1ull << 32) || n_cpus > 4096)
+	    cfg->subbuf_size > (1ull << 32) || n_cpus > 4096 ||
+	    cfg->sync > LT_RING_SYNC_WRITER)
 		return -EINVAL;
+	if (cfg->sync == LT_RING_SYNC_RSEQ && !lt_ring_rseq_usable())
+		return -ENOTSUP;
 
 	uint64_t cs = ctl_size(cfg->n_subbufs);
 	uint64_t ctl_off = align_up(sizeof(struct lt_ring_shm), 64);
@@ -117,6 +122,7 @@ int lt_ring_create(const struct lt_ring_config *cfg, struct lt_ring **out)
 	memcpy(h->tmpl.uuid, cfg->uuid, 16);
 	h->tmpl.stream_id = cfg->stream_id;
 	h->tmpl.pid = cfg->pid ? cfg->pid : (uint32_t)getpid();
+	atomic_store_explicit(&h->sync, cfg->sync, memory_order_relaxed);
 	ring_attach(r, map, total, fd);
 	*out = r;
 	return 0;
@@ -135,10 +141,11 @@ int lt_ring_map(int fd, struct lt_ring **out)
 		return -EIO;
 	/* the other side may be broken or hostile: check the geometry */
 	if (h.magic != LT_RING_SHM_MAGIC || h.version != LT_RING_SHM_VERSION ||
-	    h.mode > LT_RING_OVERWRITE || !is_pow2(h.n_subbufs) ||
-	    h.n_subbufs < 2 || !is_pow2(h.subbuf_size) ||
-	    h.subbuf_size < 1024 || h.subbuf_size > (1ull << 32) || !h.n_cpus ||
-	    h.n_cpus > 4096 || h.ctl_stride < ctl_size(h.n_subbufs) ||
+	    h.mode > LT_RING_OVERWRITE || h.sync > LT_RING_SYNC_WRITER ||
+	    !is_pow2(h.n_subbufs) || h.n_subbufs < 2 ||
+	    !is_pow2(h.subbuf_size) || h.subbuf_size < 1024 ||
+	    h.subbuf_size > (1ull << 32) || !h.n_cpus || h.n_cpus > 4096 ||
+	    h.ctl_stride < ctl_size(h.n_subbufs) ||
 	    h.data_stride != (uint64_t)h.n_subbufs * h.subbuf_size ||
 	    h.ctl_offset < sizeof(h) ||
 	    h.data_offset < h.ctl_offset + h.ctl_stride * h.n_cpus ||
@@ -175,6 +182,39 @@ int lt_ring_fd(const struct lt_ring *r)
 	return r->fd;
 }
 
+int lt_ring_rseq_usable(void)
+{
+#if LT_RING_HAVE_RSEQ
+	static int forced = -1; /* LOWTRACE_RING_SYNC=atomic, read once */
+	int f = __atomic_load_n(&forced, __ATOMIC_RELAXED);
+	if (f < 0) {
+		const char *e = getenv("LOWTRACE_RING_SYNC");
+		f = e && strcmp(e, "atomic") == 0;
+		__atomic_store_n(&forced, f, __ATOMIC_RELAXED);
+	}
+	struct rseq *rs = lt_rseq_area();
+	return !f && rs &&
+	       (int32_t)__atomic_load_n(&rs->cpu_id, __ATOMIC_RELAXED) >= 0;
+#else
+	return 0;
+#endif
+}
+
+uint32_t lt_ring_choose_sync(struct lt_ring *r)
+{
+	uint32_t want =
+		lt_ring_rseq_usable() ? LT_RING_SYNC_RSEQ : LT_RING_SYNC_ATOMIC;
+	uint32_t cur = LT_RING_SYNC_WRITER;
+	/* release: before this process's first record; pairs with the
+	 * acquire load in lt_ring_sync_of() */
+	if (!atomic_compare_exchange_strong_explicit(&r->shm->sync, &cur, want,
+						     memory_order_release,
+						     memory_order_acquire))
+		want = cur;
+	r->sync = want;
+	return want;
+}
+
 static struct lt_packet_header *hdr_at(struct lt_ring *r, uint32_t cpu,
 				       uint64_t base)
 {
@@ -187,12 +227,10 @@ static uint64_t slot_of(const struct lt_ring *r, uint64_t off)
 	return (off >> r->subbuf_shift) & (r->n_subbufs - 1);
 }
 
-/* Fills the fields of the header that the sub-buffer's opener owns. */
-void lt_ring_open_subbuf(struct lt_ring *r, struct lt_ring_ctl *ctl,
-			 uint64_t begin, uint64_t ts)
+/* The fields of cpu's header at begin that the sub-buffer's opener owns. */
+static void open_fields(const struct lt_ring *r, uint32_t cpu,
+			struct lt_packet_header *h, uint64_t begin, uint64_t ts)
 {
-	uint32_t cpu = lt_ring_cpu_of(r, ctl);
-	struct lt_packet_header *h = hdr_at(r, cpu, begin);
 	const struct lt_packet_header *t = &r->shm->tmpl;
 
 	h->magic = t->magic;
@@ -203,6 +241,13 @@ void lt_ring_open_subbuf(struct lt_ring *r, struct lt_ring_ctl *ctl,
 	h->packet_seq_num = begin >> r->subbuf_shift;
 	h->cpu_id = cpu;
 	h->pid = t->pid;
+}
+
+void lt_ring_open_subbuf(struct lt_ring *r, struct lt_ring_ctl *ctl,
+			 uint64_t begin, uint64_t ts)
+{
+	uint32_t cpu = lt_ring_cpu_of(r, ctl);
+	open_fields(r, cpu, hdr_at(r, cpu, begin), begin, ts);
 }
 
 /*
@@ -269,6 +314,12 @@ uint64_t lt_ring_lost(const struct lt_ring *r, uint32_t cpu)
 static int subbuf_complete(const struct lt_ring *r, struct lt_ring_ctl *ctl,
 			   uint64_t base)
 {
+	if (lt_ring_sync_of(r) == LT_RING_SYNC_RSEQ)
+		/* acquire: pairs with the commit store of the sequence that
+		 * moved the offset past it, after every byte below */
+		return atomic_load_explicit(&ctl->offset,
+					    memory_order_acquire) >=
+		       base + r->subbuf_size;
 	uint64_t gen = base / r->buf_size;
 	/* acquire: pairs with the release adds in lt_ring_commit() and
 	 * lt_ring_close_subbuf(): every committed byte is visible */
@@ -308,7 +359,7 @@ void lt_ring_put_subbuf(struct lt_ring *r, uint32_t cpu)
 			      memory_order_release);
 }
 
-int lt_ring_flush(struct lt_ring *r, uint32_t cpu)
+static int flush_atomic(struct lt_ring *r, uint32_t cpu)
 {
 	struct lt_ring_ctl *ctl = lt_ring_ctl(r, cpu);
 	const uint64_t S = r->subbuf_size;
@@ -327,6 +378,236 @@ int lt_ring_flush(struct lt_ring *r, uint32_t cpu)
 	} while (!lt_ring_cas_pair(ctl, &old, &last, (old & ~(S - 1)) + S, ts));
 	lt_ring_close_subbuf(r, ctl, old & ~(S - 1), old & (S - 1), ts, lost);
 	return 1;
+}
+
+#if LT_RING_HAVE_RSEQ
+/*
+ * The fields a closer writes, timestamp_end to events_discarded, in the
+ * header's order (packet_seq_num, the opener's, written again as it is).
+ */
+struct close_fields {
+	uint64_t timestamp_end, content_size, packet_size, packet_seq_num,
+		events_discarded;
+};
+#define CLOSE_AT offsetof(struct lt_packet_header, timestamp_end)
+_Static_assert(offsetof(struct lt_packet_header, events_discarded) - CLOSE_AT +
+			       8 ==
+		       sizeof(struct close_fields),
+	       "closing fields in header order");
+
+static void close_fields(const struct lt_ring *r, struct close_fields *c,
+			 uint64_t base, uint64_t used, uint64_t ts,
+			 uint64_t lost)
+{
+	c->timestamp_end = ts;
+	c->content_size = c->packet_size = used * 8;
+	c->packet_seq_num = base >> r->subbuf_shift;
+	c->events_discarded = lost;
+}
+
+static void add_copy(struct lt_rseq_pub *p, void *dst, const void *src,
+		     uint64_t len)
+{
+	p->c[p->n++] = (struct lt_rseq_copy){ dst, src, len };
+}
+
+/* Counts a dropped event in the buffer of the CPU the thread runs on. */
+static int drop_here(struct lt_ring *r, int err)
+{
+	lt_ring_drop(lt_ring_ctl(r, (uint32_t)lt_cpu_current() % r->n_cpus),
+		     err);
+	return err;
+}
+
+/*
+ * lt_ring_reserve_on()'s decisions (switch, open, close, header size),
+ * then the record and the headers it changes are copied and published by
+ * one restartable sequence; any writer of this CPU in between, or a move
+ * to another CPU, and it starts again.
+ */
+int lt_ring_write_rseq_slow(struct lt_ring *r, uint32_t id, const void *payload,
+			    uint32_t len)
+{
+	const uint64_t S = r->subbuf_size, mask = r->buf_size - 1;
+	struct rseq *rs = lt_rseq_area();
+
+	if (LT_PACKET_HDR_SIZE + LT_EV_HDR_EXTENDED + len > S)
+		return drop_here(r, -E2BIG);
+	for (;;) {
+		/* a thread without rseq cannot write here: counted lost */
+		if (!rs ||
+		    (int32_t)__atomic_load_n(&rs->cpu_id, __ATOMIC_RELAXED) < 0)
+			return drop_here(r, -ENOBUFS);
+		uint32_t cpu =
+			__atomic_load_n(&rs->cpu_id_start, __ATOMIC_RELAXED);
+		if (cpu >= r->n_cpus)
+			return drop_here(r, -ENOBUFS);
+		struct lt_ring_ctl *ctl = lt_ring_ctl(r, cpu);
+		char *data = lt_ring_data(r, cpu);
+		uint64_t old = atomic_load_explicit(&ctl->offset,
+						    memory_order_relaxed);
+		uint64_t last = atomic_load_explicit(&ctl->last_tsc,
+						     memory_order_relaxed);
+		uint64_t ts = lt_clock_read_fast();
+		if (ts < last)
+			ts = last;
+		uint64_t obase = old & ~(S - 1), begin = old, rec, end;
+		int enter = (old & (S - 1)) == 0, sw = 0;
+		uint32_t hsz = id < LT_EV_ID_EXTENDED ? LT_EV_HDR_COMPACT :
+							LT_EV_HDR_EXTENDED;
+		if (!enter) {
+			if (ts - last >= (1ull << LT_EV_TS_BITS))
+				hsz = LT_EV_HDR_EXTENDED;
+			rec = (old + LT_EV_ALIGN - 1) &
+			      ~(uint64_t)(LT_EV_ALIGN - 1);
+			end = rec + hsz + len;
+			if (end - obase > S)
+				sw = enter = 1;
+		}
+		if (enter) {
+			begin = sw ? obase + S : old;
+			/* the first record's delta to timestamp_begin is 0 */
+			hsz = id < LT_EV_ID_EXTENDED ? LT_EV_HDR_COMPACT :
+						       LT_EV_HDR_EXTENDED;
+			rec = begin + LT_PACKET_HDR_SIZE;
+			end = rec + hsz + len;
+			/* pairs with the release store in
+			 * lt_ring_put_subbuf(); an overwritten sub-buffer is
+			 * always whole here (no record is ever half-done) */
+			if (r->mode == LT_RING_DISCARD &&
+			    begin + S -
+					    atomic_load_explicit(
+						    &ctl->consumed,
+						    memory_order_acquire) >
+				    r->buf_size)
+				return drop_here(r, -ENOBUFS);
+		}
+		int fill = (end & (S - 1)) == 0;
+		uint64_t lost = sw | fill ? lt_ring_lost(r, cpu) : 0;
+
+		struct lt_rseq_pub pub = { .new_off = end,
+					   .new_ts = ts,
+					   .old = old };
+		struct close_fields prev, own;
+		struct lt_packet_header open;
+		unsigned char eh[LT_EV_HDR_EXTENDED];
+		if (sw) {
+			close_fields(r, &prev, obase, old & (S - 1), ts, lost);
+			add_copy(&pub, data + ((obase + CLOSE_AT) & mask),
+				 &prev, sizeof(prev));
+		}
+		if (enter) {
+			memset(&open, 0, sizeof(open));
+			open_fields(r, cpu, &open, begin, ts);
+			add_copy(&pub, data + (begin & mask), &open,
+				 sizeof(open));
+		}
+		if (hsz == LT_EV_HDR_COMPACT) {
+			uint32_t w = id | (uint32_t)(ts << 5);
+			memcpy(eh, &w, 4);
+		} else {
+			eh[0] = (unsigned char)LT_EV_ID_EXTENDED;
+			memcpy(eh + 1, &id, 4);
+			memcpy(eh + 5, &ts, 8);
+		}
+		add_copy(&pub, data + (rec & mask), eh, hsz);
+		if (len)
+			add_copy(&pub, data + ((rec + hsz) & mask), payload,
+				 len);
+		if (fill) {
+			/* the record ends the sub-buffer: it closes it */
+			close_fields(r, &own, end - S, S, ts, lost);
+			add_copy(&pub, data + ((end - S + CLOSE_AT) & mask),
+				 &own, sizeof(own));
+		}
+		if (!lt_rseq_publish(rs, cpu, &ctl->pair, &pub))
+			return 0;
+	}
+}
+
+/* Closes cpu's open sub-buffer from a thread that runs on cpu: 1 if it
+ * closed one, 0 if none was open, -EAGAIN if the thread is elsewhere. */
+static int close_rseq(struct lt_ring *r, uint32_t cpu, struct rseq *rs)
+{
+	struct lt_ring_ctl *ctl = lt_ring_ctl(r, cpu);
+	const uint64_t S = r->subbuf_size;
+
+	for (;;) {
+		if (__atomic_load_n(&rs->cpu_id_start, __ATOMIC_RELAXED) != cpu)
+			return -EAGAIN;
+		uint64_t old = atomic_load_explicit(&ctl->offset,
+						    memory_order_relaxed);
+		uint64_t last = atomic_load_explicit(&ctl->last_tsc,
+						     memory_order_relaxed);
+		if ((old & (S - 1)) == 0)
+			return 0;
+		uint64_t ts = lt_clock_read_fast();
+		if (ts < last)
+			ts = last; /* timestamp_end after every record */
+		uint64_t base = old & ~(S - 1);
+		struct close_fields cf;
+		close_fields(r, &cf, base, old & (S - 1), ts,
+			     lt_ring_lost(r, cpu));
+		struct lt_rseq_pub pub = { .new_off = base + S,
+					   .new_ts = ts,
+					   .old = old };
+		add_copy(&pub,
+			 lt_ring_data(r, cpu) +
+				 ((base + CLOSE_AT) & (r->buf_size - 1)),
+			 &cf, sizeof(cf));
+		if (!lt_rseq_publish(rs, cpu, &ctl->pair, &pub))
+			return 1;
+	}
+}
+
+static int flush_rseq(struct lt_ring *r, uint32_t cpu)
+{
+	struct rseq *rs = lt_rseq_area();
+	if (!rs || (int32_t)__atomic_load_n(&rs->cpu_id, __ATOMIC_RELAXED) < 0)
+		return 0;
+	const size_t setsize = CPU_ALLOC_SIZE(4096);
+	cpu_set_t *saved = CPU_ALLOC(4096), *one = CPU_ALLOC(4096);
+	int rc = 0;
+	if (!saved || !one || sched_getaffinity(0, setsize, saved) < 0)
+		goto out;
+	CPU_ZERO_S(setsize, one);
+	CPU_SET_S(cpu, setsize, one);
+	/* returns once the thread runs on cpu (or fails: not allowed) */
+	if (sched_setaffinity(0, setsize, one) < 0)
+		goto out;
+	for (int i = 0; i < 100; i++) {
+		rc = close_rseq(r, cpu, rs);
+		if (rc != -EAGAIN)
+			break;
+		sched_yield(); /* cpu_id not yet updated: let it settle */
+	}
+	sched_setaffinity(0, setsize, saved);
+	rc = rc > 0;
+out:
+	CPU_FREE(saved);
+	CPU_FREE(one);
+	return rc;
+}
+#endif
+
+int lt_ring_flush(struct lt_ring *r, uint32_t cpu)
+{
+	struct lt_ring_ctl *ctl = lt_ring_ctl(r, cpu);
+	/* the offset first: see lt_ring_sync_of() */
+	uint64_t off = atomic_load_explicit(&ctl->offset, memory_order_acquire);
+	if ((off & (r->subbuf_size - 1)) == 0)
+		return 0;
+#if LT_RING_HAVE_RSEQ
+	if (lt_ring_sync_of(r) == LT_RING_SYNC_RSEQ)
+		return flush_rseq(r, cpu);
+#endif
+	return flush_atomic(r, cpu);
+}
+
+int lt_ring_flush_quiescent(struct lt_ring *r, uint32_t cpu)
+{
+	/* no writer left: the CAS path's close is right for either kind */
+	return flush_atomic(r, cpu);
 }
 
 /*

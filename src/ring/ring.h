@@ -6,15 +6,27 @@
  * so that a consumer in another process can map the same pages; nothing in
  * the shared pages is a pointer.
  *
- * Writers reserve space with a compare-and-swap on the buffer's free-running
- * write offset, write, then commit by adding the reserved length to the
- * sub-buffer's commit count.  A sub-buffer whose commit count reaches the
- * end of its current generation ((gen + 1) * S) is complete.  A record
- * never straddles sub-buffers: the writer that does not fit closes the
- * sub-buffer (the rest is padding, committed at once) and opens the next.
- * A signal handler that traces in the middle of a reservation simply
- * reserves after it; a thread that migrates keeps using the buffer it
- * chose, which the CAS keeps correct.
+ * Two ways of synchronising writers, chosen per channel when it is made
+ * (enum lt_ring_sync):
+ *
+ * - rseq: a writer copies its record and publishes it by moving the
+ *   buffer's free-running write offset, all inside one restartable
+ *   sequence on the CPU whose buffer it writes (ring/rseq.h).  No locked
+ *   instruction: the kernel restarts the sequence if the thread is
+ *   preempted, migrated or signalled in it, so what lies below the offset
+ *   is always whole.  A signal handler that traces simply publishes
+ *   first.  Anything else that moves the offset (the consumer's flush)
+ *   runs as the same kind of sequence on that CPU.
+ * - atomic: writers reserve space with a compare-and-swap on the offset,
+ *   write, then commit by adding the reserved length to the sub-buffer's
+ *   commit count; a sub-buffer whose commit count reaches the end of its
+ *   current generation ((gen + 1) * S) is complete.  A thread that migrates
+ *   keeps using the buffer it chose, which the CAS keeps correct.  For
+ *   machines or threads without rseq, and for a single writer that writes
+ *   on other CPUs' behalf (the kernel events).
+ *
+ * Either way a record never straddles sub-buffers: the writer that does
+ * not fit closes the sub-buffer (the rest is padding) and opens the next.
  *
  * Each sub-buffer is a CTF packet as it stands: it starts with struct
  * lt_packet_header, and every record starts with an LTTng-style compact
@@ -40,6 +52,7 @@
 
 #include "clock/clock.h"
 #include "ring/cpu.h"
+#include "ring/rseq.h"
 
 #define LT_PACKET_MAGIC 0xC1FC1FC1u
 
@@ -99,6 +112,14 @@ enum lt_ring_mode {
 	LT_RING_OVERWRITE = 1,
 };
 
+enum lt_ring_sync {
+	LT_RING_SYNC_ATOMIC = 0,
+	LT_RING_SYNC_RSEQ = 1,
+	/* not chosen yet: the process that maps it for writing chooses,
+	 * with lt_ring_choose_sync(), before its first record */
+	LT_RING_SYNC_WRITER = 2,
+};
+
 struct lt_ring_config {
 	enum lt_ring_mode mode;
 	uint32_t n_cpus; /* 0: every CPU the system can have */
@@ -107,6 +128,7 @@ struct lt_ring_config {
 	uint8_t uuid[16]; /* the trace's, copied into each packet */
 	uint32_t stream_id; /* the channel's stream class */
 	uint32_t pid; /* 0: getpid() */
+	uint32_t sync; /* enum lt_ring_sync */
 };
 
 /*
@@ -142,9 +164,11 @@ struct lt_ring_shm {
 	uint64_t data_offset, data_stride;
 	uint64_t total_size;
 	struct lt_packet_header tmpl; /* magic, uuid, stream_id, pid */
+	_Atomic uint32_t sync; /* enum lt_ring_sync */
+	uint32_t reserved;
 };
 #define LT_RING_SHM_MAGIC 0x6c74726e67627566ull /* "ltrngbuf" */
-#define LT_RING_SHM_VERSION 1
+#define LT_RING_SHM_VERSION 2
 
 /* A process's handle on a mapped channel. */
 struct lt_ring {
@@ -154,6 +178,7 @@ struct lt_ring {
 	int fd;
 	uint32_t mode, n_cpus, n_subbufs;
 	uint32_t subbuf_shift;
+	uint32_t sync; /* a writer's copy of shm->sync, once chosen */
 	uint64_t subbuf_size, buf_size; /* S and N * S */
 	char *ctl_base, *data_base;
 	uint64_t ctl_stride, data_stride;
@@ -180,6 +205,29 @@ int lt_ring_create(const struct lt_ring_config *cfg, struct lt_ring **out);
 int lt_ring_map(int fd, struct lt_ring **out);
 void lt_ring_destroy(struct lt_ring *r);
 int lt_ring_fd(const struct lt_ring *r);
+
+/*
+ * Whether this thread can write rseq buffers: x86_64, rseq registered
+ * (glibc 2.35+), and LOWTRACE_RING_SYNC is not "atomic".
+ */
+int lt_ring_rseq_usable(void);
+/*
+ * For a channel made with LT_RING_SYNC_WRITER: chooses rseq if
+ * lt_ring_rseq_usable(), else atomic, before the first record.  Returns
+ * the choice; a channel already chosen keeps its choice.
+ */
+uint32_t lt_ring_choose_sync(struct lt_ring *r);
+
+/*
+ * The channel's synchronisation as its consumer sees it.  A channel whose
+ * writer has not chosen yet has no record; offset is read first so that a
+ * record seen implies the choice seen (pairs with the release store in
+ * lt_ring_choose_sync(), before the writer's first record).
+ */
+static inline uint32_t lt_ring_sync_of(const struct lt_ring *r)
+{
+	return atomic_load_explicit(&r->shm->sync, memory_order_acquire);
+}
 
 static inline struct lt_ring_ctl *lt_ring_ctl(const struct lt_ring *r,
 					      uint32_t cpu)
@@ -343,9 +391,15 @@ lt_ring_reserve_on(struct lt_ring *r, struct lt_ring_ctx *ctx, uint32_t cpu,
 	return 0;
 }
 
+/*
+ * Reserve and commit, the two-step API, are for atomic channels only (an
+ * rseq writer copies and publishes in one sequence): -EINVAL on others.
+ */
 static inline int lt_ring_reserve(struct lt_ring *r, struct lt_ring_ctx *ctx,
 				  uint32_t id, uint32_t len)
 {
+	if (__builtin_expect(r->sync != LT_RING_SYNC_ATOMIC, 0))
+		return -EINVAL;
 	uint32_t cpu = (uint32_t)lt_cpu_current();
 	if (__builtin_expect(cpu >= r->n_cpus, 0))
 		cpu %= r->n_cpus;
@@ -364,7 +418,7 @@ static inline int lt_ring_reserve_at(struct lt_ring *r, struct lt_ring_ctx *ctx,
 				     uint32_t cpu, uint64_t ts, uint32_t id,
 				     uint32_t len)
 {
-	if (cpu >= r->n_cpus)
+	if (cpu >= r->n_cpus || r->sync != LT_RING_SYNC_ATOMIC)
 		return -EINVAL;
 	if (r->mode == LT_RING_OVERWRITE)
 		return lt_ring_reserve_on(r, ctx, cpu, &ts, id, len,
@@ -414,17 +468,94 @@ lt_ring_copy(char *d, const char *s, uint32_t n)
 int lt_ring_write_slow(struct lt_ring *r, uint32_t cpu, uint64_t ts,
 		       uint32_t id, const void *payload, uint32_t len);
 
+/* lt_ring_write() on an rseq channel in every case, out of line (ring.c).
+ * Model: models/ring_rseq.pml, proctype writer. */
+int lt_ring_write_rseq_slow(struct lt_ring *r, uint32_t id, const void *payload,
+			    uint32_t len);
+
 /*
- * Records an event in the current CPU's buffer: lt_ring_reserve(), a copy
- * of len payload bytes, lt_ring_commit().  The common case (a compact
- * header, well inside the open sub-buffer, the first compare-and-swap
- * succeeding) is the same algorithm as lt_ring_reserve_on()'s with the
- * sub-buffer switches left out, inline; every other case goes to
+ * lt_ring_write() on an rseq channel.  The common case inline: a compact
+ * header, a payload of 4 to 16 bytes, well inside the open sub-buffer of
+ * the CPU the thread runs on, and no other writer of that CPU in between;
+ * the record is copied and published by one restartable sequence
+ * (ring/rseq.h).  The timestamp is read before the sequence: the sequence
+ * checks that the offset it was read against has not moved, so no record
+ * of this buffer was published since, and the reading is no earlier than
+ * the last one published (clamped to it for a clock read elsewhere).
+ */
+static inline __attribute__((always_inline)) int
+lt_ring_write_rseq(struct lt_ring *r, uint32_t id, const void *payload,
+		   uint32_t len)
+{
+#if LT_RING_HAVE_RSEQ
+	struct rseq *rs =
+		(struct rseq *)((char *)lt_thread_pointer() + __rseq_offset);
+	/* the sequence compares it with cpu_id, which is negative in a
+	 * thread without rseq: such a thread always takes the slow path */
+	uint32_t cpu = __atomic_load_n(&rs->cpu_id_start, __ATOMIC_RELAXED);
+	const uint64_t S = r->subbuf_size;
+	if (__builtin_expect(cpu < r->n_cpus && len - 4 <= 12 &&
+				     id < LT_EV_ID_EXTENDED,
+			     1)) {
+		struct lt_ring_ctl *ctl = lt_ring_ctl(r, cpu);
+		uint64_t old = atomic_load_explicit(&ctl->offset,
+						    memory_order_relaxed);
+		uint64_t last = atomic_load_explicit(&ctl->last_tsc,
+						     memory_order_relaxed);
+		uint64_t ts = lt_clock_read_fast();
+		if (__builtin_expect(ts < last, 0))
+			ts = last;
+		uint64_t rec =
+			(old + LT_EV_ALIGN - 1) & ~(uint64_t)(LT_EV_ALIGN - 1);
+		uint64_t end = rec + LT_EV_HDR_COMPACT + len;
+		/* as in lt_ring_write(): no switch, no close */
+		if (__builtin_expect((old & (S - 1)) != 0 &&
+					     ts - last <
+						     (1ull << LT_EV_TS_BITS) &&
+					     end - (old & ~(S - 1)) < S,
+				     1)) {
+			char *p = lt_ring_data(r, cpu) +
+				  (rec & (r->buf_size - 1));
+			uint32_t h = id | (uint32_t)(ts << 5);
+			const char *s = payload;
+			int again;
+			if (len >= 8) {
+				uint64_t x, y;
+				memcpy(&x, s, 8);
+				memcpy(&y, s + len - 8, 8);
+				again = lt_rseq_write8(rs, cpu, &ctl->pair, old,
+						       end, ts, p, h, x, y,
+						       p + len - 4);
+			} else {
+				uint32_t x, y;
+				memcpy(&x, s, 4);
+				memcpy(&y, s + len - 4, 4);
+				again = lt_rseq_write4(rs, cpu, &ctl->pair, old,
+						       end, ts, p, h, x, y,
+						       p + len);
+			}
+			if (__builtin_expect(!again, 1))
+				return 0;
+		}
+	}
+#endif
+	return lt_ring_write_rseq_slow(r, id, payload, len);
+}
+
+/*
+ * Records an event in the current CPU's buffer.  On an rseq channel see
+ * lt_ring_write_rseq().  On an atomic one: lt_ring_reserve(), a copy of
+ * len payload bytes, lt_ring_commit(); the common case (a compact header,
+ * well inside the open sub-buffer, the first compare-and-swap succeeding)
+ * is the same algorithm as lt_ring_reserve_on()'s with the sub-buffer
+ * switches left out, inline; every other case goes to
  * lt_ring_write_slow().  Returns 0, or -ENOBUFS / -E2BIG (dropped).
  */
 static inline __attribute__((always_inline)) int
 lt_ring_write(struct lt_ring *r, uint32_t id, const void *payload, uint32_t len)
 {
+	if (__builtin_expect(r->sync == LT_RING_SYNC_RSEQ, 1))
+		return lt_ring_write_rseq(r, id, payload, len);
 	uint32_t cpu = (uint32_t)lt_cpu_current();
 	if (__builtin_expect(cpu >= r->n_cpus, 0))
 		cpu %= r->n_cpus;
@@ -467,9 +598,21 @@ int lt_ring_get_subbuf(struct lt_ring *r, uint32_t cpu,
 /* Gives the sub-buffer from lt_ring_get_subbuf() back to the writers.
  * Model: models/ring.pml, proctype consumer. */
 void lt_ring_put_subbuf(struct lt_ring *r, uint32_t cpu);
-/* Closes the current partial sub-buffer; 1 if one was closed, else 0.
- * Model: models/ring.pml, inline flush(). */
+/*
+ * Closes the current partial sub-buffer; 1 if one was closed, else 0.  On
+ * an rseq channel the calling thread moves to cpu for the moment of the
+ * close (its affinity is put back), so that the close is a restartable
+ * sequence on that CPU like a writer's; 0 if it cannot go there (a CPU
+ * outside its cpuset, or no rseq in this thread): the sub-buffer is left
+ * for its writers to fill.  Model: models/ring.pml, inline flush();
+ * models/ring_rseq.pml, proctype flusher.
+ */
 int lt_ring_flush(struct lt_ring *r, uint32_t cpu);
+/*
+ * lt_ring_flush() for a channel no writer can touch any more (its process
+ * has exited): closes in place, from any CPU.
+ */
+int lt_ring_flush_quiescent(struct lt_ring *r, uint32_t cpu);
 
 /*
  * Overwrite mode: flushes, then copies the newest complete sub-buffers that

@@ -219,6 +219,8 @@ static int handshake(void)
 		if (rc)
 			goto fail_fds;
 		fds[i] = -1; /* the ring owns it now */
+		/* before any tracepoint can reach it */
+		lt_ring_choose_sync(agent.rings[i]);
 		agent.nrings = i + 1;
 	}
 	lt_clock_set_calib(&cfg.calib);

@@ -176,7 +176,10 @@ static void recover_subbuf(struct rec *R, struct rproc *p, int ch, uint32_t cpu,
 	const uint64_t S = r->subbuf_size;
 	uint64_t idx = (base >> r->subbuf_shift) & (r->n_subbufs - 1);
 	uint64_t gen = base / r->buf_size;
-	uint64_t committed = atomic_load(&ctl->commit[idx]) - gen * S;
+	/* an rseq writer publishes whole records: the offset bounds them */
+	uint64_t committed = lt_ring_sync_of(r) == LT_RING_SYNC_RSEQ ?
+				     atomic_load(&ctl->offset) - base :
+				     atomic_load(&ctl->commit[idx]) - gen * S;
 	struct lt_rec_channel_stats *st = &R->res->ch[ch];
 	static struct recover x;
 
@@ -215,16 +218,39 @@ static void recover_subbuf(struct rec *R, struct rproc *p, int ch, uint32_t cpu,
 	write_packet(R, p, ch, cpu, R->scratch, end);
 }
 
+/* Whether pid has no thread left that could write (gone, or a zombie). */
+static int proc_gone(pid_t pid)
+{
+	char path[64], buf[256];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	/* "pid (comm) S ...": the state follows the last ')' */
+	const char *e = strrchr(buf, ')');
+	return e && e[1] == ' ' && (e[2] == 'Z' || e[2] == 'X');
+}
+
 /* A process whose socket closed: everything it committed goes to disk. */
 static void collect_dead(struct rec *R, struct rproc *p)
 {
+	/* a process that closed its socket may still be running */
+	int gone = proc_gone(p->pid);
 	for (int ch = 0; ch < R->o->nchannels; ch++) {
 		struct lt_ring *r = p->rings[ch];
 		if (!r || R->o->channels[ch].overwrite)
 			continue;
 		for (uint32_t cpu = 0; cpu < r->n_cpus; cpu++) {
 			struct lt_ring_ctl *ctl = lt_ring_ctl(r, cpu);
-			lt_ring_flush(r, cpu);
+			if (gone)
+				lt_ring_flush_quiescent(r, cpu);
+			else
+				lt_ring_flush(r, cpu);
 			uint64_t end = atomic_load(&ctl->offset);
 			end = (end + r->subbuf_size - 1) &
 			      ~(r->subbuf_size - 1);
@@ -585,6 +611,8 @@ static int on_hello(struct rec *R, struct rproc *p,
 			.subbuf_size = c->subbuf_size,
 			.stream_id = R->next_stream++,
 			.pid = (uint32_t)p->pid,
+			/* the traced process knows whether it has rseq */
+			.sync = LT_RING_SYNC_WRITER,
 		};
 		memcpy(rc.uuid, R->uuid, 16);
 		int e = lt_ring_create(&rc, &p->rings[ch]);

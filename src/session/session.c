@@ -111,6 +111,9 @@ int lt_session_add_channel(lt_session_t *s, const char *name,
 		.subbuf_size = o->subbuf_size ? o->subbuf_size : 256 * 1024,
 		.stream_id = (uint32_t)s->nchans,
 		.pid = (uint32_t)s->pid,
+		/* this process writes it: rseq where its threads have it */
+		.sync = lt_ring_rseq_usable() ? LT_RING_SYNC_RSEQ :
+						LT_RING_SYNC_ATOMIC,
 	};
 	memcpy(cfg.uuid, s->uuid, 16);
 	int rc = lt_ring_create(&cfg, &c->ring);

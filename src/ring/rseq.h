@@ -1,0 +1,207 @@
+/*
+ * rseq.h - restartable sequences that publish a record in a per-CPU ring
+ * buffer without a locked instruction.
+ *
+ * A restartable sequence (rseq(2)) is a stretch of code that the kernel
+ * restarts, at an abort handler, whenever the thread is preempted,
+ * migrated or interrupted by a signal inside it.  Run by a thread on the
+ * CPU whose buffer it writes, such a sequence is atomic with respect to
+ * every other thread (of any process) on that CPU: it either ends with its
+ * last instruction, the commit, or has no visible effect but stray bytes
+ * beyond the published offset, which the next writer overwrites.
+ *
+ * Both sequences here check that the thread still runs on the CPU it chose
+ * and that the buffer's offset is still the one it read, copy the record,
+ * then commit with one 16-byte store of (offset, last timestamp).  One
+ * instruction cannot be split by an interrupt, so a writer on the same CPU
+ * sees the pair whole; a consumer on another CPU reads the 8-byte offset
+ * alone, which x86 stores atomically as part of either half.  Plain stores
+ * are ordered on x86: the record's bytes are visible before the offset
+ * that publishes them.
+ *
+ * glibc 2.35 and later registers the rseq area of every thread, with the
+ * signature RSEQ_SIG that must precede each abort handler.  The sequences
+ * clear the area's rseq_cs pointer when they end, so that no thread keeps
+ * a pointer into a library that may be unloaded.
+ *
+ * x86_64 only: LT_RING_HAVE_RSEQ is 0 elsewhere, and the ring buffer then
+ * uses its compare-and-swap path alone.  Model: models/ring_rseq.pml.
+ */
+#ifndef LT_RING_RSEQ_H
+#define LT_RING_RSEQ_H
+
+#include <stdint.h>
+
+#include "ring/cpu.h"
+
+#if defined(__x86_64__) && defined(LT_HAVE_RSEQ)
+#define LT_RING_HAVE_RSEQ 1
+#else
+#define LT_RING_HAVE_RSEQ 0
+#endif
+
+/* One copy of a published record: len bytes from src to dst. */
+struct lt_rseq_copy {
+	void *dst;
+	const void *src;
+	uint64_t len;
+};
+
+/*
+ * What lt_rseq_publish() does: if the thread runs on cpu and *offset is
+ * still old, copy each region in order, then store (new_off, new_ts) into
+ * the 16 bytes at offset.
+ */
+struct lt_rseq_pub {
+	uint64_t new_off, new_ts; /* the 16-byte commit, in this order */
+	uint64_t old;
+	uint64_t n;
+	struct lt_rseq_copy c[5];
+};
+
+#if LT_RING_HAVE_RSEQ
+
+/* The calling thread's rseq area, or NULL if rseq is not registered. */
+static inline struct rseq *lt_rseq_area(void)
+{
+	if (__builtin_expect(__rseq_size < 16, 0)) /* to rseq_cs */
+		return NULL;
+	return (struct rseq *)((char *)lt_thread_pointer() + __rseq_offset);
+}
+
+/*
+ * The descriptor of the sequence between labels 1 and 2 with its abort
+ * handler at 4, and the store that makes it the active one.
+ */
+#define LT_RSEQ_ENTER(rseq_cs)                                       \
+	".pushsection __rseq_cs, \"aw\"\n\t"                         \
+	".balign 32\n\t"                                             \
+	"3: .long 0, 0\n\t"                                          \
+	".quad 1f, (2f - 1f), 4f\n\t"                                \
+	".popsection\n\t"                                            \
+	"leaq 3b(%%rip), %%rax\n\t"                                  \
+	"movq %%rax, " rseq_cs "\n\t"
+
+/* The abort handler, after the signature the kernel checks. */
+#define LT_RSEQ_ABORT(label)                                         \
+	".pushsection __rseq_failure, \"ax\"\n\t"                    \
+	".byte 0x0f, 0xb9, 0x3d\n\t"                                 \
+	".long 0x53053053\n\t"                                       \
+	"4:\n\t"                                                     \
+	"jmp " label "\n\t"                                          \
+	".popsection\n\t"
+
+/*
+ * The common record: a 4-byte compact event header h at p, then a payload
+ * of n bytes given as its first and last W bytes (x at p + 4, y at q =
+ * p + 4 + n - W), W = 8 for 8 <= n <= 16 (movq) and W = 4 for 4 <= n < 8
+ * (movl).  Returns 0 if published, 1 if the caller must start again.
+ */
+#define LT_RSEQ_WRITE_FN(name, mov, reg)                                     \
+	static inline __attribute__((always_inline)) int name(               \
+		struct rseq *rs, uint32_t cpu, void *pair, uint64_t old,     \
+		uint64_t end, uint64_t ts, char *p, uint32_t h, uint64_t x,  \
+		uint64_t y, char *q)                                         \
+	{                                                                    \
+		__asm__ goto(LT_RSEQ_ENTER("%[rseq_cs]")                     \
+			     "movq %[end], %%xmm0\n\t"                       \
+			     "movq %[ts], %%xmm1\n\t"                        \
+			     "punpcklqdq %%xmm1, %%xmm0\n\t"                 \
+			     "1:\n\t"                                        \
+			     "cmpl %[cpu], %[cpu_id]\n\t"                    \
+			     "jnz 4f\n\t"                                    \
+			     "cmpq %[old], (%[pair])\n\t"                    \
+			     "jnz 4f\n\t"                                    \
+			     "movl %[h], (%[p])\n\t" mov " %" reg "[x], "    \
+			     "4(%[p])\n\t" mov " %" reg "[y], (%[q])\n\t"    \
+			     "movdqa %%xmm0, (%[pair])\n\t"                  \
+			     "2:\n\t"                                        \
+			     "movq $0, %[rseq_cs]\n\t" LT_RSEQ_ABORT(        \
+				     "%l[again]")                            \
+			     :                                               \
+			     : [rseq_cs] "m"(rs->rseq_cs),                   \
+			       [cpu_id] "m"(rs->cpu_id), [cpu] "r"(cpu),     \
+			       [pair] "r"(pair), [old] "r"(old),             \
+			       [end] "r"(end), [ts] "r"(ts), [p] "r"(p),     \
+			       [h] "r"(h), [x] "r"(x), [y] "r"(y), [q] "r"(q) \
+			     : "rax", "xmm0", "xmm1", "memory", "cc"         \
+			     : again);                                       \
+		return 0;                                                    \
+	again:                                                               \
+		__atomic_store_n(&rs->rseq_cs, 0, __ATOMIC_RELAXED);         \
+		return 1;                                                    \
+	}
+
+LT_RSEQ_WRITE_FN(lt_rseq_write8, "movq", "q")
+LT_RSEQ_WRITE_FN(lt_rseq_write4, "movl", "k")
+
+/*
+ * The general sequence: p's regions copied 8 bytes at a time (the last 8
+ * of a region overlapping, a region shorter than 8 byte by byte), then the
+ * commit.  Returns 0 if published, 1 if the caller must start again.
+ */
+static inline int lt_rseq_publish(struct rseq *rs, uint32_t cpu, void *pair,
+				  const struct lt_rseq_pub *p)
+{
+	__asm__ goto(LT_RSEQ_ENTER("%[rseq_cs]")
+		     "movdqu (%[p]), %%xmm0\n\t"
+		     "1:\n\t"
+		     "cmpl %[cpu], %[cpu_id]\n\t"
+		     "jnz 4f\n\t"
+		     "movq 16(%[p]), %%rax\n\t"
+		     "cmpq %%rax, (%[pair])\n\t"
+		     "jnz 4f\n\t"
+		     "movq 24(%[p]), %%r8\n\t" /* regions left */
+		     "leaq 32(%[p]), %%r9\n\t" /* the next one */
+		     "5:\n\t"
+		     "testq %%r8, %%r8\n\t"
+		     "jz 9f\n\t"
+		     "movq (%%r9), %%rdi\n\t"
+		     "movq 8(%%r9), %%rsi\n\t"
+		     "movq 16(%%r9), %%rcx\n\t"
+		     "cmpq $8, %%rcx\n\t"
+		     "jb 7f\n\t"
+		     "leaq -8(%%rsi,%%rcx), %%r10\n\t"
+		     "leaq -8(%%rdi,%%rcx), %%r11\n\t"
+		     "6:\n\t"
+		     "movq (%%rsi), %%rax\n\t"
+		     "movq %%rax, (%%rdi)\n\t"
+		     "addq $8, %%rsi\n\t"
+		     "addq $8, %%rdi\n\t"
+		     "subq $8, %%rcx\n\t"
+		     "cmpq $8, %%rcx\n\t"
+		     "jae 6b\n\t"
+		     "movq (%%r10), %%rax\n\t"
+		     "movq %%rax, (%%r11)\n\t"
+		     "jmp 8f\n\t"
+		     "7:\n\t"
+		     "testq %%rcx, %%rcx\n\t"
+		     "jz 8f\n\t"
+		     "movb (%%rsi), %%al\n\t"
+		     "movb %%al, (%%rdi)\n\t"
+		     "incq %%rsi\n\t"
+		     "incq %%rdi\n\t"
+		     "decq %%rcx\n\t"
+		     "jmp 7b\n\t"
+		     "8:\n\t"
+		     "addq $24, %%r9\n\t"
+		     "decq %%r8\n\t"
+		     "jmp 5b\n\t"
+		     "9:\n\t"
+		     "movdqa %%xmm0, (%[pair])\n\t"
+		     "2:\n\t"
+		     "movq $0, %[rseq_cs]\n\t" LT_RSEQ_ABORT("%l[again]")
+		     :
+		     : [rseq_cs] "m"(rs->rseq_cs), [cpu_id] "m"(rs->cpu_id),
+		       [cpu] "r"(cpu), [pair] "r"(pair), [p] "r"(p)
+		     : "rax", "rcx", "rsi", "rdi", "r8", "r9", "r10", "r11",
+		       "xmm0", "memory", "cc"
+		     : again);
+	return 0;
+again:
+	__atomic_store_n(&rs->rseq_cs, 0, __ATOMIC_RELAXED);
+	return 1;
+}
+
+#endif /* LT_RING_HAVE_RSEQ */
+#endif
