@@ -8,6 +8,13 @@
 # empty loop of the same shape, and a plain rdtsc loop; medians of RUNS
 # runs, the two tracers alternating run by run.
 #
+# lowtrace runs three ways: as it chooses by itself (its clock: the cycle
+# counter if the kernel's clocksource is tsc, else CLOCK_MONOTONIC, as
+# LTTng-UST always reads; its ring: rseq channels); with the cycle counter
+# forced (LOWTRACE_CLOCK=counter), which a machine whose kernel distrusts
+# the TSC takes only on the user's word; and with the counter and the
+# compare-and-swap ring (LOWTRACE_RING_SYNC=atomic), the ring without rseq.
+#
 #	sudo bash bench/compare-lttng.sh        (from the repository)
 #
 # Environment: RUNS (default 7), EVENTS per thread and run (default
@@ -141,12 +148,17 @@ lost() {
 		"max $(maximum "$1.lostpct")%"
 }
 
+# run_lowtrace VARIANT THREADS: VARIANT lowtrace, ltcounter or ltatomic
 run_lowtrace() {
-	local t=$1 out
-	out=$("$LT" enabled "$t" "$EVENTS" "$WORK/lt-trace") ||
+	local v=$1 t=$2 out env=()
+	case $v in
+	ltcounter) env=(LOWTRACE_CLOCK=counter) ;;
+	ltatomic) env=(LOWTRACE_CLOCK=counter LOWTRACE_RING_SYNC=atomic) ;;
+	esac
+	out=$(env "${env[@]}" "$LT" enabled "$t" "$EVENTS" "$WORK/lt-trace") ||
 		die "tp_lowtrace failed: $out"
 	rm -rf "$WORK/lt-trace"
-	record lowtrace "$t" "$(field ns "$out")" "$(field events "$out")" \
+	record "$v" "$t" "$(field ns "$out")" "$(field events "$out")" \
 		"$(field lost "$out")"
 }
 
@@ -175,11 +187,15 @@ for r in $(seq "$RUNS"); do
 	for t in 1 2; do
 		# alternate which goes first, so that drift hits both alike
 		if [ $((r % 2)) = 1 ]; then
-			run_lowtrace "$t"
+			run_lowtrace lowtrace "$t"
 			run_lttng "$t"
 		else
 			run_lttng "$t"
-			run_lowtrace "$t"
+			run_lowtrace lowtrace "$t"
+		fi
+		run_lowtrace ltcounter "$t"
+		if [ "$t" = 1 ]; then
+			run_lowtrace ltatomic "$t"
 		fi
 	done
 	for tr in lowtrace lttng; do
@@ -205,7 +221,8 @@ ratio() {
 echo
 echo "lowtrace vs LTTng-UST $ust_version: event with two 32-bit integer fields;"
 echo "4 x 1 MiB sub-buffers per CPU, discard mode; $EVENTS events per thread"
-echo "and run; medians of $RUNS runs; $(uname -r), $(nproc) CPUs, $(date -u '+%F %H:%M UTC')"
+echo "and run; medians of $RUNS runs; $(uname -r), $(nproc) CPUs, $(date -u '+%F %H:%M UTC');"
+echo "kernel clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null || echo '?')"
 echo
 printf '%-26s %3s %9s %9s %6s   %-26s %s\n' "ns per event" thr lowtrace \
 	LTTng-UST ratio "lost, lowtrace" "lost, LTTng-UST"
@@ -215,6 +232,15 @@ for t in 1 2; do
 	printf '%-26s %3d %9.2f %9.2f %6s   %-26s %s\n' \
 		"enabled$([ "$t" = 2 ] && echo ', aggregate')" "$t" "$a" "$b" \
 		"$(ratio "$b" "$a")" "$(lost "lowtrace-$t")" "$(lost "lttng-$t")"
+done
+for v in "ltcounter 1 enabled, counter clock" \
+	"ltcounter 2 enabled, counter, aggregate" \
+	"ltatomic 1 enabled, counter, atomic ring"; do
+	read -r k t label <<<"$v"
+	a=$(median "$k-$t.ns")
+	b=$(median "lttng-$t.ns")
+	printf '%-26s %3d %9.2f %9.2f %6s   %-26s\n' "$label" "$t" "$a" "$b" \
+		"$(ratio "$b" "$a")" "$(lost "$k-$t")"
 done
 for t in 1 2; do
 	a=$(median "lowtrace-$t.kept")
