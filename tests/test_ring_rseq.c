@@ -98,8 +98,8 @@ LT_TEST(test_thread_without_rseq_drops_and_counts)
 	LT_ASSERT_EQ(write_seq(r, 1, 0), 0);
 	struct rseq *rs = lt_rseq_area();
 	LT_ASSERT(rs != NULL);
-	if (syscall(SYS_rseq, rs, 32, 1 /* RSEQ_FLAG_UNREGISTER */,
-		    RSEQ_SIG) != 0)
+	if (syscall(SYS_rseq, rs, 32, 1 /* RSEQ_FLAG_UNREGISTER */, RSEQ_SIG) !=
+	    0)
 		LT_SKIP("cannot unregister this thread's rseq area: %s",
 			strerror(errno));
 	LT_ASSERT((int32_t)rs->cpu_id < 0);

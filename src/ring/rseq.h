@@ -73,22 +73,22 @@ static inline struct rseq *lt_rseq_area(void)
  * The descriptor of the sequence between labels 1 and 2 with its abort
  * handler at 4, and the store that makes it the active one.
  */
-#define LT_RSEQ_ENTER(rseq_cs)                                       \
-	".pushsection __rseq_cs, \"aw\"\n\t"                         \
-	".balign 32\n\t"                                             \
-	"3: .long 0, 0\n\t"                                          \
-	".quad 1f, (2f - 1f), 4f\n\t"                                \
-	".popsection\n\t"                                            \
-	"leaq 3b(%%rip), %%rax\n\t"                                  \
+#define LT_RSEQ_ENTER(rseq_cs)               \
+	".pushsection __rseq_cs, \"aw\"\n\t" \
+	".balign 32\n\t"                     \
+	"3: .long 0, 0\n\t"                  \
+	".quad 1f, (2f - 1f), 4f\n\t"        \
+	".popsection\n\t"                    \
+	"leaq 3b(%%rip), %%rax\n\t"          \
 	"movq %%rax, " rseq_cs "\n\t"
 
 /* The abort handler, after the signature the kernel checks. */
-#define LT_RSEQ_ABORT(label)                                         \
-	".pushsection __rseq_failure, \"ax\"\n\t"                    \
-	".byte 0x0f, 0xb9, 0x3d\n\t"                                 \
-	".long 0x53053053\n\t"                                       \
-	"4:\n\t"                                                     \
-	"jmp " label "\n\t"                                          \
+#define LT_RSEQ_ABORT(label)                      \
+	".pushsection __rseq_failure, \"ax\"\n\t" \
+	".byte 0x0f, 0xb9, 0x3d\n\t"              \
+	".long 0x53053053\n\t"                    \
+	"4:\n\t"                                  \
+	"jmp " label "\n\t"                       \
 	".popsection\n\t"
 
 /*
@@ -97,39 +97,42 @@ static inline struct rseq *lt_rseq_area(void)
  * p + 4 + n - W), W = 8 for 8 <= n <= 16 (movq) and W = 4 for 4 <= n < 8
  * (movl).  Returns 0 if published, 1 if the caller must start again.
  */
-#define LT_RSEQ_WRITE_FN(name, mov, reg)                                     \
-	static inline __attribute__((always_inline)) int name(               \
-		struct rseq *rs, uint32_t cpu, void *pair, uint64_t old,     \
-		uint64_t end, uint64_t ts, char *p, uint32_t h, uint64_t x,  \
-		uint64_t y, char *q)                                         \
-	{                                                                    \
-		__asm__ goto(LT_RSEQ_ENTER("%[rseq_cs]")                     \
-			     "movq %[end], %%xmm0\n\t"                       \
-			     "movq %[ts], %%xmm1\n\t"                        \
-			     "punpcklqdq %%xmm1, %%xmm0\n\t"                 \
-			     "1:\n\t"                                        \
-			     "cmpl %[cpu], %[cpu_id]\n\t"                    \
-			     "jnz 4f\n\t"                                    \
-			     "cmpq %[old], (%[pair])\n\t"                    \
-			     "jnz 4f\n\t"                                    \
-			     "movl %[h], (%[p])\n\t" mov " %" reg "[x], "    \
-			     "4(%[p])\n\t" mov " %" reg "[y], (%[q])\n\t"    \
-			     "movdqa %%xmm0, (%[pair])\n\t"                  \
-			     "2:\n\t"                                        \
-			     "movq $0, %[rseq_cs]\n\t" LT_RSEQ_ABORT(        \
-				     "%l[again]")                            \
-			     :                                               \
-			     : [rseq_cs] "m"(rs->rseq_cs),                   \
-			       [cpu_id] "m"(rs->cpu_id), [cpu] "r"(cpu),     \
-			       [pair] "r"(pair), [old] "r"(old),             \
-			       [end] "r"(end), [ts] "r"(ts), [p] "r"(p),     \
-			       [h] "r"(h), [x] "r"(x), [y] "r"(y), [q] "r"(q) \
-			     : "rax", "xmm0", "xmm1", "memory", "cc"         \
-			     : again);                                       \
-		return 0;                                                    \
-	again:                                                               \
-		__atomic_store_n(&rs->rseq_cs, 0, __ATOMIC_RELAXED);         \
-		return 1;                                                    \
+#define LT_RSEQ_WRITE_FN(name, mov, reg)                                               \
+	static inline __attribute__((always_inline)) int name(                         \
+		struct rseq *rs, uint32_t cpu, void *pair, uint64_t old,               \
+		uint64_t end, uint64_t ts, char *p, uint32_t h, uint64_t x,            \
+		uint64_t y, char *q)                                                   \
+	{                                                                              \
+		__asm__ goto(                                                          \
+			LT_RSEQ_ENTER(                                                 \
+				"%[rseq_cs]") "movq %[end], %%xmm0\n\t"                \
+					      "movq %[ts], %%xmm1\n\t"                 \
+					      "punpcklqdq %%xmm1, %%xmm0\n\t"          \
+					      "1:\n\t"                                 \
+					      "cmpl %[cpu], %[cpu_id]\n\t"             \
+					      "jnz 4f\n\t"                             \
+					      "cmpq %[old], (%[pair])\n\t"             \
+					      "jnz 4f\n\t"                             \
+					      "movl %[h], (%[p])\n\t" mov              \
+					      " %" reg "[x], "                         \
+					      "4(%[p])\n\t" mov " %" reg               \
+					      "[y], (%[q])\n\t"                        \
+					      "movdqa %%xmm0, (%[pair])\n\t"           \
+					      "2:\n\t"                                 \
+					      "movq $0, %[rseq_cs]\n\t" LT_RSEQ_ABORT( \
+						      "%l[again]")                     \
+			:                                                              \
+			: [rseq_cs] "m"(rs->rseq_cs),                                  \
+			  [cpu_id] "m"(rs->cpu_id), [cpu] "r"(cpu),                    \
+			  [pair] "r"(pair), [old] "r"(old), [end] "r"(end),            \
+			  [ts] "r"(ts), [p] "r"(p), [h] "r"(h), [x] "r"(x),            \
+			  [y] "r"(y), [q] "r"(q)                                       \
+			: "rax", "xmm0", "xmm1", "memory", "cc"                        \
+			: again);                                                      \
+		return 0;                                                              \
+again:                                                                                 \
+		__atomic_store_n(&rs->rseq_cs, 0, __ATOMIC_RELAXED);                   \
+		return 1;                                                              \
 	}
 
 LT_RSEQ_WRITE_FN(lt_rseq_write8, "movq", "q")
@@ -143,60 +146,62 @@ LT_RSEQ_WRITE_FN(lt_rseq_write4, "movl", "k")
 static inline int lt_rseq_publish(struct rseq *rs, uint32_t cpu, void *pair,
 				  const struct lt_rseq_pub *p)
 {
-	__asm__ goto(LT_RSEQ_ENTER("%[rseq_cs]")
-		     "movdqu (%[p]), %%xmm0\n\t"
-		     "1:\n\t"
-		     "cmpl %[cpu], %[cpu_id]\n\t"
-		     "jnz 4f\n\t"
-		     "movq 16(%[p]), %%rax\n\t"
-		     "cmpq %%rax, (%[pair])\n\t"
-		     "jnz 4f\n\t"
-		     "movq 24(%[p]), %%r8\n\t" /* regions left */
-		     "leaq 32(%[p]), %%r9\n\t" /* the next one */
-		     "5:\n\t"
-		     "testq %%r8, %%r8\n\t"
-		     "jz 9f\n\t"
-		     "movq (%%r9), %%rdi\n\t"
-		     "movq 8(%%r9), %%rsi\n\t"
-		     "movq 16(%%r9), %%rcx\n\t"
-		     "cmpq $8, %%rcx\n\t"
-		     "jb 7f\n\t"
-		     "leaq -8(%%rsi,%%rcx), %%r10\n\t"
-		     "leaq -8(%%rdi,%%rcx), %%r11\n\t"
-		     "6:\n\t"
-		     "movq (%%rsi), %%rax\n\t"
-		     "movq %%rax, (%%rdi)\n\t"
-		     "addq $8, %%rsi\n\t"
-		     "addq $8, %%rdi\n\t"
-		     "subq $8, %%rcx\n\t"
-		     "cmpq $8, %%rcx\n\t"
-		     "jae 6b\n\t"
-		     "movq (%%r10), %%rax\n\t"
-		     "movq %%rax, (%%r11)\n\t"
-		     "jmp 8f\n\t"
-		     "7:\n\t"
-		     "testq %%rcx, %%rcx\n\t"
-		     "jz 8f\n\t"
-		     "movb (%%rsi), %%al\n\t"
-		     "movb %%al, (%%rdi)\n\t"
-		     "incq %%rsi\n\t"
-		     "incq %%rdi\n\t"
-		     "decq %%rcx\n\t"
-		     "jmp 7b\n\t"
-		     "8:\n\t"
-		     "addq $24, %%r9\n\t"
-		     "decq %%r8\n\t"
-		     "jmp 5b\n\t"
-		     "9:\n\t"
-		     "movdqa %%xmm0, (%[pair])\n\t"
-		     "2:\n\t"
-		     "movq $0, %[rseq_cs]\n\t" LT_RSEQ_ABORT("%l[again]")
-		     :
-		     : [rseq_cs] "m"(rs->rseq_cs), [cpu_id] "m"(rs->cpu_id),
-		       [cpu] "r"(cpu), [pair] "r"(pair), [p] "r"(p)
-		     : "rax", "rcx", "rsi", "rdi", "r8", "r9", "r10", "r11",
-		       "xmm0", "memory", "cc"
-		     : again);
+	__asm__ goto(
+		LT_RSEQ_ENTER(
+			"%[rseq_cs]") "movdqu (%[p]), %%xmm0\n\t"
+				      "1:\n\t"
+				      "cmpl %[cpu], %[cpu_id]\n\t"
+				      "jnz 4f\n\t"
+				      "movq 16(%[p]), %%rax\n\t"
+				      "cmpq %%rax, (%[pair])\n\t"
+				      "jnz 4f\n\t"
+				      "movq 24(%[p]), %%r8\n\t" /* regions left */
+				      "leaq 32(%[p]), %%r9\n\t" /* the next one */
+				      "5:\n\t"
+				      "testq %%r8, %%r8\n\t"
+				      "jz 9f\n\t"
+				      "movq (%%r9), %%rdi\n\t"
+				      "movq 8(%%r9), %%rsi\n\t"
+				      "movq 16(%%r9), %%rcx\n\t"
+				      "cmpq $8, %%rcx\n\t"
+				      "jb 7f\n\t"
+				      "leaq -8(%%rsi,%%rcx), %%r10\n\t"
+				      "leaq -8(%%rdi,%%rcx), %%r11\n\t"
+				      "6:\n\t"
+				      "movq (%%rsi), %%rax\n\t"
+				      "movq %%rax, (%%rdi)\n\t"
+				      "addq $8, %%rsi\n\t"
+				      "addq $8, %%rdi\n\t"
+				      "subq $8, %%rcx\n\t"
+				      "cmpq $8, %%rcx\n\t"
+				      "jae 6b\n\t"
+				      "movq (%%r10), %%rax\n\t"
+				      "movq %%rax, (%%r11)\n\t"
+				      "jmp 8f\n\t"
+				      "7:\n\t"
+				      "testq %%rcx, %%rcx\n\t"
+				      "jz 8f\n\t"
+				      "movb (%%rsi), %%al\n\t"
+				      "movb %%al, (%%rdi)\n\t"
+				      "incq %%rsi\n\t"
+				      "incq %%rdi\n\t"
+				      "decq %%rcx\n\t"
+				      "jmp 7b\n\t"
+				      "8:\n\t"
+				      "addq $24, %%r9\n\t"
+				      "decq %%r8\n\t"
+				      "jmp 5b\n\t"
+				      "9:\n\t"
+				      "movdqa %%xmm0, (%[pair])\n\t"
+				      "2:\n\t"
+				      "movq $0, %[rseq_cs]\n\t" LT_RSEQ_ABORT(
+					      "%l[again]")
+		:
+		: [rseq_cs] "m"(rs->rseq_cs), [cpu_id] "m"(rs->cpu_id),
+		  [cpu] "r"(cpu), [pair] "r"(pair), [p] "r"(p)
+		: "rax", "rcx", "rsi", "rdi", "r8", "r9", "r10", "r11", "xmm0",
+		  "memory", "cc"
+		: again);
 	return 0;
 again:
 	__atomic_store_n(&rs->rseq_cs, 0, __ATOMIC_RELAXED);
