@@ -109,3 +109,34 @@ LT_TEST(test_thread_without_rseq_drops_and_counts)
 	LT_ASSERT_EQ(lt_ring_lost(r, 0), 2);
 	lt_ring_destroy(r);
 }
+
+static int copy_collect(void *arg, const struct lt_packet_header *h,
+			const void *data, size_t len)
+{
+	const char *why = "";
+	if (h->content_size != len * 8 || h->timestamp_end < h->timestamp_begin)
+		LT_FAIL("copied packet header: %llu bits for %zu bytes",
+			(unsigned long long)h->content_size, len);
+	if (rd_walk_packet(data, len, size_u64, collect_ev, arg, &why))
+		LT_FAIL("copied packet: %s", why);
+	return 0;
+}
+
+/* A consumer's last look: the open sub-buffer's records, copied, and the
+ * buffer as it was. */
+LT_TEST(test_copy_open_leaves_the_buffer_alone)
+{
+	pin_cpu0();
+	struct lt_ring *r = make_ring(LT_RING_DISCARD, 4, 4096);
+	LT_ASSERT_EQ(lt_ring_copy_open(r, 0, copy_collect, &coll), 0);
+	for (uint64_t i = 0; i < 7; i++)
+		LT_ASSERT_EQ(write_seq(r, 1, i), 0);
+	uint64_t off = atomic_load(&lt_ring_ctl(r, 0)->offset);
+	LT_ASSERT_EQ(lt_ring_copy_open(r, 0, copy_collect, &coll), 1);
+	LT_ASSERT_EQ(coll.n, 7);
+	LT_ASSERT_EQ(coll.seqs[6], 6);
+	LT_ASSERT_EQ(atomic_load(&lt_ring_ctl(r, 0)->offset), off);
+	struct lt_ring_subbuf sb;
+	LT_ASSERT_EQ(lt_ring_get_subbuf(r, 0, &sb), -EAGAIN);
+	lt_ring_destroy(r);
+}

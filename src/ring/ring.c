@@ -604,6 +604,36 @@ int lt_ring_flush(struct lt_ring *r, uint32_t cpu)
 	return flush_atomic(r, cpu);
 }
 
+int lt_ring_copy_open(struct lt_ring *r, uint32_t cpu, lt_ring_packet_fn fn,
+		      void *arg)
+{
+	struct lt_ring_ctl *ctl = lt_ring_ctl(r, cpu);
+	const uint64_t S = r->subbuf_size;
+	/* acquire: pairs with the commit store of the sequence that
+	 * published the bytes below it (see subbuf_complete()) */
+	uint64_t off = atomic_load_explicit(&ctl->offset, memory_order_acquire);
+	if ((off & (S - 1)) == 0 || lt_ring_sync_of(r) != LT_RING_SYNC_RSEQ)
+		return 0;
+	uint64_t base = off & ~(S - 1), used = off - base;
+	if (used < LT_PACKET_HDR_SIZE)
+		return 0;
+	char *copy = malloc(used);
+	if (!copy)
+		return -ENOMEM;
+	/* published records stay as they are until the consumer moves on */
+	memcpy(copy, hdr_at(r, cpu, base), used);
+	struct lt_packet_header *h = (void *)copy;
+	uint64_t last =
+		atomic_load_explicit(&ctl->last_tsc, memory_order_relaxed);
+	uint64_t now = lt_clock_read_fast();
+	h->timestamp_end = now > last ? now : last;
+	h->content_size = h->packet_size = used * 8;
+	h->events_discarded = lt_ring_lost(r, cpu);
+	int rc = fn(arg, h, copy, used);
+	free(copy);
+	return rc < 0 ? rc : 1;
+}
+
 int lt_ring_flush_quiescent(struct lt_ring *r, uint32_t cpu)
 {
 	/* no writer left: the CAS path's close is right for either kind */

@@ -625,6 +625,16 @@ typedef int (*lt_ring_packet_fn)(void *arg, const struct lt_packet_header *hdr,
 int lt_ring_snapshot(struct lt_ring *r, uint32_t cpu, lt_ring_packet_fn fn,
 		     void *arg);
 
+/*
+ * For a consumer that reads cpu's buffer for the last time: hands fn a copy
+ * of the open sub-buffer of an rseq channel, as a packet of the records
+ * published in it so far, without changing the buffer (the close
+ * lt_ring_flush() could not make).  Returns 1 if it delivered one, 0 if
+ * none was open (or the channel is atomic), or fn's negative result.
+ */
+int lt_ring_copy_open(struct lt_ring *r, uint32_t cpu, lt_ring_packet_fn fn,
+		      void *arg);
+
 /* Counts an event too large to record, in the current CPU's buffer. */
 void lt_ring_count_too_big(struct lt_ring *r);
 

@@ -927,6 +927,19 @@ static void finish(struct rec *R)
 					     c < p->rings[ch]->n_cpus; c++)
 						lt_ring_flush(p->rings[ch], c);
 			consume_proc(R, p);
+			/* what a close could not reach (an rseq buffer of
+			 * a CPU this process may not run on) is copied */
+			for (int ch = 0; ch < R->o->nchannels; ch++)
+				if (p->rings[ch] &&
+				    !R->o->channels[ch].overwrite)
+					for (uint32_t c = 0;
+					     c < p->rings[ch]->n_cpus; c++) {
+						struct snap_arg a = { R, p, ch,
+								      c };
+						lt_ring_copy_open(p->rings[ch],
+								  c, snap_write,
+								  &a);
+					}
 		}
 		for (int ch = 0; ch < R->o->nchannels; ch++) {
 			struct lt_ring *r = p->rings[ch];
