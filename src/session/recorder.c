@@ -177,9 +177,9 @@ static void recover_subbuf(struct rec *R, struct rproc *p, int ch, uint32_t cpu,
 	uint64_t idx = (base >> r->subbuf_shift) & (r->n_subbufs - 1);
 	uint64_t gen = base / r->buf_size;
 	/* an rseq writer publishes whole records: the offset bounds them */
-	uint64_t committed = lt_ring_sync_of(r) == LT_RING_SYNC_RSEQ ?
-				     atomic_load(&ctl->offset) - base :
-				     atomic_load(&ctl->commit[idx]) - gen * S;
+	int rseq = lt_ring_sync_of(r) == LT_RING_SYNC_RSEQ;
+	uint64_t committed = rseq ? atomic_load(&ctl->offset) - base :
+				    atomic_load(&ctl->commit[idx]) - gen * S;
 	struct lt_rec_channel_stats *st = &R->res->ch[ch];
 	static struct recover x;
 
@@ -193,7 +193,9 @@ static void recover_subbuf(struct rec *R, struct rproc *p, int ch, uint32_t cpu,
 	}
 	uint64_t content = h->content_size / 8;
 	if (content < LT_PACKET_HDR_SIZE || content > S)
-		content = S; /* its closer died too */
+		/* never closed: an rseq buffer's records end at the offset;
+		 * an atomic one's closer may have died too */
+		content = rseq && committed < S ? committed : S;
 	x.n = 0;
 	size_t walked = lt_ctf_walk_records(R->scratch, content, lookup_event,
 					    p, note_end, &x);
