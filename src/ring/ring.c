@@ -380,6 +380,14 @@ static int flush_atomic(struct lt_ring *r, uint32_t cpu)
 	return 1;
 }
 
+/* Counts a dropped event in the buffer of the CPU the thread runs on. */
+static int drop_here(struct lt_ring *r, int err)
+{
+	lt_ring_drop(lt_ring_ctl(r, (uint32_t)lt_cpu_current() % r->n_cpus),
+		     err);
+	return err;
+}
+
 #if LT_RING_HAVE_RSEQ
 /*
  * The fields a closer writes, timestamp_end to events_discarded, in the
@@ -409,14 +417,6 @@ static void add_copy(struct lt_rseq_pub *p, void *dst, const void *src,
 		     uint64_t len)
 {
 	p->c[p->n++] = (struct lt_rseq_copy){ dst, src, len };
-}
-
-/* Counts a dropped event in the buffer of the CPU the thread runs on. */
-static int drop_here(struct lt_ring *r, int err)
-{
-	lt_ring_drop(lt_ring_ctl(r, (uint32_t)lt_cpu_current() % r->n_cpus),
-		     err);
-	return err;
 }
 
 /*
@@ -587,6 +587,16 @@ out:
 	CPU_FREE(saved);
 	CPU_FREE(one);
 	return rc;
+}
+#else
+/* No rseq channel can be made here (lt_ring_rseq_usable() is 0). */
+int lt_ring_write_rseq_slow(struct lt_ring *r, uint32_t id, const void *payload,
+			    uint32_t len)
+{
+	(void)id;
+	(void)payload;
+	(void)len;
+	return drop_here(r, -ENOBUFS);
 }
 #endif
 
