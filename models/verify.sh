@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# verify.sh: run every spin check of models/ring.pml and models/rcu.pml.
+# verify.sh: run every spin check of models/ring.pml, models/ring_rseq.pml
+# and models/rcu.pml.
 #
 # Each check builds its own verifier in $OUT/<check>/ (default build/models/)
 # and prints one line: model, variant, property, states stored, seconds,
@@ -137,6 +138,21 @@ check rcu-nomb1 rcu.pml "-DBUG_NOMB1" safety "(s) caught" assert:s
 check rcu-nomb2 rcu.pml "-DBUG_NOMB2" safety "(s) caught" assert:s
 check rcu-oneflip rcu.pml "-DBUG_ONEFLIP" safety "(s) caught" assert:s
 check rcu-nophase-live rcu.pml "-DLIVE -DBUG_NOPHASE" ltl "sync_done caught (starves)" cycle
+
+# The ring buffer on rseq channels: real models (writers 2+1 events, handler 1).
+check rseq-discard ring_rseq.pml "" safety "(a)(b)(d)(e) safety" pass
+check rseq-overwrite ring_rseq.pml "-DMODE_OVERWRITE" safety "(a)(c)(e) safety" pass
+# progress under a budget of 2 preemptions, events 1+1+1
+check rseq-discard-np ring_rseq.pml "-DBUDGET=2 -DNEV1=1" np "(f) no non-progress cycle" pass
+check rseq-overwrite-np ring_rseq.pml "-DMODE_OVERWRITE -DBUDGET=2 -DNEV1=1" np "(f) no non-progress cycle" pass
+# without a budget a sequence may abort forever (migrated, preempted): (f) needs it
+check rseq-nobudget-np ring_rseq.pml "-DNEV1=1" np "(f) cycle without budget" cycle
+# The ring buffer on rseq channels: planted bugs, each must be caught.
+check rseq-norestart ring_rseq.pml "-DBUG_NORESTART" safety "(a) caught" assert:a
+check rseq-nocmp ring_rseq.pml "-DBUG_NOCMP" safety "(a) caught" assert:a
+check rseq-norecheck ring_rseq.pml "-DMODE_OVERWRITE -DBUG_NORECHECK -DNEV2=0" safety "(c) caught" assert:c
+# the re-check lt_ring_snapshot has today (offset > b + N*S): see docs/models.md
+check rseq-casrecheck ring_rseq.pml "-DMODE_OVERWRITE -DBUG_CASRECHECK -DNEV2=0" safety "(c) caught" assert:c
 
 total=$(awk -v a="$total_start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 if [ "$failed" = 0 ]; then

@@ -474,13 +474,13 @@ int lt_ring_write_rseq_slow(struct lt_ring *r, uint32_t id, const void *payload,
 			/* pairs with the release store in
 			 * lt_ring_put_subbuf(); an overwritten sub-buffer is
 			 * always whole here (no record is ever half-done) */
+			uint64_t consumed = atomic_load_explicit(
+				&ctl->consumed, memory_order_acquire);
 			if (r->mode == LT_RING_DISCARD &&
-			    begin + S -
-					    atomic_load_explicit(
-						    &ctl->consumed,
-						    memory_order_acquire) >
-				    r->buf_size)
-				return drop_here(r, -ENOBUFS);
+			    begin + S - consumed > r->buf_size) {
+				lt_ring_drop(ctl, -ENOBUFS);
+				return -ENOBUFS;
+			}
 		}
 		int fill = (end & (S - 1)) == 0;
 		uint64_t lost = sw | fill ? lt_ring_lost(r, cpu) : 0;
@@ -677,6 +677,7 @@ int lt_ring_snapshot(struct lt_ring *r, uint32_t cpu, lt_ring_packet_fn fn,
 		return -ENOMEM;
 	memset(lens, 0, sizeof(lens));
 	lt_ring_flush(r, cpu);
+	uint64_t ahead = lt_ring_sync_of(r) == LT_RING_SYNC_RSEQ ? S : 0;
 	uint64_t end = atomic_load_explicit(&ctl->offset, memory_order_acquire);
 	uint64_t cur = end & ~(S - 1);
 	/* newest first, stopping at the first that is missing or reused */
@@ -705,12 +706,18 @@ int lt_ring_snapshot(struct lt_ring *r, uint32_t cpu, lt_ring_packet_fn fn,
 		char *dst = copy + (size_t)(k - 1) * S;
 		racy_copy(dst, hdr_at(r, cpu, base), S);
 		/* acquire fence: the copy's loads come before the re-check;
-		 * pairs with the release fence after a writer's CAS */
+		 * pairs with the release fence after a writer's CAS (atomic)
+		 * or the ordered stores of a sequence (rseq) */
 		lt_ring_fence(memory_order_acquire);
 		uint64_t now = atomic_load_explicit(&ctl->offset,
 						    memory_order_relaxed);
-		if (now > base + r->buf_size)
-			break; /* a writer entered this slot again */
+		/* a writer entered this slot again; or, rseq, may have
+		 * written into it ahead of its commit: a sequence writes up
+		 * to the end of the sub-buffer after the open one (a switch),
+		 * and one that was restarted leaves its bytes there.  Found
+		 * by models/ring_rseq.pml. */
+		if (now + ahead > base + r->buf_size)
+			break;
 		const struct lt_packet_header *h = (void *)dst;
 		uint64_t len = h->content_size / 8;
 		if (h->magic != LT_PACKET_MAGIC || len < LT_PACKET_HDR_SIZE ||

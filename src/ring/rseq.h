@@ -8,7 +8,9 @@
  * CPU whose buffer it writes, such a sequence is atomic with respect to
  * every other thread (of any process) on that CPU: it either ends with its
  * last instruction, the commit, or has no visible effect but stray bytes
- * beyond the published offset, which the next writer overwrites.
+ * beyond the published offset (up to the end of the sub-buffer after the
+ * open one), which the next writer overwrites, and which a snapshot
+ * reading the oldest sub-buffer must count as touched (lt_ring_snapshot()).
  *
  * Both sequences here check that the thread still runs on the CPU it chose
  * and that the buffer's offset is still the one it read, copy the record,
