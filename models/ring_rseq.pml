@@ -62,8 +62,9 @@
  *   BUG_NORECHECK    the snapshot keeps a copy without loading offset again
  *   BUG_CASRECHECK   the snapshot throws a copy away only if
  *                    offset > b + N*S, the test that is right for the
- *                    compare-and-swap ring (ring.pml) and that
- *                    lt_ring_snapshot applies to rseq channels as well
+ *                    compare-and-swap ring (ring.pml), which
+ *                    lt_ring_snapshot applied to rseq channels until
+ *                    this model caught it
  *
  * Properties, each assert tagged with its letter in a comment on its line
  * (models/verify.sh reads the tag of the line a trail fails on):
