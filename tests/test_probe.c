@@ -24,6 +24,27 @@ LT_EVENT(ptest, b3, LT_INFO, LT_ARGS(uint8_t, a, uint8_t, b, uint8_t, c),
 LT_EVENT(ptest, seq, LT_INFO, LT_ARGS(const uint8_t *, v, uint32_t, n),
 	 LT_FIELDS(LT_FIELD_SEQUENCE(v, v, n)))
 
+/* Payloads of fixed size 4 to 16 go to the ring in two registers
+ * (lt_probe_emit_words4/8); 17 bytes and more through memory. */
+#define LT_FIXED_EVENT(n)                                           \
+	LT_EVENT(ptest, f##n, LT_INFO, LT_ARGS(const uint8_t *, v), \
+		 LT_FIELDS(LT_FIELD_ARRAY(v, v, n)))
+LT_FIXED_EVENT(4)
+LT_FIXED_EVENT(5)
+LT_FIXED_EVENT(6)
+LT_FIXED_EVENT(7)
+LT_FIXED_EVENT(8)
+LT_FIXED_EVENT(9)
+LT_FIXED_EVENT(11)
+LT_FIXED_EVENT(12)
+LT_FIXED_EVENT(15)
+LT_FIXED_EVENT(16)
+LT_FIXED_EVENT(17)
+LT_EVENT(ptest, mix7, LT_INFO, LT_ARGS(uint8_t, a, int32_t, b, uint16_t, c),
+	 LT_FIELDS(LT_FIELD_INT(a, a) LT_FIELD_INT(b, b) LT_FIELD_HEX(c, c)))
+LT_EVENT(ptest, mix12, LT_INFO, LT_ARGS(double, a, float, b),
+	 LT_FIELDS(LT_FIELD_FLOAT(a, a) LT_FIELD_FLOAT(b, b)))
+
 static lt_session_t *session(void)
 {
 	int err = 0;
@@ -195,6 +216,18 @@ LT_TEST(test_oversized_strings_are_cut_and_oversized_events_counted)
 	lt_session_destroy(s);
 }
 
+/* Stops and destroys s, and opens the trace it wrote in dir. */
+static lt_trace_t *stop_and_open(lt_session_t *s, const char *dir)
+{
+	LT_ASSERT_EQ(lt_session_stop(s), 0);
+	lt_session_destroy(s);
+	lt_trace_t *t;
+	char msg[256];
+	if (lt_trace_open(dir, NULL, &t, msg, sizeof(msg)) != 0)
+		LT_FAIL("%s: %s", dir, msg);
+	return t;
+}
+
 LT_TEST(test_payloads_of_every_length_arrive_intact)
 {
 	const char *dir = lt_tmpdir("probe-len");
@@ -212,12 +245,7 @@ LT_TEST(test_payloads_of_every_length_arrive_intact)
 			v[i] = (uint8_t)(n * 7 + i);
 		lt_trace(ptest, seq, v, n);
 	}
-	LT_ASSERT_EQ(lt_session_stop(s), 0);
-	lt_session_destroy(s);
-
-	lt_trace_t *t;
-	char msg[256];
-	LT_ASSERT_EQ(lt_trace_open(dir, NULL, &t, msg, sizeof(msg)), 0);
+	lt_trace_t *t = stop_and_open(s, dir);
 	const struct lt_event *ev;
 	struct lt_value x, e;
 	int seen = 0;
@@ -245,4 +273,97 @@ LT_TEST(test_payloads_of_every_length_arrive_intact)
 	}
 	LT_ASSERT_EQ(seen, 3 + 41);
 	lt_trace_close(t);
+}
+
+/* Every fixed-size event, many times over (sub-buffer switches take the
+ * general path), read back byte for byte. */
+static void fixed_payloads_arrive_intact(void)
+{
+	static const uint32_t sizes[] = {
+		4, 5, 6, 7, 8, 9, 11, 12, 15, 16, 17
+	};
+	enum { NS = sizeof(sizes) / sizeof(sizes[0]), ROUNDS = 3000 };
+	const char *dir = lt_tmpdir("probe-fixed");
+	struct lt_session_options o = {
+		.channel = { .subbuf_size = 16384, .n_subbufs = 64 },
+	};
+	int err = 0;
+	lt_session_t *s = lt_session_create(dir, &o, &err);
+	LT_ASSERT(s != NULL);
+	LT_ASSERT_EQ(lt_session_enable(s, "ptest:f*", NULL, NULL), 0);
+	LT_ASSERT_EQ(lt_session_enable(s, "ptest:mix*", NULL, NULL), 0);
+	LT_ASSERT_EQ(lt_session_start(s), 0);
+	uint8_t v[17];
+	for (uint32_t r = 0; r < ROUNDS; r++) {
+		for (uint32_t i = 0; i < sizeof(v); i++)
+			v[i] = (uint8_t)(r * 13 + i * 7 + 1);
+		lt_trace(ptest, f4, v);
+		lt_trace(ptest, f5, v);
+		lt_trace(ptest, f6, v);
+		lt_trace(ptest, f7, v);
+		lt_trace(ptest, f8, v);
+		lt_trace(ptest, f9, v);
+		lt_trace(ptest, f11, v);
+		lt_trace(ptest, f12, v);
+		lt_trace(ptest, f15, v);
+		lt_trace(ptest, f16, v);
+		lt_trace(ptest, f17, v);
+		lt_trace(ptest, mix7, (uint8_t)r, -(int32_t)r * 1000,
+			 (uint16_t)(r ^ 0xbeef));
+		lt_trace(ptest, mix12, r * 0.5, (float)r + 0.25f);
+	}
+	struct lt_session_stats st;
+	lt_session_get_stats(s, &st);
+	LT_ASSERT_EQ(st.events_lost, 0);
+	lt_trace_t *t = stop_and_open(s, dir);
+	const struct lt_event *ev;
+	struct lt_value x, e;
+	uint64_t seen = 0;
+	while (lt_trace_next(t, &ev) == 1) {
+		/* one thread, so the trace holds the calls in order */
+		uint32_t r = (uint32_t)(seen / (NS + 2)),
+			 k = (uint32_t)(seen % (NS + 2));
+		const char *name = ev->cls->name;
+		if (k < NS) {
+			char want[32];
+			snprintf(want, sizeof(want), "ptest:f%u", sizes[k]);
+			LT_ASSERT_STREQ(name, want);
+			LT_ASSERT_EQ(lt_event_field_by_name(ev, "v", &x), 0);
+			LT_ASSERT_EQ(x.len, sizes[k]);
+			for (uint32_t i = 0; i < sizes[k]; i++) {
+				LT_ASSERT_EQ(lt_value_elem(&x, i, &e), 0);
+				LT_ASSERT_EQ(e.u,
+					     (uint8_t)(r * 13 + i * 7 + 1));
+			}
+		} else if (k == NS) {
+			LT_ASSERT_STREQ(name, "ptest:mix7");
+			LT_ASSERT_EQ(lt_event_field(ev, 0, &x), 0);
+			LT_ASSERT_EQ(x.u, (uint8_t)r);
+			LT_ASSERT_EQ(lt_event_field(ev, 1, &x), 0);
+			LT_ASSERT_EQ(x.i, -(int64_t)r * 1000);
+			LT_ASSERT_EQ(lt_event_field(ev, 2, &x), 0);
+			LT_ASSERT_EQ(x.u, (uint16_t)(r ^ 0xbeef));
+		} else {
+			LT_ASSERT_STREQ(name, "ptest:mix12");
+			LT_ASSERT_EQ(lt_event_field(ev, 0, &x), 0);
+			LT_ASSERT(x.f == r * 0.5);
+			LT_ASSERT_EQ(lt_event_field(ev, 1, &x), 0);
+			LT_ASSERT(x.f == (double)((float)r + 0.25f));
+		}
+		seen++;
+	}
+	LT_ASSERT_EQ(seen, (uint64_t)ROUNDS * (NS + 2));
+	lt_trace_close(t);
+}
+
+LT_TEST(test_fixed_payloads_arrive_intact)
+{
+	fixed_payloads_arrive_intact();
+}
+
+LT_TEST(test_fixed_payloads_arrive_intact_on_an_atomic_ring)
+{
+	/* the fast path declines every record: the general path again */
+	setenv("LOWTRACE_RING_SYNC", "atomic", 1);
+	fixed_payloads_arrive_intact();
 }

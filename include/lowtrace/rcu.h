@@ -147,12 +147,28 @@ static inline void lt_rcu_reader_barrier(void)
  * Enter a read-side section.  Nests, including from a signal handler that
  * interrupts a section.  Model: models/rcu.pml
  */
+static inline void lt_rcu_read_lock_registered(void);
 static inline void lt_rcu_read_lock(void)
+{
+	if (lt_rcu_unlikely(!lt_rcu_reader.registered))
+		lt_rcu_register_slow();
+	lt_rcu_read_lock_registered();
+}
+
+/* Nonzero once this thread is a registered reader. */
+static inline int lt_rcu_registered(void)
+{
+	return lt_rcu_reader.registered;
+}
+
+/*
+ * lt_rcu_read_lock() in a thread where lt_rcu_registered() is nonzero:
+ * no call on any path, for a caller that wants none.
+ */
+static inline void lt_rcu_read_lock_registered(void)
 {
 	unsigned long tmp;
 
-	if (lt_rcu_unlikely(!lt_rcu_reader.registered))
-		lt_rcu_register_slow();
 	tmp = atomic_load_explicit(&lt_rcu_reader.ctr, memory_order_relaxed);
 	if (lt_rcu_likely(!(tmp & LT_RCU_NEST_MASK))) {
 		unsigned long gp = atomic_load_explicit(&lt_rcu_gp.ctr,

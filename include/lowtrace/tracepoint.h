@@ -167,6 +167,14 @@ static inline void lt__put_seq(struct lt__writer *w, const void *p,
 /* In liblowtrace: writes the payload into every channel that wants it. */
 void lt_probe_emit(struct lt_event_desc *d, const void *payload, uint32_t len,
 		   int overflow);
+/* lt_probe_emit() of a payload of 8 to 16 bytes, passed in two words as
+ * memcpy() loads them: lo holds the first 8 and hi the last 8 (they
+ * overlap below 16). */
+void lt_probe_emit_words8(struct lt_event_desc *d, uint64_t lo, uint64_t hi,
+			  uint32_t len);
+/* The same for 4 to 7 bytes: the first 4 and the last 4. */
+void lt_probe_emit_words4(struct lt_event_desc *d, uint64_t lo, uint64_t hi,
+			  uint32_t len);
 /* In liblowtrace: (un)registers the events of one loaded object. */
 void lt_probe_register_range(struct lt_event_desc *const *start,
 			     struct lt_event_desc *const *stop);
@@ -332,6 +340,21 @@ void lt_session_autostart(void);
 #define LT__WB_END
 #define LT__WRITES(seq) LT__CAT(LT__WA seq, _END)
 
+/* The field's size if fixed, else LT_EVENT_MAX (a sum in the probe). */
+#define LT__S_INT(name, expr, b) +sizeof(expr)
+#define LT__S_ENUM(name, expr, e) +sizeof(expr)
+#define LT__S_FLOAT(name, expr) +sizeof(expr)
+#define LT__S_STRING(name, expr) +LT_EVENT_MAX
+#define LT__S_ARRAY(name, p, n) +sizeof((p)[0]) * (size_t)(n)
+#define LT__S_SEQ(name, p, n) +LT_EVENT_MAX
+#define LT__S_CHARS(name, p, n) +(size_t)(n)
+#define LT__S(kind, ...) LT__KIND(LT__S_, kind)(__VA_ARGS__)
+#define LT__SA(...) LT__S LT__EMPTY()(__VA_ARGS__) LT__SB
+#define LT__SB(...) LT__S LT__EMPTY()(__VA_ARGS__) LT__SA
+#define LT__SA_END
+#define LT__SB_END
+#define LT__SIZE(seq) LT__CAT(LT__SA seq, _END)
+
 #define LT__SECTION __attribute__((section("lt_events"), used))
 
 #define LT__EVENT_COMMON(prov, ev, level)                                    \
@@ -342,30 +365,56 @@ void lt_session_autostart(void);
 	static struct lt_event_desc *const lt__evp_##prov##__##ev            \
 		LT__SECTION = &lt__ev_##prov##__##ev;
 
-/* An event with arguments. */
-#define LT_EVENT(prov, ev, level, args, fields)                               \
-	__attribute__((unused)) static inline const struct lt_field_desc      \
-		*lt__fields_##prov##__##ev(LT__PARAMS args)                   \
-	{                                                                     \
-		LT__MAP(LT__VOID, LT__UNPAREN args)                           \
-		static const struct lt_field_desc lt__f[] = { LT__DESCS(      \
-			fields){ NULL, 0, 0, 0, 0, 0, NULL } };               \
-		return lt__f;                                                 \
-	}                                                                     \
-	static const struct lt_field_desc *lt__fields0_##prov##__##ev(void)   \
-	{                                                                     \
-		return lt__fields_##prov##__##ev(LT__ZEROS args);             \
-	}                                                                     \
-	LT__EVENT_COMMON(prov, ev, level)                                     \
-	__attribute__((unused)) static inline void lt__probe_##prov##__##ev(  \
-		LT__PARAMS args)                                              \
-	{                                                                     \
-		char lt__buf[LT_EVENT_MAX];                                   \
-		struct lt__writer lt__w = { lt__buf, 0, sizeof(lt__buf), 0 }; \
-		LT__MAP(LT__VOID, LT__UNPAREN args)                           \
-		LT__WRITES(fields)                                            \
-		lt_probe_emit(&lt__ev_##prov##__##ev, lt__buf, lt__w.off,     \
-			      lt__w.overflow);                                \
+/* An event with arguments.  A payload of 4 to 16 bytes of fixed size
+ * reaches the library in two registers, with no buffer in memory. */
+#define LT_EVENT(prov, ev, level, args, fields)                              \
+	__attribute__((unused)) static inline const struct lt_field_desc     \
+		*lt__fields_##prov##__##ev(LT__PARAMS args)                  \
+	{                                                                    \
+		LT__MAP(LT__VOID, LT__UNPAREN args)                          \
+		static const struct lt_field_desc lt__f[] = { LT__DESCS(     \
+			fields){ NULL, 0, 0, 0, 0, 0, NULL } };              \
+		return lt__f;                                                \
+	}                                                                    \
+	static const struct lt_field_desc *lt__fields0_##prov##__##ev(void)  \
+	{                                                                    \
+		return lt__fields_##prov##__##ev(LT__ZEROS args);            \
+	}                                                                    \
+	LT__EVENT_COMMON(prov, ev, level)                                    \
+	__attribute__((unused)) static inline void lt__probe_##prov##__##ev( \
+		LT__PARAMS args)                                             \
+	{                                                                    \
+		LT__MAP(LT__VOID, LT__UNPAREN args)                          \
+		const size_t lt__fixed = 0 LT__SIZE(fields);                 \
+		if (lt__fixed >= 4 && lt__fixed <= 16) {                     \
+			char lt__buf[16];                                    \
+			struct lt__writer lt__w = { lt__buf, 0, 16, 0 };     \
+			uint64_t lt__lo = 0, lt__hi = 0;                     \
+			LT__WRITES(fields)                                   \
+			if (lt__fixed >= 8) {                                \
+				memcpy(&lt__lo, lt__buf, 8);                 \
+				memcpy(&lt__hi, lt__buf + lt__fixed - 8, 8); \
+				lt_probe_emit_words8(&lt__ev_##prov##__##ev, \
+						     lt__lo, lt__hi,         \
+						     (uint32_t)lt__fixed);   \
+			} else {                                             \
+				uint32_t lt__x, lt__y;                       \
+				memcpy(&lt__x, lt__buf, 4);                  \
+				memcpy(&lt__y, lt__buf + lt__fixed - 4, 4);  \
+				lt__lo = lt__x;                              \
+				lt__hi = lt__y;                              \
+				lt_probe_emit_words4(&lt__ev_##prov##__##ev, \
+						     lt__lo, lt__hi,         \
+						     (uint32_t)lt__fixed);   \
+			}                                                    \
+		} else {                                                     \
+			char lt__buf[LT_EVENT_MAX];                          \
+			struct lt__writer lt__w = { lt__buf, 0,              \
+						    sizeof(lt__buf), 0 };    \
+			LT__WRITES(fields)                                   \
+			lt_probe_emit(&lt__ev_##prov##__##ev, lt__buf,       \
+				      lt__w.off, lt__w.overflow);            \
+		}                                                            \
 	}
 
 /* An event that carries no fields. */

@@ -81,6 +81,17 @@ static inline uint64_t lt_clock_read_counter(void)
 #define LT_CLOCK_COUNTER LT_CLOCK_MONOTONIC
 #endif
 
+#if defined(__x86_64__) || defined(__i386__)
+/* rdtsc alone, for a caller that found lt_clock_calib.source to be
+ * LT_CLOCK_TSC (lt_clock_read_fast() without its fallback call). */
+static inline uint64_t lt_clock_read_tsc(void)
+{
+	uint32_t lo, hi;
+	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((uint64_t)hi << 32) | lo;
+}
+#endif
+
 /* The trace clock: counts in lt_clock_calib.freq per second. */
 static inline uint64_t lt_clock_read(void)
 {
@@ -97,11 +108,8 @@ static inline uint64_t lt_clock_read(void)
 static inline uint64_t lt_clock_read_fast(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
-	if (__builtin_expect(lt_clock_calib.source == LT_CLOCK_TSC, 1)) {
-		uint32_t lo, hi;
-		__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
-		return ((uint64_t)hi << 32) | lo;
-	}
+	if (__builtin_expect(lt_clock_calib.source == LT_CLOCK_TSC, 1))
+		return lt_clock_read_tsc();
 #endif
 	return lt_clock_read();
 }

@@ -8,6 +8,7 @@
 #include "probe/probe.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "probe/filter.h"
 #include "probe/targets.h"
@@ -36,23 +37,111 @@ static __attribute__((noinline)) void emit_all(const struct lt_targets *t,
 	}
 }
 
-void lt_probe_emit(struct lt_event_desc *d, const void *payload, uint32_t len,
-		   int overflow)
+/* lt_probe_emit() in every case, out of line. */
+static __attribute__((noinline)) void emit_slow(struct lt_event_desc *d,
+						const void *payload,
+						uint32_t len, int overflow)
 {
 	lt_rcu_read_lock();
 	/* acquire: pairs with the release store in the registry's
 	 * update_entry(), so the list's contents are complete */
 	struct lt_targets *t = __atomic_load_n(
 		(struct lt_targets **)&d->targets, __ATOMIC_ACQUIRE);
-	if (__builtin_expect(t != NULL, 1)) {
-		/* the common case, one ring and no filter, without the loop */
+	if (t != NULL) {
 		struct lt_ring *r = t->solo;
-		if (__builtin_expect(r && !overflow, 1))
+		if (r && !overflow)
 			lt_ring_write(r, t->id, payload, len);
 		else
 			emit_all(t, payload, len, overflow);
 	}
 	lt_rcu_read_unlock();
+}
+
+/*
+ * The common case, one rseq ring, no filter and the TSC for a clock, makes
+ * no call: the registers it needs are the ones a call clobbers anyway, so
+ * it saves none.  Anything else (a sub-buffer to switch, a restarted
+ * sequence, more targets) starts again in emit_slow(), which is correct
+ * since the fast path published nothing.  A payload is at payload, or in
+ * lo and hi as lt_ring__try_rseq() says (words: 4 or 8, their size).
+ */
+static inline __attribute__((always_inline)) int
+emit_fast(struct lt_event_desc *d, const void *payload, uint64_t lo,
+	  uint64_t hi, int words, uint32_t len)
+{
+	int done = 0;
+#if LT_RING_HAVE_RSEQ
+	if (__builtin_expect(!lt_rcu_registered() ||
+				     lt_clock_calib.source != LT_CLOCK_TSC,
+			     0))
+		return 0;
+	lt_rcu_read_lock_registered();
+	/* acquire: as in emit_slow() */
+	struct lt_targets *t = __atomic_load_n(
+		(struct lt_targets **)&d->targets, __ATOMIC_ACQUIRE);
+	if (__builtin_expect(t != NULL, 1)) {
+		struct lt_ring *r = t->solo;
+		done = __builtin_expect(r && r->sync == LT_RING_SYNC_RSEQ, 1) &&
+		       !lt_ring__try_rseq(r, t->id, payload, lo, hi, words, len,
+					  1);
+	} else {
+		done = 1; /* disabled since the call site looked */
+	}
+	lt_rcu_read_unlock();
+#else
+	(void)d;
+	(void)payload;
+	(void)lo;
+	(void)hi;
+	(void)words;
+	(void)len;
+#endif
+	return done;
+}
+
+void lt_probe_emit(struct lt_event_desc *d, const void *payload, uint32_t len,
+		   int overflow)
+{
+	if (__builtin_expect(overflow || !emit_fast(d, payload, 0, 0, 0, len),
+			     0))
+		emit_slow(d, payload, len, overflow);
+}
+
+/* lt_probe_emit_words()'s general path: the payload back in memory. */
+static __attribute__((noinline)) void
+emit_words_slow(struct lt_event_desc *d, uint64_t lo, uint64_t hi, uint32_t len)
+{
+	char b[16];
+	if (len > 16)
+		len = 0; /* not a call lt_trace() makes */
+	if (len >= 8) {
+		memcpy(b, &lo, 8);
+		memcpy(b + len - 8, &hi, 8);
+	} else if (len >= 4) {
+		uint32_t x = (uint32_t)lo, y = (uint32_t)hi;
+		memcpy(b, &x, 4);
+		memcpy(b + len - 4, &y, 4);
+	} else {
+		len = 0;
+	}
+	emit_slow(d, b, len, 0);
+}
+
+/* Two entry points, so that each knows its word size. */
+void lt_probe_emit_words8(struct lt_event_desc *d, uint64_t lo, uint64_t hi,
+			  uint32_t len)
+{
+	if (__builtin_expect(len - 8 > 8 || !emit_fast(d, NULL, lo, hi, 8, len),
+			     0))
+		emit_words_slow(d, lo, hi, len);
+}
+
+void lt_probe_emit_words4(struct lt_event_desc *d, uint64_t lo, uint64_t hi,
+			  uint32_t len)
+{
+	if (__builtin_expect(len - 4 > 3 || !emit_fast(d, NULL, lo, hi, 4, len),
+			     0))
+		emit_words_slow(d, lo, hi, len);
 }
 
 void lt_targets_free(struct lt_targets *t)

@@ -474,7 +474,7 @@ int lt_ring_write_rseq_slow(struct lt_ring *r, uint32_t id, const void *payload,
 			    uint32_t len);
 
 /*
- * lt_ring_write() on an rseq channel.  The common case inline: a compact
+ * The common case of lt_ring_write() on an rseq channel, inline: a compact
  * header, a payload of 4 to 16 bytes, well inside the open sub-buffer of
  * the CPU the thread runs on, and no other writer of that CPU in between;
  * the record is copied and published by one restartable sequence
@@ -482,10 +482,18 @@ int lt_ring_write_rseq_slow(struct lt_ring *r, uint32_t id, const void *payload,
  * checks that the offset it was read against has not moved, so no record
  * of this buffer was published since, and the reading is no earlier than
  * the last one published (clamped to it for a clock read elsewhere).
+ *
+ * The payload is at payload (words 0), or in lo and hi as memcpy() would
+ * load them: words 8, a payload of 8 to 16 bytes, its first 8 and its
+ * last 8 (which overlap below 16); words 4, of 4 to 7 bytes, its first 4
+ * and last 4 in their low halves.
+ * tsc: the caller found the clock to be
+ * the TSC, and no path makes a call.  Returns 0 if the record is
+ * published, 1 if nothing was (the caller takes the general path).
  */
 static inline __attribute__((always_inline)) int
-lt_ring_write_rseq(struct lt_ring *r, uint32_t id, const void *payload,
-		   uint32_t len)
+lt_ring__try_rseq(struct lt_ring *r, uint32_t id, const void *payload,
+		  uint64_t lo, uint64_t hi, int words, uint32_t len, int tsc)
 {
 #if LT_RING_HAVE_RSEQ
 	struct rseq *rs =
@@ -494,51 +502,78 @@ lt_ring_write_rseq(struct lt_ring *r, uint32_t id, const void *payload,
 	 * thread without rseq: such a thread always takes the slow path */
 	uint32_t cpu = __atomic_load_n(&rs->cpu_id_start, __ATOMIC_RELAXED);
 	const uint64_t S = r->subbuf_size;
-	if (__builtin_expect(cpu < r->n_cpus && len - 4 <= 12 &&
-				     id < LT_EV_ID_EXTENDED,
-			     1)) {
-		struct lt_ring_ctl *ctl = lt_ring_ctl(r, cpu);
-		uint64_t old = atomic_load_explicit(&ctl->offset,
-						    memory_order_relaxed);
-		uint64_t last = atomic_load_explicit(&ctl->last_tsc,
-						     memory_order_relaxed);
-		uint64_t ts = lt_clock_read_fast();
-		if (__builtin_expect(ts < last, 0))
-			ts = last;
-		uint64_t rec =
-			(old + LT_EV_ALIGN - 1) & ~(uint64_t)(LT_EV_ALIGN - 1);
-		uint64_t end = rec + LT_EV_HDR_COMPACT + len;
-		/* as in lt_ring_write(): no switch, no close */
-		if (__builtin_expect((old & (S - 1)) != 0 &&
-					     ts - last <
-						     (1ull << LT_EV_TS_BITS) &&
-					     end - (old & ~(S - 1)) < S,
-				     1)) {
-			char *p = lt_ring_data(r, cpu) +
-				  (rec & (r->buf_size - 1));
-			uint32_t h = id | (uint32_t)(ts << 5);
-			const char *s = payload;
-			int again;
-			if (len >= 8) {
-				uint64_t x, y;
-				memcpy(&x, s, 8);
-				memcpy(&y, s + len - 8, 8);
-				again = lt_rseq_write8(rs, cpu, &ctl->pair, old,
-						       end, ts, p, h, x, y,
-						       p + len - 4);
-			} else {
-				uint32_t x, y;
-				memcpy(&x, s, 4);
-				memcpy(&y, s + len - 4, 4);
-				again = lt_rseq_write4(rs, cpu, &ctl->pair, old,
-						       end, ts, p, h, x, y,
-						       p + len);
-			}
-			if (__builtin_expect(!again, 1))
-				return 0;
+	if (__builtin_expect(cpu >= r->n_cpus || (!words && len - 4 > 12) ||
+				     id >= LT_EV_ID_EXTENDED,
+			     0))
+		return 1;
+	struct lt_ring_ctl *ctl = lt_ring_ctl(r, cpu);
+	uint64_t old = atomic_load_explicit(&ctl->offset, memory_order_relaxed);
+	uint64_t last =
+		atomic_load_explicit(&ctl->last_tsc, memory_order_relaxed);
+	uint64_t ts = tsc ? lt_clock_read_tsc() : lt_clock_read_fast();
+	if (__builtin_expect(ts < last, 0))
+		ts = last;
+	uint64_t rec = (old + LT_EV_ALIGN - 1) & ~(uint64_t)(LT_EV_ALIGN - 1);
+	uint64_t end = rec + LT_EV_HDR_COMPACT + len;
+	/* as in lt_ring_write(): no switch, no close */
+	if (__builtin_expect((old & (S - 1)) == 0 ||
+				     ts - last >= (1ull << LT_EV_TS_BITS) ||
+				     end - (old & ~(S - 1)) >= S,
+			     0))
+		return 1;
+	char *p = lt_ring_data(r, cpu) + (rec & (r->buf_size - 1));
+	uint32_t h = id | (uint32_t)(ts << 5);
+	const char *s = payload;
+	if (words ? words == 8 : len >= 8) {
+		uint64_t x, y;
+		if (words) {
+			x = lo;
+			y = hi;
+		} else {
+			memcpy(&x, s, 8);
+			memcpy(&y, s + len - 8, 8);
 		}
+		return lt_rseq_write8(rs, cpu, &ctl->pair, old, end, ts, p, h,
+				      x, y, p + len - 4);
 	}
+	uint32_t x, y;
+	if (words) {
+		x = (uint32_t)lo;
+		y = (uint32_t)hi;
+	} else {
+		memcpy(&x, s, 4);
+		memcpy(&y, s + len - 4, 4);
+	}
+	return lt_rseq_write4(rs, cpu, &ctl->pair, old, end, ts, p, h, x, y,
+			      p + len);
+#else
+	(void)r;
+	(void)id;
+	(void)payload;
+	(void)lo;
+	(void)hi;
+	(void)words;
+	(void)len;
+	(void)tsc;
+	return 1;
 #endif
+}
+
+/* lt_ring__try_rseq() of a payload in memory. */
+static inline __attribute__((always_inline)) int
+lt_ring_try_rseq(struct lt_ring *r, uint32_t id, const void *payload,
+		 uint32_t len, int tsc)
+{
+	return lt_ring__try_rseq(r, id, payload, 0, 0, 0, len, tsc);
+}
+
+/* lt_ring_write() on an rseq channel. */
+static inline __attribute__((always_inline)) int
+lt_ring_write_rseq(struct lt_ring *r, uint32_t id, const void *payload,
+		   uint32_t len)
+{
+	if (__builtin_expect(!lt_ring_try_rseq(r, id, payload, len, 0), 1))
+		return 0;
 	return lt_ring_write_rseq_slow(r, id, payload, len);
 }
 
