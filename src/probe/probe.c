@@ -80,8 +80,8 @@ emit_fast(struct lt_event_desc *d, const void *payload, uint64_t lo,
 	struct lt_targets *t = __atomic_load_n(
 		(struct lt_targets **)&d->targets, __ATOMIC_ACQUIRE);
 	if (__builtin_expect(t != NULL, 1)) {
-		struct lt_ring *r = t->solo;
-		done = __builtin_expect(r && r->sync == LT_RING_SYNC_RSEQ, 1) &&
+		struct lt_ring *r = t->fast;
+		done = __builtin_expect(r != NULL, 1) &&
 		       !lt_ring__try_rseq(r, t->id, payload, lo, hi, words, len,
 					  1);
 	} else {

@@ -274,6 +274,10 @@ static struct lt_targets *build_targets(struct entry *e)
 	}
 	if (t->n == 1 && t->t[0].ring && !t->t[0].filter)
 		t->solo = t->t[0].ring;
+	/* a ring's kind is chosen before its first record and kept */
+	if (t->solo && t->solo->sync == LT_RING_SYNC_RSEQ &&
+	    t->id < LT_EV_ID_EXTENDED)
+		t->fast = t->solo;
 	return t;
 }
 

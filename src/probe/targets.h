@@ -24,6 +24,9 @@ struct lt_targets {
 	uint32_t id; /* the event's */
 	uint32_t n;
 	struct lt_ring *solo; /* the only target, a ring with no filter */
+	/* solo again if an rseq ring and id fits a compact event header:
+	 * what lt_probe_emit()'s call-free path writes to */
+	struct lt_ring *fast;
 	struct lt_targets *next_retired; /* the registry's, once replaced */
 	struct lt_target t[]; /* rings first, then triggers */
 };

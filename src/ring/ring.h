@@ -487,13 +487,14 @@ int lt_ring_write_rseq_slow(struct lt_ring *r, uint32_t id, const void *payload,
  * load them: words 8, a payload of 8 to 16 bytes, its first 8 and its
  * last 8 (which overlap below 16); words 4, of 4 to 7 bytes, its first 4
  * and last 4 in their low halves.
- * tsc: the caller found the clock to be
- * the TSC, and no path makes a call.  Returns 0 if the record is
- * published, 1 if nothing was (the caller takes the general path).
+ * fast: the caller found the clock to be the TSC, and no path makes a
+ * call.  words: the caller checked the length.
+ * Returns 0 if the record is published, 1 if nothing was (the caller takes
+ * the general path).
  */
 static inline __attribute__((always_inline)) int
 lt_ring__try_rseq(struct lt_ring *r, uint32_t id, const void *payload,
-		  uint64_t lo, uint64_t hi, int words, uint32_t len, int tsc)
+		  uint64_t lo, uint64_t hi, int words, uint32_t len, int fast)
 {
 #if LT_RING_HAVE_RSEQ
 	struct rseq *rs =
@@ -510,15 +511,19 @@ lt_ring__try_rseq(struct lt_ring *r, uint32_t id, const void *payload,
 	uint64_t old = atomic_load_explicit(&ctl->offset, memory_order_relaxed);
 	uint64_t last =
 		atomic_load_explicit(&ctl->last_tsc, memory_order_relaxed);
-	uint64_t ts = tsc ? lt_clock_read_tsc() : lt_clock_read_fast();
+	uint64_t ts = fast ? lt_clock_read_tsc() : lt_clock_read_fast();
 	if (__builtin_expect(ts < last, 0))
 		ts = last;
 	uint64_t rec = (old + LT_EV_ALIGN - 1) & ~(uint64_t)(LT_EV_ALIGN - 1);
 	uint64_t end = rec + LT_EV_HDR_COMPACT + len;
-	/* as in lt_ring_write(): no switch, no close */
-	if (__builtin_expect((old & (S - 1)) == 0 ||
-				     ts - last >= (1ull << LT_EV_TS_BITS) ||
-				     end - (old & ~(S - 1)) >= S,
+	/* as in lt_ring_write(): no switch, no close.  One comparison: not
+	 * the sub-buffer's start (off - 1 wraps), and room to spare after
+	 * the record whatever the alignment (a record that would fit in the
+	 * last 3 bytes of slack goes the slow way) */
+	uint64_t off = old & (S - 1);
+	if (__builtin_expect(off - 1 >= S - (LT_EV_ALIGN + LT_EV_HDR_COMPACT) -
+						     len ||
+				     ts - last >= (1ull << LT_EV_TS_BITS),
 			     0))
 		return 1;
 	char *p = lt_ring_data(r, cpu) + (rec & (r->buf_size - 1));
@@ -554,7 +559,7 @@ lt_ring__try_rseq(struct lt_ring *r, uint32_t id, const void *payload,
 	(void)hi;
 	(void)words;
 	(void)len;
-	(void)tsc;
+	(void)fast;
 	return 1;
 #endif
 }
@@ -562,9 +567,9 @@ lt_ring__try_rseq(struct lt_ring *r, uint32_t id, const void *payload,
 /* lt_ring__try_rseq() of a payload in memory. */
 static inline __attribute__((always_inline)) int
 lt_ring_try_rseq(struct lt_ring *r, uint32_t id, const void *payload,
-		 uint32_t len, int tsc)
+		 uint32_t len)
 {
-	return lt_ring__try_rseq(r, id, payload, 0, 0, 0, len, tsc);
+	return lt_ring__try_rseq(r, id, payload, 0, 0, 0, len, 0);
 }
 
 /* lt_ring_write() on an rseq channel. */
@@ -572,7 +577,7 @@ static inline __attribute__((always_inline)) int
 lt_ring_write_rseq(struct lt_ring *r, uint32_t id, const void *payload,
 		   uint32_t len)
 {
-	if (__builtin_expect(!lt_ring_try_rseq(r, id, payload, len, 0), 1))
+	if (__builtin_expect(!lt_ring_try_rseq(r, id, payload, len), 1))
 		return 0;
 	return lt_ring_write_rseq_slow(r, id, payload, len);
 }
