@@ -161,6 +161,45 @@ static inline int lt_rcu_registered(void)
 	return lt_rcu_reader.registered;
 }
 
+/* Nonzero if readers run without fences (membarrier is in use); fixed
+ * once the calling thread is registered. */
+static inline int lt_rcu_fenceless(void)
+{
+	return !lt_rcu_gp.use_fence;
+}
+
+/*
+ * The read side for a caller that found lt_rcu_registered() and
+ * lt_rcu_fenceless() once, and wants no branch it need not take:
+ * lt_rcu_read_lock_outer() enters a section only as the outermost one and
+ * returns 1; inside another section (a signal handler's, say) it does
+ * nothing and returns 0, and the caller takes lt_rcu_read_lock().  A
+ * section entered so ends with lt_rcu_read_unlock_outer().
+ */
+static inline int lt_rcu_read_lock_outer(void)
+{
+	unsigned long tmp =
+		atomic_load_explicit(&lt_rcu_reader.ctr, memory_order_relaxed);
+	if (lt_rcu_unlikely(tmp & LT_RCU_NEST_MASK))
+		return 0;
+	atomic_store_explicit(
+		&lt_rcu_reader.ctr,
+		atomic_load_explicit(&lt_rcu_gp.ctr, memory_order_relaxed),
+		LT_RCU_READER_STORE);
+	/* as lt_rcu_read_lock()'s barrier, fenceless */
+	atomic_signal_fence(memory_order_seq_cst);
+	return 1;
+}
+
+static inline void lt_rcu_read_unlock_outer(void)
+{
+	unsigned long tmp =
+		atomic_load_explicit(&lt_rcu_reader.ctr, memory_order_relaxed);
+	atomic_signal_fence(memory_order_seq_cst);
+	atomic_store_explicit(&lt_rcu_reader.ctr, tmp - LT_RCU_COUNT,
+			      LT_RCU_READER_STORE);
+}
+
 /*
  * lt_rcu_read_lock() in a thread where lt_rcu_registered() is nonzero:
  * no call on any path, for a caller that wants none.

@@ -37,12 +37,29 @@ static __attribute__((noinline)) void emit_all(const struct lt_targets *t,
 	}
 }
 
+#if LT_RING_HAVE_RSEQ
+/* What the common case needs of the thread, found by the general path. */
+struct probe_thread {
+	struct rseq *rs; /* its rseq area */
+	int ok; /* registered RCU reader without fences, rseq registered */
+};
+static __thread struct probe_thread probe_thread
+	__attribute__((tls_model("initial-exec")));
+#endif
+
 /* lt_probe_emit() in every case, out of line. */
 static __attribute__((noinline)) void emit_slow(struct lt_event_desc *d,
 						const void *payload,
 						uint32_t len, int overflow)
 {
 	lt_rcu_read_lock();
+#if LT_RING_HAVE_RSEQ
+	if (!probe_thread.ok) {
+		probe_thread.rs = lt_rseq_area();
+		probe_thread.ok = lt_rcu_registered() && lt_rcu_fenceless() &&
+				  probe_thread.rs != NULL;
+	}
+#endif
 	/* acquire: pairs with the release store in the registry's
 	 * update_entry(), so the list's contents are complete */
 	struct lt_targets *t = __atomic_load_n(
@@ -58,12 +75,14 @@ static __attribute__((noinline)) void emit_slow(struct lt_event_desc *d,
 }
 
 /*
- * The common case, one rseq ring, no filter and the TSC for a clock, makes
- * no call: the registers it needs are the ones a call clobbers anyway, so
- * it saves none.  Anything else (a sub-buffer to switch, a restarted
- * sequence, more targets) starts again in emit_slow(), which is correct
- * since the fast path published nothing.  A payload is at payload, or in
- * lo and hi as lt_ring__try_rseq() says (words: 4 or 8, their size).
+ * The common case, one rseq ring, no filter and the TSC for a clock, in a
+ * thread the general path has seen (probe_thread.ok), outside any other
+ * read-side section, makes no call: the registers it needs are the ones
+ * a call clobbers anyway, so it saves none.  Anything else (a sub-buffer
+ * to switch, a restarted sequence, more targets) starts again in
+ * emit_slow(), which is correct since the fast path published nothing.
+ * A payload is at payload, or in lo and hi as lt_ring__try_rseq() says
+ * (words: 4 or 8, their size).
  */
 static inline __attribute__((always_inline)) int
 emit_fast(struct lt_event_desc *d, const void *payload, uint64_t lo,
@@ -71,23 +90,24 @@ emit_fast(struct lt_event_desc *d, const void *payload, uint64_t lo,
 {
 	int done = 0;
 #if LT_RING_HAVE_RSEQ
-	if (__builtin_expect(!lt_rcu_registered() ||
+	if (__builtin_expect(!probe_thread.ok ||
 				     lt_clock_calib.source != LT_CLOCK_TSC,
 			     0))
 		return 0;
-	lt_rcu_read_lock_registered();
+	if (__builtin_expect(!lt_rcu_read_lock_outer(), 0))
+		return 0;
 	/* acquire: as in emit_slow() */
 	struct lt_targets *t = __atomic_load_n(
 		(struct lt_targets **)&d->targets, __ATOMIC_ACQUIRE);
 	if (__builtin_expect(t != NULL, 1)) {
 		struct lt_ring *r = t->fast;
 		done = __builtin_expect(r != NULL, 1) &&
-		       !lt_ring__try_rseq(r, t->id, payload, lo, hi, words, len,
-					  1);
+		       !lt_ring__try_rseq(r, probe_thread.rs, t->id, payload,
+					  lo, hi, words, len, 1);
 	} else {
 		done = 1; /* disabled since the call site looked */
 	}
-	lt_rcu_read_unlock();
+	lt_rcu_read_unlock_outer();
 #else
 	(void)d;
 	(void)payload;

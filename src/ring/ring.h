@@ -487,18 +487,18 @@ int lt_ring_write_rseq_slow(struct lt_ring *r, uint32_t id, const void *payload,
  * load them: words 8, a payload of 8 to 16 bytes, its first 8 and its
  * last 8 (which overlap below 16); words 4, of 4 to 7 bytes, its first 4
  * and last 4 in their low halves.
- * fast: the caller found the clock to be the TSC, and no path makes a
- * call.  words: the caller checked the length.
+ * rs: the thread's rseq area.  fast: the caller found
+ * the clock to be the TSC, and no path makes a call.  words: the caller
+ * checked the length.
  * Returns 0 if the record is published, 1 if nothing was (the caller takes
  * the general path).
  */
 static inline __attribute__((always_inline)) int
-lt_ring__try_rseq(struct lt_ring *r, uint32_t id, const void *payload,
-		  uint64_t lo, uint64_t hi, int words, uint32_t len, int fast)
+lt_ring__try_rseq(struct lt_ring *r, struct rseq *rs, uint32_t id,
+		  const void *payload, uint64_t lo, uint64_t hi, int words,
+		  uint32_t len, int fast)
 {
 #if LT_RING_HAVE_RSEQ
-	struct rseq *rs =
-		(struct rseq *)((char *)lt_thread_pointer() + __rseq_offset);
 	/* the sequence compares it with cpu_id, which is negative in a
 	 * thread without rseq: such a thread always takes the slow path */
 	uint32_t cpu = __atomic_load_n(&rs->cpu_id_start, __ATOMIC_RELAXED);
@@ -553,6 +553,7 @@ lt_ring__try_rseq(struct lt_ring *r, uint32_t id, const void *payload,
 			      p + len);
 #else
 	(void)r;
+	(void)rs;
 	(void)id;
 	(void)payload;
 	(void)lo;
@@ -569,7 +570,13 @@ static inline __attribute__((always_inline)) int
 lt_ring_try_rseq(struct lt_ring *r, uint32_t id, const void *payload,
 		 uint32_t len)
 {
-	return lt_ring__try_rseq(r, id, payload, 0, 0, 0, len, 0);
+#if LT_RING_HAVE_RSEQ
+	struct rseq *rs =
+		(struct rseq *)((char *)lt_thread_pointer() + __rseq_offset);
+#else
+	struct rseq *rs = NULL;
+#endif
+	return lt_ring__try_rseq(r, rs, id, payload, 0, 0, 0, len, 0);
 }
 
 /* lt_ring_write() on an rseq channel. */
