@@ -52,6 +52,11 @@ static void ring_attach(struct lt_ring *r, void *map, size_t len, int fd)
 	r->ctl_stride = h->ctl_stride;
 	r->data_base = (char *)map + h->data_offset;
 	r->data_stride = h->data_stride;
+	for (uint32_t i = 0; i < h->n_cpus; i++) {
+		r->cpu[i].ctl =
+			(struct lt_ring_ctl *)(r->ctl_base + i * r->ctl_stride);
+		r->cpu[i].data = r->data_base + i * r->data_stride;
+	}
 }
 
 int lt_ring_create(const struct lt_ring_config *cfg, struct lt_ring **out)
@@ -77,7 +82,7 @@ int lt_ring_create(const struct lt_ring_config *cfg, struct lt_ring **out)
 	uint64_t stride = (uint64_t)cfg->n_subbufs * cfg->subbuf_size;
 	uint64_t total = align_up(data_off + stride * n_cpus, (uint64_t)page);
 
-	struct lt_ring *r = calloc(1, sizeof(*r));
+	struct lt_ring *r = calloc(1, sizeof(*r) + n_cpus * sizeof(r->cpu[0]));
 	if (!r)
 		return -ENOMEM;
 	int fd = memfd_create("lowtrace-ring", MFD_CLOEXEC);
@@ -152,7 +157,8 @@ int lt_ring_map(int fd, struct lt_ring **out)
 	    h.total_size < h.data_offset + h.data_stride * h.n_cpus ||
 	    h.total_size > (uint64_t)st.st_size)
 		return -EINVAL;
-	struct lt_ring *r = calloc(1, sizeof(*r));
+	struct lt_ring *r =
+		calloc(1, sizeof(*r) + h.n_cpus * sizeof(r->cpu[0]));
 	if (!r)
 		return -ENOMEM;
 	/* mapped now, for the same reason as in lt_ring_create() */

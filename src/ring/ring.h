@@ -182,6 +182,11 @@ struct lt_ring {
 	uint64_t subbuf_size, buf_size; /* S and N * S */
 	char *ctl_base, *data_base;
 	uint64_t ctl_stride, data_stride;
+	/* each CPU's control block and data, the writer's two lookups */
+	struct lt_ring_cpu {
+		struct lt_ring_ctl *ctl;
+		char *data;
+	} cpu[];
 };
 
 /* A reservation, from lt_ring_reserve() to lt_ring_commit(). */
@@ -232,12 +237,12 @@ static inline uint32_t lt_ring_sync_of(const struct lt_ring *r)
 static inline struct lt_ring_ctl *lt_ring_ctl(const struct lt_ring *r,
 					      uint32_t cpu)
 {
-	return (struct lt_ring_ctl *)(r->ctl_base + cpu * r->ctl_stride);
+	return r->cpu[cpu].ctl;
 }
 
 static inline char *lt_ring_data(const struct lt_ring *r, uint32_t cpu)
 {
-	return r->data_base + cpu * r->data_stride;
+	return r->cpu[cpu].data;
 }
 
 /* Rare paths of lt_ring_reserve(), out of line. */
