@@ -8,7 +8,10 @@
  *
  * --lock-holder starts a thread (named "lock-holder") that takes a mutex
  * every 200 ms and holds it for 30 ms; the timer thread takes the same
- * mutex after each wake-up, so some wake-ups wait for it.
+ * mutex after each wake-up, so some wake-ups wait for it.  With
+ * --holder-waits the lock-holder, holding the mutex, waits for a reply
+ * from a thread named "io-worker" (over a pipe), which takes the 30 ms:
+ * a chain of two waits behind the late wake-up.
  */
 #define _GNU_SOURCE
 #include <getopt.h>
@@ -29,17 +32,23 @@
 static pthread_mutex_t shared_lock = PTHREAD_MUTEX_INITIALIZER;
 static atomic_int done;
 static long hold_ms = 30, hold_every_ms = 200;
+static int holder_waits; /* the holder waits for io-worker, not a timer */
+static int to_worker[2], from_worker[2]; /* pipes, with holder_waits */
 
 static const char usage[] =
 	"usage: periodic [--period-ms N] [--threshold-ms N] [--duration-s S]\n"
-	"                [--cpu N] [--lock-holder] [--hold-ms N]\n"
+	"                [--cpu N] [--lock-holder] [--hold-ms N] "
+	"[--holder-waits]\n"
 	"  --period-ms N     timer period (default 10)\n"
 	"  --threshold-ms N  trace demo:late above this lateness (default 5)\n"
 	"  --duration-s S    run for S seconds (default 2; fractions allowed)\n"
 	"  --cpu N           pin the timer thread to CPU N\n"
 	"  --lock-holder     a thread that holds the timer's lock for "
 	"--hold-ms\n"
-	"                    (default 30) every 200 ms\n";
+	"                    (default 30) every 200 ms\n"
+	"  --holder-waits    the lock-holder spends that time waiting for "
+	"a thread\n"
+	"                    named io-worker, which does the sleeping\n";
 
 static int64_t now_ns(void)
 {
@@ -83,10 +92,33 @@ static void *lock_holder(void *arg)
 			break;
 		pthread_mutex_lock(&shared_lock);
 		lt_trace(demo, hold, hold_ms * 1000, tid);
-		struct timespec h = to_ts(hold_ms * NS_PER_MS);
-		nanosleep(&h, NULL);
+		if (holder_waits) {
+			char b = 'r';
+			if (write(to_worker[1], &b, 1) != 1 ||
+			    read(from_worker[0], &b, 1) != 1)
+				perror("periodic: lock-holder: pipe");
+		} else {
+			struct timespec h = to_ts(hold_ms * NS_PER_MS);
+			nanosleep(&h, NULL);
+		}
 		pthread_mutex_unlock(&shared_lock);
 		next += hold_every_ms * NS_PER_MS;
+	}
+	return NULL;
+}
+
+/* With holder_waits: answers each request after hold_ms; ends at EOF. */
+static void *io_worker(void *arg)
+{
+	char b;
+	(void)arg;
+	printf("periodic: io-worker tid %d\n", gettid_());
+	fflush(stdout);
+	while (read(to_worker[0], &b, 1) == 1) {
+		struct timespec h = to_ts(hold_ms * NS_PER_MS);
+		nanosleep(&h, NULL);
+		if (write(from_worker[1], &b, 1) != 1)
+			perror("periodic: io-worker: pipe");
 	}
 	return NULL;
 }
@@ -100,13 +132,14 @@ int main(int argc, char **argv)
 		{ "cpu", required_argument, NULL, 'c' },
 		{ "lock-holder", no_argument, NULL, 'l' },
 		{ "hold-ms", required_argument, NULL, 'H' },
+		{ "holder-waits", no_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	long period_ms = 10, threshold_ms = 5;
 	double duration_s = 2;
 	int cpu = -1, with_holder = 0, c;
-	pthread_t holder;
+	pthread_t holder, worker;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
@@ -128,6 +161,9 @@ int main(int argc, char **argv)
 		case 'H':
 			hold_ms = atol(optarg);
 			break;
+		case 'w':
+			holder_waits = with_holder = 1;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return 0;
@@ -142,6 +178,14 @@ int main(int argc, char **argv)
 	}
 	if (cpu >= 0)
 		pin(cpu);
+	if (holder_waits) {
+		if (pipe(to_worker) != 0 || pipe(from_worker) != 0 ||
+		    pthread_create(&worker, NULL, io_worker, NULL) != 0) {
+			fprintf(stderr, "periodic: cannot start io-worker\n");
+			return 1;
+		}
+		pthread_setname_np(worker, "io-worker");
+	}
 	if (with_holder) {
 		if (pthread_create(&holder, NULL, lock_holder, NULL) != 0) {
 			fprintf(stderr, "periodic: cannot start lock-holder\n");
@@ -180,6 +224,10 @@ int main(int argc, char **argv)
 	atomic_store(&done, 1);
 	if (with_holder)
 		pthread_join(holder, NULL);
+	if (holder_waits) {
+		close(to_worker[1]); /* the worker's EOF */
+		pthread_join(worker, NULL);
+	}
 	printf("periodic: %u ticks, %u late (> %ld ms), worst %lld us\n", seq,
 	       nlate, threshold_ms, (long long)worst);
 	return 0;

@@ -7,6 +7,8 @@
 #   lock  periodic --lock-holder: the first verdict names the holder's tid,
 #         and the line after it shows the holder blocked (asleep with the
 #         lock) for most of the wait
+#   chain periodic --holder-waits: the holder waits, lock held, for its
+#         io-worker thread; the chain goes two steps back, to the worker
 #   jitter ranks an expiry at least 5 ms late in the hog recording
 #   sched  shows periodic waiting more than 5 ms for the CPU there
 #   export writes Chrome JSON that tests/check_chrome_trace.py accepts
@@ -37,7 +39,7 @@ else
 fi
 
 if [ "$(id -u)" -ne 0 ]; then
-	for t in hog lock lock_chain jitter anchor_condition sched export; do
+	for t in hog lock lock_chain chain_two_steps jitter anchor_condition sched export; do
 		skip "test_$t" "kernel events need root"
 	done
 	finish
@@ -77,6 +79,24 @@ if [ -n "$holder" ] && echo "$chain" | grep -q "meanwhile tid $holder lock-holde
 	ok "test_lock_chain_shows_the_holder_asleep ($held ms)"
 else
 	fail test_lock_chain_shows_the_holder_asleep "chain '$chain': $(cat "$tmp/lock.txt")"
+fi
+
+# two steps back: the holder waits, lock held, for its io-worker thread;
+# the chain names the holder, then the worker that ended its block
+"$LT" record -o "$tmp/wait2" -k sched,irq --all -- \
+	"$EX/periodic" --cpu "$cpu" --duration-s 1.5 --holder-waits \
+	> "$tmp/wait2.out" 2>&1
+holder=$(sed -n 's/^periodic: lock-holder tid \([0-9]*\).*/\1/p' "$tmp/wait2.out")
+worker=$(sed -n 's/^periodic: io-worker tid \([0-9]*\).*/\1/p' "$tmp/wait2.out")
+"$LT" analyze latency "$tmp/wait2" --top 1 > "$tmp/wait2.txt" 2>&1
+if [ -n "$holder" ] && [ -n "$worker" ] &&
+	grep -q "verdict: blocked .* until tid $holder lock-holder" "$tmp/wait2.txt" &&
+	grep -q "^   meanwhile tid $holder lock-holder .*, blocked [1-9][0-9.]* ms" "$tmp/wait2.txt" &&
+	grep -q "^   its longest block, [0-9.]* ms, ended when tid $worker io-worker .* woke it" "$tmp/wait2.txt" &&
+	grep -q "^   meanwhile tid $worker io-worker " "$tmp/wait2.txt"; then
+	ok test_chain_two_steps
+else
+	fail test_chain_two_steps "holder '$holder', worker '$worker': $(cat "$tmp/wait2.out" "$tmp/wait2.txt")"
 fi
 
 # jitter: the worst expiry of the hog recording is > 5 ms late

@@ -96,21 +96,23 @@ static int64_t clip(int64_t b, int64_t e, int64_t lo, int64_t hi)
 	return y > x ? y - x : 0;
 }
 
-/*
- * One step further back: what the thread that ended the anchor's wait
- * (tid) did over that wait, [a, b]: running, waiting for a CPU (and who
- * ran there), blocked.  A waker that was itself kept from running is the
- * cause behind the cause.
- */
-static void chain(FILE *f, const struct lt_model *m, int32_t tid, int64_t a,
-		  int64_t b)
+/* A thread's states over a window [a, b]. */
+struct states {
+	int64_t run, wait, block;
+	int64_t worst, wa, wb; /* the longest block, clipped to the window */
+	int32_t next; /* the waker that ended it, or -1 */
+	int32_t wait_cpu; /* the CPU of its last wait for one */
+	int64_t wait_on[64]; /* runnable time per CPU */
+	struct shares sh; /* who ran where it waited */
+};
+
+static void walk_states(const struct lt_model *m, const struct lt_thread *th,
+			int32_t tid, int64_t a, int64_t b, struct states *st)
 {
-	const struct lt_thread *th = tid > 0 ? lt_model_thread(m, tid) : NULL;
-	if (!th || b <= a)
-		return;
-	struct shares sh = { .n = 0, .self = tid };
-	int64_t run = 0, wait = 0, block = 0;
-	int32_t wait_cpu = -1;
+	memset(st, 0, sizeof(*st));
+	st->next = -1;
+	st->wait_cpu = -1;
+	st->sh.self = tid;
 	unsigned n = lt_thread_nspans(th);
 	for (unsigned i = 0; i < n; i++) {
 		struct lt_tspan s;
@@ -118,33 +120,80 @@ static void chain(FILE *f, const struct lt_model *m, int32_t tid, int64_t a,
 		int64_t d = clip(s.begin, s.end, a, b);
 		if (!d)
 			continue;
+		int64_t sa = s.begin > a ? s.begin : a;
+		int64_t sb = s.end < b ? s.end : b;
 		if (s.state == LT_TS_RUNNING) {
-			run += d;
+			st->run += d;
 		} else if (s.state == LT_TS_BLOCKED) {
-			block += d;
+			st->block += d;
+			if (d > st->worst) {
+				st->worst = d;
+				st->wa = sa;
+				st->wb = sb;
+				st->next = -1;
+				if (i + 1 < n) {
+					struct lt_tspan nx;
+					lt_thread_span(th, m, i + 1, &nx);
+					if (nx.state == LT_TS_RUNNABLE)
+						st->next = nx.waker;
+				}
+			}
 		} else if (s.state == LT_TS_RUNNABLE) {
-			wait += d;
+			st->wait += d;
+			if (s.cpu >= 0 && s.cpu < 64)
+				st->wait_on[s.cpu] += d;
 			if (s.cpu >= 0) {
-				wait_cpu = s.cpu;
-				lt_cpu_slices_in(m, (unsigned)s.cpu,
-						 s.begin > a ? s.begin : a,
-						 s.end < b ? s.end : b,
-						 add_share, &sh);
+				st->wait_cpu = s.cpu;
+				lt_cpu_slices_in(m, (unsigned)s.cpu, sa, sb,
+						 add_share, &st->sh);
 			}
 		}
 	}
+}
+
+#define CHAIN_MAX 4 /* threads followed back from the anchor's */
+
+/*
+ * Further back: what the thread that ended the anchor's wait (tid) did
+ * over that wait, [a, b]: running, waiting for a CPU (and who ran there),
+ * blocked.  A waker that was itself kept from running is the cause behind
+ * the cause.  When blocked is the largest part and another thread ended
+ * the longest of those blocks, the same for that thread over that block,
+ * and so on: up to CHAIN_MAX threads, none twice (seen[0 .. depth - 1]
+ * holds the anchor's thread and those before; seen[depth] gets tid).
+ */
+static void chain(FILE *f, const struct lt_model *m, int32_t tid, int64_t a,
+		  int64_t b, int32_t *seen, int depth)
+{
+	const struct lt_thread *th = tid > 0 ? lt_model_thread(m, tid) : NULL;
+	if (!th || b <= a)
+		return;
+	struct states st;
+	walk_states(m, th, tid, a, b, &st);
+	struct shares sh = st.sh;
+	int64_t run = st.run, wait = st.wait, block = st.block;
 	fputs("   meanwhile ", f);
 	who(f, m, tid);
 	fprintf(f, " was running %.3f ms, runnable %.3f ms", ms(run), ms(wait));
 	if (wait && sh.n) {
 		qsort(sh.s, sh.n, sizeof(sh.s[0]), by_ns_desc);
-		fprintf(f, " (on CPU %d behind ", wait_cpu);
+		fprintf(f, " (on CPU %d behind ", st.wait_cpu);
 		who(f, m, sh.s[0].tid);
 		fputc(')', f);
 	}
 	fprintf(f, ", blocked %.3f ms%s\n", ms(block),
 		lt_thread_truncated(th, a) ? " (its history partly dropped)" :
 					     "");
+	seen[depth] = tid;
+	if (depth >= CHAIN_MAX || block <= run || block <= wait || st.next <= 0)
+		return;
+	for (int i = 0; i <= depth; i++)
+		if (seen[i] == st.next)
+			return; /* a cycle: said already */
+	fprintf(f, "   its longest block, %.3f ms, ended when ", ms(st.worst));
+	who(f, m, st.next);
+	fputs(" woke it\n", f);
+	chain(f, m, st.next, st.wa, st.wb, seen, depth + 1);
 }
 
 /* Writes the explanation of one anchor at ev into f. */
@@ -200,45 +249,14 @@ static void explain(FILE *f, const struct lt_model *m,
 	}
 
 	/* the states from the wake-up to the anchor */
-	struct shares sh = { .n = 0, .self = tid };
-	int64_t runnable = 0, blocked = 0, running = 0, worst_block = 0;
-	int64_t block_a = 0, block_b = 0; /* the longest blocked span */
-	int64_t run_on[64] = { 0 };
-	int32_t unblocker = -1;
-	for (unsigned i = 0; i < n; i++) {
-		struct lt_tspan s;
-		lt_thread_span(th, m, i, &s);
-		int64_t d = clip(s.begin, s.end, wake, t_end);
-		if (!d)
-			continue;
-		if (s.state == LT_TS_RUNNABLE) {
-			runnable += d;
-			if (s.cpu >= 0 && s.cpu < 64)
-				run_on[s.cpu] += d;
-			if (s.cpu >= 0) {
-				int64_t a = s.begin > wake ? s.begin : wake;
-				int64_t b = s.end < t_end ? s.end : t_end;
-				lt_cpu_slices_in(m, (unsigned)s.cpu, a, b,
-						 add_share, &sh);
-			}
-		} else if (s.state == LT_TS_BLOCKED) {
-			blocked += d;
-			if (d > worst_block) {
-				worst_block = d;
-				block_a = s.begin > wake ? s.begin : wake;
-				block_b = s.end < t_end ? s.end : t_end;
-				unblocker = -1;
-				if (i + 1 < n) {
-					struct lt_tspan nx;
-					lt_thread_span(th, m, i + 1, &nx);
-					if (nx.state == LT_TS_RUNNABLE)
-						unblocker = nx.waker;
-				}
-			}
-		} else if (s.state == LT_TS_RUNNING) {
-			running += d;
-		}
-	}
+	struct states st;
+	walk_states(m, th, tid, wake, t_end, &st);
+	struct shares sh = st.sh;
+	int64_t runnable = st.wait, blocked = st.block, running = st.run;
+	int64_t worst_block = st.worst;
+	int64_t block_a = st.wa, block_b = st.wb; /* the longest block */
+	int32_t unblocker = st.next;
+	const int64_t *run_on = st.wait_on;
 	int main_cpu = wake_cpu;
 	for (int c = 0; c < 64; c++)
 		if (run_on[c] && (main_cpu < 0 || main_cpu >= 64 ||
@@ -316,7 +334,8 @@ static void explain(FILE *f, const struct lt_model *m,
 		fprintf(f, "blocked %.1f ms after waking, until ", ms(blocked));
 		who(f, m, unblocker);
 		fputs(" woke it (a lock or resource it held)\n", f);
-		chain(f, m, unblocker, block_a, block_b);
+		int32_t seen[CHAIN_MAX + 1] = { tid };
+		chain(f, m, unblocker, block_a, block_b, seen, 1);
 		return;
 	case 2:
 		fprintf(f, "%.1f ms in irq/softirq on CPU %d", ms(irq + soft),
