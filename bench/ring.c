@@ -6,7 +6,10 @@
  * lowtrace's would) and overwrite mode, beside a floor loop run in the same
  * process (a cycle-counter read and a 24-byte store into a per-thread
  * array), once with plain rdtsc and once with the ordered read (rdtscp)
- * that the ring's reserve uses to keep timestamps in offset order.  Each figure is the median of RUNS runs; "ratio" is to the floor
+ * that the ring's reserve uses to keep timestamps in offset order; the
+ * rseq rings beside the floor of an rseq record; and what a write costs
+ * when the buffer is full (discard mode, no consumer): the drop path.
+ * Each figure is the median of RUNS runs; "ratio" is to the floor
  * with the same number of threads, "scaling" the 2-thread throughput over
  * the 1-thread one.  Usage: bench/ring [events-per-thread] [runs]
  */
@@ -34,13 +37,20 @@ enum kind {
 	OVERWRITE,
 	RSEQ_DISCARD,
 	RSEQ_OVERWRITE,
+	FULL_CAS,
+	FULL_RSEQ,
 	NKINDS
 };
 static const char *kind_name[] = {
-	"floor: rdtsc + 24-byte store", "floor: ordered read (rdtscp) + store",
-	"floor: rdtsc + rseq publish",	"ring (CAS), discard mode",
-	"ring (CAS), overwrite mode",	"ring (rseq), discard mode",
-	"ring (rseq), overwrite mode"
+	"floor: rdtsc + 24-byte store",
+	"floor: ordered read (rdtscp) + store",
+	"floor: rdtsc + rseq publish",
+	"ring (CAS), discard mode",
+	"ring (CAS), overwrite mode",
+	"ring (rseq), discard mode",
+	"ring (rseq), overwrite mode",
+	"ring (CAS), discard, full: a drop",
+	"ring (rseq), discard, full: a drop",
 };
 
 static int is_ring(enum kind k)
@@ -50,12 +60,19 @@ static int is_ring(enum kind k)
 
 static int is_rseq_ring(enum kind k)
 {
-	return k == RSEQ_DISCARD || k == RSEQ_OVERWRITE;
+	return k == RSEQ_DISCARD || k == RSEQ_OVERWRITE || k == FULL_RSEQ;
+}
+
+/* Discard mode with no consumer, each writer's buffer filled first: every
+ * timed write is a drop. */
+static int is_full(enum kind k)
+{
+	return k == FULL_CAS || k == FULL_RSEQ;
 }
 
 static int is_discard(enum kind k)
 {
-	return k == DISCARD || k == RSEQ_DISCARD;
+	return k == DISCARD || k == RSEQ_DISCARD || is_full(k);
 }
 
 static struct lt_ring *ring;
@@ -178,6 +195,12 @@ static void *worker(void *arg)
 {
 	struct job *j = arg;
 	pin(j->cpu);
+	if (is_full(j->kind)) {
+		uint64_t v[2] = { 0, 0 };
+		uint32_t cpu = (uint32_t)j->cpu % ring->n_cpus;
+		while (lt_ring_lost(ring, cpu) == 0)
+			lt_ring_write(ring, 1, v, 16);
+	}
 	pthread_barrier_wait(&start_line);
 	double t0 = now_ns();
 	if (j->kind == FLOOR || j->kind == FLOOR_ORDERED)
@@ -227,7 +250,7 @@ static double run_once(enum kind kind, int nthreads)
 			exit(1);
 		}
 		atomic_store(&consumer_stop, 0);
-		if (is_discard(kind))
+		if (is_discard(kind) && !is_full(kind))
 			pthread_create(&ct, NULL, consumer, NULL);
 	}
 	pthread_barrier_init(&start_line, NULL, (unsigned)nthreads);
@@ -243,10 +266,12 @@ static double run_once(enum kind kind, int nthreads)
 	pthread_barrier_destroy(&start_line);
 	if (is_ring(kind)) {
 		atomic_store(&consumer_stop, 1);
-		if (is_discard(kind))
+		if (is_discard(kind) && !is_full(kind))
 			pthread_join(ct, NULL);
 		for (uint32_t cpu = 0; cpu < ring->n_cpus; cpu++)
-			drops += is_discard(kind) ? lt_ring_lost(ring, cpu) : 0;
+			drops += is_discard(kind) && !is_full(kind) ?
+					 lt_ring_lost(ring, cpu) :
+					 0;
 		lt_ring_destroy(ring);
 	}
 	return sum / nthreads;
@@ -309,7 +334,7 @@ int main(int argc, char **argv)
 			       med[k][t] / med[FLOOR][t]);
 		}
 	}
-	for (int k = DISCARD; k < NKINDS; k++) {
+	for (int k = DISCARD; k < FULL_CAS; k++) {
 		if (!have_rseq && is_rseq_ring((enum kind)k))
 			continue;
 		printf("scaling, %s: 2 threads give %.2fx the throughput of 1\n",

@@ -314,7 +314,8 @@ uint64_t lt_ring_lost(const struct lt_ring *r, uint32_t cpu)
 {
 	struct lt_ring_ctl *ctl = lt_ring_ctl(r, cpu);
 	return atomic_load_explicit(&ctl->lost_full, memory_order_relaxed) +
-	       atomic_load_explicit(&ctl->lost_big, memory_order_relaxed);
+	       atomic_load_explicit(&ctl->lost_big, memory_order_relaxed) +
+	       atomic_load_explicit(&ctl->lost_seq, memory_order_relaxed);
 }
 
 static int subbuf_complete(const struct lt_ring *r, struct lt_ring_ctl *ctl,
@@ -431,6 +432,33 @@ static void add_copy(struct lt_rseq_pub *p, void *dst, const void *src,
  * one restartable sequence; any writer of this CPU in between, or a move
  * to another CPU, and it starts again.
  */
+/*
+ * Discard mode: whether a record of len payload bytes at offset old must
+ * go to the next sub-buffer whatever its header (it does not fit the open
+ * one even with a compact header, or none is open) and that one is not
+ * consumed yet.  The decision the sequence's path below would come to,
+ * taken before the clock is read.
+ */
+static int full_ahead(const struct lt_ring *r, struct lt_ring_ctl *ctl,
+		      uint64_t old, uint32_t len)
+{
+	const uint64_t S = r->subbuf_size;
+	uint64_t obase = old & ~(S - 1), begin;
+	if ((old & (S - 1)) == 0) {
+		begin = old;
+	} else {
+		uint64_t rec =
+			(old + LT_EV_ALIGN - 1) & ~(uint64_t)(LT_EV_ALIGN - 1);
+		if (rec + LT_EV_HDR_COMPACT + len - obase <= S)
+			return 0;
+		begin = obase + S;
+	}
+	/* acquire: as below */
+	uint64_t consumed =
+		atomic_load_explicit(&ctl->consumed, memory_order_acquire);
+	return begin + S - consumed > r->buf_size;
+}
+
 int lt_ring_write_rseq_slow(struct lt_ring *r, uint32_t id, const void *payload,
 			    uint32_t len)
 {
@@ -452,6 +480,15 @@ int lt_ring_write_rseq_slow(struct lt_ring *r, uint32_t id, const void *payload,
 		char *data = lt_ring_data(r, cpu);
 		uint64_t old = atomic_load_explicit(&ctl->offset,
 						    memory_order_relaxed);
+		if (r->mode == LT_RING_DISCARD &&
+		    full_ahead(r, ctl, old, len)) {
+			/* dropped before the clock is read, and counted by a
+			 * sequence on this CPU (no locked instruction): a
+			 * full buffer costs its writers as little as it can */
+			if (lt_rseq_inc(rs, cpu, (uint64_t *)&ctl->lost_seq))
+				continue;
+			return -ENOBUFS;
+		}
 		uint64_t last = atomic_load_explicit(&ctl->last_tsc,
 						     memory_order_relaxed);
 		uint64_t ts = lt_clock_read_fast();

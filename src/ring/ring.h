@@ -148,6 +148,9 @@ struct lt_ring_ctl {
 	} __attribute__((aligned(64)));
 	_Atomic uint64_t lost_full; /* dropped: next sub-buffer not free */
 	_Atomic uint64_t lost_big; /* dropped: larger than a sub-buffer */
+	/* dropped, next sub-buffer not free, counted by this CPU's
+	 * restartable sequences alone (rseq channels) */
+	_Atomic uint64_t lost_seq;
 	_Alignas(64) _Atomic uint64_t consumed; /* discard: next to read */
 	_Alignas(64) _Atomic uint64_t commit[]; /* bytes, per sub-buffer */
 };
@@ -168,7 +171,7 @@ struct lt_ring_shm {
 	uint32_t reserved;
 };
 #define LT_RING_SHM_MAGIC 0x6c74726e67627566ull /* "ltrngbuf" */
-#define LT_RING_SHM_VERSION 2
+#define LT_RING_SHM_VERSION 3
 
 /* A process's handle on a mapped channel. */
 struct lt_ring {

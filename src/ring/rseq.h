@@ -141,6 +141,33 @@ LT_RSEQ_WRITE_FN(lt_rseq_write8, "movq", "q")
 LT_RSEQ_WRITE_FN(lt_rseq_write4, "movl", "k")
 
 /*
+ * Adds 1 to *counter, a counter that only this CPU's sequences write:
+ * one add, the commit, if the thread still runs on cpu.  Returns 0 if
+ * added, 1 if the caller must start again.
+ */
+static inline int lt_rseq_inc(struct rseq *rs, uint32_t cpu, uint64_t *counter)
+{
+	__asm__ goto(
+		LT_RSEQ_ENTER(
+			"%[rseq_cs]") "1:\n\t"
+				      "cmpl %[cpu], %[cpu_id]\n\t"
+				      "jnz 4f\n\t"
+				      "addq $1, %[c]\n\t"
+				      "2:\n\t"
+				      "movq $0, %[rseq_cs]\n\t" LT_RSEQ_ABORT(
+					      "%l[again]")
+		:
+		: [rseq_cs] "m"(rs->rseq_cs), [cpu_id] "m"(rs->cpu_id),
+		  [cpu] "r"(cpu), [c] "m"(*counter)
+		: "rax", "memory", "cc"
+		: again);
+	return 0;
+again:
+	__atomic_store_n(&rs->rseq_cs, 0, __ATOMIC_RELAXED);
+	return 1;
+}
+
+/*
  * The general sequence: p's regions copied 8 bytes at a time (the last 8
  * of a region overlapping, a region shorter than 8 byte by byte), then the
  * commit.  Returns 0 if published, 1 if the caller must start again.
