@@ -9,6 +9,8 @@
 #         lock) for most of the wait
 #   chain periodic --holder-waits: the holder waits, lock held, for its
 #         io-worker thread; the chain goes two steps back, to the worker
+#   softirq tests/progs/netsoft's loopback traffic: the verdict names
+#         the irq/softirq time on its CPU (NET_RX, as analyze irq says)
 #   jitter ranks an expiry at least 5 ms late in the hog recording
 #   sched  shows periodic waiting more than 5 ms for the CPU there
 #   export writes Chrome JSON that tests/check_chrome_trace.py accepts
@@ -39,7 +41,7 @@ else
 fi
 
 if [ "$(id -u)" -ne 0 ]; then
-	for t in hog lock lock_chain chain_two_steps jitter anchor_condition sched export; do
+	for t in hog lock lock_chain chain_two_steps softirq_is_named_first jitter anchor_condition sched export; do
 		skip "test_$t" "kernel events need root"
 	done
 	finish
@@ -97,6 +99,22 @@ if [ -n "$holder" ] && [ -n "$worker" ] &&
 	ok test_chain_two_steps
 else
 	fail test_chain_two_steps "holder '$holder', worker '$worker': $(cat "$tmp/wait2.out" "$tmp/wait2.txt")"
+fi
+
+# softirq: a thread on $cpu sends itself UDP datagrams over the loopback
+# device (the NET_RX softirq runs on its CPU), then traces its anchor: the
+# verdict names the irq/softirq time, which analyze irq finds as NET_RX
+"$LT" record -o "$tmp/net" -k sched,irq --all -- \
+	"$B/tests/progs/netsoft" "$cpu" 5 3 > "$tmp/net.out" 2>&1
+"$LT" analyze latency "$tmp/net" --anchor netsoft:late --top 1 > "$tmp/net.txt" 2>&1
+"$LT" analyze irq "$tmp/net" > "$tmp/netirq.txt" 2>&1
+soft=$(sed -n 's/^   irq [0-9.]* ms, softirq \([0-9.]*\) ms on CPU .*/\1/p' "$tmp/net.txt")
+if grep -q "verdict: [0-9.]* ms in irq/softirq on CPU $cpu\$" "$tmp/net.txt" &&
+	awk -v s="$soft" 'BEGIN { exit !(s != "" && s >= 0.5) }' &&
+	grep -q '^softirq .* NET_RX ' "$tmp/netirq.txt"; then
+	ok "test_softirq_is_named_first ($soft ms)"
+else
+	fail test_softirq_is_named_first "$(cat "$tmp/net.out" "$tmp/net.txt" "$tmp/netirq.txt")"
 fi
 
 # jitter: the worst expiry of the hog recording is > 5 ms late
