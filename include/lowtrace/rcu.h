@@ -147,12 +147,47 @@ static inline void lt_rcu_reader_barrier(void)
  * Enter a read-side section.  Nests, including from a signal handler that
  * interrupts a section.  Model: models/rcu.pml
  */
-static inline void lt_rcu_read_lock_registered(void);
 static inline void lt_rcu_read_lock(void)
 {
+	unsigned long tmp;
+
 	if (lt_rcu_unlikely(!lt_rcu_reader.registered))
 		lt_rcu_register_slow();
-	lt_rcu_read_lock_registered();
+	tmp = atomic_load_explicit(&lt_rcu_reader.ctr, memory_order_relaxed);
+	if (lt_rcu_likely(!(tmp & LT_RCU_NEST_MASK))) {
+		unsigned long gp = atomic_load_explicit(&lt_rcu_gp.ctr,
+							memory_order_relaxed);
+		atomic_store_explicit(&lt_rcu_reader.ctr, gp,
+				      LT_RCU_READER_STORE);
+		/*
+		 * pairs with the membarrier() (or fence) in
+		 * lt_rcu_synchronize after the updater's unpublish and before
+		 * it reads reader counters: the ctr store above is ordered
+		 * before every load of the section, so the updater either
+		 * sees this reader active or the reader sees the new data.
+		 */
+		lt_rcu_reader_barrier();
+	} else {
+		atomic_store_explicit(&lt_rcu_reader.ctr, tmp + LT_RCU_COUNT,
+				      memory_order_relaxed);
+	}
+}
+
+/* Leave a read-side section.  Model: models/rcu.pml */
+static inline void lt_rcu_read_unlock(void)
+{
+	unsigned long tmp =
+		atomic_load_explicit(&lt_rcu_reader.ctr, memory_order_relaxed);
+
+	/*
+	 * pairs with the membarrier() (or fence) in lt_rcu_synchronize
+	 * before it frees: every load of the section is ordered before the
+	 * ctr store below, so once the updater sees the section over, the
+	 * reader no longer touches the old data.
+	 */
+	lt_rcu_reader_barrier();
+	atomic_store_explicit(&lt_rcu_reader.ctr, tmp - LT_RCU_COUNT,
+			      LT_RCU_READER_STORE);
 }
 
 /* Nonzero once this thread is a registered reader. */
@@ -196,51 +231,6 @@ static inline void lt_rcu_read_unlock_outer(void)
 	unsigned long tmp =
 		atomic_load_explicit(&lt_rcu_reader.ctr, memory_order_relaxed);
 	atomic_signal_fence(memory_order_seq_cst);
-	atomic_store_explicit(&lt_rcu_reader.ctr, tmp - LT_RCU_COUNT,
-			      LT_RCU_READER_STORE);
-}
-
-/*
- * lt_rcu_read_lock() in a thread where lt_rcu_registered() is nonzero:
- * no call on any path, for a caller that wants none.
- */
-static inline void lt_rcu_read_lock_registered(void)
-{
-	unsigned long tmp;
-
-	tmp = atomic_load_explicit(&lt_rcu_reader.ctr, memory_order_relaxed);
-	if (lt_rcu_likely(!(tmp & LT_RCU_NEST_MASK))) {
-		unsigned long gp = atomic_load_explicit(&lt_rcu_gp.ctr,
-							memory_order_relaxed);
-		atomic_store_explicit(&lt_rcu_reader.ctr, gp,
-				      LT_RCU_READER_STORE);
-		/*
-		 * pairs with the membarrier() (or fence) in
-		 * lt_rcu_synchronize after the updater's unpublish and before
-		 * it reads reader counters: the ctr store above is ordered
-		 * before every load of the section, so the updater either
-		 * sees this reader active or the reader sees the new data.
-		 */
-		lt_rcu_reader_barrier();
-	} else {
-		atomic_store_explicit(&lt_rcu_reader.ctr, tmp + LT_RCU_COUNT,
-				      memory_order_relaxed);
-	}
-}
-
-/* Leave a read-side section.  Model: models/rcu.pml */
-static inline void lt_rcu_read_unlock(void)
-{
-	unsigned long tmp =
-		atomic_load_explicit(&lt_rcu_reader.ctr, memory_order_relaxed);
-
-	/*
-	 * pairs with the membarrier() (or fence) in lt_rcu_synchronize
-	 * before it frees: every load of the section is ordered before the
-	 * ctr store below, so once the updater sees the section over, the
-	 * reader no longer touches the old data.
-	 */
-	lt_rcu_reader_barrier();
 	atomic_store_explicit(&lt_rcu_reader.ctr, tmp - LT_RCU_COUNT,
 			      LT_RCU_READER_STORE);
 }

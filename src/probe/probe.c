@@ -127,22 +127,20 @@ void lt_probe_emit(struct lt_event_desc *d, const void *payload, uint32_t len,
 		emit_slow(d, payload, len, overflow);
 }
 
-/* lt_probe_emit_words()'s general path: the payload back in memory. */
+/* lt_probe_emit_words8/4()'s general path: the payload back in memory. */
 static __attribute__((noinline)) void
 emit_words_slow(struct lt_event_desc *d, uint64_t lo, uint64_t hi, uint32_t len)
 {
 	char b[16];
-	if (len > 16)
+	if (len < 4 || len > 16) {
 		len = 0; /* not a call lt_trace() makes */
-	if (len >= 8) {
+	} else if (len >= 8) {
 		memcpy(b, &lo, 8);
 		memcpy(b + len - 8, &hi, 8);
-	} else if (len >= 4) {
+	} else {
 		uint32_t x = (uint32_t)lo, y = (uint32_t)hi;
 		memcpy(b, &x, 4);
 		memcpy(b + len - 4, &y, 4);
-	} else {
-		len = 0;
 	}
 	emit_slow(d, b, len, 0);
 }

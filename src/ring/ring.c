@@ -50,12 +50,11 @@ static void ring_attach(struct lt_ring *r, void *map, size_t len, int fd)
 	r->buf_size = (uint64_t)h->n_subbufs * h->subbuf_size;
 	r->ctl_base = (char *)map + h->ctl_offset;
 	r->ctl_stride = h->ctl_stride;
-	r->data_base = (char *)map + h->data_offset;
-	r->data_stride = h->data_stride;
 	for (uint32_t i = 0; i < h->n_cpus; i++) {
 		r->cpu[i].ctl =
 			(struct lt_ring_ctl *)(r->ctl_base + i * r->ctl_stride);
-		r->cpu[i].data = r->data_base + i * r->data_stride;
+		r->cpu[i].data =
+			(char *)map + h->data_offset + i * h->data_stride;
 	}
 }
 
@@ -427,12 +426,6 @@ static void add_copy(struct lt_rseq_pub *p, void *dst, const void *src,
 }
 
 /*
- * lt_ring_reserve_on()'s decisions (switch, open, close, header size),
- * then the record and the headers it changes are copied and published by
- * one restartable sequence; any writer of this CPU in between, or a move
- * to another CPU, and it starts again.
- */
-/*
  * Discard mode: whether a record of len payload bytes at offset old must
  * go to the next sub-buffer whatever its header (it does not fit the open
  * one even with a compact header, or none is open) and that one is not
@@ -459,6 +452,12 @@ static int full_ahead(const struct lt_ring *r, struct lt_ring_ctl *ctl,
 	return begin + S - consumed > r->buf_size;
 }
 
+/*
+ * lt_ring_reserve_on()'s decisions (switch, open, close, header size),
+ * then the record and the headers it changes are copied and published by
+ * one restartable sequence; any writer of this CPU in between, or a move
+ * to another CPU, and it starts again.
+ */
 int lt_ring_write_rseq_slow(struct lt_ring *r, uint32_t id, const void *payload,
 			    uint32_t len)
 {

@@ -183,8 +183,8 @@ struct lt_ring {
 	uint32_t subbuf_shift;
 	uint32_t sync; /* a writer's copy of shm->sync, once chosen */
 	uint64_t subbuf_size, buf_size; /* S and N * S */
-	char *ctl_base, *data_base;
-	uint64_t ctl_stride, data_stride;
+	char *ctl_base; /* cpu[0].ctl, and ctl_stride apart (cpu_of) */
+	uint64_t ctl_stride;
 	/* each CPU's control block and data, the writer's two lookups */
 	struct lt_ring_cpu {
 		struct lt_ring_ctl *ctl;
@@ -495,9 +495,8 @@ int lt_ring_write_rseq_slow(struct lt_ring *r, uint32_t id, const void *payload,
  * load them: words 8, a payload of 8 to 16 bytes, its first 8 and its
  * last 8 (which overlap below 16); words 4, of 4 to 7 bytes, its first 4
  * and last 4 in their low halves.
- * rs: the thread's rseq area.  fast: the caller found
- * the clock to be the TSC, and no path makes a call.  words: the caller
- * checked the length.
+ * rs: the thread's rseq area.  fast: the caller found the clock to be the
+ * TSC, and no path makes a call.  words: the caller checked the length.
  * Returns 0 if the record is published, 1 if nothing was (the caller takes
  * the general path).
  */
