@@ -29,12 +29,13 @@ endif
 LDLIBS_BASE := -ldl -lm
 
 LIB_SRC := $(filter-out src/cli/%,$(wildcard src/*/*.c))
+LIB_ASM := $(wildcard src/*/*.S)
 CLI_SRC := $(wildcard src/cli/*.c)
 TEST_SRC := $(wildcard tests/test_*.c)
 BENCH_SRC := $(wildcard bench/*.c)
 EXAMPLE_SRC := $(wildcard examples/*.c)
 
-LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(LIB_ASM:%.S=$(BUILD)/obj/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 LIB_A := $(BUILD)/liblowtrace.a
 LIB_SO := $(BUILD)/liblowtrace.so
@@ -51,6 +52,11 @@ lib: $(LIB_A) $(LIB_SO)
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+# assembly: preprocessed, with the C headers' include path
+$(BUILD)/obj/%.o: %.S
+	@mkdir -p $(dir $@)
+	$(CC) -D_GNU_SOURCE= -Iinclude -Isrc -MMD -MP -c $< -o $@
 
 $(LIB_A): $(LIB_OBJ)
 	@mkdir -p $(dir $@)

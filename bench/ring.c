@@ -160,8 +160,10 @@ static __attribute__((noinline)) void floor_rseq_loop(long n)
 			ts = last;
 		char *p = c->data + (old & (FL_DATA - 1));
 		uint32_t h = 1u | (uint32_t)(ts << 5);
-		(void)lt_rseq_write8(rs, cpu, c->pair, old, old + 20, ts, p, h,
-				     (uint64_t)i, (uint64_t)i ^ 0x55, p + 12);
+		(void)lt_rseq_write8(
+			rs, cpu, c->pair, old,
+			_mm_set_epi64x((long long)ts, (long long)(old + 20)), p,
+			h, (uint64_t)i, (uint64_t)i ^ 0x55, 16);
 	}
 }
 #else

@@ -12,7 +12,9 @@
 
 #include "../examples/fields_tp.h"
 #include "ctf/reader.h"
+#include "probe/fast.h"
 #include "probe/probe.h"
+#include "probe/targets.h"
 
 /* Payloads of every length from 1 to 44 bytes: the copy into the ring
  * takes a different path for short ones. */
@@ -366,4 +368,113 @@ LT_TEST(test_fixed_payloads_arrive_intact_on_an_atomic_ring)
 	/* the fast path declines every record: the general path again */
 	setenv("LOWTRACE_RING_SYNC", "atomic", 1);
 	fixed_payloads_arrive_intact();
+}
+
+LT_TEST(test_fixed_payloads_arrive_intact_through_the_rcu_path)
+{
+	/* no membarrier(PRIVATE_EXPEDITED_RSEQ): the call-free path of
+	 * probe.c, inside an RCU read-side section, instead of the one
+	 * sequence of probe_x86_64.S */
+	setenv("LOWTRACE_PROBE_SEQ", "0", 1);
+	fixed_payloads_arrive_intact();
+}
+
+/* The ring probe_x86_64.S would write for ptest:f8, or NULL. */
+static struct lt_ring *seq_ring_of_f8(void)
+{
+	struct lt_targets *t =
+		__atomic_load_n((struct lt_targets **)&lt__ev_ptest__f8.targets,
+				__ATOMIC_ACQUIRE);
+	return t ? t->seq : NULL;
+}
+
+LT_TEST(test_fixed_events_take_the_one_sequence_path)
+{
+#ifdef LT_PROBE_FAST_ASM
+	/* turned off, in a child that has not asked yet */
+	pid_t pid = fork();
+	LT_ASSERT(pid >= 0);
+	if (pid == 0) {
+		setenv("LOWTRACE_PROBE_SEQ", "0", 1);
+		lt_session_t *c =
+			lt_session_create(lt_tmpdir("probe-noseq"), NULL, NULL);
+		int ok = c &&
+			 lt_session_enable(c, "ptest:f8", NULL, NULL) == 0 &&
+			 seq_ring_of_f8() == NULL;
+		_exit(ok ? 0 : 1);
+	}
+	int st;
+	LT_ASSERT_EQ(waitpid(pid, &st, 0), pid);
+	LT_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	lt_session_t *s = session();
+	LT_ASSERT_EQ(lt_session_enable(s, "ptest:f8", NULL, NULL), 0);
+	if (!lt_probe_seq_usable())
+		LT_SKIP("membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ) is "
+			"not available (Linux 5.10 or later has it)");
+	LT_ASSERT(seq_ring_of_f8() != NULL);
+	lt_session_destroy(s);
+	LT_ASSERT(seq_ring_of_f8() == NULL);
+#else
+	LT_SKIP("no probe_x86_64.S on this target");
+#endif
+}
+
+static atomic_int keep_firing;
+
+static void *fixed_emitter(void *arg)
+{
+	(void)arg;
+	uint8_t v[17] = {
+		1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16
+	};
+	while (atomic_load_explicit(&keep_firing, memory_order_relaxed)) {
+		lt_trace(ptest, f8, v);
+		lt_trace(ptest, f4, v);
+		lt_trace(ptest, f16, v);
+		v[0]++;
+	}
+	return NULL;
+}
+
+/*
+ * Sessions start, change their events and end, their rings unmapped,
+ * while two threads fire fixed-size events as fast as they can: each
+ * list and ring is freed only once no sequence or RCU reader can hold it
+ * (lt_probe_sync()); a write into an unmapped ring would kill the test.
+ */
+LT_TEST(test_sessions_come_and_go_while_fixed_events_fire)
+{
+	atomic_store(&keep_firing, 1);
+	pthread_t t[2];
+	for (int i = 0; i < 2; i++)
+		pthread_create(&t[i], NULL, fixed_emitter, NULL);
+	struct lt_session_options o = {
+		.channel = { .subbuf_size = 4096, .n_subbufs = 4 },
+	};
+	for (int round = 0; round < 40; round++) {
+		int err = 0;
+		lt_session_t *s =
+			lt_session_create(lt_tmpdir("probe-churn"), &o, &err);
+		if (!s)
+			LT_FAIL("lt_session_create: %s", lt_strerror(err));
+		LT_ASSERT_EQ(lt_session_enable(s, "ptest:f*", NULL, NULL), 0);
+		LT_ASSERT_EQ(lt_session_start(s), 0);
+		for (int k = 0; k < 20; k++) {
+			/* a rule more: every list rebuilt, the old freed */
+			LT_ASSERT_EQ(
+				lt_session_enable(s, "ptest:f4", NULL, NULL),
+				0);
+			LT_ASSERT_EQ(lt_session_disable(s, "ptest:f4"), 0);
+		}
+		struct timespec d = { 0, 1000000 };
+		nanosleep(&d, NULL);
+		LT_ASSERT_EQ(lt_session_stop(s), 0);
+		struct lt_session_stats st;
+		lt_session_get_stats(s, &st);
+		LT_ASSERT(st.packets_written > 0);
+		lt_session_destroy(s);
+	}
+	atomic_store(&keep_firing, 0);
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
 }

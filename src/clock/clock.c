@@ -274,7 +274,11 @@ void lt_clock_refine(void)
 			     (m - k.base_ns) / 2) /
 			    (m - k.base_ns));
 	set_mult(&k);
-	lt_clock_calib = k;
+	/* the fields that changed alone: writers read source at every
+	 * event, and it stays */
+	lt_clock_calib.freq = k.freq;
+	lt_clock_calib.mult = k.mult;
+	lt_clock_calib.shift = k.shift;
 }
 
 void lt_clock_set_calib(const struct lt_clock_calib *c)

@@ -7,9 +7,17 @@
  */
 #include "probe/probe.h"
 
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/membarrier.h>
 
+#include "clock/clock.h"
+#include "probe/fast.h"
 #include "probe/filter.h"
 #include "probe/targets.h"
 
@@ -145,21 +153,107 @@ emit_words_slow(struct lt_event_desc *d, uint64_t lo, uint64_t hi, uint32_t len)
 	emit_slow(d, b, len, 0);
 }
 
-/* Two entry points, so that each knows its word size. */
-void lt_probe_emit_words8(struct lt_event_desc *d, uint64_t lo, uint64_t hi,
-			  uint32_t len)
+/*
+ * Two entry points, so that each knows its word size.  On x86_64 with
+ * rseq, probe_x86_64.S defines them (their common case) and these are
+ * their general paths.
+ */
+#ifdef LT_PROBE_FAST_ASM
+#define LT_WORDS8 lt_probe__words8_general
+#define LT_WORDS4 lt_probe__words4_general
+__attribute__((visibility("hidden"))) void
+lt_probe__words8_general(struct lt_event_desc *d, uint64_t lo, uint64_t hi,
+			 uint32_t len);
+__attribute__((visibility("hidden"))) void
+lt_probe__words4_general(struct lt_event_desc *d, uint64_t lo, uint64_t hi,
+			 uint32_t len);
+/* probe_x86_64.S's two entry points */
+extern void (*const lt_probe__seq_entries[2])(struct lt_event_desc *, uint64_t,
+					      uint64_t, uint32_t)
+	__attribute__((visibility("hidden")));
+
+/* what probe_x86_64.S assumes of the structures */
+_Static_assert(offsetof(struct lt_event_desc, targets) == LT_FAST_DESC_TARGETS,
+	       "fast.h: lt_event_desc.targets");
+_Static_assert(offsetof(struct lt_targets, id) == LT_FAST_TARGETS_ID,
+	       "fast.h: lt_targets.id");
+_Static_assert(offsetof(struct lt_targets, seq) == LT_FAST_TARGETS_SEQ,
+	       "fast.h: lt_targets.seq");
+_Static_assert(offsetof(struct lt_ring, n_cpus) == LT_FAST_RING_NCPUS,
+	       "fast.h: lt_ring.n_cpus");
+_Static_assert(offsetof(struct lt_ring, subbuf_size) ==
+		       LT_FAST_RING_SUBBUF_SIZE,
+	       "fast.h: lt_ring.subbuf_size");
+_Static_assert(offsetof(struct lt_ring, buf_size) == LT_FAST_RING_BUF_SIZE,
+	       "fast.h: lt_ring.buf_size");
+_Static_assert(offsetof(struct lt_ring, cpu) == LT_FAST_RING_CPU,
+	       "fast.h: lt_ring.cpu");
+_Static_assert(sizeof(struct lt_ring_cpu) == 1u << LT_FAST_RING_CPU_SHIFT &&
+		       offsetof(struct lt_ring_cpu, ctl) == 0 &&
+		       offsetof(struct lt_ring_cpu, data) == 8,
+	       "fast.h: lt_ring_cpu");
+_Static_assert(offsetof(struct lt_ring_ctl, offset) == 0 &&
+		       offsetof(struct lt_ring_ctl, last_tsc) ==
+			       LT_FAST_CTL_LAST,
+	       "fast.h: lt_ring_ctl");
+_Static_assert(offsetof(struct lt_clock_calib, source) ==
+			       LT_FAST_CALIB_SOURCE &&
+		       LT_CLOCK_TSC == LT_FAST_CLOCK_TSC,
+	       "fast.h: lt_clock_calib");
+_Static_assert(offsetof(struct rseq, cpu_id) == LT_FAST_RSEQ_CPU_ID &&
+		       offsetof(struct rseq, rseq_cs) == LT_FAST_RSEQ_CS,
+	       "fast.h: struct rseq");
+_Static_assert(LT_EV_HDR_COMPACT == 4 && LT_EV_ALIGN == 4 &&
+		       (1u << LT_EV_TS_BITS) - 1 == LT_FAST_TS_LIMIT &&
+		       LT_FAST_SLACK == LT_EV_ALIGN + LT_EV_HDR_COMPACT,
+	       "fast.h: the compact event header");
+#else
+#define LT_WORDS8 lt_probe_emit_words8
+#define LT_WORDS4 lt_probe_emit_words4
+#endif
+
+void LT_WORDS8(struct lt_event_desc *d, uint64_t lo, uint64_t hi, uint32_t len)
 {
 	if (__builtin_expect(len - 8 > 8 || !emit_fast(d, NULL, lo, hi, 8, len),
 			     0))
 		emit_words_slow(d, lo, hi, len);
 }
 
-void lt_probe_emit_words4(struct lt_event_desc *d, uint64_t lo, uint64_t hi,
-			  uint32_t len)
+void LT_WORDS4(struct lt_event_desc *d, uint64_t lo, uint64_t hi, uint32_t len)
 {
 	if (__builtin_expect(len - 4 > 3 || !emit_fast(d, NULL, lo, hi, 4, len),
 			     0))
 		emit_words_slow(d, lo, hi, len);
+}
+
+/*
+ * 1: registered for membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ);
+ * -1: not usable; 0: not asked yet.  The registry's lock guards it.
+ */
+static int seq_state;
+
+int lt_probe_seq_usable(void)
+{
+#ifdef LT_PROBE_FAST_ASM
+	int st = __atomic_load_n(&seq_state, __ATOMIC_RELAXED);
+	if (st == 0) {
+		const char *env = getenv("LOWTRACE_PROBE_SEQ");
+		long mask =
+			syscall(__NR_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+		st = -1;
+		if (lt_probe__seq_entries[0] && lt_probe__seq_entries[1] &&
+		    (!env || strcmp(env, "0") != 0) && mask > 0 &&
+		    (mask & MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ) &&
+		    syscall(__NR_membarrier,
+			    MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_RSEQ, 0,
+			    0) == 0)
+			st = 1;
+		__atomic_store_n(&seq_state, st, __ATOMIC_RELAXED);
+	}
+	return st == 1;
+#else
+	return 0;
+#endif
 }
 
 void lt_targets_free(struct lt_targets *t)
@@ -172,9 +266,27 @@ void lt_targets_free(struct lt_targets *t)
 void lt_probe_readers_after_fork(void)
 {
 	lt_rcu_after_fork_child();
+	/* asked again: the child is another process */
+	__atomic_store_n(&seq_state, 0, __ATOMIC_RELAXED);
 }
 
 void lt_probe_sync(void)
 {
 	lt_rcu_synchronize();
+	/* the sequences of probe_x86_64.S in flight: each restarts, and
+	 * reads the lists as they are now */
+	while (__atomic_load_n(&seq_state, __ATOMIC_RELAXED) == 1 &&
+	       syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ,
+		       0, 0) != 0) {
+		if (errno == EINTR || errno == EAGAIN)
+			continue;
+		/* registered, so not expected: a list could still be in
+		 * use; say so and wait for the sequences to end anyway */
+		fprintf(stderr,
+			"lowtrace: membarrier(PRIVATE_EXPEDITED_RSEQ): %s; "
+			"waiting 10 ms before freeing event lists\n",
+			strerror(errno));
+		usleep(10000);
+		break;
+	}
 }

@@ -278,6 +278,8 @@ static struct lt_targets *build_targets(struct entry *e)
 	if (t->solo && t->solo->sync == LT_RING_SYNC_RSEQ &&
 	    t->id < LT_EV_ID_EXTENDED)
 		t->fast = t->solo;
+	if (t->fast && lt_probe_seq_usable())
+		t->seq = t->fast;
 	return t;
 }
 

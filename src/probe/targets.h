@@ -27,12 +27,23 @@ struct lt_targets {
 	/* solo again if an rseq ring and id fits a compact event header:
 	 * what lt_probe_emit()'s call-free path writes to */
 	struct lt_ring *fast;
+	/* fast again if this process can restart every sequence in flight
+	 * (lt_probe_seq_usable()): what probe_x86_64.S reads inside its
+	 * restartable sequence, with no RCU section */
+	struct lt_ring *seq;
 	struct lt_targets *next_retired; /* the registry's, once replaced */
 	struct lt_target t[]; /* rings first, then triggers */
 };
 
 /* Frees a list and the filters it owns. */
 void lt_targets_free(struct lt_targets *t);
+
+/*
+ * Whether the call-free path of probe_x86_64.S may run in this process:
+ * registers it for membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ) the
+ * first time (the registry's lock held), unless LOWTRACE_PROBE_SEQ=0.
+ */
+int lt_probe_seq_usable(void);
 
 /* Forgets readers in flight in the parent, in the child after fork(). */
 void lt_probe_readers_after_fork(void);

@@ -510,8 +510,9 @@ lt_ring__try_rseq(struct lt_ring *r, struct rseq *rs, uint32_t id,
 	 * thread without rseq: such a thread always takes the slow path */
 	uint32_t cpu = __atomic_load_n(&rs->cpu_id_start, __ATOMIC_RELAXED);
 	const uint64_t S = r->subbuf_size;
+	/* fast: the caller's id is a compact one (lt_targets.fast) */
 	if (__builtin_expect(cpu >= r->n_cpus || (!words && len - 4 > 12) ||
-				     id >= LT_EV_ID_EXTENDED,
+				     (!fast && id >= LT_EV_ID_EXTENDED),
 			     0))
 		return 1;
 	struct lt_ring_ctl *ctl = lt_ring_ctl(r, cpu);
@@ -545,8 +546,10 @@ lt_ring__try_rseq(struct lt_ring *r, struct rseq *rs, uint32_t id,
 			memcpy(&x, s, 8);
 			memcpy(&y, s + len - 8, 8);
 		}
-		return lt_rseq_write8(rs, cpu, &ctl->pair, old, end, ts, p, h,
-				      x, y, p + len - 4);
+		return lt_rseq_write8(
+			rs, cpu, &ctl->pair, old,
+			_mm_set_epi64x((long long)ts, (long long)end), p, h, x,
+			y, len);
 	}
 	uint32_t x, y;
 	if (words) {
@@ -556,8 +559,9 @@ lt_ring__try_rseq(struct lt_ring *r, struct rseq *rs, uint32_t id,
 		memcpy(&x, s, 4);
 		memcpy(&y, s + len - 4, 4);
 	}
-	return lt_rseq_write4(rs, cpu, &ctl->pair, old, end, ts, p, h, x, y,
-			      p + len);
+	return lt_rseq_write4(rs, cpu, &ctl->pair, old,
+			      _mm_set_epi64x((long long)ts, (long long)end), p,
+			      h, x, y, len);
 #else
 	(void)r;
 	(void)rs;

@@ -33,6 +33,9 @@
 #define LT_RING_RSEQ_H
 
 #include <stdint.h>
+#if defined(__x86_64__)
+#include <emmintrin.h>
+#endif
 
 #include "ring/cpu.h"
 
@@ -95,22 +98,21 @@ static inline struct rseq *lt_rseq_area(void)
 
 /*
  * The common record: a 4-byte compact event header h at p, then a payload
- * of n bytes given as its first and last W bytes (x at p + 4, y at q =
+ * of n bytes given as its first and last W bytes (x at p + 4, y at
  * p + 4 + n - W), W = 8 for 8 <= n <= 16 (movq) and W = 4 for 4 <= n < 8
- * (movl).  Returns 0 if published, 1 if the caller must start again.
+ * (movl); yd is the displacement 4 - W.  commit holds (end, ts), the
+ * 16-byte commit.  Returns 0 if published, 1 if the caller must start
+ * again.
  */
-#define LT_RSEQ_WRITE_FN(name, mov, reg)                                               \
+#define LT_RSEQ_WRITE_FN(name, mov, reg, yd)                                           \
 	static inline __attribute__((always_inline)) int name(                         \
 		struct rseq *rs, uint32_t cpu, void *pair, uint64_t old,               \
-		uint64_t end, uint64_t ts, char *p, uint32_t h, uint64_t x,            \
-		uint64_t y, char *q)                                                   \
+		__m128i commit, char *p, uint32_t h, uint64_t x, uint64_t y,           \
+		uint64_t n)                                                            \
 	{                                                                              \
 		__asm__ goto(                                                          \
 			LT_RSEQ_ENTER(                                                 \
-				"%[rseq_cs]") "movq %[end], %%xmm0\n\t"                \
-					      "movq %[ts], %%xmm1\n\t"                 \
-					      "punpcklqdq %%xmm1, %%xmm0\n\t"          \
-					      "1:\n\t"                                 \
+				"%[rseq_cs]") "1:\n\t"                                 \
 					      "cmpl %[cpu], %[cpu_id]\n\t"             \
 					      "jnz 4f\n\t"                             \
 					      "cmpq %[old], (%[pair])\n\t"             \
@@ -118,18 +120,18 @@ static inline struct rseq *lt_rseq_area(void)
 					      "movl %[h], (%[p])\n\t" mov              \
 					      " %" reg "[x], "                         \
 					      "4(%[p])\n\t" mov " %" reg               \
-					      "[y], (%[q])\n\t"                        \
-					      "movdqa %%xmm0, (%[pair])\n\t"           \
+					      "[y], " yd "(%[p],%[n])\n\t"             \
+					      "movdqa %[c], (%[pair])\n\t"             \
 					      "2:\n\t"                                 \
 					      "movq $0, %[rseq_cs]\n\t" LT_RSEQ_ABORT( \
 						      "%l[again]")                     \
 			:                                                              \
 			: [rseq_cs] "m"(rs->rseq_cs),                                  \
 			  [cpu_id] "m"(rs->cpu_id), [cpu] "r"(cpu),                    \
-			  [pair] "r"(pair), [old] "r"(old), [end] "r"(end),            \
-			  [ts] "r"(ts), [p] "r"(p), [h] "r"(h), [x] "r"(x),            \
-			  [y] "r"(y), [q] "r"(q)                                       \
-			: "rax", "xmm0", "xmm1", "memory", "cc"                        \
+			  [pair] "r"(pair), [old] "r"(old), [c] "x"(commit),           \
+			  [p] "r"(p), [h] "r"(h), [x] "r"(x), [y] "r"(y),              \
+			  [n] "r"(n)                                                   \
+			: "rax", "memory", "cc"                                        \
 			: again);                                                      \
 		return 0;                                                              \
 again:                                                                                 \
@@ -137,8 +139,8 @@ again:                                                                          
 		return 1;                                                              \
 	}
 
-LT_RSEQ_WRITE_FN(lt_rseq_write8, "movq", "q")
-LT_RSEQ_WRITE_FN(lt_rseq_write4, "movl", "k")
+LT_RSEQ_WRITE_FN(lt_rseq_write8, "movq", "q", "-4")
+LT_RSEQ_WRITE_FN(lt_rseq_write4, "movl", "k", "0")
 
 /*
  * Adds 1 to *counter, a counter that only this CPU's sequences write:

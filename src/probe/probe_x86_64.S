@@ -1,0 +1,175 @@
+/*
+ * probe_x86_64.S - lt_probe_emit_words8() and lt_probe_emit_words4(): an
+ * enabled event of a fixed payload of 4 to 16 bytes, given in two
+ * registers, written into its channel in one restartable sequence that
+ * starts before the event's target list is read.
+ *
+ * The sequence reads the list, its ring and the ring's control block, the
+ * clock, then stores the record and commits (offset, timestamp) with one
+ * 16-byte store.  The kernel restarts it, at the abort handler, if the
+ * thread is preempted, migrated or signalled inside it: so no other writer
+ * of this CPU's buffer runs between its reads and its commit, and what it
+ * read is still current when it commits.  The same property stands in for
+ * an RCU read-side section: a list or ring that the registry unpublishes
+ * is freed only after lt_probe_sync() has issued
+ * membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ), which restarts every
+ * sequence in flight in the process, and a sequence started after it
+ * reads the new list.  The path reads targets->seq, set only once this
+ * process registered for that command (lt_probe_seq_usable()).
+ *
+ * Any other case (clock not the TSC, no such ring, a thread without rseq,
+ * a sub-buffer to switch or close, a timestamp delta too large for the
+ * compact header, a restart) goes to the general path in C,
+ * lt_probe__words8/4_general(), with the arguments it was given; nothing
+ * has been published then.  Offsets and constants: probe/fast.h.
+ *
+ * Registers: rdi the event, rsi the first word, rdx the last, ecx the
+ * payload's length.  The path saves no register: the event waits in the
+ * red zone, the last word in xmm3 (rdtsc writes rdx).
+ */
+#include "probe/fast.h"
+
+#ifdef LT_PROBE_FAST_ASM
+
+/*
+ * name: the entry point; general: its C path; minlen, span: the lengths
+ * it takes, minlen to minlen + span; x, y: the two stores of the payload,
+ * at p + 4 and at p + 4 + len - W (p in rdx, len in rcx).
+ */
+.macro LT_FAST_EMIT name, general, minlen, span, storex, storey
+	.text
+	.globl \name
+	.type \name, @function
+	.p2align 5
+\name:
+	.cfi_startproc
+	mov %ecx, %ecx
+	lea -\minlen(%rcx), %eax
+	cmp $\span, %eax
+	ja 9f
+	mov lt_clock_calib@GOTPCREL(%rip), %rax
+	cmpl $LT_FAST_CLOCK_TSC, LT_FAST_CALIB_SOURCE(%rax)
+	jne 9f
+	movq %rdx, %xmm3
+	mov %rdi, -8(%rsp)
+	mov __rseq_offset@GOTPCREL(%rip), %r9
+	mov (%r9), %r9
+	lea 3f(%rip), %rax
+	mov %rax, %fs:LT_FAST_RSEQ_CS(%r9)
+1:
+	mov LT_FAST_DESC_TARGETS(%rdi), %r10
+	test %r10, %r10
+	jz 7f
+	mov LT_FAST_TARGETS_ID(%r10), %r11d
+	mov LT_FAST_TARGETS_SEQ(%r10), %r10
+	test %r10, %r10
+	jz 8f
+	/* cpu_id: negative (so too large) in a thread without rseq */
+	mov %fs:LT_FAST_RSEQ_CPU_ID(%r9), %r8d
+	cmp LT_FAST_RING_NCPUS(%r10), %r8d
+	jae 8f
+	rdtsc
+	shl $32, %rdx
+	or %rdx, %rax
+	shl $LT_FAST_RING_CPU_SHIFT, %r8
+	mov LT_FAST_RING_CPU+8(%r10,%r8), %rdx
+	mov LT_FAST_RING_CPU(%r10,%r8), %r8
+	mov (%r8), %rdi
+	/* the timestamp: no earlier than the last one, and close enough to
+	 * it for the compact header */
+	cmp LT_FAST_CTL_LAST(%r8), %rax
+	cmovb LT_FAST_CTL_LAST(%r8), %rax
+	mov %rax, %r9
+	sub LT_FAST_CTL_LAST(%r8), %r9
+	cmp $LT_FAST_TS_LIMIT, %r9
+	ja 8f
+	mov %eax, %r9d
+	shl $LT_FAST_TS_SHIFT, %r9d
+	or %r9d, %r11d
+	/* not the sub-buffer's start, and room to spare after the record */
+	mov LT_FAST_RING_SUBBUF_SIZE(%r10), %r9
+	dec %r9
+	and %rdi, %r9
+	jz 8f
+	lea LT_FAST_SLACK(%r9,%rcx), %r9
+	cmp LT_FAST_RING_SUBBUF_SIZE(%r10), %r9
+	ja 8f
+	add $3, %rdi
+	and $-4, %rdi
+	mov LT_FAST_RING_BUF_SIZE(%r10), %r9
+	dec %r9
+	and %rdi, %r9
+	add %r9, %rdx
+	lea 4(%rdi,%rcx), %rdi
+	movq %rdi, %xmm0
+	movq %rax, %xmm1
+	punpcklqdq %xmm1, %xmm0
+	mov %r11d, (%rdx)
+	\storex
+	\storey
+	movdqa %xmm0, (%r8)
+2:
+	mov __rseq_offset@GOTPCREL(%rip), %r9
+	mov (%r9), %r9
+	movq $0, %fs:LT_FAST_RSEQ_CS(%r9)
+	ret
+7:	/* disabled since the call site looked */
+	mov __rseq_offset@GOTPCREL(%rip), %r9
+	mov (%r9), %r9
+	movq $0, %fs:LT_FAST_RSEQ_CS(%r9)
+	ret
+8:	/* the general path, from inside the sequence or its abort */
+	mov __rseq_offset@GOTPCREL(%rip), %r9
+	mov (%r9), %r9
+	movq $0, %fs:LT_FAST_RSEQ_CS(%r9)
+	mov -8(%rsp), %rdi
+	movq %xmm3, %rdx
+9:
+	jmp \general
+	.cfi_endproc
+	.size \name, .-\name
+
+	/* the abort handler, after the signature the kernel checks */
+	.pushsection __rseq_failure, "ax"
+	.cfi_startproc
+	.byte 0x0f, 0xb9, 0x3d
+	.long 0x53053053
+4:
+	jmp 8b
+	.cfi_endproc
+	.popsection
+
+	/* the sequence's descriptor: from 1 to 2, abort at 4 */
+	.pushsection __rseq_cs, "aw"
+	.balign 32
+3:
+	.long 0, 0
+	.quad 1b, (2b - 1b), 4b
+	.popsection
+.endm
+
+	.hidden lt_probe__words8_general
+	.hidden lt_probe__words4_general
+
+LT_FAST_EMIT lt_probe_emit_words8, lt_probe__words8_general, 8, 8, \
+	"mov %rsi, 4(%rdx)", "movq %xmm3, -4(%rdx,%rcx)"
+LT_FAST_EMIT lt_probe_emit_words4, lt_probe__words4_general, 4, 3, \
+	"mov %esi, 4(%rdx)", "movd %xmm3, (%rdx,%rcx)"
+
+/*
+ * The entry points, read by lt_probe_seq_usable(): the reference that
+ * links this object wherever probe.o is (a static link, a program whose
+ * dlopen()ed libraries call them).
+ */
+	.section .data.rel.ro, "aw"
+	.balign 8
+	.globl lt_probe__seq_entries
+	.hidden lt_probe__seq_entries
+	.type lt_probe__seq_entries, @object
+lt_probe__seq_entries:
+	.quad lt_probe_emit_words8, lt_probe_emit_words4
+	.size lt_probe__seq_entries, .-lt_probe__seq_entries
+
+#endif
+
+	.section .note.GNU-stack, "", @progbits
