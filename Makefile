@@ -62,8 +62,10 @@ $(LIB_A): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
+# nodelete: a thread's rseq area may point into the library after a
+# sequence (src/probe/probe_x86_64.S), so dlclose() must not unmap it
 $(LIB_SO): $(LIB_OBJ)
-	$(CC) -shared $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS_BASE)
+	$(CC) -shared -Wl,-z,nodelete $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS_BASE)
 
 $(CLI): $(CLI_OBJ) $(LIB_A)
 	$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJ) $(LIB_A) $(LDLIBS_BASE) $(LDLIBS)

@@ -478,3 +478,43 @@ LT_TEST(test_sessions_come_and_go_while_fixed_events_fire)
 	for (int i = 0; i < 2; i++)
 		pthread_join(t[i], NULL);
 }
+
+/*
+ * Fixed-size events far apart in time: 250 ms, more than 2^27 counts (the
+ * compact header's reach) of any counter faster than 540 MHz.  Each must
+ * carry its own time, not one wrapped.
+ */
+LT_TEST(test_fixed_events_far_apart_keep_their_times)
+{
+	const char *dir = lt_tmpdir("probe-far");
+	int err = 0;
+	lt_session_t *s = lt_session_create(dir, NULL, &err);
+	LT_ASSERT(s != NULL);
+	LT_ASSERT_EQ(lt_session_enable(s, "ptest:f8", NULL, NULL), 0);
+	LT_ASSERT_EQ(lt_session_start(s), 0);
+	uint8_t v[17] = { 0 };
+	struct timespec pause = { 0, 250000000 };
+	enum { N = 4 };
+	for (int i = 0; i < N; i++) {
+		/* several close together first: the pause comes after the
+		 * sub-buffer's first record, on the call-free path */
+		for (int k = 0; k < 3; k++)
+			lt_trace(ptest, f8, v);
+		if (i < N - 1)
+			nanosleep(&pause, NULL);
+	}
+	lt_trace_t *t = stop_and_open(s, dir);
+	const struct lt_event *ev;
+	int64_t prev = 0;
+	int n = 0, far = 0;
+	while (lt_trace_next(t, &ev) == 1) {
+		if (n > 0 && ev->ns - prev >= 200000000)
+			far++;
+		LT_ASSERT(n == 0 || ev->ns >= prev);
+		prev = ev->ns;
+		n++;
+	}
+	lt_trace_close(t);
+	LT_ASSERT_EQ(n, N * 3);
+	LT_ASSERT_EQ(far, N - 1);
+}

@@ -28,9 +28,9 @@
 #define LT_FAST_TARGETS_SEQ 0x18
 /* struct lt_ring (ring/ring.h) */
 #define LT_FAST_RING_NCPUS 0x20
-#define LT_FAST_RING_SUBBUF_SIZE 0x30
-#define LT_FAST_RING_BUF_SIZE 0x38
-#define LT_FAST_RING_CPU 0x50 /* cpu[0].ctl; cpu[0].data 8 bytes on */
+#define LT_FAST_RING_SUBBUF_MASK 0x50
+#define LT_FAST_RING_BUF_MASK 0x58
+#define LT_FAST_RING_CPU 0x60 /* cpu[0].ctl; cpu[0].data 8 bytes on */
 #define LT_FAST_RING_CPU_SHIFT 4 /* log2 sizeof(struct lt_ring_cpu) */
 /* struct lt_ring_ctl: offset, then last_tsc */
 #define LT_FAST_CTL_LAST 0x08
@@ -44,7 +44,7 @@
 #define LT_FAST_TS_SHIFT 5
 #define LT_FAST_TS_LIMIT 0x7ffffff /* 2^LT_EV_TS_BITS - 1 */
 /* a record's worst case beyond the sub-buffer offset: alignment (3) and
- * the compact header (4), plus 1 for room to spare */
-#define LT_FAST_SLACK 8
+ * the compact header (4) */
+#define LT_FAST_SLACK 7
 
 #endif

@@ -181,11 +181,11 @@ _Static_assert(offsetof(struct lt_targets, seq) == LT_FAST_TARGETS_SEQ,
 	       "fast.h: lt_targets.seq");
 _Static_assert(offsetof(struct lt_ring, n_cpus) == LT_FAST_RING_NCPUS,
 	       "fast.h: lt_ring.n_cpus");
-_Static_assert(offsetof(struct lt_ring, subbuf_size) ==
-		       LT_FAST_RING_SUBBUF_SIZE,
-	       "fast.h: lt_ring.subbuf_size");
-_Static_assert(offsetof(struct lt_ring, buf_size) == LT_FAST_RING_BUF_SIZE,
-	       "fast.h: lt_ring.buf_size");
+_Static_assert(offsetof(struct lt_ring, subbuf_mask) ==
+		       LT_FAST_RING_SUBBUF_MASK,
+	       "fast.h: lt_ring.subbuf_mask");
+_Static_assert(offsetof(struct lt_ring, buf_mask) == LT_FAST_RING_BUF_MASK,
+	       "fast.h: lt_ring.buf_mask");
 _Static_assert(offsetof(struct lt_ring, cpu) == LT_FAST_RING_CPU,
 	       "fast.h: lt_ring.cpu");
 _Static_assert(sizeof(struct lt_ring_cpu) == 1u << LT_FAST_RING_CPU_SHIFT &&
@@ -205,7 +205,7 @@ _Static_assert(offsetof(struct rseq, cpu_id) == LT_FAST_RSEQ_CPU_ID &&
 	       "fast.h: struct rseq");
 _Static_assert(LT_EV_HDR_COMPACT == 4 && LT_EV_ALIGN == 4 &&
 		       (1u << LT_EV_TS_BITS) - 1 == LT_FAST_TS_LIMIT &&
-		       LT_FAST_SLACK == LT_EV_ALIGN + LT_EV_HDR_COMPACT,
+		       LT_FAST_SLACK == LT_EV_ALIGN - 1 + LT_EV_HDR_COMPACT,
 	       "fast.h: the compact event header");
 #else
 #define LT_WORDS8 lt_probe_emit_words8

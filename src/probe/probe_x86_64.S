@@ -23,6 +23,10 @@
  * lt_probe__words8/4_general(), with the arguments it was given; nothing
  * has been published then.  Offsets and constants: probe/fast.h.
  *
+ * The thread's rseq_cs is left pointing at the descriptor when the path
+ * returns, as the kernel allows: one store fewer.  liblowtrace.so is
+ * linked with -z nodelete, so the descriptor is never unmapped under it.
+ *
  * Registers: rdi the event, rsi the first word, rdx the last, ecx the
  * payload's length.  The path saves no register: the event waits in the
  * red zone, the last word in xmm3 (rdtsc writes rdx).
@@ -86,18 +90,17 @@
 	mov %eax, %r9d
 	shl $LT_FAST_TS_SHIFT, %r9d
 	or %r9d, %r11d
-	/* not the sub-buffer's start, and room to spare after the record */
-	mov LT_FAST_RING_SUBBUF_SIZE(%r10), %r9
-	dec %r9
+	/* not the sub-buffer's start, and room to spare after the record
+	 * whatever its alignment: off + 3 + 4 + len < S */
+	mov LT_FAST_RING_SUBBUF_MASK(%r10), %r9
 	and %rdi, %r9
 	jz 8f
 	lea LT_FAST_SLACK(%r9,%rcx), %r9
-	cmp LT_FAST_RING_SUBBUF_SIZE(%r10), %r9
+	cmp LT_FAST_RING_SUBBUF_MASK(%r10), %r9
 	ja 8f
 	add $3, %rdi
 	and $-4, %rdi
-	mov LT_FAST_RING_BUF_SIZE(%r10), %r9
-	dec %r9
+	mov LT_FAST_RING_BUF_MASK(%r10), %r9
 	and %rdi, %r9
 	add %r9, %rdx
 	lea 4(%rdi,%rcx), %rdi
@@ -109,14 +112,11 @@
 	\storey
 	movdqa %xmm0, (%r8)
 2:
-	mov __rseq_offset@GOTPCREL(%rip), %r9
-	mov (%r9), %r9
-	movq $0, %fs:LT_FAST_RSEQ_CS(%r9)
+	/* rseq_cs left set: the kernel clears it at the next preemption
+	 * outside the sequence, and the descriptor stays mapped (the
+	 * shared library is linked -z nodelete) */
 	ret
 7:	/* disabled since the call site looked */
-	mov __rseq_offset@GOTPCREL(%rip), %r9
-	mov (%r9), %r9
-	movq $0, %fs:LT_FAST_RSEQ_CS(%r9)
 	ret
 8:	/* the general path, from inside the sequence or its abort */
 	mov __rseq_offset@GOTPCREL(%rip), %r9

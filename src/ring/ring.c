@@ -48,6 +48,8 @@ static void ring_attach(struct lt_ring *r, void *map, size_t len, int fd)
 	r->subbuf_size = h->subbuf_size;
 	r->subbuf_shift = (uint32_t)__builtin_ctzll(h->subbuf_size);
 	r->buf_size = (uint64_t)h->n_subbufs * h->subbuf_size;
+	r->subbuf_mask = r->subbuf_size - 1;
+	r->buf_mask = r->buf_size - 1;
 	r->ctl_base = (char *)map + h->ctl_offset;
 	r->ctl_stride = h->ctl_stride;
 	for (uint32_t i = 0; i < h->n_cpus; i++) {

@@ -185,6 +185,7 @@ struct lt_ring {
 	uint64_t subbuf_size, buf_size; /* S and N * S */
 	char *ctl_base; /* cpu[0].ctl, and ctl_stride apart (cpu_of) */
 	uint64_t ctl_stride;
+	uint64_t subbuf_mask, buf_mask; /* S - 1 and N * S - 1 */
 	/* each CPU's control block and data, the writer's two lookups */
 	struct lt_ring_cpu {
 		struct lt_ring_ctl *ctl;
