@@ -135,9 +135,14 @@ void lt_probe_emit(struct lt_event_desc *d, const void *payload, uint32_t len,
 		emit_slow(d, payload, len, overflow);
 }
 
-/* lt_probe_emit_words8/4()'s general path: the payload back in memory. */
-static __attribute__((noinline)) void
-emit_words_slow(struct lt_event_desc *d, uint64_t lo, uint64_t hi, uint32_t len)
+/* lt_probe_emit_words8/4()'s general path: the payload back in memory.
+ * probe_x86_64.S calls it as lt_probe__words_slow(). */
+__attribute__((visibility("hidden"))) void
+lt_probe__words_slow(struct lt_event_desc *d, uint64_t lo, uint64_t hi,
+		     uint32_t len);
+__attribute__((noinline)) void lt_probe__words_slow(struct lt_event_desc *d,
+						    uint64_t lo, uint64_t hi,
+						    uint32_t len)
 {
 	char b[16];
 	if (len < 4 || len > 16) {
@@ -216,14 +221,14 @@ void LT_WORDS8(struct lt_event_desc *d, uint64_t lo, uint64_t hi, uint32_t len)
 {
 	if (__builtin_expect(len - 8 > 8 || !emit_fast(d, NULL, lo, hi, 8, len),
 			     0))
-		emit_words_slow(d, lo, hi, len);
+		lt_probe__words_slow(d, lo, hi, len);
 }
 
 void LT_WORDS4(struct lt_event_desc *d, uint64_t lo, uint64_t hi, uint32_t len)
 {
 	if (__builtin_expect(len - 4 > 3 || !emit_fast(d, NULL, lo, hi, 4, len),
 			     0))
-		emit_words_slow(d, lo, hi, len);
+		lt_probe__words_slow(d, lo, hi, len);
 }
 
 /*

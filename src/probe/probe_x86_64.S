@@ -17,11 +17,14 @@
  * reads the new list.  The path reads targets->seq, set only once this
  * process registered for that command (lt_probe_seq_usable()).
  *
- * Any other case (clock not the TSC, no such ring, a thread without rseq,
- * a sub-buffer to switch or close, a timestamp delta too large for the
- * compact header, a restart) goes to the general path in C,
- * lt_probe__words8/4_general(), with the arguments it was given; nothing
- * has been published then.  Offsets and constants: probe/fast.h.
+ * Any other case goes to C with the arguments it was given, nothing
+ * published: where the list names no ring for the sequence (or the clock
+ * is not the TSC), to lt_probe__words8/4_general(), which tries the C
+ * call-free path first; where the sequence declined the record (a
+ * sub-buffer to switch or close, a full buffer, a timestamp too far from
+ * the last for the compact header, a thread without rseq) or was
+ * restarted, to lt_probe__words_slow(), the general path's rare cases.
+ * Offsets and constants: probe/fast.h.
  *
  * The thread's rseq_cs is left pointing at the descriptor when the path
  * returns, as the kernel allows: one store fewer.  liblowtrace.so is
@@ -67,18 +70,28 @@
 	mov LT_FAST_TARGETS_ID(%r10), %r11d
 	mov LT_FAST_TARGETS_SEQ(%r10), %r10
 	test %r10, %r10
-	jz 8f
+	jz 6f
 	/* cpu_id: negative (so too large) in a thread without rseq */
-	mov %fs:LT_FAST_RSEQ_CPU_ID(%r9), %r8d
-	cmp LT_FAST_RING_NCPUS(%r10), %r8d
+	mov %fs:LT_FAST_RSEQ_CPU_ID(%r9), %r9d
+	cmp LT_FAST_RING_NCPUS(%r10), %r9d
 	jae 8f
 	rdtsc
 	shl $32, %rdx
 	or %rdx, %rax
-	shl $LT_FAST_RING_CPU_SHIFT, %r8
-	mov LT_FAST_RING_CPU+8(%r10,%r8), %rdx
-	mov LT_FAST_RING_CPU(%r10,%r8), %r8
+	shl $LT_FAST_RING_CPU_SHIFT, %r9
+	mov LT_FAST_RING_CPU(%r10,%r9), %r8
 	mov (%r8), %rdi
+	/* not the sub-buffer's start, and room to spare after the record
+	 * whatever its alignment (off + 3 + 4 + len < S).  The clock was
+	 * read first: its latency overlaps the loads (0.6-0.8 ns an event
+	 * less than reading it here, bench/tp_chunks) */
+	mov LT_FAST_RING_SUBBUF_MASK(%r10), %rdx
+	and %rdi, %rdx
+	jz 8f
+	lea LT_FAST_SLACK(%rdx,%rcx), %rdx
+	cmp LT_FAST_RING_SUBBUF_MASK(%r10), %rdx
+	ja 8f
+	mov LT_FAST_RING_CPU+8(%r10,%r9), %rdx
 	/* the timestamp: no earlier than the last one, and close enough to
 	 * it for the compact header */
 	cmp LT_FAST_CTL_LAST(%r8), %rax
@@ -90,14 +103,6 @@
 	mov %eax, %r9d
 	shl $LT_FAST_TS_SHIFT, %r9d
 	or %r9d, %r11d
-	/* not the sub-buffer's start, and room to spare after the record
-	 * whatever its alignment: off + 3 + 4 + len < S */
-	mov LT_FAST_RING_SUBBUF_MASK(%r10), %r9
-	and %rdi, %r9
-	jz 8f
-	lea LT_FAST_SLACK(%r9,%rcx), %r9
-	cmp LT_FAST_RING_SUBBUF_MASK(%r10), %r9
-	ja 8f
 	add $3, %rdi
 	and $-4, %rdi
 	mov LT_FAST_RING_BUF_MASK(%r10), %r9
@@ -118,7 +123,7 @@
 	ret
 7:	/* disabled since the call site looked */
 	ret
-8:	/* the general path, from inside the sequence or its abort */
+6:	/* no ring for the sequence: the C path, its own fast path first */
 	mov __rseq_offset@GOTPCREL(%rip), %r9
 	mov (%r9), %r9
 	movq $0, %fs:LT_FAST_RSEQ_CS(%r9)
@@ -126,6 +131,13 @@
 	movq %xmm3, %rdx
 9:
 	jmp \general
+8:	/* declined here, or restarted: the general path's rare cases */
+	mov __rseq_offset@GOTPCREL(%rip), %r9
+	mov (%r9), %r9
+	movq $0, %fs:LT_FAST_RSEQ_CS(%r9)
+	mov -8(%rsp), %rdi
+	movq %xmm3, %rdx
+	jmp lt_probe__words_slow
 	.cfi_endproc
 	.size \name, .-\name
 
@@ -150,6 +162,7 @@
 
 	.hidden lt_probe__words8_general
 	.hidden lt_probe__words4_general
+	.hidden lt_probe__words_slow
 
 LT_FAST_EMIT lt_probe_emit_words8, lt_probe__words8_general, 8, 8, \
 	"mov %rsi, 4(%rdx)", "movq %xmm3, -4(%rdx,%rcx)"
