@@ -159,7 +159,8 @@ static void run_floor(int chunks, long events)
 		for (long i = 0; i < events; i++) {
 			if (__builtin_expect(lt__ev_bench__ev.enabled, 0)) {
 				uint64_t w = (uint32_t)i |
-					     (uint64_t)(uint32_t)(i ^ 0x55) << 32;
+					     (uint64_t)(uint32_t)(i ^ 0x55)
+						     << 32;
 				bench_floor_call(&lt__ev_bench__ev, w, w, 8);
 			}
 			__asm__ __volatile__("" ::: "memory");
