@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# verify.sh: run every spin check of models/ring.pml, models/ring_rseq.pml
-# and models/rcu.pml.
+# verify.sh: run every spin check of models/ring.pml, models/ring_rseq.pml,
+# models/rcu.pml and models/probe_seq.pml.
 #
 # Each check builds its own verifier in $OUT/<check>/ (default build/models/)
 # and prints one line: model, variant, property, states stored, seconds,
@@ -153,6 +153,15 @@ check rseq-nocmp ring_rseq.pml "-DBUG_NOCMP" safety "(a) caught" assert:a
 check rseq-norecheck ring_rseq.pml "-DMODE_OVERWRITE -DBUG_NORECHECK -DNEV2=0" safety "(c) caught" assert:c
 # the re-check lt_ring_snapshot has today (offset > b + N*S): see docs/models.md
 check rseq-casrecheck ring_rseq.pml "-DMODE_OVERWRITE -DBUG_CASRECHECK -DNEV2=0" safety "(c) caught" assert:c
+
+# The one-sequence probe path and its reclamation by membarrier: real models.
+check seq-replace probe_seq.pml "" safety "(u)(a)(e) safety" pass
+check seq-disable probe_seq.pml "-DDISABLE" safety "(u)(a)(e) safety" pass
+# The one-sequence probe path: planted bugs, each must be caught.
+check seq-nomembarrier probe_seq.pml "-DBUG_NOMEMBARRIER" safety "(u) caught" assert:u
+check seq-mbfirst probe_seq.pml "-DBUG_MB_FIRST" safety "(u) caught" assert:u
+check seq-readoutside probe_seq.pml "-DBUG_READ_OUTSIDE" safety "(u) caught" assert:u
+check seq-offsetoutside probe_seq.pml "-DBUG_OFFSET_OUTSIDE" safety "(a) caught" assert:a
 
 total=$(awk -v a="$total_start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 if [ "$failed" = 0 ]; then
