@@ -518,3 +518,47 @@ LT_TEST(test_fixed_events_far_apart_keep_their_times)
 	LT_ASSERT_EQ(n, N * 3);
 	LT_ASSERT_EQ(far, N - 1);
 }
+
+#ifdef LT_PROBE_FAST_ASM
+extern struct rseq_cs *lt_probe__seq_cs8;
+extern const struct rseq_cs __start___rseq_cs[], __stop___rseq_cs[];
+#endif
+
+/*
+ * The sequence leaves the thread's rseq_cs set: it must name a copy of
+ * the descriptor outside the library's image, one that unloading the
+ * code cannot unmap.
+ */
+LT_TEST(test_the_sequence_names_a_descriptor_that_outlives_the_code)
+{
+#ifdef LT_PROBE_FAST_ASM
+	lt_session_t *s = session();
+	LT_ASSERT_EQ(lt_session_enable(s, "ptest:f8", NULL, NULL), 0);
+	LT_ASSERT_EQ(lt_session_start(s), 0);
+	if (!lt_probe_seq_usable() || __rseq_size == 0)
+		LT_SKIP("no membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ) "
+			"or no rseq here");
+	uint8_t v[17] = { 0 };
+	struct rseq *rs = lt_rseq_area();
+	uint64_t cs = 0;
+	/* a preemption may clear it: try until one event leaves it set */
+	for (int i = 0; i < 1000 && !cs; i++) {
+		lt_trace(ptest, f8, v);
+		cs = __atomic_load_n(&rs->rseq_cs, __ATOMIC_RELAXED);
+	}
+	LT_ASSERT(cs != 0);
+	const struct rseq_cs *d = (const struct rseq_cs *)(uintptr_t)cs;
+	LT_ASSERT(d == lt_probe__seq_cs8);
+	LT_ASSERT(d < __start___rseq_cs || d >= __stop___rseq_cs);
+	int found = 0;
+	for (const struct rseq_cs *o = __start___rseq_cs; o < __stop___rseq_cs;
+	     o++)
+		found |= o->start_ip == d->start_ip &&
+			 o->post_commit_offset == d->post_commit_offset &&
+			 o->abort_ip == d->abort_ip;
+	LT_ASSERT(found);
+	lt_session_destroy(s);
+#else
+	LT_SKIP("no probe_x86_64.S on this target");
+#endif
+}

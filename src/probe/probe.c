@@ -172,6 +172,29 @@ lt_probe__words8_general(struct lt_event_desc *d, uint64_t lo, uint64_t hi,
 __attribute__((visibility("hidden"))) void
 lt_probe__words4_general(struct lt_event_desc *d, uint64_t lo, uint64_t hi,
 			 uint32_t len);
+/* the descriptors probe_x86_64.S's sequences name */
+extern struct rseq_cs *lt_probe__seq_cs8 __attribute__((visibility("hidden")));
+extern struct rseq_cs *lt_probe__seq_cs4 __attribute__((visibility("hidden")));
+
+/*
+ * Points each sequence at a copy of its descriptor that is never freed:
+ * a thread's rseq area keeps the address after the sequence, and the
+ * kernel reads it at the next preemption, even once the object holding
+ * this code is unloaded.  Before any constructor of default priority (the
+ * autostart session's); until it runs, the sequences name the originals.
+ */
+__attribute__((constructor(101))) static void lt_probe_seq_init(void)
+{
+	struct rseq_cs **cs[] = { &lt_probe__seq_cs8, &lt_probe__seq_cs4 };
+	for (size_t i = 0; i < sizeof(cs) / sizeof(cs[0]); i++) {
+		struct rseq_cs *copy = aligned_alloc(32, sizeof(*copy));
+		if (!copy)
+			continue;
+		*copy = **cs[i];
+		__atomic_store_n(cs[i], copy, __ATOMIC_RELAXED);
+	}
+}
+
 /* probe_x86_64.S's two entry points */
 extern void (*const lt_probe__seq_entries[2])(struct lt_event_desc *, uint64_t,
 					      uint64_t, uint32_t)

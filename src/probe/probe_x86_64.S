@@ -27,8 +27,13 @@
  * Offsets and constants: probe/fast.h.
  *
  * The thread's rseq_cs is left pointing at the descriptor when the path
- * returns, as the kernel allows: one store fewer.  liblowtrace.so is
- * linked with -z nodelete, so the descriptor is never unmapped under it.
+ * returns, as the kernel allows: one store fewer.  The kernel reads that
+ * descriptor at the thread's next preemption, so it must outlive the
+ * code: the sequence names a copy on the heap, never freed, made when the
+ * library is loaded (lt_probe_seq_init() in probe.c), and a liblowtrace.a
+ * linked into a shared object that is later unloaded leaves no thread
+ * pointing at unmapped memory.  (liblowtrace.so is linked -z nodelete
+ * besides.)
  *
  * Registers: rdi the event, rsi the first word, rdx the last, ecx the
  * payload's length.  The path saves no register: the event waits in the
@@ -43,7 +48,7 @@
  * it takes, minlen to minlen + span; x, y: the two stores of the payload,
  * at p + 4 and at p + 4 + len - W (p in rdx, len in rcx).
  */
-.macro LT_FAST_EMIT name, general, minlen, span, storex, storey
+.macro LT_FAST_EMIT name, general, cs, minlen, span, storex, storey
 	.text
 	.globl \name
 	.type \name, @function
@@ -61,7 +66,7 @@
 	mov %rdi, -8(%rsp)
 	mov __rseq_offset@GOTPCREL(%rip), %r9
 	mov (%r9), %r9
-	lea 3f(%rip), %rax
+	mov \cs(%rip), %rax
 	mov %rax, %fs:LT_FAST_RSEQ_CS(%r9)
 1:
 	mov LT_FAST_DESC_TARGETS(%rdi), %r10
@@ -118,8 +123,7 @@
 	movdqa %xmm0, (%r8)
 2:
 	/* rseq_cs left set: the kernel clears it at the next preemption
-	 * outside the sequence, and the descriptor stays mapped (the
-	 * shared library is linked -z nodelete) */
+	 * outside the sequence; its descriptor is never freed */
 	ret
 7:	/* disabled since the call site looked */
 	ret
@@ -158,15 +162,27 @@
 	.long 0, 0
 	.quad 1b, (2b - 1b), 4b
 	.popsection
+
+	/* the descriptor the sequence names: this one until
+	 * lt_probe_seq_init() points it at a copy that is never freed */
+	.pushsection .data, "aw"
+	.balign 8
+	.globl \cs
+	.hidden \cs
+	.type \cs, @object
+\cs:
+	.quad 3b
+	.size \cs, 8
+	.popsection
 .endm
 
 	.hidden lt_probe__words8_general
 	.hidden lt_probe__words4_general
 	.hidden lt_probe__words_slow
 
-LT_FAST_EMIT lt_probe_emit_words8, lt_probe__words8_general, 8, 8, \
+LT_FAST_EMIT lt_probe_emit_words8, lt_probe__words8_general, lt_probe__seq_cs8, 8, 8, \
 	"mov %rsi, 4(%rdx)", "movq %xmm3, -4(%rdx,%rcx)"
-LT_FAST_EMIT lt_probe_emit_words4, lt_probe__words4_general, 4, 3, \
+LT_FAST_EMIT lt_probe_emit_words4, lt_probe__words4_general, lt_probe__seq_cs4, 4, 3, \
 	"mov %esi, 4(%rdx)", "movd %xmm3, (%rdx,%rcx)"
 
 /*
