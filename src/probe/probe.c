@@ -3,7 +3,9 @@
  * list inside an RCU read-side section, and copy the serialised payload
  * into each target ring whose filter (if any) the payload matches.  No
  * lock, no system call, no allocation.  A trigger target calls its
- * function (see lt_probe_enable_trigger()).
+ * function (see lt_probe_enable_trigger()).  On x86_64 the common case of
+ * a fixed-size payload is probe_x86_64.S, one restartable sequence with no
+ * RCU section; lt_probe_sync() waits for both kinds of reader.
  */
 #include "probe/probe.h"
 

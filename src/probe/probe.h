@@ -86,7 +86,11 @@ void lt_probe_set_listener(lt_probe_event_fn fn, void *arg);
  */
 void lt_probe_reset_after_fork(void);
 
-/* Waits until no lt_probe_emit() started before the call is still running. */
+/*
+ * Waits until no lt_probe_emit() started before the call is still running
+ * (an RCU grace period), and restarts every sequence of probe_x86_64.S in
+ * flight (membarrier): what they read before the call may be freed after.
+ */
 void lt_probe_sync(void);
 
 #endif
