@@ -62,8 +62,9 @@ $(LIB_A): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-# nodelete: a thread's rseq area may point into the library after a
-# sequence (src/probe/probe_x86_64.S), so dlclose() must not unmap it
+# nodelete: the library leaves behind what must not outlive its code:
+# thread-exit destructors of its per-thread state (RCU readers), a
+# consumer thread, the original rseq descriptors; dlclose() keeps it
 $(LIB_SO): $(LIB_OBJ)
 	$(CC) -shared -Wl,-z,nodelete $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS_BASE)
 
