@@ -73,10 +73,13 @@ if [ -n "$holder" ] && echo "$verdict" | grep -q "blocked .* until tid $holder l
 else
 	fail test_lock_holder_is_named_first "holder tid '$holder', got: $(cat "$tmp/lock.out" "$tmp/lock.txt")"
 fi
-# one step further back: the holder slept (blocked) with the lock held
-chain=$(grep -m1 '^   meanwhile ' "$tmp/lock.txt")
-held=$(echo "$chain" | sed -n 's/.*, blocked \([0-9.]*\) ms.*/\1/p')
-if [ -n "$holder" ] && echo "$chain" | grep -q "meanwhile tid $holder lock-holder" &&
+# one step further back: the holder slept (blocked) with the lock held.
+# Any of the three worst: the first hold of a program slowed by a
+# sanitizer may be spent running (the sanitizer's own start-up work)
+chain=$(grep '^   meanwhile ' "$tmp/lock.txt" | grep "meanwhile tid $holder lock-holder")
+held=$(grep '^   meanwhile ' "$tmp/lock.txt" | grep "meanwhile tid $holder lock-holder" |
+	sed -n 's/.*, blocked \([0-9.]*\) ms.*/\1/p' | sort -n | tail -n 1)
+if [ -n "$holder" ] && [ -n "$chain" ] &&
 	awk -v b="$held" 'BEGIN { exit !(b != "" && b >= 10) }'; then
 	ok "test_lock_chain_shows_the_holder_asleep ($held ms)"
 else
@@ -103,8 +106,14 @@ fi
 
 # softirq: a thread on $cpu sends itself UDP datagrams over the loopback
 # device (the NET_RX softirq runs on its CPU), then traces its anchor: the
-# verdict names the irq/softirq time, which analyze irq finds as NET_RX
-"$LT" record -o "$tmp/net" -k sched,irq --all -- \
+# verdict names the irq/softirq time, which analyze irq finds as NET_RX.
+# The recorder runs on the other CPUs, where there are: a recorder slowed
+# by a sanitizer would otherwise take $cpu from the thread for longer than
+# the softirqs do, and be named first
+others=$(awk -v c="$cpu" 'BEGIN { s = ""; for (i = 0; i < c; i++) s = s (s == "" ? "" : ",") i; print s }')
+pin=()
+[ -n "$others" ] && command -v taskset > /dev/null && pin=(taskset -c "$others")
+"${pin[@]}" "$LT" record -o "$tmp/net" -k sched,irq --all -- \
 	"$B/tests/progs/netsoft" "$cpu" 5 3 > "$tmp/net.out" 2>&1
 "$LT" analyze latency "$tmp/net" --anchor netsoft:late --top 1 > "$tmp/net.txt" 2>&1
 "$LT" analyze irq "$tmp/net" > "$tmp/netirq.txt" 2>&1
