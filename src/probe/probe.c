@@ -261,6 +261,8 @@ void LT_WORDS4(struct lt_event_desc *d, uint64_t lo, uint64_t hi, uint32_t len)
  * -1: not usable; 0: not asked yet.  The registry's lock guards it.
  */
 static int seq_state;
+/* seq_state == 1, as probe_x86_64.S tests it at its entry */
+__attribute__((visibility("hidden"))) unsigned char lt_probe__seq_on;
 
 int lt_probe_seq_usable(void)
 {
@@ -279,6 +281,7 @@ int lt_probe_seq_usable(void)
 			    0) == 0)
 			st = 1;
 		__atomic_store_n(&seq_state, st, __ATOMIC_RELAXED);
+		__atomic_store_n(&lt_probe__seq_on, st == 1, __ATOMIC_RELAXED);
 	}
 	return st == 1;
 #else
@@ -298,6 +301,7 @@ void lt_probe_readers_after_fork(void)
 	lt_rcu_after_fork_child();
 	/* asked again: the child is another process */
 	__atomic_store_n(&seq_state, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&lt_probe__seq_on, 0, __ATOMIC_RELAXED);
 }
 
 void lt_probe_sync(void)

@@ -59,6 +59,10 @@
 	lea -\minlen(%rcx), %eax
 	cmp $\span, %eax
 	ja 9f
+	/* no ring can be named for the sequence in this process (no
+	 * membarrier rseq command: Linux before 5.10): straight to C */
+	cmpb $0, lt_probe__seq_on(%rip)
+	je 9f
 	mov lt_clock_calib@GOTPCREL(%rip), %rax
 	cmpl $LT_FAST_CLOCK_TSC, LT_FAST_CALIB_SOURCE(%rax)
 	jne 9f
@@ -179,6 +183,7 @@
 	.hidden lt_probe__words8_general
 	.hidden lt_probe__words4_general
 	.hidden lt_probe__words_slow
+	.hidden lt_probe__seq_on
 
 LT_FAST_EMIT lt_probe_emit_words8, lt_probe__words8_general, lt_probe__seq_cs8, 8, 8, \
 	"mov %rsi, 4(%rdx)", "movq %xmm3, -4(%rdx,%rcx)"
