@@ -58,9 +58,13 @@ static __thread struct probe_thread probe_thread
 #endif
 
 /* lt_probe_emit() in every case, out of line. */
+/* declined: a call-free path has just declined this record (a sub-buffer
+ * to switch, a full buffer): the ring's own inline attempt would too, so
+ * an rseq ring goes straight to its general writer, with one clock read */
 static __attribute__((noinline)) void emit_slow(struct lt_event_desc *d,
 						const void *payload,
-						uint32_t len, int overflow)
+						uint32_t len, int overflow,
+						int declined)
 {
 	lt_rcu_read_lock();
 #if LT_RING_HAVE_RSEQ
@@ -76,7 +80,9 @@ static __attribute__((noinline)) void emit_slow(struct lt_event_desc *d,
 		(struct lt_targets **)&d->targets, __ATOMIC_ACQUIRE);
 	if (t != NULL) {
 		struct lt_ring *r = t->solo;
-		if (r && !overflow)
+		if (r && !overflow && declined && r->sync == LT_RING_SYNC_RSEQ)
+			lt_ring_write_rseq_slow(r, t->id, payload, len);
+		else if (r && !overflow)
 			lt_ring_write(r, t->id, payload, len);
 		else
 			emit_all(t, payload, len, overflow);
@@ -134,7 +140,7 @@ void lt_probe_emit(struct lt_event_desc *d, const void *payload, uint32_t len,
 {
 	if (__builtin_expect(overflow || !emit_fast(d, payload, 0, 0, 0, len),
 			     0))
-		emit_slow(d, payload, len, overflow);
+		emit_slow(d, payload, len, overflow, 0);
 }
 
 /* lt_probe_emit_words8/4()'s general path: the payload back in memory.
@@ -157,7 +163,7 @@ __attribute__((noinline)) void lt_probe__words_slow(struct lt_event_desc *d,
 		memcpy(b, &x, 4);
 		memcpy(b + len - 4, &y, 4);
 	}
-	emit_slow(d, b, len, 0);
+	emit_slow(d, b, len, 0, 1);
 }
 
 /*
