@@ -279,8 +279,11 @@ int lt_probe_seq_usable(void)
 		long mask =
 			syscall(__NR_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
 		st = -1;
+		/* rseq registered by glibc (not turned off by its tunable),
+		 * its area up to rseq_cs */
 		if (lt_probe__seq_entries[0] && lt_probe__seq_entries[1] &&
-		    (!env || strcmp(env, "0") != 0) && mask > 0 &&
+		    __rseq_size >= 16 && (!env || strcmp(env, "0") != 0) &&
+		    mask > 0 &&
 		    (mask & MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ) &&
 		    syscall(__NR_membarrier,
 			    MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_RSEQ, 0,
