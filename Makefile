@@ -56,7 +56,7 @@ $(BUILD)/obj/%.o: %.c
 # assembly: preprocessed, with the C headers' include path
 $(BUILD)/obj/%.o: %.S
 	@mkdir -p $(dir $@)
-	$(CC) -D_GNU_SOURCE= -Iinclude -Isrc -MMD -MP -c $< -o $@
+	$(CC) -D_GNU_SOURCE= -Iinclude -Isrc $(filter -g%,$(CFLAGS)) -MMD -MP -c $< -o $@
 
 $(LIB_A): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
