@@ -24,6 +24,8 @@
 #include <lowtrace/lowtrace.h>
 #include <lowtrace/tracepoint.h>
 
+#include "bench_util.h"
+
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -93,19 +95,6 @@ void bench_floor_call(const void *ev, uint64_t lo, uint64_t hi, uint32_t len);
 #endif
 #endif
 
-static double now_ns(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
-}
-
-static int by_value(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 static void run(const char *mode, const char *dir, int overwrite, int chunks,
 		long events)
 {
@@ -126,18 +115,18 @@ static void run(const char *mode, const char *dir, int overwrite, int chunks,
 	if (!r)
 		exit(1);
 	for (int c = 0; c < chunks; c++) {
-		double t0 = now_ns();
+		double t0 = bench_now_ns();
 		for (long i = 0; i < events; i++) {
 			lt_trace(bench, ev, (int32_t)i, (int32_t)(i ^ 0x55));
 			__asm__ __volatile__("" ::: "memory");
 		}
-		r[c] = (now_ns() - t0) / (double)events;
+		r[c] = (bench_now_ns() - t0) / (double)events;
 	}
 	struct lt_session_stats st;
 	lt_session_stop(s);
 	lt_session_get_stats(s, &st);
 	lt_session_destroy(s);
-	qsort(r, (size_t)chunks, sizeof(*r), by_value);
+	qsort(r, (size_t)chunks, sizeof(*r), bench_by_value);
 	printf("%-9s min=%.2f p10=%.2f median=%.2f lost=%llu\n", mode, r[0],
 	       r[chunks / 10], r[chunks / 2],
 	       (unsigned long long)st.events_lost);
@@ -155,7 +144,7 @@ static void run_floor(int chunks, long events)
 	/* the tracepoint's descriptor, enabled, as its call site reads it */
 	lt__ev_bench__ev.enabled = 1;
 	for (int c = 0; c < chunks; c++) {
-		double t0 = now_ns();
+		double t0 = bench_now_ns();
 		for (long i = 0; i < events; i++) {
 			if (__builtin_expect(lt__ev_bench__ev.enabled, 0)) {
 				uint64_t w = (uint32_t)i |
@@ -165,10 +154,10 @@ static void run_floor(int chunks, long events)
 			}
 			__asm__ __volatile__("" ::: "memory");
 		}
-		r[c] = (now_ns() - t0) / (double)events;
+		r[c] = (bench_now_ns() - t0) / (double)events;
 	}
 	lt__ev_bench__ev.enabled = 0;
-	qsort(r, (size_t)chunks, sizeof(*r), by_value);
+	qsort(r, (size_t)chunks, sizeof(*r), bench_by_value);
 	printf("%-9s min=%.2f p10=%.2f median=%.2f\n", "floor", r[0],
 	       r[chunks / 10], r[chunks / 2]);
 	free(r);

@@ -24,12 +24,6 @@ LT_EVENT(bench, ev, LT_INFO, LT_ARGS(int32_t, a, int32_t, b),
 #define TP_HIT(i) lt_trace(bench, ev, (int32_t)(i), (int32_t)((i) ^ 0x55))
 #include "tp_harness.h"
 
-static int by_value(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 /* 1 if the parent process is the lowtrace command. */
 static int parent_is_lowtrace(void)
 {
@@ -71,7 +65,7 @@ int main(int argc, char **argv)
 	}
 	kill(recorder, SIGCONT);
 	/* the first round fills the buffers */
-	qsort(r + 1, (size_t)(rounds - 1), sizeof(r[0]), by_value);
+	qsort(r + 1, (size_t)(rounds - 1), sizeof(r[0]), bench_by_value);
 	printf("tp_drop: a dropped event: min=%.2f median=%.2f ns (%d rounds "
 	       "of %ld)\n",
 	       r[1], r[1 + (rounds - 1) / 2], rounds - 1, events);

@@ -26,16 +26,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
+
 #ifndef TP_HIT
 #error "define TP_HIT(i) before including tp_harness.h"
 #endif
-
-static inline double bench_now_ns(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
-}
 
 static inline void bench_pin(int cpu)
 {
