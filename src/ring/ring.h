@@ -484,7 +484,8 @@ int lt_ring_write_rseq_slow(struct lt_ring *r, uint32_t id, const void *payload,
 
 /*
  * The common case of lt_ring_write() on an rseq channel, inline: a compact
- * header, a payload of 4 to 16 bytes, well inside the open sub-buffer of
+ * header, a payload of 4 to 16 bytes (or in memory, up to
+ * LT_RSEQ_COPY_MAX, copied by a loop), well inside the open sub-buffer of
  * the CPU the thread runs on, and no other writer of that CPU in between;
  * the record is copied and published by one restartable sequence
  * (ring/rseq.h).  The timestamp is read before the sequence: the sequence
@@ -512,9 +513,11 @@ lt_ring__try_rseq(struct lt_ring *r, struct rseq *rs, uint32_t id,
 	uint32_t cpu = __atomic_load_n(&rs->cpu_id_start, __ATOMIC_RELAXED);
 	const uint64_t S = r->subbuf_size;
 	/* fast: the caller's id is a compact one (lt_targets.fast) */
-	if (__builtin_expect(cpu >= r->n_cpus || (!words && len - 4 > 12) ||
-				     (!fast && id >= LT_EV_ID_EXTENDED),
-			     0))
+	if (__builtin_expect(
+		    cpu >= r->n_cpus ||
+			    (!words && len - 4 > LT_RSEQ_COPY_MAX - 4) ||
+			    (!fast && id >= LT_EV_ID_EXTENDED),
+		    0))
 		return 1;
 	struct lt_ring_ctl *ctl = lt_ring_ctl(r, cpu);
 	uint64_t old = atomic_load_explicit(&ctl->offset, memory_order_relaxed);
@@ -538,6 +541,11 @@ lt_ring__try_rseq(struct lt_ring *r, struct rseq *rs, uint32_t id,
 	char *p = lt_ring_data(r, cpu) + (rec & (r->buf_size - 1));
 	uint32_t h = id | (uint32_t)(ts << 5);
 	const char *s = payload;
+	if (!words && len > 16)
+		return lt_rseq_write_copy(
+			rs, cpu, &ctl->pair, old,
+			_mm_set_epi64x((long long)ts, (long long)end), p, h, s,
+			len);
 	if (words ? words == 8 : len >= 8) {
 		uint64_t x, y;
 		if (words) {

@@ -142,6 +142,56 @@ again:                                                                          
 LT_RSEQ_WRITE_FN(lt_rseq_write8, "movq", "q", "-4")
 LT_RSEQ_WRITE_FN(lt_rseq_write4, "movl", "k", "0")
 
+/* The largest payload lt_rseq_write_copy() takes. */
+#define LT_RSEQ_COPY_MAX 64
+
+/*
+ * The common record with a payload in memory of n bytes, 8 <= n <=
+ * LT_RSEQ_COPY_MAX: the 4-byte header h at p, then the payload copied from
+ * src to p + 4 eight bytes at a time, its last 8 bytes stored last
+ * (overlapping), then the commit.  Returns 0 if published, 1 if the caller
+ * must start again.
+ */
+static inline __attribute__((always_inline)) int
+lt_rseq_write_copy(struct rseq *rs, uint32_t cpu, void *pair, uint64_t old,
+		   __m128i commit, char *p, uint32_t h, const void *src,
+		   uint64_t n)
+{
+	__asm__ goto(
+		LT_RSEQ_ENTER(
+			"%[rseq_cs]") "1:\n\t"
+				      "cmpl %[cpu], %[cpu_id]\n\t"
+				      "jnz 4f\n\t"
+				      "cmpq %[old], (%[pair])\n\t"
+				      "jnz 4f\n\t"
+				      "movl %[h], (%[p])\n\t"
+				      "xorl %%ecx, %%ecx\n\t"
+				      "5:\n\t"
+				      "movq (%[src],%%rcx), %%rax\n\t"
+				      "movq %%rax, 4(%[p],%%rcx)\n\t"
+				      "addq $8, %%rcx\n\t"
+				      "leaq 8(%%rcx), %%rax\n\t"
+				      "cmpq %[n], %%rax\n\t"
+				      "jb 5b\n\t"
+				      "movq -8(%[src],%[n]), %%rax\n\t"
+				      "movq %%rax, -4(%[p],%[n])\n\t"
+				      "movdqa %[c], (%[pair])\n\t"
+				      "2:\n\t"
+				      "movq $0, %[rseq_cs]\n\t" LT_RSEQ_ABORT(
+					      "%l[again]")
+		:
+		: [rseq_cs] "m"(rs->rseq_cs), [cpu_id] "m"(rs->cpu_id),
+		  [cpu] "r"(cpu), [pair] "r"(pair), [old] "r"(old),
+		  [c] "x"(commit), [p] "r"(p), [h] "r"(h), [src] "r"(src),
+		  [n] "r"(n)
+		: "rax", "rcx", "memory", "cc"
+		: again);
+	return 0;
+again:
+	__atomic_store_n(&rs->rseq_cs, 0, __ATOMIC_RELAXED);
+	return 1;
+}
+
 /*
  * Adds 1 to *counter, a counter that only this CPU's sequences write:
  * one add, the commit, if the thread still runs on cpu.  Returns 0 if
