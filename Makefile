@@ -27,6 +27,10 @@ ifneq ($(filter x86_64%,$(shell $(CC) -dumpmachine)),)
 ALL_CFLAGS += -mcx16
 endif
 LDLIBS_BASE := -ldl -lm
+# valgrind 3.19 reads gcc's DWARF 5 but not clang 14's: clang writes 4
+ifneq ($(findstring clang,$(shell $(CC) --version 2>/dev/null | head -n 1)),)
+ALL_CFLAGS += -gdwarf-4
+endif
 
 LIB_SRC := $(filter-out src/cli/%,$(wildcard src/*/*.c))
 LIB_ASM := $(wildcard src/*/*.S)
