@@ -9,7 +9,8 @@
  *                   lt_ring_write_rseq: the inline fast path is the case
  *                   of an append that neither enters, switches nor fills;
  *                   every other case is lt_ring_write_rseq_slow; both end
- *                   in one sequence (lt_rseq_write4/8, lt_rseq_publish)
+ *                   in one sequence (lt_rseq_write4/8, lt_rseq_write_copy,
+ *                   lt_rseq_publish)
  *   writer(1, 1)    the same for a signal handler nested on top of writer
  *                   1 (VICTIM), one event
  *   consumer        discard mode: lt_ring_get_subbuf + lt_ring_put_subbuf
