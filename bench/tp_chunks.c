@@ -176,10 +176,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "tp_chunks: CHUNKS and EVENTS must be > 0\n");
 		return 2;
 	}
-	cpu_set_t set;
-	CPU_ZERO(&set);
-	CPU_SET(0, &set);
-	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	bench_pin(0);
 	char dir[4096];
 	snprintf(dir, sizeof(dir), "%s/overwrite", argv[1]);
 	run("overwrite", dir, 1, chunks, events);

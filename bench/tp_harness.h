@@ -32,14 +32,6 @@
 #error "define TP_HIT(i) before including tp_harness.h"
 #endif
 
-static inline void bench_pin(int cpu)
-{
-	cpu_set_t s;
-	CPU_ZERO(&s);
-	CPU_SET(cpu % (int)sysconf(_SC_NPROCESSORS_ONLN), &s);
-	pthread_setaffinity_np(pthread_self(), sizeof(s), &s);
-}
-
 /*
  * The loop around the tracepoint and the empty loop have the same shape:
  * a compiler barrier per iteration keeps either from being folded away

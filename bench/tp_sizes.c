@@ -65,10 +65,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "tp_sizes: EVENTS > 0, ROUNDS 1-100\n");
 		return 2;
 	}
-	cpu_set_t set;
-	CPU_ZERO(&set);
-	CPU_SET(0, &set);
-	sched_setaffinity(0, sizeof(set), &set);
+	bench_pin(0);
 	struct lt_session_options o = {
 		.channel = { .subbuf_size = 1 << 20,
 			     .n_subbufs = 4,

@@ -226,6 +226,20 @@ LT_TEST(test_oversized_strings_are_cut_and_oversized_events_counted)
 	lt_session_destroy(s);
 }
 
+/* A session writing to dir (options o, NULL: the defaults), recording
+ * the events pattern names, started. */
+static lt_session_t *started(const char *dir,
+			     const struct lt_session_options *o,
+			     const char *pattern)
+{
+	int err = 0;
+	lt_session_t *s = lt_session_create(dir, o, &err);
+	LT_ASSERT(s != NULL);
+	LT_ASSERT_EQ(lt_session_enable(s, pattern, NULL, NULL), 0);
+	LT_ASSERT_EQ(lt_session_start(s), 0);
+	return s;
+}
+
 /* Stops and destroys s, and opens the trace it wrote in dir. */
 static lt_trace_t *stop_and_open(lt_session_t *s, const char *dir)
 {
@@ -241,11 +255,7 @@ static lt_trace_t *stop_and_open(lt_session_t *s, const char *dir)
 LT_TEST(test_payloads_of_every_length_arrive_intact)
 {
 	const char *dir = lt_tmpdir("probe-len");
-	int err = 0;
-	lt_session_t *s = lt_session_create(dir, NULL, &err);
-	LT_ASSERT(s != NULL);
-	LT_ASSERT_EQ(lt_session_enable(s, "ptest:*", NULL, NULL), 0);
-	LT_ASSERT_EQ(lt_session_start(s), 0);
+	lt_session_t *s = started(dir, NULL, "ptest:*");
 	uint8_t v[80];
 	lt_trace(ptest, b1, 0xa1);
 	lt_trace(ptest, b2, 0xb1, 0xb2);
@@ -495,11 +505,7 @@ LT_TEST(test_sessions_come_and_go_while_fixed_events_fire)
 LT_TEST(test_fixed_events_far_apart_keep_their_times)
 {
 	const char *dir = lt_tmpdir("probe-far");
-	int err = 0;
-	lt_session_t *s = lt_session_create(dir, NULL, &err);
-	LT_ASSERT(s != NULL);
-	LT_ASSERT_EQ(lt_session_enable(s, "ptest:f8", NULL, NULL), 0);
-	LT_ASSERT_EQ(lt_session_start(s), 0);
+	lt_session_t *s = started(dir, NULL, "ptest:f8");
 	uint8_t v[17] = { 0 };
 	struct timespec pause = { 0, 250000000 };
 	enum { N = 4 };
@@ -607,11 +613,7 @@ LT_TEST(test_fixed_events_and_their_signal_handler_interleave_intact)
 	struct lt_session_options o = {
 		.channel = { .subbuf_size = 65536, .n_subbufs = 64 },
 	};
-	int err = 0;
-	lt_session_t *s = lt_session_create(dir, &o, &err);
-	LT_ASSERT(s != NULL);
-	LT_ASSERT_EQ(lt_session_enable(s, "ptest:sig", NULL, NULL), 0);
-	LT_ASSERT_EQ(lt_session_start(s), 0);
+	lt_session_t *s = started(dir, &o, "ptest:sig");
 	struct sigaction sa = { .sa_handler = on_usr1 };
 	sigemptyset(&sa.sa_mask);
 	sa.sa_flags = SA_RESTART;

@@ -57,10 +57,12 @@ static __thread struct probe_thread probe_thread
 	__attribute__((tls_model("initial-exec")));
 #endif
 
-/* lt_probe_emit() in every case, out of line. */
-/* declined: a call-free path has just declined this record (a sub-buffer
- * to switch, a full buffer): the ring's own inline attempt would too, so
- * an rseq ring goes straight to its general writer, with one clock read */
+/*
+ * lt_probe_emit() in every case, out of line.  declined: a call-free path
+ * has just declined this record (a sub-buffer to switch, a full buffer):
+ * the ring's own inline attempt would too, so an rseq ring goes straight
+ * to its general writer, with one clock read.
+ */
 static __attribute__((noinline)) void emit_slow(struct lt_event_desc *d,
 						const void *payload,
 						uint32_t len, int overflow,
@@ -203,11 +205,6 @@ __attribute__((constructor(101))) static void lt_probe_seq_init(void)
 	}
 }
 
-/* probe_x86_64.S's two entry points */
-extern void (*const lt_probe__seq_entries[2])(struct lt_event_desc *, uint64_t,
-					      uint64_t, uint32_t)
-	__attribute__((visibility("hidden")));
-
 /* what probe_x86_64.S assumes of the structures */
 _Static_assert(offsetof(struct lt_event_desc, targets) == LT_FAST_DESC_TARGETS,
 	       "fast.h: lt_event_desc.targets");
@@ -264,16 +261,15 @@ void LT_WORDS4(struct lt_event_desc *d, uint64_t lo, uint64_t hi, uint32_t len)
 
 /*
  * 1: registered for membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ);
- * -1: not usable; 0: not asked yet.  The registry's lock guards it.
+ * -1: not usable; 0: not asked yet.  The registry's lock guards its
+ * changes; probe_x86_64.S tests it for 1 at its entry.
  */
-static int seq_state;
-/* seq_state == 1, as probe_x86_64.S tests it at its entry */
-__attribute__((visibility("hidden"))) unsigned char lt_probe__seq_on;
+__attribute__((visibility("hidden"))) signed char lt_probe__seq_state;
 
 int lt_probe_seq_usable(void)
 {
 #ifdef LT_PROBE_FAST_ASM
-	int st = __atomic_load_n(&seq_state, __ATOMIC_RELAXED);
+	int st = __atomic_load_n(&lt_probe__seq_state, __ATOMIC_RELAXED);
 	if (st == 0) {
 		const char *env = getenv("LOWTRACE_PROBE_SEQ");
 		long mask =
@@ -281,16 +277,15 @@ int lt_probe_seq_usable(void)
 		st = -1;
 		/* rseq registered by glibc (not turned off by its tunable),
 		 * its area up to rseq_cs */
-		if (lt_probe__seq_entries[0] && lt_probe__seq_entries[1] &&
-		    __rseq_size >= 16 && (!env || strcmp(env, "0") != 0) &&
+		if (__rseq_size >= 16 && (!env || strcmp(env, "0") != 0) &&
 		    mask > 0 &&
 		    (mask & MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ) &&
 		    syscall(__NR_membarrier,
 			    MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_RSEQ, 0,
 			    0) == 0)
 			st = 1;
-		__atomic_store_n(&seq_state, st, __ATOMIC_RELAXED);
-		__atomic_store_n(&lt_probe__seq_on, st == 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&lt_probe__seq_state, (signed char)st,
+				 __ATOMIC_RELAXED);
 	}
 	return st == 1;
 #else
@@ -309,8 +304,7 @@ void lt_probe_readers_after_fork(void)
 {
 	lt_rcu_after_fork_child();
 	/* asked again: the child is another process */
-	__atomic_store_n(&seq_state, 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&lt_probe__seq_on, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&lt_probe__seq_state, 0, __ATOMIC_RELAXED);
 }
 
 void lt_probe_sync(void)
@@ -318,7 +312,7 @@ void lt_probe_sync(void)
 	lt_rcu_synchronize();
 	/* the sequences of probe_x86_64.S in flight: each restarts, and
 	 * reads the lists as they are now */
-	while (__atomic_load_n(&seq_state, __ATOMIC_RELAXED) == 1 &&
+	while (__atomic_load_n(&lt_probe__seq_state, __ATOMIC_RELAXED) == 1 &&
 	       syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ,
 		       0, 0) != 0) {
 		if (errno == EINTR || errno == EAGAIN)

@@ -61,8 +61,8 @@
 	ja 9f
 	/* no ring can be named for the sequence in this process (no
 	 * membarrier rseq command: Linux before 5.10): straight to C */
-	cmpb $0, lt_probe__seq_on(%rip)
-	je 9f
+	cmpb $1, lt_probe__seq_state(%rip)
+	jne 9f
 	mov lt_clock_calib@GOTPCREL(%rip), %rax
 	cmpl $LT_FAST_CLOCK_TSC, LT_FAST_CALIB_SOURCE(%rax)
 	jne 9f
@@ -131,18 +131,14 @@
 	ret
 7:	/* disabled since the call site looked */
 	ret
+	/* leaving the sequence early, rseq_cs left set as on the way out
+	 * above (a restart has cleared it already): the arguments back */
 6:	/* no ring for the sequence: the C path, its own fast path first */
-	mov __rseq_offset@GOTPCREL(%rip), %r9
-	mov (%r9), %r9
-	movq $0, %fs:LT_FAST_RSEQ_CS(%r9)
 	mov -8(%rsp), %rdi
 	movq %xmm3, %rdx
 9:
 	jmp \general
 8:	/* declined here, or restarted: the general path's rare cases */
-	mov __rseq_offset@GOTPCREL(%rip), %r9
-	mov (%r9), %r9
-	movq $0, %fs:LT_FAST_RSEQ_CS(%r9)
 	mov -8(%rsp), %rdi
 	movq %xmm3, %rdx
 	jmp lt_probe__words_slow
@@ -183,26 +179,12 @@
 	.hidden lt_probe__words8_general
 	.hidden lt_probe__words4_general
 	.hidden lt_probe__words_slow
-	.hidden lt_probe__seq_on
+	.hidden lt_probe__seq_state
 
 LT_FAST_EMIT lt_probe_emit_words8, lt_probe__words8_general, lt_probe__seq_cs8, 8, 8, \
 	"mov %rsi, 4(%rdx)", "movq %xmm3, -4(%rdx,%rcx)"
 LT_FAST_EMIT lt_probe_emit_words4, lt_probe__words4_general, lt_probe__seq_cs4, 4, 3, \
 	"mov %esi, 4(%rdx)", "movd %xmm3, (%rdx,%rcx)"
-
-/*
- * The entry points, read by lt_probe_seq_usable(): the reference that
- * links this object wherever probe.o is (a static link, a program whose
- * dlopen()ed libraries call them).
- */
-	.section .data.rel.ro, "aw"
-	.balign 8
-	.globl lt_probe__seq_entries
-	.hidden lt_probe__seq_entries
-	.type lt_probe__seq_entries, @object
-lt_probe__seq_entries:
-	.quad lt_probe_emit_words8, lt_probe_emit_words4
-	.size lt_probe__seq_entries, .-lt_probe__seq_entries
 
 #endif
 

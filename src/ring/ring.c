@@ -421,6 +421,18 @@ static void close_fields(const struct lt_ring *r, struct close_fields *c,
 	c->events_discarded = lost;
 }
 
+/* A publish of no copy yet, committing (new_off, ts) over old.  Field by
+ * field: an initializer would zero the copies too (a rep stos of 128
+ * bytes, a sixth of the general writer's time). */
+static void pub_start(struct lt_rseq_pub *p, uint64_t new_off, uint64_t ts,
+		      uint64_t old)
+{
+	p->new_off = new_off;
+	p->new_ts = ts;
+	p->old = old;
+	p->n = 0;
+}
+
 static void add_copy(struct lt_rseq_pub *p, void *dst, const void *src,
 		     uint64_t len)
 {
@@ -529,14 +541,8 @@ int lt_ring_write_rseq_slow(struct lt_ring *r, uint32_t id, const void *payload,
 		int fill = (end & (S - 1)) == 0;
 		uint64_t lost = sw | fill ? lt_ring_lost(r, cpu) : 0;
 
-		/* fields set one by one: an initializer would zero the
-		 * copies too (a rep stos of 128 bytes, a sixth of the
-		 * path's time) */
 		struct lt_rseq_pub pub;
-		pub.new_off = end;
-		pub.new_ts = ts;
-		pub.old = old;
-		pub.n = 0;
+		pub_start(&pub, end, ts, old);
 		struct close_fields prev, own;
 		struct lt_packet_header open;
 		unsigned char eh[LT_EV_HDR_EXTENDED];
@@ -598,10 +604,7 @@ static int close_rseq(struct lt_ring *r, uint32_t cpu, struct rseq *rs)
 		close_fields(r, &cf, base, old & (S - 1), ts,
 			     lt_ring_lost(r, cpu));
 		struct lt_rseq_pub pub;
-		pub.new_off = base + S;
-		pub.new_ts = ts;
-		pub.old = old;
-		pub.n = 0;
+		pub_start(&pub, base + S, ts, old);
 		add_copy(&pub,
 			 lt_ring_data(r, cpu) +
 				 ((base + CLOSE_AT) & (r->buf_size - 1)),

@@ -383,7 +383,7 @@ lt_ring_reserve_on(struct lt_ring *r, struct lt_ring_ctx *ctx, uint32_t cpu,
 	if (__builtin_expect(fill, 0))
 		lt_ring_close_subbuf(r, ctl, end - S, S, ts, lost);
 
-	char *p = lt_ring_data(r, cpu) + (rec & (r->buf_size - 1));
+	char *p = lt_ring_data(r, cpu) + (rec & r->buf_mask);
 	if (hsz == LT_EV_HDR_COMPACT) {
 		uint32_t w = id | (uint32_t)(ts << 5);
 		memcpy(p, &w, 4);
@@ -538,14 +538,14 @@ lt_ring__try_rseq(struct lt_ring *r, struct rseq *rs, uint32_t id,
 				     ts - last >= (1ull << LT_EV_TS_BITS),
 			     0))
 		return 1;
-	char *p = lt_ring_data(r, cpu) + (rec & (r->buf_size - 1));
+	char *p = lt_ring_data(r, cpu) + (rec & r->buf_mask);
 	uint32_t h = id | (uint32_t)(ts << 5);
+	/* the 16-byte commit: (offset, last timestamp) */
+	__m128i commit = _mm_set_epi64x((long long)ts, (long long)end);
 	const char *s = payload;
 	if (!words && len > 16)
-		return lt_rseq_write_copy(
-			rs, cpu, &ctl->pair, old,
-			_mm_set_epi64x((long long)ts, (long long)end), p, h, s,
-			len);
+		return lt_rseq_write_copy(rs, cpu, &ctl->pair, old, commit, p,
+					  h, s, len);
 	if (words ? words == 8 : len >= 8) {
 		uint64_t x, y;
 		if (words) {
@@ -555,10 +555,8 @@ lt_ring__try_rseq(struct lt_ring *r, struct rseq *rs, uint32_t id,
 			memcpy(&x, s, 8);
 			memcpy(&y, s + len - 8, 8);
 		}
-		return lt_rseq_write8(
-			rs, cpu, &ctl->pair, old,
-			_mm_set_epi64x((long long)ts, (long long)end), p, h, x,
-			y, len);
+		return lt_rseq_write8(rs, cpu, &ctl->pair, old, commit, p, h, x,
+				      y, len);
 	}
 	uint32_t x, y;
 	if (words) {
@@ -568,9 +566,8 @@ lt_ring__try_rseq(struct lt_ring *r, struct rseq *rs, uint32_t id,
 		memcpy(&x, s, 4);
 		memcpy(&y, s + len - 4, 4);
 	}
-	return lt_rseq_write4(rs, cpu, &ctl->pair, old,
-			      _mm_set_epi64x((long long)ts, (long long)end), p,
-			      h, x, y, len);
+	return lt_rseq_write4(rs, cpu, &ctl->pair, old, commit, p, h, x, y,
+			      len);
 #else
 	(void)r;
 	(void)rs;
@@ -643,7 +640,7 @@ lt_ring_write(struct lt_ring *r, uint32_t id, const void *payload, uint32_t len)
 				     end - (old & ~(S - 1)) < S,
 			     1) &&
 	    __builtin_expect(lt_ring_cas_pair(ctl, &old, &last, end, ts), 1)) {
-		char *p = lt_ring_data(r, cpu) + (rec & (r->buf_size - 1));
+		char *p = lt_ring_data(r, cpu) + (rec & r->buf_mask);
 		uint32_t w = id | (uint32_t)(ts << 5);
 		memcpy(p, &w, 4);
 		lt_ring_copy(p + LT_EV_HDR_COMPACT, payload, len);
