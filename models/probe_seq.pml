@@ -5,6 +5,11 @@
  * (src/probe/probe.c, the registry's free_retired() and a session's ring
  * destruction after it).
  *
+ * The call site's inline sequence (include/lowtrace/tp_seq.h) is the same
+ * path from the descriptor's seq field (the ring alone), which the
+ * registry publishes and clears with the list: list below stands for
+ * either pointer, and obj for what it names.
+ *
  * The path starts its restartable sequence before it reads anything: the
  * event's target list (here: obj, the list and its ring as one object),
  * then the CPU's write offset, then it writes the record and commits the

@@ -12,6 +12,7 @@
 #include <stdatomic.h>
 
 #include "../examples/fields_tp.h"
+#include "clock/clock.h"
 #include "ctf/reader.h"
 #include "probe/fast.h"
 #include "probe/probe.h"
@@ -252,6 +253,49 @@ static lt_trace_t *stop_and_open(lt_session_t *s, const char *dir)
 	return t;
 }
 
+/*
+ * A library's call sites write its events with their own sequence, whose
+ * descriptor is in the library's image: after dlclose unmaps it, the
+ * thread's next preemption must find no rseq_cs naming it (the kernel
+ * would kill the thread reading it).  The events stay in the trace.
+ */
+LT_TEST(test_events_of_an_unloaded_library_leave_no_sequence_behind)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "%s/tests/libtp_dl.so",
+		 lt_test_build_dir());
+	const char *dir = lt_tmpdir("probe-dlclose");
+	lt_session_t *s = started(dir, NULL, "dl:*");
+	enum { N = 50 };
+	for (int round = 0; round < 2; round++) {
+		void *h = dlopen(path, RTLD_NOW);
+		if (!h)
+			LT_FAIL("dlopen %s: %s", path, dlerror());
+		int (*ping)(int) = (int (*)(int))dlsym(h, "tp_dl_ping");
+		LT_ASSERT(ping != NULL);
+		for (int i = 0; i < N; i++)
+			LT_ASSERT_EQ(ping(round * N + i), 1);
+		LT_ASSERT_EQ(dlclose(h), 0);
+		/* preempted and back, several times */
+		for (int i = 0; i < 5; i++) {
+			struct timespec d = { 0, 1000000 };
+			nanosleep(&d, NULL);
+		}
+	}
+	lt_trace_t *t = stop_and_open(s, dir);
+	const struct lt_event *ev;
+	struct lt_value x;
+	int n = 0;
+	while (lt_trace_next(t, &ev) == 1) {
+		LT_ASSERT_STREQ(ev->cls->name, "dl:ping");
+		LT_ASSERT_EQ(lt_event_field(ev, 0, &x), 0);
+		LT_ASSERT_EQ(x.i, n);
+		n++;
+	}
+	lt_trace_close(t);
+	LT_ASSERT_EQ(n, 2 * N);
+}
+
 LT_TEST(test_payloads_of_every_length_arrive_intact)
 {
 	const char *dir = lt_tmpdir("probe-len");
@@ -418,7 +462,8 @@ LT_TEST(test_fixed_events_take_the_one_sequence_path)
 			lt_session_create(lt_tmpdir("probe-noseq"), NULL, NULL);
 		int ok = c &&
 			 lt_session_enable(c, "ptest:f8", NULL, NULL) == 0 &&
-			 seq_ring_of_f8() == NULL;
+			 seq_ring_of_f8() == NULL &&
+			 lt__ev_ptest__f8.seq == NULL;
 		_exit(ok ? 0 : 1);
 	}
 	int st;
@@ -430,8 +475,14 @@ LT_TEST(test_fixed_events_take_the_one_sequence_path)
 		LT_SKIP("membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ) is "
 			"not available (Linux 5.10 or later has it)");
 	LT_ASSERT(seq_ring_of_f8() != NULL);
+#ifdef LT__HAVE_INLINE_SEQ
+	/* the call sites' inline sequence writes the same ring */
+	LT_ASSERT_EQ(lt__ev_ptest__f8.layout, LT_SEQ_LAYOUT);
+	LT_ASSERT(lt__ev_ptest__f8.seq == (void *)seq_ring_of_f8());
+#endif
 	lt_session_destroy(s);
 	LT_ASSERT(seq_ring_of_f8() == NULL);
+	LT_ASSERT(lt__ev_ptest__f8.seq == NULL);
 #else
 	LT_SKIP("no probe_x86_64.S on this target");
 #endif
@@ -555,9 +606,13 @@ LT_TEST(test_the_sequence_names_a_descriptor_that_outlives_the_code)
 	uint8_t v[17] = { 0 };
 	struct rseq *rs = lt_rseq_area();
 	uint64_t cs = 0;
-	/* a preemption may clear it: try until one event leaves it set */
+	/* a preemption may clear it: try until one event leaves it set.
+	 * The library's entry point, not lt_trace(): the call site's inline
+	 * sequence clears rseq_cs before it leaves */
+	uint64_t w;
+	memcpy(&w, v, 8);
 	for (int i = 0; i < 1000 && !cs; i++) {
-		lt_trace(ptest, f8, v);
+		lt_probe_emit_words8(&lt__ev_ptest__f8, w, w, 8);
 		cs = __atomic_load_n(&rs->rseq_cs, __ATOMIC_RELAXED);
 	}
 	LT_ASSERT(cs != 0);
@@ -574,6 +629,114 @@ LT_TEST(test_the_sequence_names_a_descriptor_that_outlives_the_code)
 	lt_session_destroy(s);
 #else
 	LT_SKIP("no probe_x86_64.S on this target");
+#endif
+}
+
+/*
+ * The call site's own sequence (tp_seq.h) writes the record and leaves the
+ * thread's rseq_cs clear, since its descriptor lives in the caller's image;
+ * the library's out-of-line sequence would leave it set.  So rseq_cs after
+ * each event tells which of the two wrote it.
+ */
+LT_TEST(test_call_sites_write_fixed_events_inline_and_clear_rseq_cs)
+{
+#ifdef LT__HAVE_INLINE_SEQ
+	const char *dir = lt_tmpdir("probe-inline");
+	lt_session_t *s = started(dir, NULL, "ptest:f8");
+	if (!lt_probe_seq_usable() || __rseq_size == 0)
+		LT_SKIP("no membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ) "
+			"or no rseq here");
+	LT_ASSERT(lt__ev_ptest__f8.seq != NULL);
+	uint8_t v[17] = { 0 };
+	struct rseq *rs = lt_rseq_area();
+	enum { N = 200 };
+	int left_set = 0;
+	for (int i = 0; i < N; i++) {
+		v[0] = (uint8_t)i;
+		v[7] = (uint8_t)(i * 3);
+		lt_trace(ptest, f8, v);
+		/* the first record of a sub-buffer is the library's */
+		left_set += i > 0 && __atomic_load_n(&rs->rseq_cs,
+						     __ATOMIC_RELAXED) != 0;
+	}
+	LT_ASSERT_EQ(left_set, 0);
+	lt_trace_t *t = stop_and_open(s, dir);
+	const struct lt_event *ev;
+	int n = 0;
+	struct lt_value x, e;
+	while (lt_trace_next(t, &ev) == 1) {
+		LT_ASSERT_EQ(lt_event_field(ev, 0, &x), 0);
+		LT_ASSERT_EQ(x.len, 8);
+		LT_ASSERT_EQ(lt_value_elem(&x, 0, &e), 0);
+		LT_ASSERT_EQ(e.u, (uint8_t)n);
+		LT_ASSERT_EQ(lt_value_elem(&x, 7, &e), 0);
+		LT_ASSERT_EQ(e.u, (uint8_t)(n * 3));
+		n++;
+	}
+	lt_trace_close(t);
+	LT_ASSERT_EQ(n, N);
+#else
+	LT_SKIP("no inline sequence on this target");
+#endif
+}
+
+static const struct lt_field_desc *no_fields(void)
+{
+	static const struct lt_field_desc f[] = { { NULL, 0, 0, 0, 0, 0,
+						    NULL } };
+	return f;
+}
+
+/*
+ * A descriptor compiled without the inline sequence (layout 0: another
+ * layout, or a header from before the field existed) has no seq field the
+ * registry may write.
+ */
+LT_TEST(test_the_registry_writes_seq_only_to_its_own_layout)
+{
+	static struct lt_event_desc old = {
+		0,	     0,		LT_INFO, "ptest", "old",
+		"ptest:old", no_fields, 0,	 NULL,	  (void *)0x5eed
+	};
+	static struct lt_event_desc *const range[] = { &old };
+	lt_probe_register_range(range, range + 1);
+	lt_session_t *s = session();
+	LT_ASSERT_EQ(lt_session_enable(s, "ptest:old", NULL, NULL), 0);
+	LT_ASSERT_EQ(lt_session_start(s), 0);
+	LT_ASSERT(old.targets != NULL);
+	LT_ASSERT(old.seq == (void *)0x5eed);
+	lt_session_destroy(s);
+	LT_ASSERT(old.targets == NULL);
+	lt_probe_unregister_range(range, range + 1);
+	LT_ASSERT(old.seq == (void *)0x5eed);
+}
+
+/*
+ * The inline sequence reads the TSC: a clock that leaves it (a recorder's
+ * calibration, lt_clock_set_calib()) takes the ring from every call site,
+ * and the events go through the library's clock.
+ */
+LT_TEST(test_a_clock_off_the_tsc_takes_the_inline_sequence_away)
+{
+#ifdef LT__HAVE_INLINE_SEQ
+	lt_session_t *s = session();
+	LT_ASSERT_EQ(lt_session_enable(s, "ptest:f8", NULL, NULL), 0);
+	LT_ASSERT_EQ(lt_session_start(s), 0);
+	if (!lt_probe_seq_usable() || lt_clock_calib.source != LT_CLOCK_TSC)
+		LT_SKIP("the clock is not the TSC here, or no membarrier "
+			"rseq command");
+	LT_ASSERT(lt__ev_ptest__f8.seq != NULL);
+	struct lt_clock_calib saved = lt_clock_calib;
+	lt_clock_calib.source = LT_CLOCK_MONOTONIC;
+	lt_probe_clock_changed();
+	LT_ASSERT(lt__ev_ptest__f8.seq == NULL);
+	LT_ASSERT(lt__ev_ptest__f8.targets != NULL);
+	lt_clock_calib = saved;
+	lt_probe_clock_changed();
+	LT_ASSERT(lt__ev_ptest__f8.seq != NULL);
+	lt_session_destroy(s);
+#else
+	LT_SKIP("no inline sequence on this target");
 #endif
 }
 

@@ -26,25 +26,12 @@
 /* struct lt_targets (probe/targets.h) */
 #define LT_FAST_TARGETS_ID 0x00
 #define LT_FAST_TARGETS_SEQ 0x18
-/* struct lt_ring (ring/ring.h) */
-#define LT_FAST_RING_NCPUS 0x20
-#define LT_FAST_RING_SUBBUF_MASK 0x50
-#define LT_FAST_RING_BUF_MASK 0x58
-#define LT_FAST_RING_CPU 0x60 /* cpu[0].ctl; cpu[0].data 8 bytes on */
-#define LT_FAST_RING_CPU_SHIFT 4 /* log2 sizeof(struct lt_ring_cpu) */
-/* struct lt_ring_ctl: offset, then last_tsc */
-#define LT_FAST_CTL_LAST 0x08
+/* the ring's, rseq's and the event header's: the LT_SEQ_* constants of
+ * the inline sequence, which this path shares */
+#include <lowtrace/tp_seq.h>
+
 /* struct lt_clock_calib (clock/clock.h) */
 #define LT_FAST_CALIB_SOURCE 0x00
 #define LT_FAST_CLOCK_TSC 1
-/* struct rseq (linux/rseq.h) */
-#define LT_FAST_RSEQ_CPU_ID 0x04
-#define LT_FAST_RSEQ_CS 0x08
-/* the compact event header (ring/ring.h): id | timestamp << 5 */
-#define LT_FAST_TS_SHIFT 5
-#define LT_FAST_TS_LIMIT 0x7ffffff /* 2^LT_EV_TS_BITS - 1 */
-/* a record's worst case beyond the sub-buffer offset: alignment (3) and
- * the compact header (4) */
-#define LT_FAST_SLACK 7
 
 #endif

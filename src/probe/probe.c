@@ -207,39 +207,38 @@ __attribute__((constructor(101))) static void lt_probe_seq_init(void)
 
 /* what probe_x86_64.S assumes of the structures */
 _Static_assert(offsetof(struct lt_event_desc, targets) == LT_FAST_DESC_TARGETS,
-	       "fast.h: lt_event_desc.targets");
+	       "fast.h, tp_seq.h: lt_event_desc.targets");
 _Static_assert(offsetof(struct lt_targets, id) == LT_FAST_TARGETS_ID,
-	       "fast.h: lt_targets.id");
+	       "fast.h, tp_seq.h: lt_targets.id");
 _Static_assert(offsetof(struct lt_targets, seq) == LT_FAST_TARGETS_SEQ,
-	       "fast.h: lt_targets.seq");
-_Static_assert(offsetof(struct lt_ring, n_cpus) == LT_FAST_RING_NCPUS,
-	       "fast.h: lt_ring.n_cpus");
-_Static_assert(offsetof(struct lt_ring, subbuf_mask) ==
-		       LT_FAST_RING_SUBBUF_MASK,
-	       "fast.h: lt_ring.subbuf_mask");
-_Static_assert(offsetof(struct lt_ring, buf_mask) == LT_FAST_RING_BUF_MASK,
-	       "fast.h: lt_ring.buf_mask");
-_Static_assert(offsetof(struct lt_ring, cpu) == LT_FAST_RING_CPU,
-	       "fast.h: lt_ring.cpu");
-_Static_assert(sizeof(struct lt_ring_cpu) == 1u << LT_FAST_RING_CPU_SHIFT &&
+	       "fast.h, tp_seq.h: lt_targets.seq");
+_Static_assert(offsetof(struct lt_ring, n_cpus) == LT_SEQ_RING_NCPUS,
+	       "fast.h, tp_seq.h: lt_ring.n_cpus");
+_Static_assert(offsetof(struct lt_ring, subbuf_mask) == LT_SEQ_RING_SUBBUF_MASK,
+	       "fast.h, tp_seq.h: lt_ring.subbuf_mask");
+_Static_assert(offsetof(struct lt_ring, buf_mask) == LT_SEQ_RING_BUF_MASK,
+	       "fast.h, tp_seq.h: lt_ring.buf_mask");
+_Static_assert(offsetof(struct lt_ring, cpu) == LT_SEQ_RING_CPU,
+	       "fast.h, tp_seq.h: lt_ring.cpu");
+_Static_assert(sizeof(struct lt_ring_cpu) == 1u << LT_SEQ_RING_CPU_SHIFT &&
 		       offsetof(struct lt_ring_cpu, ctl) == 0 &&
 		       offsetof(struct lt_ring_cpu, data) == 8,
-	       "fast.h: lt_ring_cpu");
+	       "fast.h, tp_seq.h: lt_ring_cpu");
 _Static_assert(offsetof(struct lt_ring_ctl, offset) == 0 &&
 		       offsetof(struct lt_ring_ctl, last_tsc) ==
-			       LT_FAST_CTL_LAST,
-	       "fast.h: lt_ring_ctl");
+			       LT_SEQ_CTL_LAST,
+	       "fast.h, tp_seq.h: lt_ring_ctl");
 _Static_assert(offsetof(struct lt_clock_calib, source) ==
 			       LT_FAST_CALIB_SOURCE &&
 		       LT_CLOCK_TSC == LT_FAST_CLOCK_TSC,
-	       "fast.h: lt_clock_calib");
-_Static_assert(offsetof(struct rseq, cpu_id) == LT_FAST_RSEQ_CPU_ID &&
-		       offsetof(struct rseq, rseq_cs) == LT_FAST_RSEQ_CS,
-	       "fast.h: struct rseq");
+	       "fast.h, tp_seq.h: lt_clock_calib");
+_Static_assert(offsetof(struct rseq, cpu_id) == LT_SEQ_RSEQ_CPU_ID &&
+		       offsetof(struct rseq, rseq_cs) == LT_SEQ_RSEQ_CS,
+	       "fast.h, tp_seq.h: struct rseq");
 _Static_assert(LT_EV_HDR_COMPACT == 4 && LT_EV_ALIGN == 4 &&
-		       (1u << LT_EV_TS_BITS) - 1 == LT_FAST_TS_LIMIT &&
-		       LT_FAST_SLACK == LT_EV_ALIGN - 1 + LT_EV_HDR_COMPACT,
-	       "fast.h: the compact event header");
+		       (1u << LT_EV_TS_BITS) - 1 == LT_SEQ_TS_LIMIT &&
+		       LT_SEQ_SLACK == LT_EV_ALIGN - 1 + LT_EV_HDR_COMPACT,
+	       "fast.h, tp_seq.h: the compact event header");
 #else
 #define LT_WORDS8 lt_probe_emit_words8
 #define LT_WORDS4 lt_probe_emit_words4

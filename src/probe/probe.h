@@ -86,6 +86,10 @@ void lt_probe_set_listener(lt_probe_event_fn fn, void *arg);
  */
 void lt_probe_reset_after_fork(void);
 
+/* The trace clock's source changed (lt_clock_set_calib()): republishes
+ * which call sites may run the inline sequence, which reads the TSC. */
+void lt_probe_clock_changed(void);
+
 /*
  * Waits until no lt_probe_emit() started before the call is still running
  * (an RCU grace period), and restarts every sequence of probe_x86_64.S in

@@ -35,6 +35,11 @@
  * pointing at unmapped memory.  (liblowtrace.so is linked -z nodelete
  * besides.)
  *
+ * A call site compiled with include/lowtrace/tp_seq.h runs the same
+ * sequence inline, from the ring the registry puts in the descriptor, and
+ * calls these where it declines: here the target list is read again, and
+ * what the call site could not do goes on to C.
+ *
  * Registers: rdi the event, rsi the first word, rdx the last, ecx the
  * payload's length.  The path saves no register: the event waits in the
  * red zone, the last word in xmm3 (rdtsc writes rdx).
@@ -71,7 +76,7 @@
 	mov __rseq_offset@GOTPCREL(%rip), %r9
 	mov (%r9), %r9
 	mov \cs(%rip), %rax
-	mov %rax, %fs:LT_FAST_RSEQ_CS(%r9)
+	mov %rax, %fs:LT_SEQ_RSEQ_CS(%r9)
 1:
 	mov LT_FAST_DESC_TARGETS(%rdi), %r10
 	test %r10, %r10
@@ -81,40 +86,40 @@
 	test %r10, %r10
 	jz 6f
 	/* cpu_id: negative (so too large) in a thread without rseq */
-	mov %fs:LT_FAST_RSEQ_CPU_ID(%r9), %r9d
-	cmp LT_FAST_RING_NCPUS(%r10), %r9d
+	mov %fs:LT_SEQ_RSEQ_CPU_ID(%r9), %r9d
+	cmp LT_SEQ_RING_NCPUS(%r10), %r9d
 	jae 8f
 	rdtsc
 	shl $32, %rdx
 	or %rdx, %rax
-	shl $LT_FAST_RING_CPU_SHIFT, %r9
-	mov LT_FAST_RING_CPU(%r10,%r9), %r8
+	shl $LT_SEQ_RING_CPU_SHIFT, %r9
+	mov LT_SEQ_RING_CPU(%r10,%r9), %r8
 	mov (%r8), %rdi
 	/* not the sub-buffer's start, and room to spare after the record
 	 * whatever its alignment (off + 3 + 4 + len < S).  The clock was
 	 * read first: its latency overlaps the loads (0.6-0.8 ns an event
 	 * less than reading it here, bench/tp_chunks) */
-	mov LT_FAST_RING_SUBBUF_MASK(%r10), %rdx
+	mov LT_SEQ_RING_SUBBUF_MASK(%r10), %rdx
 	and %rdi, %rdx
 	jz 8f
-	lea LT_FAST_SLACK(%rdx,%rcx), %rdx
-	cmp LT_FAST_RING_SUBBUF_MASK(%r10), %rdx
+	lea LT_SEQ_SLACK(%rdx,%rcx), %rdx
+	cmp LT_SEQ_RING_SUBBUF_MASK(%r10), %rdx
 	ja 8f
-	mov LT_FAST_RING_CPU+8(%r10,%r9), %rdx
+	mov LT_SEQ_RING_CPU+8(%r10,%r9), %rdx
 	/* the timestamp: no earlier than the last one, and close enough to
 	 * it for the compact header */
-	cmp LT_FAST_CTL_LAST(%r8), %rax
-	cmovb LT_FAST_CTL_LAST(%r8), %rax
+	cmp LT_SEQ_CTL_LAST(%r8), %rax
+	cmovb LT_SEQ_CTL_LAST(%r8), %rax
 	mov %rax, %r9
-	sub LT_FAST_CTL_LAST(%r8), %r9
-	cmp $LT_FAST_TS_LIMIT, %r9
+	sub LT_SEQ_CTL_LAST(%r8), %r9
+	cmp $LT_SEQ_TS_LIMIT, %r9
 	ja 8f
 	mov %eax, %r9d
-	shl $LT_FAST_TS_SHIFT, %r9d
+	shl $LT_SEQ_TS_SHIFT, %r9d
 	or %r9d, %r11d
 	add $3, %rdi
 	and $-4, %rdi
-	mov LT_FAST_RING_BUF_MASK(%r10), %r9
+	mov LT_SEQ_RING_BUF_MASK(%r10), %r9
 	and %rdi, %r9
 	add %r9, %rdx
 	lea 4(%rdi,%rcx), %rdi

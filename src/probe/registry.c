@@ -19,6 +19,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "clock/clock.h"
 #include "probe/filter.h"
 #include "probe/targets.h"
 
@@ -283,6 +284,22 @@ static struct lt_targets *build_targets(struct entry *e)
 	return t;
 }
 
+/*
+ * Publishes to a descriptor the ring its call sites' inline sequence
+ * writes (tp_seq.h): the list's seq ring, while the clock is the TSC,
+ * and only to call sites compiled against this layout; seq is not a
+ * field of the others' descriptors.  Release: the ring's fields before
+ * its address.
+ */
+static void publish_seq(struct lt_event_desc *d, const struct lt_targets *t)
+{
+	if (d->layout != LT_SEQ_LAYOUT)
+		return;
+	struct lt_ring *r =
+		t && lt_clock_calib.source == LT_CLOCK_TSC ? t->seq : NULL;
+	__atomic_store_n(&d->seq, (void *)r, __ATOMIC_RELEASE);
+}
+
 /* Builds the entry's target list from the rules and publishes it. */
 static int update_entry(struct entry *e)
 {
@@ -294,6 +311,7 @@ static int update_entry(struct entry *e)
 		/* release: the list's contents before its address; pairs with
 		 * the acquire load in lt_probe_emit() */
 		__atomic_store_n(&d->targets, (void *)t, __ATOMIC_RELEASE);
+		publish_seq(d, t);
 		__atomic_store_n(&d->enabled, t != NULL, __ATOMIC_RELAXED);
 	}
 	if (old) {
@@ -396,6 +414,7 @@ static void add_desc(struct lt_event_desc *d)
 		return;
 	}
 	__atomic_store_n(&d->targets, (void *)e->targets, __ATOMIC_RELEASE);
+	publish_seq(d, e->targets);
 	__atomic_store_n(&d->enabled, e->targets != NULL, __ATOMIC_RELAXED);
 }
 
@@ -403,6 +422,7 @@ static void remove_desc(struct lt_event_desc *d)
 {
 	__atomic_store_n(&d->enabled, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&d->targets, NULL, __ATOMIC_RELEASE);
+	publish_seq(d, NULL);
 	for (size_t i = 0; i < nentries; i++) {
 		struct entry *e = entries[i];
 		for (size_t k = 0; k < e->ndescs; k++) {
@@ -579,6 +599,15 @@ void lt_probe_set_listener(lt_probe_event_fn fn, void *arg)
 	pthread_mutex_unlock(&reg_lock);
 }
 
+void lt_probe_clock_changed(void)
+{
+	pthread_mutex_lock(&reg_lock);
+	for (size_t i = 0; i < nentries; i++)
+		for (size_t k = 0; k < entries[i]->ndescs; k++)
+			publish_seq(entries[i]->descs[k], entries[i]->targets);
+	pthread_mutex_unlock(&reg_lock);
+}
+
 void lt_probe_reset_after_fork(void)
 {
 	pthread_mutex_lock(&reg_lock);
@@ -594,6 +623,7 @@ void lt_probe_reset_after_fork(void)
 					 __ATOMIC_RELAXED);
 			__atomic_store_n(&e->descs[k]->targets, NULL,
 					 __ATOMIC_RELEASE);
+			publish_seq(e->descs[k], NULL);
 		}
 		/* no reader in this process can hold the old list */
 		lt_targets_free(e->targets);

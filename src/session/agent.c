@@ -224,6 +224,7 @@ static int handshake(void)
 		agent.nrings = i + 1;
 	}
 	lt_clock_set_calib(&cfg.calib);
+	lt_probe_clock_changed();
 	for (uint32_t i = 0; i < cfg.nrules; i++) {
 		struct lt_proto_rule *r = &cfg.rules[i];
 		char err[600];

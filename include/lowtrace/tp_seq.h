@@ -1,0 +1,177 @@
+/*
+ * lowtrace/tp_seq.h - the restartable sequence that an enabled call site
+ * of a fixed-size event (4 to 16 bytes of payload) runs inline, and the
+ * layout of the library's structures it reads.  Included by
+ * tracepoint.h; not meant to be included alone.
+ *
+ * The sequence is the one lt_probe_emit_words8/4() run out of line
+ * (src/probe/probe_x86_64.S, which explains the protocol), without the
+ * call and the checks that the registry makes once instead:
+ *
+ *   - the ring comes from the descriptor's seq field, which the registry
+ *     sets only for an event whose only target is an rseq ring with no
+ *     filter, a compact id, the trace clock on the TSC, this process
+ *     registered for membarrier's rseq command, and a call site compiled
+ *     against this layout (the descriptor's layout byte);
+ *   - the payload's length is the call site's constant.
+ *
+ * Anything else (no ring, a sub-buffer to switch, a timestamp too far from
+ * the last, a restart) calls lt_probe_emit_words8/4(), which sorts it out.
+ * Unlike the out-of-line sequence this one clears the thread's rseq_cs
+ * before it leaves: its descriptor is in the caller's image, which dlclose
+ * may unmap.
+ *
+ * The part the assembler can read (the LT_SEQ_* constants) comes first:
+ * src/probe/fast.h includes it, and src/probe/probe.c checks each value
+ * against the structures.
+ */
+#ifndef LOWTRACE_TP_SEQ_H
+#define LOWTRACE_TP_SEQ_H
+
+/*
+ * The layout version a call site was compiled against, kept in its
+ * descriptor's layout byte.  The registry publishes a ring in seq only to
+ * a descriptor whose layout byte equals its own; change it with any of
+ * the offsets below, or with struct lt_event_desc.
+ */
+#define LT_SEQ_LAYOUT 1
+
+/* struct lt_ring (src/ring/ring.h) */
+#define LT_SEQ_RING_NCPUS 0x20
+#define LT_SEQ_RING_SUBBUF_MASK 0x50
+#define LT_SEQ_RING_BUF_MASK 0x58
+#define LT_SEQ_RING_CPU 0x60 /* cpu[0].ctl; cpu[0].data 8 bytes on */
+#define LT_SEQ_RING_CPU_SHIFT 4 /* log2 sizeof(struct lt_ring_cpu) */
+/* struct lt_ring_ctl: offset, then last_tsc */
+#define LT_SEQ_CTL_LAST 0x08
+/* struct rseq (linux/rseq.h) */
+#define LT_SEQ_RSEQ_CPU_ID 0x04
+#define LT_SEQ_RSEQ_CS 0x08
+/* the compact event header (src/ring/ring.h): id | timestamp << 5 */
+#define LT_SEQ_TS_SHIFT 5
+#define LT_SEQ_TS_LIMIT 0x7ffffff /* 2^LT_EV_TS_BITS - 1 */
+/* a record's worst case beyond the sub-buffer offset: alignment (3) and
+ * the compact header (4) */
+#define LT_SEQ_SLACK 7
+
+#define LT__STR(x) LT__STR_(x)
+#define LT__STR_(x) #x
+
+/*
+ * LT__HAVE_INLINE_SEQ: x86_64 with glibc 2.35 or later (rseq registered
+ * for every thread, __rseq_offset exported), unless the includer defines
+ * LT_NO_INLINE_SEQ (every call site then calls the library).
+ */
+#if defined(__x86_64__) && defined(__has_include) && !defined(LT_NO_INLINE_SEQ)
+#if __has_include(<sys/rseq.h>)
+#include <features.h>
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 35)
+#define LT__HAVE_INLINE_SEQ 1
+#endif
+#endif
+#endif
+
+#if defined(LT__HAVE_INLINE_SEQ) && !defined(__ASSEMBLER__)
+#include <stddef.h>
+#include <stdint.h>
+
+/* glibc's offset of the thread's struct rseq from the thread pointer */
+extern const ptrdiff_t __rseq_offset;
+
+/*
+ * The sequence, in AT&T syntax, for one call site; STOREX and STOREY
+ * store the payload's first and last word at p + 4 and p + len (the last
+ * word's end), p the record in r9.  Operands: seq and id the descriptor's
+ * fields, lo and hi the words, len the payload's length, off
+ * __rseq_offset; lt__slow the C label that calls the library.
+ *
+ * Registers: r10 the ring, r9 the CPU then the CPU's data, r8 its control
+ * block, rax the timestamp, rdx the offset, rcx scratch.
+ */
+/* clang-format off */
+#define LT__SEQ_ASM(STOREX, STOREY)                                          \
+	"	lea 3f(%%rip), %%rax\n"                                       \
+	"	mov %%rax, %%fs:" LT__STR(LT_SEQ_RSEQ_CS) "(%[off])\n"        \
+	"1:	mov %[seq], %%r10\n"                                          \
+	"	test %%r10, %%r10\n"                                          \
+	"	jz 5f\n"                                                      \
+	"	mov %%fs:" LT__STR(LT_SEQ_RSEQ_CPU_ID) "(%[off]), %%r9d\n"    \
+	"	cmp " LT__STR(LT_SEQ_RING_NCPUS) "(%%r10), %%r9d\n"           \
+	"	jae 5f\n"                                                     \
+	"	rdtsc\n"                                                      \
+	"	shl $32, %%rdx\n"                                             \
+	"	or %%rdx, %%rax\n"                                            \
+	"	shl $" LT__STR(LT_SEQ_RING_CPU_SHIFT) ", %%r9\n"              \
+	"	mov " LT__STR(LT_SEQ_RING_CPU) "(%%r10,%%r9), %%r8\n"         \
+	"	mov (" LT__STR(LT_SEQ_RING_CPU) "+8)(%%r10,%%r9), %%r9\n"     \
+	"	mov (%%r8), %%rdx\n"                                          \
+	/* not the sub-buffer's start, and room after the record */          \
+	"	mov " LT__STR(LT_SEQ_RING_SUBBUF_MASK) "(%%r10), %%rcx\n"     \
+	"	and %%rdx, %%rcx\n"                                           \
+	"	jz 5f\n"                                                      \
+	"	lea " LT__STR(LT_SEQ_SLACK) "(%%rcx,%[len]), %%rcx\n"         \
+	"	cmp " LT__STR(LT_SEQ_RING_SUBBUF_MASK) "(%%r10), %%rcx\n"     \
+	"	ja 5f\n"                                                      \
+	/* no earlier than the last timestamp, and close enough to it for \
+	 * the compact header: one unsigned comparison */                    \
+	"	mov %%rax, %%rcx\n"                                           \
+	"	sub " LT__STR(LT_SEQ_CTL_LAST) "(%%r8), %%rcx\n"              \
+	"	cmp $" LT__STR(LT_SEQ_TS_LIMIT) ", %%rcx\n"                   \
+	"	ja 5f\n"                                                      \
+	"	mov %%eax, %%ecx\n"                                           \
+	"	shl $" LT__STR(LT_SEQ_TS_SHIFT) ", %%ecx\n"                   \
+	"	or %[id], %%ecx\n"                                            \
+	"	add $3, %%rdx\n"                                              \
+	"	and $-4, %%rdx\n"                                             \
+	"	mov " LT__STR(LT_SEQ_RING_BUF_MASK) "(%%r10), %%r10\n"        \
+	"	and %%rdx, %%r10\n"                                           \
+	"	add %%r10, %%r9\n"                                            \
+	"	lea 4(%%rdx,%[len]), %%rdx\n"                                 \
+	"	movq %%rdx, %%xmm0\n"                                         \
+	"	movq %%rax, %%xmm1\n"                                         \
+	"	punpcklqdq %%xmm1, %%xmm0\n"                                  \
+	"	mov %%ecx, (%%r9)\n"                                          \
+	"	" STOREX "\n"                                                 \
+	"	" STOREY "\n"                                                 \
+	"	movdqa %%xmm0, (%%r8)\n"                                      \
+	"2:	movq $0, %%fs:" LT__STR(LT_SEQ_RSEQ_CS) "(%[off])\n"          \
+	"	.pushsection __rseq_failure, \"ax\"\n"                        \
+	/* the abort handler, after the signature the kernel checks */       \
+	"	.byte 0x0f, 0xb9, 0x3d\n"                                     \
+	"	.long 0x53053053\n"                                           \
+	"4:	jmp %l[lt__slow]\n"                                           \
+	/* declined: rseq_cs cleared, as on the way out above */             \
+	"5:	movq $0, %%fs:" LT__STR(LT_SEQ_RSEQ_CS) "(%[off])\n"          \
+	"	jmp %l[lt__slow]\n"                                           \
+	"	.popsection\n"                                                \
+	"	.pushsection __rseq_cs, \"aw\"\n"                             \
+	"	.balign 32\n"                                                 \
+	"3:	.long 0, 0\n"                                                 \
+	"	.quad 1b, (2b - 1b), 4b\n"                                    \
+	"	.popsection\n"
+/* clang-format on */
+
+/* (macro parameters in capitals: the operands' names are lower case) */
+#define LT__SEQ_OPERANDS(D, LO, HI, LEN)                                    \
+	: : [seq] "m"((D)->seq), [id] "m"((D)->id), [lo] "r"(LO),           \
+	  [hi] "r"(HI), [len] "r"((uint64_t)(LEN)),                         \
+	  [off] "r"((long)__rseq_offset)                                    \
+	: "rax", "rdx", "rcx", "r8", "r9", "r10", "xmm0", "xmm1", "memory", \
+	  "cc"
+
+/* The call site's sequence; CALL(D, LO, HI, LEN) where it declines. */
+#define LT__SEQ_EMIT(D, LO, HI, LEN, STOREX, STOREY, CALL)            \
+	do {                                                          \
+		__label__ lt__slow;                                   \
+		__asm__ goto(LT__SEQ_ASM(STOREX, STOREY)              \
+				     LT__SEQ_OPERANDS(D, LO, HI, LEN) \
+			     : lt__slow);                             \
+		if (0) {                                              \
+lt__slow:                                                             \
+			CALL(D, LO, HI, LEN);                         \
+		}                                                     \
+	} while (0)
+
+#endif /* LT__HAVE_INLINE_SEQ && !__ASSEMBLER__ */
+
+#endif
