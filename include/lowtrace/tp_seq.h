@@ -15,8 +15,11 @@
  *     against this layout (the descriptor's layout byte);
  *   - the payload's length is the call site's constant.
  *
- * Anything else (no ring, a sub-buffer to switch, a timestamp too far from
- * the last, a restart) calls lt_probe_emit_words8/4(), which sorts it out.
+ * Where the descriptor names no ring the call site calls
+ * lt_probe_emit_words8/4(), which sorts it out; where the sequence
+ * declines the record (a sub-buffer to switch, a full buffer, a timestamp
+ * too far from the last) or is restarted, lt_probe_emit_words_slow(), the
+ * general path's rare cases.
  * Unlike the out-of-line sequence this one clears the thread's rseq_cs
  * before it leaves: its descriptor is in the caller's image, which dlclose
  * may unmap.
@@ -83,7 +86,7 @@ extern const ptrdiff_t __rseq_offset;
  * store the payload's first and last word at p + 4 and p + len (the last
  * word's end), p the record in r9.  Operands: seq and id the descriptor's
  * fields, lo and hi the words, len the payload's length, off
- * __rseq_offset; lt__slow the C label that calls the library.
+ * __rseq_offset; lt__call and lt__slow the C labels that call the library.
  *
  * Registers: r10 the ring, r9 the CPU then the CPU's data, r8 its control
  * block, rax the timestamp, rdx the offset, rcx scratch.
@@ -94,7 +97,7 @@ extern const ptrdiff_t __rseq_offset;
 	"	mov %%rax, %%fs:" LT__STR(LT_SEQ_RSEQ_CS) "(%[off])\n"        \
 	"1:	mov %[seq], %%r10\n"                                          \
 	"	test %%r10, %%r10\n"                                          \
-	"	jz 5f\n"                                                      \
+	"	jz 6f\n"                                                      \
 	"	mov %%fs:" LT__STR(LT_SEQ_RSEQ_CPU_ID) "(%[off]), %%r9d\n"    \
 	"	cmp " LT__STR(LT_SEQ_RING_NCPUS) "(%%r10), %%r9d\n"           \
 	"	jae 5f\n"                                                     \
@@ -143,6 +146,9 @@ extern const ptrdiff_t __rseq_offset;
 	/* declined: rseq_cs cleared, as on the way out above */             \
 	"5:	movq $0, %%fs:" LT__STR(LT_SEQ_RSEQ_CS) "(%[off])\n"          \
 	"	jmp %l[lt__slow]\n"                                           \
+	/* no ring for the sequence: the library's entry, all of it */       \
+	"6:	movq $0, %%fs:" LT__STR(LT_SEQ_RSEQ_CS) "(%[off])\n"          \
+	"	jmp %l[lt__call]\n"                                           \
 	"	.popsection\n"                                                \
 	"	.pushsection __rseq_cs, \"aw\"\n"                             \
 	"	.balign 32\n"                                                 \
@@ -159,16 +165,25 @@ extern const ptrdiff_t __rseq_offset;
 	: "rax", "rdx", "rcx", "r8", "r9", "r10", "xmm0", "xmm1", "memory", \
 	  "cc"
 
-/* The call site's sequence; CALL(D, LO, HI, LEN) where it declines. */
+/*
+ * The call site's sequence: CALL(D, LO, HI, LEN) where the descriptor
+ * names no ring; lt_probe_emit_words_slow() where the sequence declined
+ * the record or was restarted (the clock already read here: a dropped
+ * event must not read it twice).
+ */
 #define LT__SEQ_EMIT(D, LO, HI, LEN, STOREX, STOREY, CALL)            \
 	do {                                                          \
-		__label__ lt__slow;                                   \
+		__label__ lt__call, lt__slow;                         \
 		__asm__ goto(LT__SEQ_ASM(STOREX, STOREY)              \
 				     LT__SEQ_OPERANDS(D, LO, HI, LEN) \
-			     : lt__slow);                             \
+			     : lt__call, lt__slow);                   \
+		if (0) {                                              \
+lt__call:                                                             \
+			CALL(D, LO, HI, LEN);                         \
+		}                                                     \
 		if (0) {                                              \
 lt__slow:                                                             \
-			CALL(D, LO, HI, LEN);                         \
+			lt_probe_emit_words_slow(D, LO, HI, LEN);     \
 		}                                                     \
 	} while (0)
 

@@ -188,6 +188,10 @@ void lt_probe_emit_words8(struct lt_event_desc *d, uint64_t lo, uint64_t hi,
 /* The same for 4 to 7 bytes: the first 4 and the last 4. */
 void lt_probe_emit_words4(struct lt_event_desc *d, uint64_t lo, uint64_t hi,
 			  uint32_t len);
+/* Either, in the cases the call site's sequence declines (tp_seq.h): the
+ * general path, which reads the target list under RCU. */
+void lt_probe_emit_words_slow(struct lt_event_desc *d, uint64_t lo, uint64_t hi,
+			      uint32_t len);
 /* In liblowtrace: (un)registers the events of one loaded object. */
 void lt_probe_register_range(struct lt_event_desc *const *start,
 			     struct lt_event_desc *const *stop);

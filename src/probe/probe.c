@@ -168,6 +168,11 @@ __attribute__((noinline)) void lt_probe__words_slow(struct lt_event_desc *d,
 	emit_slow(d, b, len, 0, 1);
 }
 
+/* the same for the call sites' inline sequence (tp_seq.h) */
+void lt_probe_emit_words_slow(struct lt_event_desc *d, uint64_t lo, uint64_t hi,
+			      uint32_t len)
+	__attribute__((alias("lt_probe__words_slow")));
+
 /*
  * Two entry points, so that each knows its word size.  On x86_64 with
  * rseq, probe_x86_64.S defines them (their common case) and these are
