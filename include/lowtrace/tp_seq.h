@@ -62,10 +62,12 @@
 
 /*
  * LT__HAVE_INLINE_SEQ: x86_64 with glibc 2.35 or later (rseq registered
- * for every thread, __rseq_offset exported), unless the includer defines
- * LT_NO_INLINE_SEQ (every call site then calls the library).
+ * for every thread, __rseq_offset exported) and SSE registers (the commit
+ * is a 16-byte store; not under -mgeneral-regs-only), unless the includer
+ * defines LT_NO_INLINE_SEQ (every call site then calls the library).
  */
-#if defined(__x86_64__) && defined(__has_include) && !defined(LT_NO_INLINE_SEQ)
+#if defined(__x86_64__) && defined(__SSE2__) && defined(__has_include) && \
+	!defined(LT_NO_INLINE_SEQ)
 #if __has_include(<sys/rseq.h>)
 #include <features.h>
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 35)
