@@ -5,8 +5,9 @@
 # 1 MiB per CPU in discard mode, the same loop around the call (bench/
 # tp_harness.h).  Prints ns per enabled event with 1 and 2 threads (2: wall
 # time over all events), events lost, the disabled tracepoint beside an
-# empty loop of the same shape, and a plain rdtsc loop; medians of RUNS
-# runs, the two tracers alternating run by run.
+# empty loop of the same shape (bare, then around a little work), and a
+# plain rdtsc loop; medians of RUNS runs, the two tracers alternating run
+# by run.
 #
 # lowtrace runs three ways: as it chooses by itself (its clock: the cycle
 # counter if the kernel's clocksource is tsc, else CLOCK_MONOTONIC, as
@@ -206,6 +207,8 @@ for r in $(seq "$RUNS"); do
 		fi
 		put "$tr.disabled" "$(field disabled "$out")"
 		put "$tr.empty" "$(field empty "$out")"
+		put "$tr.dwork" "$(field dwork "$out")"
+		put "$tr.work" "$(field work "$out")"
 	done
 	out=$("$LT" floor 1 $((LOOPS / 10)))
 	put rdtsc "$(field rdtsc "$out")"
@@ -254,9 +257,16 @@ printf '%-26s %3d %9.3f %9.3f %6s\n' "disabled tracepoint" 1 \
 printf '%-26s %3d %9.3f %9.3f %6s\n' "empty loop, same shape" 1 \
 	"$(median lowtrace.empty)" "$(median lttng.empty)" \
 	"$(ratio "$(median lttng.empty)" "$(median lowtrace.empty)")"
+printf '%-26s %3d %9.3f %9.3f %6s\n' "disabled, loop with work" 1 \
+	"$(median lowtrace.dwork)" "$(median lttng.dwork)" \
+	"$(ratio "$(median lttng.dwork)" "$(median lowtrace.dwork)")"
+printf '%-26s %3d %9.3f %9.3f %6s\n' "the work alone" 1 \
+	"$(median lowtrace.work)" "$(median lttng.work)" \
+	"$(ratio "$(median lttng.work)" "$(median lowtrace.work)")"
 printf '%-26s %3d %9.2f\n' "rdtsc alone (floor)" 1 "$(median rdtsc)"
 echo
 echo "ratio: LTTng-UST / lowtrace.  lost: median events lost per run (% of"
 echo "the run's events), and the worst run.  per event kept: wall time over"
-echo "the events that reached the trace.  Disabled, empty, rdtsc: ns per"
-echo "iteration of a loop of $LOOPS ($((LOOPS / 10)) for rdtsc) on CPU 0."
+echo "the events that reached the trace.  Disabled, empty, work, rdtsc: ns"
+echo "per iteration of a loop of $LOOPS ($((LOOPS / 10)) for rdtsc) on CPU 0;"
+echo "the work: a xorshift step, six dependent operations."

@@ -11,7 +11,8 @@
  * and gets bench_run() (n iterations of TP_HIT on each of 1 or 2 pinned
  * threads, wall time per event over all threads), bench_disabled() (the
  * same loop with the tracepoint disabled beside an empty loop of the same
- * shape) and bench_floor() (a plain cycle-counter read per iteration).
+ * shape, then both around a little work) and bench_floor() (a plain
+ * cycle-counter read per iteration).
  * One invocation is one run; bench/compare-lttng.sh takes the medians.
  */
 #ifndef BENCH_TP_HARNESS_H
@@ -49,6 +50,39 @@ static __attribute__((noinline)) void bench_empty_loop(long n)
 {
 	for (long i = 0; i < n; i++)
 		__asm__ __volatile__("" ::: "memory");
+}
+
+/*
+ * The same two loops around some work: a xorshift step per iteration, a
+ * chain of six dependent operations, about as much as a few lines of real
+ * code.  The disabled call site's load and branch run beside it.
+ */
+static uint64_t bench_sink;
+
+#define BENCH_XORSHIFT(x)                                    \
+	do {                                                 \
+		(x) ^= (x) << 13;                            \
+		(x) ^= (x) >> 7;                             \
+		(x) ^= (x) << 17;                            \
+		__asm__ __volatile__("" : "+r"(x)::"memory"); \
+	} while (0)
+
+static __attribute__((noinline)) void bench_traced_work_loop(long n)
+{
+	uint64_t x = 88172645463325252ull;
+	for (long i = 0; i < n; i++) {
+		TP_HIT(i);
+		BENCH_XORSHIFT(x);
+	}
+	bench_sink = x;
+}
+
+static __attribute__((noinline)) void bench_work_loop(long n)
+{
+	uint64_t x = 88172645463325252ull;
+	for (long i = 0; i < n; i++)
+		BENCH_XORSHIFT(x);
+	bench_sink = x;
 }
 
 static inline uint64_t bench_rdtsc(void)
@@ -117,14 +151,18 @@ static inline double bench_time(void (*loop)(long), long n)
 	return (bench_now_ns() - t0) / (double)n;
 }
 
-/* Prints "disabled=NS empty=NS", ns per iteration of either loop. */
+/* Prints "disabled=NS empty=NS dwork=NS work=NS", ns per iteration of
+ * each loop: the disabled tracepoint's and the empty one, then the same
+ * two with work. */
 static inline void bench_disabled(long n)
 {
 	bench_pin(0);
 	bench_empty_loop(n / 10); /* warm up */
 	double d = bench_time(bench_traced_loop, n);
 	double e = bench_time(bench_empty_loop, n);
-	printf("disabled=%.3f empty=%.3f\n", d, e);
+	double dw = bench_time(bench_traced_work_loop, n);
+	double w = bench_time(bench_work_loop, n);
+	printf("disabled=%.3f empty=%.3f dwork=%.3f work=%.3f\n", d, e, dw, w);
 }
 
 /* Prints "rdtsc=NS". */
