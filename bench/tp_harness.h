@@ -59,11 +59,11 @@ static __attribute__((noinline)) void bench_empty_loop(long n)
  */
 static uint64_t bench_sink;
 
-#define BENCH_XORSHIFT(x)                                    \
-	do {                                                 \
-		(x) ^= (x) << 13;                            \
-		(x) ^= (x) >> 7;                             \
-		(x) ^= (x) << 17;                            \
+#define BENCH_XORSHIFT(x)                                     \
+	do {                                                  \
+		(x) ^= (x) << 13;                             \
+		(x) ^= (x) >> 7;                              \
+		(x) ^= (x) << 17;                             \
 		__asm__ __volatile__("" : "+r"(x)::"memory"); \
 	} while (0)
 
