@@ -205,10 +205,9 @@ for r in $(seq "$RUNS"); do
 		else
 			out=$("$UST" disabled 1 "$LOOPS")
 		fi
-		put "$tr.disabled" "$(field disabled "$out")"
-		put "$tr.empty" "$(field empty "$out")"
-		put "$tr.dwork" "$(field dwork "$out")"
-		put "$tr.work" "$(field work "$out")"
+		for f in disabled empty dwork work; do
+			put "$tr.$f" "$(field $f "$out")"
+		done
 	done
 	out=$("$LT" floor 1 $((LOOPS / 10)))
 	put rdtsc "$(field rdtsc "$out")"
@@ -251,18 +250,17 @@ for t in 1 2; do
 	printf '%-26s %3d %9.2f %9.2f %6s\n' "enabled, per event kept" "$t" \
 		"$a" "$b" "$(ratio "$b" "$a")"
 done
-printf '%-26s %3d %9.3f %9.3f %6s\n' "disabled tracepoint" 1 \
-	"$(median lowtrace.disabled)" "$(median lttng.disabled)" \
-	"$(ratio "$(median lttng.disabled)" "$(median lowtrace.disabled)")"
-printf '%-26s %3d %9.3f %9.3f %6s\n' "empty loop, same shape" 1 \
-	"$(median lowtrace.empty)" "$(median lttng.empty)" \
-	"$(ratio "$(median lttng.empty)" "$(median lowtrace.empty)")"
-printf '%-26s %3d %9.3f %9.3f %6s\n' "disabled, loop with work" 1 \
-	"$(median lowtrace.dwork)" "$(median lttng.dwork)" \
-	"$(ratio "$(median lttng.dwork)" "$(median lowtrace.dwork)")"
-printf '%-26s %3d %9.3f %9.3f %6s\n' "the work alone" 1 \
-	"$(median lowtrace.work)" "$(median lttng.work)" \
-	"$(ratio "$(median lttng.work)" "$(median lowtrace.work)")"
+# loop_row LABEL KEY: ns per iteration of one loop, both tracers
+loop_row() {
+	local a b
+	a=$(median "lowtrace.$2")
+	b=$(median "lttng.$2")
+	printf '%-26s %3d %9.3f %9.3f %6s\n' "$1" 1 "$a" "$b" "$(ratio "$b" "$a")"
+}
+loop_row "disabled tracepoint" disabled
+loop_row "empty loop, same shape" empty
+loop_row "disabled, loop with work" dwork
+loop_row "the work alone" work
 printf '%-26s %3d %9.2f\n' "rdtsc alone (floor)" 1 "$(median rdtsc)"
 echo
 echo "ratio: LTTng-UST / lowtrace.  lost: median events lost per run (% of"

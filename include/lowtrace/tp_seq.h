@@ -56,24 +56,56 @@
 /* a record's worst case beyond the sub-buffer offset: alignment (3) and
  * the compact header (4) */
 #define LT_SEQ_SLACK 7
+/* what precedes every abort handler: ud1 with glibc's RSEQ_SIG as its
+ * displacement, the signature the kernel checks */
+#define LT_SEQ_ABORT_SIG        \
+	.byte 0x0f, 0xb9, 0x3d; \
+	.long 0x53053053
 
-#define LT__STR(x) LT__STR_(x)
-#define LT__STR_(x) #x
+#define LT__STR(...) LT__STR_(__VA_ARGS__)
+#define LT__STR_(...) #__VA_ARGS__
 
 /*
- * LT__HAVE_INLINE_SEQ: x86_64 with glibc 2.35 or later (rseq registered
- * for every thread, __rseq_offset exported) and SSE registers (the commit
- * is a 16-byte store; not under -mgeneral-regs-only), unless the includer
- * defines LT_NO_INLINE_SEQ (every call site then calls the library).
+ * LT__X86_RSEQ: x86_64 with glibc 2.35 or later (rseq registered for every
+ * thread, __rseq_offset exported), where the library has its sequences
+ * (src/probe/fast.h).  LT__HAVE_INLINE_SEQ: that, and SSE registers (the
+ * commit is a 16-byte store; not under -mgeneral-regs-only), unless the
+ * includer defines LT_NO_INLINE_SEQ (every call site then calls the
+ * library).
  */
-#if defined(__x86_64__) && defined(__SSE2__) && defined(__has_include) && \
-	!defined(LT_NO_INLINE_SEQ)
+#if defined(__x86_64__) && defined(__has_include)
 #if __has_include(<sys/rseq.h>)
 #include <features.h>
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 35)
+#define LT__X86_RSEQ 1
+#endif
+#endif
+#endif
+#if defined(LT__X86_RSEQ) && defined(__SSE2__) && !defined(LT_NO_INLINE_SEQ)
 #define LT__HAVE_INLINE_SEQ 1
 #endif
-#endif
+
+#if defined(LT__X86_RSEQ) && !defined(__ASSEMBLER__)
+/*
+ * Every restartable sequence in C (here and in src/ring/rseq.h): the
+ * descriptor of the sequence between labels 1 and 2 with its abort
+ * handler at 4, and the store that makes it the active one (rax
+ * clobbered); then the abort handler, which jumps to label.
+ */
+#define LT__RSEQ_ENTER(rseq_cs)              \
+	".pushsection __rseq_cs, \"aw\"\n\t" \
+	".balign 32\n\t"                     \
+	"3: .long 0, 0\n\t"                  \
+	".quad 1f, (2f - 1f), 4f\n\t"        \
+	".popsection\n\t"                    \
+	"leaq 3b(%%rip), %%rax\n\t"          \
+	"movq %%rax, " rseq_cs "\n\t"
+#define LT__RSEQ_ABORT(label)                              \
+	".pushsection __rseq_failure, \"ax\"\n\t" LT__STR( \
+		LT_SEQ_ABORT_SIG) "\n\t"                   \
+				  "4:\n\t"                 \
+				  "jmp " label "\n\t"      \
+				  ".popsection\n\t"
 #endif
 
 #if defined(LT__HAVE_INLINE_SEQ) && !defined(__ASSEMBLER__)
@@ -94,9 +126,9 @@ extern const ptrdiff_t __rseq_offset;
  * block, rax the timestamp, rdx the offset, rcx scratch.
  */
 /* clang-format off */
+#define LT__SEQ_RSEQ_CS "%%fs:" LT__STR(LT_SEQ_RSEQ_CS) "(%[off])"
 #define LT__SEQ_ASM(STOREX, STOREY)                                          \
-	"	lea 3f(%%rip), %%rax\n"                                       \
-	"	mov %%rax, %%fs:" LT__STR(LT_SEQ_RSEQ_CS) "(%[off])\n"        \
+	LT__RSEQ_ENTER(LT__SEQ_RSEQ_CS)                                      \
 	"1:	mov %[seq], %%r10\n"                                          \
 	"	test %%r10, %%r10\n"                                          \
 	"	jz 6f\n"                                                      \
@@ -139,23 +171,15 @@ extern const ptrdiff_t __rseq_offset;
 	"	" STOREX "\n"                                                 \
 	"	" STOREY "\n"                                                 \
 	"	movdqa %%xmm0, (%%r8)\n"                                      \
-	"2:	movq $0, %%fs:" LT__STR(LT_SEQ_RSEQ_CS) "(%[off])\n"          \
+	"2:	movq $0, " LT__SEQ_RSEQ_CS "\n"                              \
+	LT__RSEQ_ABORT("%l[lt__slow]")                                       \
 	"	.pushsection __rseq_failure, \"ax\"\n"                        \
-	/* the abort handler, after the signature the kernel checks */       \
-	"	.byte 0x0f, 0xb9, 0x3d\n"                                     \
-	"	.long 0x53053053\n"                                           \
-	"4:	jmp %l[lt__slow]\n"                                           \
 	/* declined: rseq_cs cleared, as on the way out above */             \
-	"5:	movq $0, %%fs:" LT__STR(LT_SEQ_RSEQ_CS) "(%[off])\n"          \
+	"5:	movq $0, " LT__SEQ_RSEQ_CS "\n"                              \
 	"	jmp %l[lt__slow]\n"                                           \
 	/* no ring for the sequence: the library's entry, all of it */       \
-	"6:	movq $0, %%fs:" LT__STR(LT_SEQ_RSEQ_CS) "(%[off])\n"          \
+	"6:	movq $0, " LT__SEQ_RSEQ_CS "\n"                              \
 	"	jmp %l[lt__call]\n"                                           \
-	"	.popsection\n"                                                \
-	"	.pushsection __rseq_cs, \"aw\"\n"                             \
-	"	.balign 32\n"                                                 \
-	"3:	.long 0, 0\n"                                                 \
-	"	.quad 1b, (2b - 1b), 4b\n"                                    \
 	"	.popsection\n"
 /* clang-format on */
 

@@ -225,34 +225,31 @@ void lt_session_autostart(void);
 #define LT__MAP_16(op, t, n, ...) op(t, n) LT__MAP_14(op, __VA_ARGS__)
 #define LT__MAP_18(op, t, n, ...) op(t, n) LT__MAP_16(op, __VA_ARGS__)
 #define LT__MAP_20(op, t, n, ...) op(t, n) LT__MAP_18(op, __VA_ARGS__)
-/* "t1 n1, t2 n2" needs the commas between, not after: */
-#define LT__PARAMS(...) \
-	LT__CAT(LT__PARAMS_, LT__NARGS(__VA_ARGS__))(__VA_ARGS__)
-#define LT__PARAMS_2(t, n) t n
-#define LT__PARAMS_4(t, n, ...) t n, LT__PARAMS_2(__VA_ARGS__)
-#define LT__PARAMS_6(t, n, ...) t n, LT__PARAMS_4(__VA_ARGS__)
-#define LT__PARAMS_8(t, n, ...) t n, LT__PARAMS_6(__VA_ARGS__)
-#define LT__PARAMS_10(t, n, ...) t n, LT__PARAMS_8(__VA_ARGS__)
-#define LT__PARAMS_12(t, n, ...) t n, LT__PARAMS_10(__VA_ARGS__)
-#define LT__PARAMS_14(t, n, ...) t n, LT__PARAMS_12(__VA_ARGS__)
-#define LT__PARAMS_16(t, n, ...) t n, LT__PARAMS_14(__VA_ARGS__)
-#define LT__PARAMS_18(t, n, ...) t n, LT__PARAMS_16(__VA_ARGS__)
-#define LT__PARAMS_20(t, n, ...) t n, LT__PARAMS_18(__VA_ARGS__)
-#define LT__ZEROS(...) LT__CAT(LT__ZEROS_, LT__NARGS(__VA_ARGS__))(__VA_ARGS__)
-#define LT__ZEROS_2(t, n) \
-	(t)               \
-	{                 \
-		0         \
+/* LT__LIST(op, t1, n1, t2, n2, ...): "op(t1, n1), op(t2, n2), ...", the
+ * commas between, not after */
+#define LT__LIST(op, ...) \
+	LT__CAT(LT__LIST_, LT__NARGS(__VA_ARGS__))(op, __VA_ARGS__)
+#define LT__LIST_2(op, t, n) op(t, n)
+#define LT__LIST_4(op, t, n, ...) op(t, n), LT__LIST_2(op, __VA_ARGS__)
+#define LT__LIST_6(op, t, n, ...) op(t, n), LT__LIST_4(op, __VA_ARGS__)
+#define LT__LIST_8(op, t, n, ...) op(t, n), LT__LIST_6(op, __VA_ARGS__)
+#define LT__LIST_10(op, t, n, ...) op(t, n), LT__LIST_8(op, __VA_ARGS__)
+#define LT__LIST_12(op, t, n, ...) op(t, n), LT__LIST_10(op, __VA_ARGS__)
+#define LT__LIST_14(op, t, n, ...) op(t, n), LT__LIST_12(op, __VA_ARGS__)
+#define LT__LIST_16(op, t, n, ...) op(t, n), LT__LIST_14(op, __VA_ARGS__)
+#define LT__LIST_18(op, t, n, ...) op(t, n), LT__LIST_16(op, __VA_ARGS__)
+#define LT__LIST_20(op, t, n, ...) op(t, n), LT__LIST_18(op, __VA_ARGS__)
+#define LT__PARAM(t, n) t n
+#define LT__NAME(t, n) n
+#define LT__ZERO(t, n) \
+	(t)            \
+	{              \
+		0      \
 	}
-#define LT__ZEROS_4(t, n, ...) (t){ 0 }, LT__ZEROS_2(__VA_ARGS__)
-#define LT__ZEROS_6(t, n, ...) (t){ 0 }, LT__ZEROS_4(__VA_ARGS__)
-#define LT__ZEROS_8(t, n, ...) (t){ 0 }, LT__ZEROS_6(__VA_ARGS__)
-#define LT__ZEROS_10(t, n, ...) (t){ 0 }, LT__ZEROS_8(__VA_ARGS__)
-#define LT__ZEROS_12(t, n, ...) (t){ 0 }, LT__ZEROS_10(__VA_ARGS__)
-#define LT__ZEROS_14(t, n, ...) (t){ 0 }, LT__ZEROS_12(__VA_ARGS__)
-#define LT__ZEROS_16(t, n, ...) (t){ 0 }, LT__ZEROS_14(__VA_ARGS__)
-#define LT__ZEROS_18(t, n, ...) (t){ 0 }, LT__ZEROS_16(__VA_ARGS__)
-#define LT__ZEROS_20(t, n, ...) (t){ 0 }, LT__ZEROS_18(__VA_ARGS__)
+/* the parameters "t1 n1, ...", the arguments "n1, ...", and zeros */
+#define LT__PARAMS(...) LT__LIST(LT__PARAM, __VA_ARGS__)
+#define LT__NAMES(...) LT__LIST(LT__NAME, __VA_ARGS__)
+#define LT__ZEROS(...) LT__LIST(LT__ZERO, __VA_ARGS__)
 #define LT__VOID(t, n) (void)n;
 #define LT__UNPAREN(...) __VA_ARGS__
 
@@ -408,54 +405,63 @@ void lt_session_autostart(void);
 /* An event with arguments.  A payload of 4 to 16 bytes of fixed size
  * goes in two registers, with no buffer in memory, to the inline
  * sequence of tp_seq.h where there is one, else to the library. */
-#define LT_EVENT(prov, ev, level, args, fields)                              \
-	__attribute__((unused)) static inline const struct lt_field_desc     \
-		*lt__fields_##prov##__##ev(LT__PARAMS args)                  \
-	{                                                                    \
-		LT__MAP(LT__VOID, LT__UNPAREN args)                          \
-		static const struct lt_field_desc lt__f[] = { LT__DESCS(     \
-			fields){ NULL, 0, 0, 0, 0, 0, NULL } };              \
-		return lt__f;                                                \
-	}                                                                    \
-	static const struct lt_field_desc *lt__fields0_##prov##__##ev(void)  \
-	{                                                                    \
-		return lt__fields_##prov##__##ev(LT__ZEROS args);            \
-	}                                                                    \
-	LT__EVENT_COMMON(prov, ev, level)                                    \
-	__attribute__((unused)) static inline void lt__probe_##prov##__##ev( \
-		LT__PARAMS args)                                             \
-	{                                                                    \
-		LT__MAP(LT__VOID, LT__UNPAREN args)                          \
-		const size_t lt__fixed = 0 LT__SIZE(fields);                 \
-		if (lt__fixed >= 4 && lt__fixed <= 16) {                     \
-			char lt__buf[16];                                    \
-			struct lt__writer lt__w = { lt__buf, 0, 16, 0 };     \
-			uint64_t lt__lo = 0, lt__hi = 0;                     \
-			LT__WRITES(fields)                                   \
-			if (lt__fixed >= 8) {                                \
-				memcpy(&lt__lo, lt__buf, 8);                 \
-				memcpy(&lt__hi, lt__buf + lt__fixed - 8, 8); \
-				LT__EMIT_WORDS8(&lt__ev_##prov##__##ev,      \
-						lt__lo, lt__hi,              \
-						(uint32_t)lt__fixed);        \
-			} else {                                             \
-				uint32_t lt__x, lt__y;                       \
-				memcpy(&lt__x, lt__buf, 4);                  \
-				memcpy(&lt__y, lt__buf + lt__fixed - 4, 4);  \
-				lt__lo = lt__x;                              \
-				lt__hi = lt__y;                              \
-				LT__EMIT_WORDS4(&lt__ev_##prov##__##ev,      \
-						lt__lo, lt__hi,              \
-						(uint32_t)lt__fixed);        \
-			}                                                    \
-		} else {                                                     \
-			char lt__buf[LT_EVENT_MAX];                          \
-			struct lt__writer lt__w = { lt__buf, 0,              \
-						    sizeof(lt__buf), 0 };    \
-			LT__WRITES(fields)                                   \
-			lt_probe_emit(&lt__ev_##prov##__##ev, lt__buf,       \
-				      lt__w.off, lt__w.overflow);            \
-		}                                                            \
+#define LT_EVENT(prov, ev, level, args, fields)                               \
+	__attribute__((unused)) static inline const struct lt_field_desc      \
+		*lt__fields_##prov##__##ev(LT__PARAMS args)                   \
+	{                                                                     \
+		LT__MAP(LT__VOID, LT__UNPAREN args)                           \
+		static const struct lt_field_desc lt__f[] = { LT__DESCS(      \
+			fields){ NULL, 0, 0, 0, 0, 0, NULL } };               \
+		return lt__f;                                                 \
+	}                                                                     \
+	static const struct lt_field_desc *lt__fields0_##prov##__##ev(void)   \
+	{                                                                     \
+		return lt__fields_##prov##__##ev(LT__ZEROS args);             \
+	}                                                                     \
+	LT__EVENT_COMMON(prov, ev, level)                                     \
+	/* a payload of variable size, or fixed outside 4-16 bytes: in a    \
+	 * buffer on the stack, to the library */ \
+	__attribute__((unused)) static void lt__probe_mem_##prov##__##ev(     \
+		LT__PARAMS args)                                              \
+	{                                                                     \
+		LT__MAP(LT__VOID, LT__UNPAREN args)                           \
+		char lt__buf[LT_EVENT_MAX];                                   \
+		struct lt__writer lt__w = { lt__buf, 0, sizeof(lt__buf), 0 }; \
+		LT__WRITES(fields)                                            \
+		lt_probe_emit(&lt__ev_##prov##__##ev, lt__buf, lt__w.off,     \
+			      lt__w.overflow);                                \
+	}                                                                     \
+	/* inline at every call site, whatever their number: the fixed     \
+	 * payload's sequence belongs there (tp_seq.h) */  \
+	__attribute__((unused, always_inline)) static inline void             \
+		lt__probe_##prov##__##ev(LT__PARAMS args)                     \
+	{                                                                     \
+		LT__MAP(LT__VOID, LT__UNPAREN args)                           \
+		const size_t lt__fixed = 0 LT__SIZE(fields);                  \
+		if (lt__fixed >= 4 && lt__fixed <= 16) {                      \
+			char lt__buf[16];                                     \
+			struct lt__writer lt__w = { lt__buf, 0, 16, 0 };      \
+			uint64_t lt__lo = 0, lt__hi = 0;                      \
+			LT__WRITES(fields)                                    \
+			if (lt__fixed >= 8) {                                 \
+				memcpy(&lt__lo, lt__buf, 8);                  \
+				memcpy(&lt__hi, lt__buf + lt__fixed - 8, 8);  \
+				LT__EMIT_WORDS8(&lt__ev_##prov##__##ev,       \
+						lt__lo, lt__hi,               \
+						(uint32_t)lt__fixed);         \
+			} else {                                              \
+				uint32_t lt__x, lt__y;                        \
+				memcpy(&lt__x, lt__buf, 4);                   \
+				memcpy(&lt__y, lt__buf + lt__fixed - 4, 4);   \
+				lt__lo = lt__x;                               \
+				lt__hi = lt__y;                               \
+				LT__EMIT_WORDS4(&lt__ev_##prov##__##ev,       \
+						lt__lo, lt__hi,               \
+						(uint32_t)lt__fixed);         \
+			}                                                     \
+		} else {                                                      \
+			lt__probe_mem_##prov##__##ev(LT__NAMES args);         \
+		}                                                             \
 	}
 
 /* An event that carries no fields. */

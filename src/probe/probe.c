@@ -233,10 +233,6 @@ _Static_assert(offsetof(struct lt_ring_ctl, offset) == 0 &&
 		       offsetof(struct lt_ring_ctl, last_tsc) ==
 			       LT_SEQ_CTL_LAST,
 	       "fast.h, tp_seq.h: lt_ring_ctl");
-_Static_assert(offsetof(struct lt_clock_calib, source) ==
-			       LT_FAST_CALIB_SOURCE &&
-		       LT_CLOCK_TSC == LT_FAST_CLOCK_TSC,
-	       "fast.h, tp_seq.h: lt_clock_calib");
 _Static_assert(offsetof(struct rseq, cpu_id) == LT_SEQ_RSEQ_CPU_ID &&
 		       offsetof(struct rseq, rseq_cs) == LT_SEQ_RSEQ_CS,
 	       "fast.h, tp_seq.h: struct rseq");

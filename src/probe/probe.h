@@ -86,8 +86,9 @@ void lt_probe_set_listener(lt_probe_event_fn fn, void *arg);
  */
 void lt_probe_reset_after_fork(void);
 
-/* The trace clock's source changed (lt_clock_set_calib()): republishes
- * which call sites may run the inline sequence, which reads the TSC. */
+/* The trace clock's source changed (lt_clock_set_calib()): rebuilds the
+ * target lists, whose ring for the sequences (which read the TSC)
+ * depends on it. */
 void lt_probe_clock_changed(void);
 
 /*

@@ -15,11 +15,12 @@
  * membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ), which restarts every
  * sequence in flight in the process, and a sequence started after it
  * reads the new list.  The path reads targets->seq, set only once this
- * process registered for that command (lt_probe_seq_usable()).
+ * process registered for that command (lt_probe_seq_usable()) and while
+ * the trace clock is the TSC (a change of clock rebuilds the lists).
  *
  * Any other case goes to C with the arguments it was given, nothing
- * published: where the list names no ring for the sequence (or the clock
- * is not the TSC), to lt_probe__words8/4_general(), which tries the C
+ * published: where the list names no ring for the sequence, to
+ * lt_probe__words8/4_general(), which tries the C
  * call-free path first; where the sequence declined the record (a
  * sub-buffer to switch or close, a full buffer, a timestamp too far from
  * the last for the compact header, a thread without rseq) or was
@@ -67,9 +68,6 @@
 	/* no ring can be named for the sequence in this process (no
 	 * membarrier rseq command: Linux before 5.10): straight to C */
 	cmpb $1, lt_probe__seq_state(%rip)
-	jne 9f
-	mov lt_clock_calib@GOTPCREL(%rip), %rax
-	cmpl $LT_FAST_CLOCK_TSC, LT_FAST_CALIB_SOURCE(%rax)
 	jne 9f
 	movq %rdx, %xmm3
 	mov %rdi, -8(%rsp)
@@ -153,8 +151,7 @@
 	/* the abort handler, after the signature the kernel checks */
 	.pushsection __rseq_failure, "ax"
 	.cfi_startproc
-	.byte 0x0f, 0xb9, 0x3d
-	.long 0x53053053
+	LT_SEQ_ABORT_SIG
 4:
 	jmp 8b
 	.cfi_endproc

@@ -279,25 +279,29 @@ static struct lt_targets *build_targets(struct entry *e)
 	if (t->solo && t->solo->sync == LT_RING_SYNC_RSEQ &&
 	    t->id < LT_EV_ID_EXTENDED)
 		t->fast = t->solo;
-	if (t->fast && lt_probe_seq_usable())
+	/* the sequences read the TSC: a change of clock rebuilds the lists
+	 * (lt_probe_clock_changed()) */
+	if (t->fast && lt_clock_calib.source == LT_CLOCK_TSC &&
+	    lt_probe_seq_usable())
 		t->seq = t->fast;
 	return t;
 }
 
 /*
- * Publishes to a descriptor the ring its call sites' inline sequence
- * writes (tp_seq.h): the list's seq ring, while the clock is the TSC,
- * and only to call sites compiled against this layout; seq is not a
- * field of the others' descriptors.  Release: the ring's fields before
- * its address.
+ * Publishes a list (or NULL) to a descriptor: the list, the ring its call
+ * sites' inline sequence writes (tp_seq.h; only to call sites compiled
+ * against this layout, seq is not a field of the others' descriptors),
+ * then the byte the call sites test.  Release: the list's and the ring's
+ * contents before their addresses; pairs with the acquire load in
+ * lt_probe_emit().
  */
-static void publish_seq(struct lt_event_desc *d, const struct lt_targets *t)
+static void publish_desc(struct lt_event_desc *d, struct lt_targets *t)
 {
-	if (d->layout != LT_SEQ_LAYOUT)
-		return;
-	struct lt_ring *r =
-		t && lt_clock_calib.source == LT_CLOCK_TSC ? t->seq : NULL;
-	__atomic_store_n(&d->seq, (void *)r, __ATOMIC_RELEASE);
+	__atomic_store_n(&d->targets, (void *)t, __ATOMIC_RELEASE);
+	if (d->layout == LT_SEQ_LAYOUT)
+		__atomic_store_n(&d->seq, t ? (void *)t->seq : NULL,
+				 __ATOMIC_RELEASE);
+	__atomic_store_n(&d->enabled, t != NULL, __ATOMIC_RELAXED);
 }
 
 /* Builds the entry's target list from the rules and publishes it. */
@@ -306,14 +310,8 @@ static int update_entry(struct entry *e)
 	struct lt_targets *t = build_targets(e);
 	struct lt_targets *old = e->targets;
 	e->targets = t;
-	for (size_t i = 0; i < e->ndescs; i++) {
-		struct lt_event_desc *d = e->descs[i];
-		/* release: the list's contents before its address; pairs with
-		 * the acquire load in lt_probe_emit() */
-		__atomic_store_n(&d->targets, (void *)t, __ATOMIC_RELEASE);
-		publish_seq(d, t);
-		__atomic_store_n(&d->enabled, t != NULL, __ATOMIC_RELAXED);
-	}
+	for (size_t i = 0; i < e->ndescs; i++)
+		publish_desc(e->descs[i], t);
 	if (old) {
 		old->next_retired = retired;
 		retired = old;
@@ -413,16 +411,12 @@ static void add_desc(struct lt_event_desc *d)
 		free_retired();
 		return;
 	}
-	__atomic_store_n(&d->targets, (void *)e->targets, __ATOMIC_RELEASE);
-	publish_seq(d, e->targets);
-	__atomic_store_n(&d->enabled, e->targets != NULL, __ATOMIC_RELAXED);
+	publish_desc(d, e->targets);
 }
 
 static void remove_desc(struct lt_event_desc *d)
 {
-	__atomic_store_n(&d->enabled, 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&d->targets, NULL, __ATOMIC_RELEASE);
-	publish_seq(d, NULL);
+	publish_desc(d, NULL);
 	for (size_t i = 0; i < nentries; i++) {
 		struct entry *e = entries[i];
 		for (size_t k = 0; k < e->ndescs; k++) {
@@ -602,9 +596,7 @@ void lt_probe_set_listener(lt_probe_event_fn fn, void *arg)
 void lt_probe_clock_changed(void)
 {
 	pthread_mutex_lock(&reg_lock);
-	for (size_t i = 0; i < nentries; i++)
-		for (size_t k = 0; k < entries[i]->ndescs; k++)
-			publish_seq(entries[i]->descs[k], entries[i]->targets);
+	update_all();
 	pthread_mutex_unlock(&reg_lock);
 }
 
@@ -618,13 +610,8 @@ void lt_probe_reset_after_fork(void)
 	nrules = 0;
 	for (size_t i = 0; i < nentries; i++) {
 		struct entry *e = entries[i];
-		for (size_t k = 0; k < e->ndescs; k++) {
-			__atomic_store_n(&e->descs[k]->enabled, 0,
-					 __ATOMIC_RELAXED);
-			__atomic_store_n(&e->descs[k]->targets, NULL,
-					 __ATOMIC_RELEASE);
-			publish_seq(e->descs[k], NULL);
-		}
+		for (size_t k = 0; k < e->ndescs; k++)
+			publish_desc(e->descs[k], NULL);
 		/* no reader in this process can hold the old list */
 		lt_targets_free(e->targets);
 		e->targets = NULL;

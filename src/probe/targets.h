@@ -27,9 +27,11 @@ struct lt_targets {
 	/* solo again if an rseq ring and id fits a compact event header:
 	 * what lt_probe_emit()'s call-free path writes to */
 	struct lt_ring *fast;
-	/* fast again if this process can restart every sequence in flight
-	 * (lt_probe_seq_usable()): what probe_x86_64.S reads inside its
-	 * restartable sequence, with no RCU section */
+	/* fast again if the clock is the TSC and this process can restart
+	 * every sequence in flight (lt_probe_seq_usable()): what
+	 * probe_x86_64.S and the call sites' sequence (tp_seq.h, through the
+	 * descriptor's seq) read inside a restartable sequence, with no RCU
+	 * section */
 	struct lt_ring *seq;
 	struct lt_targets *next_retired; /* the registry's, once replaced */
 	struct lt_target t[]; /* rings first, then triggers */

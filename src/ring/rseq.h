@@ -37,6 +37,8 @@
 #include <emmintrin.h>
 #endif
 
+#include <lowtrace/tp_seq.h>
+
 #include "ring/cpu.h"
 
 #if defined(__x86_64__) && defined(LT_HAVE_RSEQ)
@@ -74,27 +76,8 @@ static inline struct rseq *lt_rseq_area(void)
 	return (struct rseq *)((char *)lt_thread_pointer() + __rseq_offset);
 }
 
-/*
- * The descriptor of the sequence between labels 1 and 2 with its abort
- * handler at 4, and the store that makes it the active one.
- */
-#define LT_RSEQ_ENTER(rseq_cs)               \
-	".pushsection __rseq_cs, \"aw\"\n\t" \
-	".balign 32\n\t"                     \
-	"3: .long 0, 0\n\t"                  \
-	".quad 1f, (2f - 1f), 4f\n\t"        \
-	".popsection\n\t"                    \
-	"leaq 3b(%%rip), %%rax\n\t"          \
-	"movq %%rax, " rseq_cs "\n\t"
-
-/* The abort handler, after the signature the kernel checks. */
-#define LT_RSEQ_ABORT(label)                      \
-	".pushsection __rseq_failure, \"ax\"\n\t" \
-	".byte 0x0f, 0xb9, 0x3d\n\t"              \
-	".long 0x53053053\n\t"                    \
-	"4:\n\t"                                  \
-	"jmp " label "\n\t"                       \
-	".popsection\n\t"
+/* The sequences below are made of LT__RSEQ_ENTER() and LT__RSEQ_ABORT()
+ * (lowtrace/tp_seq.h), which the call sites' sequence uses too. */
 
 /*
  * The common record: a 4-byte compact event header h at p, then a payload
@@ -104,39 +87,39 @@ static inline struct rseq *lt_rseq_area(void)
  * 16-byte commit.  Returns 0 if published, 1 if the caller must start
  * again.
  */
-#define LT_RSEQ_WRITE_FN(name, mov, reg, yd)                                           \
-	static inline __attribute__((always_inline)) int name(                         \
-		struct rseq *rs, uint32_t cpu, void *pair, uint64_t old,               \
-		__m128i commit, char *p, uint32_t h, uint64_t x, uint64_t y,           \
-		uint64_t n)                                                            \
-	{                                                                              \
-		__asm__ goto(                                                          \
-			LT_RSEQ_ENTER(                                                 \
-				"%[rseq_cs]") "1:\n\t"                                 \
-					      "cmpl %[cpu], %[cpu_id]\n\t"             \
-					      "jnz 4f\n\t"                             \
-					      "cmpq %[old], (%[pair])\n\t"             \
-					      "jnz 4f\n\t"                             \
-					      "movl %[h], (%[p])\n\t" mov              \
-					      " %" reg "[x], "                         \
-					      "4(%[p])\n\t" mov " %" reg               \
-					      "[y], " yd "(%[p],%[n])\n\t"             \
-					      "movdqa %[c], (%[pair])\n\t"             \
-					      "2:\n\t"                                 \
-					      "movq $0, %[rseq_cs]\n\t" LT_RSEQ_ABORT( \
-						      "%l[again]")                     \
-			:                                                              \
-			: [rseq_cs] "m"(rs->rseq_cs),                                  \
-			  [cpu_id] "m"(rs->cpu_id), [cpu] "r"(cpu),                    \
-			  [pair] "r"(pair), [old] "r"(old), [c] "x"(commit),           \
-			  [p] "r"(p), [h] "r"(h), [x] "r"(x), [y] "r"(y),              \
-			  [n] "r"(n)                                                   \
-			: "rax", "memory", "cc"                                        \
-			: again);                                                      \
-		return 0;                                                              \
-again:                                                                                 \
-		__atomic_store_n(&rs->rseq_cs, 0, __ATOMIC_RELAXED);                   \
-		return 1;                                                              \
+#define LT_RSEQ_WRITE_FN(name, mov, reg, yd)                                            \
+	static inline __attribute__((always_inline)) int name(                          \
+		struct rseq *rs, uint32_t cpu, void *pair, uint64_t old,                \
+		__m128i commit, char *p, uint32_t h, uint64_t x, uint64_t y,            \
+		uint64_t n)                                                             \
+	{                                                                               \
+		__asm__ goto(                                                           \
+			LT__RSEQ_ENTER(                                                 \
+				"%[rseq_cs]") "1:\n\t"                                  \
+					      "cmpl %[cpu], %[cpu_id]\n\t"              \
+					      "jnz 4f\n\t"                              \
+					      "cmpq %[old], (%[pair])\n\t"              \
+					      "jnz 4f\n\t"                              \
+					      "movl %[h], (%[p])\n\t" mov               \
+					      " %" reg "[x], "                          \
+					      "4(%[p])\n\t" mov " %" reg                \
+					      "[y], " yd "(%[p],%[n])\n\t"              \
+					      "movdqa %[c], (%[pair])\n\t"              \
+					      "2:\n\t"                                  \
+					      "movq $0, %[rseq_cs]\n\t" LT__RSEQ_ABORT( \
+						      "%l[again]")                      \
+			:                                                               \
+			: [rseq_cs] "m"(rs->rseq_cs),                                   \
+			  [cpu_id] "m"(rs->cpu_id), [cpu] "r"(cpu),                     \
+			  [pair] "r"(pair), [old] "r"(old), [c] "x"(commit),            \
+			  [p] "r"(p), [h] "r"(h), [x] "r"(x), [y] "r"(y),               \
+			  [n] "r"(n)                                                    \
+			: "rax", "memory", "cc"                                         \
+			: again);                                                       \
+		return 0;                                                               \
+again:                                                                                  \
+		__atomic_store_n(&rs->rseq_cs, 0, __ATOMIC_RELAXED);                    \
+		return 1;                                                               \
 	}
 
 LT_RSEQ_WRITE_FN(lt_rseq_write8, "movq", "q", "-4")
@@ -158,7 +141,7 @@ lt_rseq_write_copy(struct rseq *rs, uint32_t cpu, void *pair, uint64_t old,
 		   uint64_t n)
 {
 	__asm__ goto(
-		LT_RSEQ_ENTER(
+		LT__RSEQ_ENTER(
 			"%[rseq_cs]") "1:\n\t"
 				      "cmpl %[cpu], %[cpu_id]\n\t"
 				      "jnz 4f\n\t"
@@ -177,7 +160,7 @@ lt_rseq_write_copy(struct rseq *rs, uint32_t cpu, void *pair, uint64_t old,
 				      "movq %%rax, -4(%[p],%[n])\n\t"
 				      "movdqa %[c], (%[pair])\n\t"
 				      "2:\n\t"
-				      "movq $0, %[rseq_cs]\n\t" LT_RSEQ_ABORT(
+				      "movq $0, %[rseq_cs]\n\t" LT__RSEQ_ABORT(
 					      "%l[again]")
 		:
 		: [rseq_cs] "m"(rs->rseq_cs), [cpu_id] "m"(rs->cpu_id),
@@ -200,13 +183,13 @@ again:
 static inline int lt_rseq_inc(struct rseq *rs, uint32_t cpu, uint64_t *counter)
 {
 	__asm__ goto(
-		LT_RSEQ_ENTER(
+		LT__RSEQ_ENTER(
 			"%[rseq_cs]") "1:\n\t"
 				      "cmpl %[cpu], %[cpu_id]\n\t"
 				      "jnz 4f\n\t"
 				      "addq $1, %[c]\n\t"
 				      "2:\n\t"
-				      "movq $0, %[rseq_cs]\n\t" LT_RSEQ_ABORT(
+				      "movq $0, %[rseq_cs]\n\t" LT__RSEQ_ABORT(
 					      "%l[again]")
 		:
 		: [rseq_cs] "m"(rs->rseq_cs), [cpu_id] "m"(rs->cpu_id),
@@ -228,7 +211,7 @@ static inline int lt_rseq_publish(struct rseq *rs, uint32_t cpu, void *pair,
 				  const struct lt_rseq_pub *p)
 {
 	__asm__ goto(
-		LT_RSEQ_ENTER(
+		LT__RSEQ_ENTER(
 			"%[rseq_cs]") "movdqu (%[p]), %%xmm0\n\t"
 				      "1:\n\t"
 				      "cmpl %[cpu], %[cpu_id]\n\t"
@@ -275,7 +258,7 @@ static inline int lt_rseq_publish(struct rseq *rs, uint32_t cpu, void *pair,
 				      "9:\n\t"
 				      "movdqa %%xmm0, (%[pair])\n\t"
 				      "2:\n\t"
-				      "movq $0, %[rseq_cs]\n\t" LT_RSEQ_ABORT(
+				      "movq $0, %[rseq_cs]\n\t" LT__RSEQ_ABORT(
 					      "%l[again]")
 		:
 		: [rseq_cs] "m"(rs->rseq_cs), [cpu_id] "m"(rs->cpu_id),
