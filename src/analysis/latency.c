@@ -317,7 +317,8 @@ static void explain(FILE *f, const struct lt_model *m,
 	if (timer > best)
 		best = timer, kind = 3;
 	fputs("   verdict: ", f);
-	if (late_ns > 0 && best * 10 < late_ns) {
+	/* best * 10 < late_ns, which overflows on a corrupt trace's times */
+	if (late_ns > 0 && best <= (late_ns - 1) / 10) {
 		fprintf(f,
 			"late %.3f ms with no scheduling cause in the "
 			"trace\n",
