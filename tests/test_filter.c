@@ -9,6 +9,7 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <lowtrace/lowtrace.h>
+#include <lowtrace/tracepoint.h>
 
 #include "ctf/metadata.h"
 #include "ctf/packet.h"

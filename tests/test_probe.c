@@ -8,6 +8,7 @@
 #include <dlfcn.h>
 #include <signal.h>
 #include <lowtrace/lowtrace.h>
+#include <lowtrace/tracepoint.h>
 #include <pthread.h>
 #include <stdatomic.h>
 

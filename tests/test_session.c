@@ -6,6 +6,7 @@
 
 #include <dirent.h>
 #include <lowtrace/lowtrace.h>
+#include <lowtrace/tracepoint.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>

@@ -6,7 +6,7 @@
 #ifndef LT_CTF_METADATA_H
 #define LT_CTF_METADATA_H
 
-#include <lowtrace/tracepoint.h>
+#include <lowtrace/types.h>
 #include <stddef.h>
 #include <stdint.h>
 

@@ -6,7 +6,7 @@
 #ifndef LT_KERNEL_PERF_H
 #define LT_KERNEL_PERF_H
 
-#include <lowtrace/tracepoint.h>
+#include <lowtrace/types.h>
 #include <stddef.h>
 #include <stdint.h>
 

@@ -21,7 +21,7 @@
 #ifndef LT_PROBE_FILTER_H
 #define LT_PROBE_FILTER_H
 
-#include <lowtrace/tracepoint.h>
+#include <lowtrace/types.h>
 #include <stddef.h>
 #include <stdint.h>
 

@@ -10,7 +10,7 @@
 #ifndef LT_PROBE_H
 #define LT_PROBE_H
 
-#include <lowtrace/tracepoint.h>
+#include <lowtrace/types.h>
 #include <stdint.h>
 
 #include "ring/ring.h"

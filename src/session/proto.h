@@ -18,7 +18,7 @@
 #ifndef LT_SESSION_PROTO_H
 #define LT_SESSION_PROTO_H
 
-#include <lowtrace/tracepoint.h>
+#include <lowtrace/types.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>

@@ -23,26 +23,6 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 
-/* The tracepoint header registers each object's events at load; this
- * target links no probe library, so the registration does nothing. */
-void lt_probe_register_range(struct lt_event_desc *const *start,
-			     struct lt_event_desc *const *end)
-{
-	(void)start;
-	(void)end;
-}
-
-void lt_probe_unregister_range(struct lt_event_desc *const *start,
-			       struct lt_event_desc *const *end)
-{
-	(void)start;
-	(void)end;
-}
-
-void lt_session_autostart(void)
-{
-}
-
 static const struct lt_field_desc fixed_fields[] = {
 	{ "a", LT_FT_INT, 4, 1, 10, 0, NULL },
 	{ "b", LT_FT_INT, 8, 0, 16, 0, NULL },
