@@ -32,7 +32,13 @@ ifneq ($(findstring clang,$(shell $(CC) --version 2>/dev/null | head -n 1)),)
 ALL_CFLAGS += -gdwarf-4
 endif
 
-LIB_SRC := $(filter-out src/cli/%,$(wildcard src/*/*.c))
+# liblowtrace, the runtime a traced program links: the clock, RCU, the ring,
+# the probes, the in-process session and the agent of `lowtrace record`,
+# and the CTF writer they use.  The recorder, the kernel channel, the
+# reader and the analyses are the lowtrace command's (liblowtrace-tool.a).
+TOOL_SRC := $(wildcard src/analysis/*.c src/kernel/*.c) src/ctf/reader.c \
+	src/ctf/tsdl.c src/session/recorder.c src/session/preflight.c
+LIB_SRC := $(filter-out src/cli/% $(TOOL_SRC),$(wildcard src/*/*.c))
 LIB_ASM := $(wildcard src/*/*.S)
 CLI_SRC := $(wildcard src/cli/*.c)
 TEST_SRC := $(wildcard tests/test_*.c)
@@ -40,9 +46,17 @@ BENCH_SRC := $(wildcard bench/*.c)
 EXAMPLE_SRC := $(wildcard examples/*.c)
 
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(LIB_ASM:%.S=$(BUILD)/obj/%.o)
+TOOL_OBJ := $(TOOL_SRC:%.c=$(BUILD)/obj/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 LIB_A := $(BUILD)/liblowtrace.a
+# the shared runtime: real name, soname (major version), link name
+SOMAJOR := $(firstword $(subst ., ,$(VERSION)))
 LIB_SO := $(BUILD)/liblowtrace.so
+LIB_SONAME := liblowtrace.so.$(SOMAJOR)
+LIB_SO_REAL := $(BUILD)/liblowtrace.so.$(VERSION)
+TOOL_A := $(BUILD)/liblowtrace-tool.a
+# what tests, benchmarks and the command link: both, statically
+LINK_LIBS := $(TOOL_A) $(LIB_A)
 CLI := $(BUILD)/lowtrace
 TESTS := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 BENCHES := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
@@ -51,11 +65,15 @@ EXAMPLES := $(EXAMPLE_SRC:examples/%.c=$(BUILD)/examples/%)
 .SECONDARY:
 .PHONY: all lib check bench format format-check clean verify fuzz
 all: lib $(CLI) $(TESTS) $(BENCHES) $(EXAMPLES)
-lib: $(LIB_A) $(LIB_SO)
+lib: $(LIB_A) $(LIB_SO) $(TOOL_A)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+# the library's own functions stay inside it: what include/lowtrace/
+# declares is exported (its headers say so with visibility pragmas)
+$(BUILD)/obj/src/%.o: ALL_CFLAGS += -fvisibility=hidden
 
 # assembly: preprocessed, with the C headers' include path
 $(BUILD)/obj/%.o: %.S
@@ -66,22 +84,32 @@ $(LIB_A): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
+$(TOOL_A): $(TOOL_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
 # nodelete: the library leaves behind what must not outlive its code:
 # thread-exit destructors of its per-thread state (RCU readers), a
 # consumer thread, the original rseq descriptors; dlclose() keeps it
-$(LIB_SO): $(LIB_OBJ)
-	$(CC) -shared -Wl,-z,nodelete $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS_BASE)
+$(LIB_SO_REAL): $(LIB_OBJ) src/liblowtrace.map
+	$(CC) -shared -Wl,-z,nodelete -Wl,-soname,$(LIB_SONAME) \
+		-Wl,--version-script,src/liblowtrace.map $(ALL_LDFLAGS) \
+		-o $@ $(LIB_OBJ) $(LDLIBS_BASE)
+$(LIB_SO): $(LIB_SO_REAL)
+	ln -sf $(notdir $<) $(BUILD)/$(LIB_SONAME)
+	ln -sf $(notdir $<) $@
 
-$(CLI): $(CLI_OBJ) $(LIB_A)
-	$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJ) $(LIB_A) $(LDLIBS_BASE) $(LDLIBS)
+$(CLI): $(CLI_OBJ) $(LINK_LIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJ) $(LINK_LIBS) $(LDLIBS_BASE) $(LDLIBS)
 
-# Tests, benchmarks and examples are one .c each, linked against the static library.
-$(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(LIB_A)
+# Tests, benchmarks and examples are one .c each, linked statically: examples
+# against the runtime alone, tests and benchmarks against the tool too.
+$(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(LINK_LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_LDFLAGS) -o $@ $< $(LIB_A) $(LDLIBS_BASE) $(LDLIBS)
-$(BUILD)/bench/%: $(BUILD)/obj/bench/%.o $(LIB_A)
+	$(CC) $(ALL_LDFLAGS) -o $@ $< $(LINK_LIBS) $(LDLIBS_BASE) $(LDLIBS)
+$(BUILD)/bench/%: $(BUILD)/obj/bench/%.o $(LINK_LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_LDFLAGS) -o $@ $< $(LIB_A) $(LDLIBS_BASE) $(LDLIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $< $(LINK_LIBS) $(LDLIBS_BASE) $(LDLIBS)
 $(BUILD)/examples/%: $(BUILD)/obj/examples/%.o $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $< $(LIB_A) $(LDLIBS_BASE) $(LDLIBS)

@@ -20,6 +20,9 @@
 extern "C" {
 #endif
 
+/* exported by liblowtrace (see lowtrace/types.h) */
+#pragma GCC visibility push(default)
+
 typedef struct lt_session lt_session_t;
 
 struct lt_channel_options {
@@ -74,6 +77,8 @@ int lt_trigger(const char *name);
 
 /* Starts the LOWTRACE_TRACE session if the environment asks for one. */
 void lt_session_autostart(void);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

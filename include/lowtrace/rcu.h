@@ -29,6 +29,9 @@
 extern "C" {
 #endif
 
+/* exported by liblowtrace (see lowtrace/types.h) */
+#pragma GCC visibility push(default)
+
 #if defined(__SANITIZE_THREAD__)
 #define LT_RCU_TSAN 1
 #elif defined(__has_feature)
@@ -505,6 +508,8 @@ size_t lt_rcu_ht_count(lt_rcu_ht_t *ht);
 struct lt_rcu_ht_node *lt_rcu_ht_first(lt_rcu_ht_t *ht,
 				       struct lt_rcu_ht_iter *it);
 struct lt_rcu_ht_node *lt_rcu_ht_next(struct lt_rcu_ht_iter *it);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

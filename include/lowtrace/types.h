@@ -17,10 +17,10 @@ extern "C" {
 #endif
 
 /*
- * What liblowtrace exports.  The library is built with hidden visibility;
- * only the declarations marked LT_API in include/lowtrace/ are its ABI.
+ * liblowtrace is built with hidden visibility: what the headers of
+ * include/lowtrace/ declare between these pragmas is what it exports.
  */
-#define LT_API __attribute__((visibility("default")))
+#pragma GCC visibility push(default)
 
 /* Log levels, most severe first (the numbering LTTng uses). */
 enum {
@@ -91,28 +91,30 @@ struct lt_event_desc {
 #define LT_STRING_MAX 1024 /* bytes kept of one string field, NUL included */
 
 /* In liblowtrace: writes the payload into every channel that wants it. */
-LT_API void lt_probe_emit(struct lt_event_desc *d, const void *payload,
-			  uint32_t len, int overflow);
+void lt_probe_emit(struct lt_event_desc *d, const void *payload, uint32_t len,
+		   int overflow);
 /* lt_probe_emit() of a payload of 8 to 16 bytes, passed in two words as
  * memcpy() loads them: lo holds the first 8 and hi the last 8 (they
  * overlap below 16). */
-LT_API void lt_probe_emit_words8(struct lt_event_desc *d, uint64_t lo,
-				 uint64_t hi, uint32_t len);
+void lt_probe_emit_words8(struct lt_event_desc *d, uint64_t lo, uint64_t hi,
+			  uint32_t len);
 /* The same for 4 to 7 bytes: the first 4 and the last 4. */
-LT_API void lt_probe_emit_words4(struct lt_event_desc *d, uint64_t lo,
-				 uint64_t hi, uint32_t len);
+void lt_probe_emit_words4(struct lt_event_desc *d, uint64_t lo, uint64_t hi,
+			  uint32_t len);
 /* Either, in the cases the call site's sequence declines (tp_seq.h): the
  * general path, which reads the target list under RCU. */
-LT_API void lt_probe_emit_words_slow(struct lt_event_desc *d, uint64_t lo,
-				     uint64_t hi, uint32_t len);
+void lt_probe_emit_words_slow(struct lt_event_desc *d, uint64_t lo, uint64_t hi,
+			      uint32_t len);
 /* In liblowtrace: (un)registers the events of one loaded object. */
-LT_API void lt_probe_register_range(struct lt_event_desc *const *start,
-				    struct lt_event_desc *const *stop);
-LT_API void lt_probe_unregister_range(struct lt_event_desc *const *start,
-				      struct lt_event_desc *const *stop);
+void lt_probe_register_range(struct lt_event_desc *const *start,
+			     struct lt_event_desc *const *stop);
+void lt_probe_unregister_range(struct lt_event_desc *const *start,
+			       struct lt_event_desc *const *stop);
 
 /* In liblowtrace: starts the session LOWTRACE_TRACE asks for, once. */
-LT_API void lt_session_autostart(void);
+void lt_session_autostart(void);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }
