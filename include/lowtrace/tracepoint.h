@@ -421,9 +421,13 @@ static inline void lt__put_seq(struct lt__writer *w, const void *p,
 
 /*
  * Every object that includes this header registers the events of its
- * whole "lt_events" section when it is loaded; the registry counts
- * repeated registrations of one section.
+ * whole "lt_events" section when it is loaded, and the first one starts
+ * the session the environment asks for; the registry counts repeated
+ * registrations of one section.  liblowtrace's own events (it defines
+ * LT__NO_REGISTRATION) are registered by its registry instead, which
+ * starts no session.
  */
+#ifndef LT__NO_REGISTRATION
 extern struct lt_event_desc *const __start_lt_events[]
 	__attribute__((weak, visibility("hidden")));
 extern struct lt_event_desc *const __stop_lt_events[]
@@ -446,6 +450,7 @@ __attribute__((destructor, unused)) static void lt__unregister_events(void)
 	if (a != b)
 		lt_probe_unregister_range(a, b);
 }
+#endif
 
 #ifdef __cplusplus
 }

@@ -488,6 +488,33 @@ void lt_probe_unregister_range(struct lt_event_desc *const *start,
 		lt_probe_sync();
 }
 
+/*
+ * The events liblowtrace defines itself (lowtrace:trigger): the section of
+ * the object it is linked into, registered at load and unregistered at
+ * unload like a program's own, but without starting a session (their
+ * files define LT__NO_REGISTRATION).
+ */
+extern struct lt_event_desc *const __start_lt_events[]
+	__attribute__((weak, visibility("hidden")));
+extern struct lt_event_desc *const __stop_lt_events[]
+	__attribute__((weak, visibility("hidden")));
+
+__attribute__((constructor)) static void register_own_events(void)
+{
+	struct lt_event_desc *const *a = __start_lt_events,
+				    *const *b = __stop_lt_events;
+	if (a != b)
+		lt_probe_register_range(a, b);
+}
+
+__attribute__((destructor)) static void unregister_own_events(void)
+{
+	struct lt_event_desc *const *a = __start_lt_events,
+				    *const *b = __stop_lt_events;
+	if (a != b)
+		lt_probe_unregister_range(a, b);
+}
+
 static int add_rule(struct rule r, char *err, size_t errcap)
 {
 	int rc = -ENOMEM;

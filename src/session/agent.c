@@ -16,7 +16,7 @@
  * condition triggers: a matching event calls fire() on the tracing path,
  * which applies the hold-off with a compare-and-swap on the trigger's last
  * time and, once per hold-off, writes the trigger's index to a pipe.  The
- * agent's trigger thread reads it and does lt_trigger(NAME): the round trip
+ * agent's trigger thread reads it and does lt_trigger(NAME)'s work: the round trip
  * to the recorder happens there, not in the thread that traced the event,
  * so a snapshot holds events up to a little after the matching one.
  */
@@ -33,6 +33,11 @@
 #include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
+
+/* the library's own event: its registry registers it (tracepoint.h's
+ * constructor would start a session from inside the agent) */
+#define LT__NO_REGISTRATION 1
+#include <lowtrace/tracepoint.h>
 
 #include "clock/clock.h"
 #include "probe/probe.h"
@@ -91,7 +96,7 @@ static void *trigger_thread(void *arg)
 		if (n <= 0)
 			return NULL;
 		if (idx < trig.n)
-			lt_trigger(trig.t[idx].name);
+			lt_agent_trigger(trig.t[idx].name);
 	}
 }
 
@@ -291,7 +296,8 @@ int lt_agent_start(const char *sock_path)
 	return 0;
 }
 
-int lt_agent_request(const void *msg, size_t len)
+/* Sends one message to the recorder and waits for its reply. */
+static int request(const void *msg, size_t len)
 {
 	static pthread_mutex_t one_at_a_time = PTHREAD_MUTEX_INITIALIZER;
 	struct lt_msg_reply rep;
@@ -316,4 +322,20 @@ int lt_agent_request(const void *msg, size_t len)
 out:
 	pthread_mutex_unlock(&one_at_a_time);
 	return rc;
+}
+
+LT_EVENT(lowtrace, trigger, LT_NOTICE, LT_ARGS(const char *, name),
+	 LT_FIELDS(LT_FIELD_STRING(name, name)))
+
+int lt_agent_trigger(const char *name)
+{
+	struct lt_msg_trigger m;
+
+	if (!name || !*name || strlen(name) >= sizeof(m.name))
+		return -EINVAL;
+	lt_trace(lowtrace, trigger, name);
+	memset(&m, 0, sizeof(m));
+	lt_proto_init(&m.h, LT_MSG_TRIGGER, sizeof(m));
+	snprintf(m.name, sizeof(m.name), "%s", name);
+	return request(&m, sizeof(m));
 }

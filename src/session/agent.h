@@ -8,8 +8,9 @@
 
 /* Connects to the recorder at sock_path and takes its configuration. */
 int lt_agent_start(const char *sock_path);
-/* Sends one message to the recorder and waits for its reply (a trigger):
- * the reply's status, or -ENOTCONN outside a recording session. */
-int lt_agent_request(const void *msg, size_t len);
+/* lt_trigger(NAME): traces lowtrace:trigger, then asks the recorder to
+ * act and waits for its reply: the reply's status, -ENOTCONN outside a
+ * recording session, -EINVAL for an empty or too long name. */
+int lt_agent_trigger(const char *name);
 
 #endif
