@@ -3,7 +3,7 @@
  * shape `lowtrace record -k sched,irq --all` gives: one stream class (id
  * 0, "kernel") with the sched and irq presets' 13 events in their order
  * and with their fields (common_tid, common_tgid, then the tracepoint's
- * own, as src/kernel/perf.c re-encodes them), one file kernel_CPU per CPU
+ * own, as src/kernel/encode.c re-encodes them), one file kernel_CPU per CPU
  * in packets of 256 KiB cut to their content, the metadata written by the
  * recorder's own writer (src/ctf/metadata.c).
  *
@@ -68,7 +68,7 @@ enum {
 	EV_N,
 };
 
-/* The fields, as perf.c describes the tracepoints of this kernel. */
+/* The fields, as encode.c describes the tracepoints of this kernel. */
 #define F_INT(n)                                \
 	{                                       \
 		n, LT_FT_INT, 4, 1, 10, 0, NULL \

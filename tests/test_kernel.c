@@ -21,7 +21,8 @@
 #include "clock/clock.h"
 #include "ctf/metadata.h"
 #include "kernel/kernel.h"
-#include "kernel/perf.h"
+#include "kernel/encode.h"
+#include "kernel/perf_ring.h"
 #include "kernel/tracefs.h"
 
 /* Format files as this kernel (6.18) prints them. */

@@ -9,7 +9,7 @@
  */
 #define _GNU_SOURCE
 #include "lowtrace/rcu.h"
-#include "rcu/fork.h"
+#include "rcu/call.h"
 
 #include <pthread.h>
 #include <signal.h>

@@ -12,7 +12,6 @@
  */
 #define _GNU_SOURCE
 #include "lowtrace/rcu.h"
-#include "rcu/fork.h"
 #include "rcu/memb.h"
 #include "rcu/wait.h"
 
@@ -66,7 +65,7 @@ static int membarrier_usable(void)
  * In a forked child only the forking thread exists: drop the records of
  * the others (their counters are frozen) and reset the locks.
  */
-static void memb_reset_child(void)
+void lt_rcu_memb_reset_child(void)
 {
 	pthread_mutex_init(&gp_lock, NULL);
 	pthread_mutex_init(&registry_lock, NULL);
@@ -86,7 +85,7 @@ static void do_init(void)
 {
 	lt_rcu_gp.use_fence = !membarrier_usable();
 	pthread_key_create(&exit_key, reader_exit);
-	pthread_atfork(NULL, NULL, memb_reset_child);
+	pthread_atfork(NULL, NULL, lt_rcu_memb_reset_child);
 	atomic_store_explicit(&init_done, 1, memory_order_release);
 }
 
@@ -98,13 +97,6 @@ void lt_rcu_init(void)
 __attribute__((constructor)) static void lt_rcu_ctor(void)
 {
 	lt_rcu_init();
-}
-
-void lt_rcu_after_fork_child(void)
-{
-	memb_reset_child();
-	lt_rcu_qsbr_reset_child();
-	lt_rcu_call_reset_child();
 }
 
 int lt_rcu_uses_membarrier(void)

@@ -1,10 +1,15 @@
 /*
- * memb.h - internals of the membarrier flavour that tests look at.
+ * memb.h - internals of the membarrier flavour: what tests look at, and
+ * its reset in a forked child (fork.c).
  */
 #ifndef LT_RCU_MEMB_H
 #define LT_RCU_MEMB_H
 
 /* Number of records on the reader list (takes the registry lock). */
 unsigned lt_rcu_registered_readers(void);
+
+/* In a forked child: keep only the caller's reader record, reset the
+ * locks.  Also registered with pthread_atfork by lt_rcu_init(). */
+void lt_rcu_memb_reset_child(void);
 
 #endif

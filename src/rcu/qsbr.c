@@ -13,7 +13,7 @@
  */
 #define _GNU_SOURCE
 #include "lowtrace/rcu.h"
-#include "rcu/fork.h"
+#include "rcu/qsbr.h"
 #include "rcu/wait.h"
 
 #include <limits.h>

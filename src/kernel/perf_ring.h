@@ -1,16 +1,13 @@
 /*
- * perf.h - the pieces of the kernel channel below its API (kernel.h):
- * reading a perf mmap ring, decoding a tracepoint sample, and re-encoding a
- * raw tracepoint record as a CTF event payload.  Exposed for tests.
+ * perf_ring.h - reading a perf event's mmap ring and decoding the
+ * tracepoint samples in it: the part of the kernel channel (kernel.h)
+ * that speaks perf's formats.  Exposed for tests.
  */
-#ifndef LT_KERNEL_PERF_H
-#define LT_KERNEL_PERF_H
+#ifndef LT_KERNEL_PERF_RING_H
+#define LT_KERNEL_PERF_RING_H
 
-#include <lowtrace/types.h>
 #include <stddef.h>
 #include <stdint.h>
-
-#include "kernel/tracefs.h"
 
 /* The sample_type every event of the channel uses, in this order. */
 #define LT_PERF_SAMPLE_TYPE                                            \
@@ -58,20 +55,5 @@ uint64_t lt_perf_ring_head(const struct lt_perf_ring *r);
  */
 int lt_perf_ring_walk(struct lt_perf_ring *r, uint64_t head, char *scratch,
 		      lt_perf_record_fn fn, void *arg, int consume);
-
-/* The field list of an event's re-encoded payload (common_tid, common_tgid,
- * then the format's fields), NULL-terminated; malloc'd; names point into
- * f, which must outlive it. */
-struct lt_field_desc *lt_kencode_fields(const struct lt_kformat *f,
-					uint32_t *nfields);
-
-/* Bytes of the payload lt_kencode() writes for this raw record. */
-uint32_t lt_kencode_size(const struct lt_kformat *f, const unsigned char *raw,
-			 uint32_t raw_size);
-
-/* Writes the payload: tid, tgid, then each field as lt_kencode_fields()
- * describes it; fields that lie outside the record are zeros. */
-void lt_kencode(const struct lt_kformat *f, uint32_t tid, uint32_t tgid,
-		const unsigned char *raw, uint32_t raw_size, char *out);
 
 #endif

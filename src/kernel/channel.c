@@ -1,7 +1,7 @@
 /*
- * perf.c - kernel tracepoints through perf_event_open, re-encoded as the
- * kernel channel of a lowtrace trace (kernel.h is the API, perf.h the parts
- * below it).
+ * channel.c - kernel tracepoints through perf_event_open, re-encoded as the
+ * kernel channel of a lowtrace trace: the API of kernel.h.  Below it,
+ * perf_ring.c reads the perf rings and encode.c re-encodes the samples.
  *
  * Per online CPU: one perf event per tracepoint, system-wide on that CPU
  * (pid -1), every sample stamped with CLOCK_MONOTONIC; the first event's
@@ -13,279 +13,28 @@
  * timestamp converted to trace clock counts; complete sub-buffers are the
  * packets of the kernel_CPU stream files.
  */
-#include "kernel/perf.h"
+#include "kernel/kernel.h"
 
 #include <linux/perf_event.h>
 
 #include <errno.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "clock/clock.h"
-#include "kernel/kernel.h"
+#include "kernel/encode.h"
+#include "kernel/perf_ring.h"
+#include "kernel/tracefs.h"
 #include "ring/ring.h"
 
 #define SCRATCH_SIZE 65536 /* a perf record is at most 64 KiB */
-
-/* Decoding samples and reading the perf ring. */
-
-int lt_perf_sample_parse(const void *body, size_t len, struct lt_perf_sample *s)
-{
-	const unsigned char *p = body;
-	uint32_t cpu_res[2];
-
-	/* id, pid/tid, time, cpu/res, raw size: 8 + 8 + 8 + 8 + 4 */
-	if (len < 36)
-		return -EINVAL;
-	memcpy(&s->id, p, 8);
-	memcpy(&s->pid, p + 8, 4);
-	memcpy(&s->tid, p + 12, 4);
-	memcpy(&s->time, p + 16, 8);
-	memcpy(cpu_res, p + 24, 8);
-	s->cpu = cpu_res[0];
-	memcpy(&s->raw_size, p + 32, 4);
-	if (s->raw_size > len - 36)
-		return -EINVAL;
-	s->raw = p + 36;
-	return 0;
-}
-
-int lt_perf_ring_map(int fd, uint32_t pages, struct lt_perf_ring *r)
-{
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-
-	if (!pages || (pages & (pages - 1)))
-		return -EINVAL;
-	r->map_len = (1 + (size_t)pages) * page;
-	r->base = mmap(NULL, r->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-		       0);
-	if (r->base == MAP_FAILED) {
-		r->base = NULL;
-		return -errno;
-	}
-	r->data = (char *)r->base + page;
-	r->data_size = (uint64_t)pages * page;
-	return 0;
-}
-
-void lt_perf_ring_unmap(struct lt_perf_ring *r)
-{
-	if (r->base)
-		munmap(r->base, r->map_len);
-	r->base = NULL;
-}
-
-uint64_t lt_perf_ring_head(const struct lt_perf_ring *r)
-{
-	const struct perf_event_mmap_page *pc = r->base;
-	/* acquire: pairs with the kernel's barrier between writing a record
-	 * and publishing data_head; the records up to head are whole */
-	return __atomic_load_n(&pc->data_head, __ATOMIC_ACQUIRE);
-}
-
-int lt_perf_ring_walk(struct lt_perf_ring *r, uint64_t head, char *scratch,
-		      lt_perf_record_fn fn, void *arg, int consume)
-{
-	struct perf_event_mmap_page *pc = r->base;
-	const uint64_t mask = r->data_size - 1;
-	int n = 0, rc = 0;
-	uint64_t tail = pc->data_tail; /* only we write it */
-
-	while (tail < head) {
-		struct perf_event_header h;
-		uint64_t off = tail & mask;
-		const char *rec;
-
-		if (off + sizeof(h) <= r->data_size) {
-			memcpy(&h, r->data + off, sizeof(h));
-		} else {
-			size_t first = (size_t)(r->data_size - off);
-			memcpy(&h, r->data + off, first);
-			memcpy((char *)&h + first, r->data, sizeof(h) - first);
-		}
-		if (h.size < sizeof(h) || h.size > head - tail)
-			break; /* cannot happen with a sane kernel */
-		if (off + h.size <= r->data_size) {
-			rec = r->data + off;
-		} else {
-			size_t first = (size_t)(r->data_size - off);
-			memcpy(scratch, r->data + off, first);
-			memcpy(scratch + first, r->data, h.size - first);
-			rec = scratch;
-		}
-		rc = fn(arg, h.type, rec + sizeof(h), h.size - sizeof(h));
-		tail += h.size;
-		if (rc < 0)
-			break;
-		n++;
-	}
-	/* release: our reads of the records are done before the kernel may
-	 * overwrite them; pairs with the kernel's read of data_tail */
-	if (consume)
-		__atomic_store_n(&pc->data_tail, tail, __ATOMIC_RELEASE);
-	return rc < 0 ? rc : n;
-}
-
-/* Re-encoding a raw tracepoint record. */
-
-struct lt_field_desc *lt_kencode_fields(const struct lt_kformat *f,
-					uint32_t *nfields)
-{
-	struct lt_field_desc *d = calloc(f->nfields + 3, sizeof(*d));
-	if (!d)
-		return NULL;
-	d[0] = (struct lt_field_desc){ "common_tid", LT_FT_INT, 4,   1,
-				       10,	     0,		NULL };
-	d[1] = (struct lt_field_desc){ "common_tgid", LT_FT_INT, 4, 1, 10, 0,
-				       NULL };
-	for (uint32_t i = 0; i < f->nfields; i++) {
-		const struct lt_kfield *k = &f->fields[i];
-		struct lt_field_desc *o = &d[i + 2];
-		o->name = k->name;
-		o->size = k->elem_size;
-		o->is_signed = k->is_signed;
-		o->base = k->hex ? 16 : 10;
-		switch (k->kind) {
-		case LT_KF_INT:
-			o->type = LT_FT_INT;
-			break;
-		case LT_KF_CHARS:
-			o->type = LT_FT_CHARS;
-			o->length = k->count;
-			o->is_signed = 1;
-			break;
-		case LT_KF_ARRAY:
-			o->type = LT_FT_ARRAY;
-			o->length = k->count;
-			break;
-		case LT_KF_STRING:
-			o->type = LT_FT_STRING;
-			break;
-		case LT_KF_DYNARRAY:
-			o->type = LT_FT_SEQUENCE;
-			break;
-		}
-	}
-	*nfields = f->nfields + 2;
-	return d;
-}
-
-/* Where a __data_loc field's data lies in the record: offset and length,
- * cut to the record. */
-static void dyn_loc(const struct lt_kfield *k, const unsigned char *raw,
-		    uint32_t raw_size, uint32_t *off, uint32_t *len)
-{
-	uint32_t v = 0;
-	*off = *len = 0;
-	if ((uint32_t)k->offset + 4 > raw_size)
-		return;
-	memcpy(&v, raw + k->offset, 4);
-	uint32_t o = v & 0xffff, l = v >> 16;
-	if (k->rel_loc)
-		o += k->offset + 4u;
-	if (o >= raw_size)
-		return;
-	if (l > raw_size - o)
-		l = raw_size - o;
-	*off = o;
-	*len = l;
-}
-
-static uint32_t str_len(const unsigned char *p, uint32_t max)
-{
-	const unsigned char *z = memchr(p, 0, max);
-	return z ? (uint32_t)(z - p) : max;
-}
-
-uint32_t lt_kencode_size(const struct lt_kformat *f, const unsigned char *raw,
-			 uint32_t raw_size)
-{
-	uint32_t n = 8, off, len;
-	for (uint32_t i = 0; i < f->nfields; i++) {
-		const struct lt_kfield *k = &f->fields[i];
-		switch (k->kind) {
-		case LT_KF_INT:
-			n += k->elem_size;
-			break;
-		case LT_KF_CHARS:
-		case LT_KF_ARRAY:
-			n += k->count * k->elem_size;
-			break;
-		case LT_KF_STRING:
-			dyn_loc(k, raw, raw_size, &off, &len);
-			n += str_len(raw + off, len) + 1;
-			break;
-		case LT_KF_DYNARRAY:
-			dyn_loc(k, raw, raw_size, &off, &len);
-			n += 4 + len / k->elem_size * k->elem_size;
-			break;
-		}
-	}
-	return n;
-}
-
-/* n bytes of the record at off, zeros for what lies outside it. */
-static char *put_bytes(char *out, const unsigned char *raw, uint32_t raw_size,
-		       uint32_t off, uint32_t n)
-{
-	uint32_t have = off < raw_size ? raw_size - off : 0;
-	if (have > n)
-		have = n;
-	if (have)
-		memcpy(out, raw + off, have);
-	memset(out + have, 0, n - have);
-	return out + n;
-}
-
-void lt_kencode(const struct lt_kformat *f, uint32_t tid, uint32_t tgid,
-		const unsigned char *raw, uint32_t raw_size, char *out)
-{
-	uint32_t off, len;
-
-	memcpy(out, &tid, 4);
-	memcpy(out + 4, &tgid, 4);
-	out += 8;
-	for (uint32_t i = 0; i < f->nfields; i++) {
-		const struct lt_kfield *k = &f->fields[i];
-		switch (k->kind) {
-		case LT_KF_INT:
-			out = put_bytes(out, raw, raw_size, k->offset,
-					k->elem_size);
-			break;
-		case LT_KF_CHARS:
-		case LT_KF_ARRAY:
-			out = put_bytes(out, raw, raw_size, k->offset,
-					k->count * k->elem_size);
-			break;
-		case LT_KF_STRING:
-			dyn_loc(k, raw, raw_size, &off, &len);
-			len = str_len(raw + off, len);
-			memcpy(out, raw + off, len);
-			out[len] = 0;
-			out += len + 1;
-			break;
-		case LT_KF_DYNARRAY: {
-			dyn_loc(k, raw, raw_size, &off, &len);
-			uint32_t cnt = len / k->elem_size;
-			memcpy(out, &cnt, 4);
-			memcpy(out + 4, raw + off, cnt * k->elem_size);
-			out += 4 + cnt * k->elem_size;
-			break;
-		}
-		}
-	}
-}
-
-/* The channel. */
 
 struct kevent {
 	struct lt_kformat fmt;

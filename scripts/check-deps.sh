@@ -1,0 +1,244 @@
+#!/usr/bin/env bash
+# check-deps.sh - finds files and modules of src/ that depend on each other
+# in a circle.
+#
+#   scripts/check-deps.sh [--root DIR] [--objs DIR] [--allow FILE]
+#
+# DIR of --root holds src/ (the checkout's by default).
+# A unit is a source file with its own header (src/ring/ring.c and
+# src/ring/ring.h are the unit src/ring/ring); a module is a directory
+# src/MODULE/.  Three graphs are checked:
+#   include  unit A includes a header of unit B (#include lines);
+#   link     A's object uses a symbol B's object defines (nm of DIR/src/*/*.o,
+#            the objects of a build: a cycle here ties the objects together
+#            at link time, even when the declarations sit in a header of
+#            neither, such as include/lowtrace/*.h);
+#   module   the same two, between modules.
+# Each strongly connected component of a graph is printed as one cycle
+# through it ("cycle link: a -> b -> a") with its members.
+#
+# FILE lists the cycles still allowed, one a line: the graph then the
+# members ("link src/probe/registry src/session/autostart"); '#' starts a
+# comment.  A component all of whose members one line names is allowed
+# (it may shrink as the cycle is taken apart).  Prints "allowed cycle" for
+# those, "cycle" for the others, and "stale" for lines that neither hold
+# a component nor lie within one: the cycle they name is gone.  Exits 1 when a cycle is not allowed, 2 on bad usage.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+objs= allow=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--root) top=${2:?}; shift 2 ;;
+	--objs) objs=${2:?}; shift 2 ;;
+	--allow) allow=${2:?}; shift 2 ;;
+	*) echo "usage: $0 [--root DIR] [--objs DIR] [--allow FILE]" >&2; exit 2 ;;
+	esac
+done
+# the paths given are relative to where we were called from
+case $objs in /* | '') ;; *) objs=$PWD/$objs ;; esac
+case $allow in /* | '') ;; *) allow=$PWD/$allow ;; esac
+cd "$top" || exit 2
+
+unit() { # path -> unit: the path without its extension
+	printf '%s\n' "${1%.*}"
+}
+
+# include edges: "include FROM TO"
+include_edges() {
+	local f inc u t
+	for f in src/*/*.c src/*/*.h src/*/*.S; do
+		[ -e "$f" ] || continue
+		u=$(unit "$f")
+		sed -nE 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]([^">]+)[">].*/\1/p' "$f" |
+			while read -r inc; do
+				if [ -e "src/$inc" ]; then
+					t=$(unit "src/$inc")
+				elif [ -e "$(dirname "$f")/$inc" ]; then
+					t=$(unit "$(dirname "$f")/$inc")
+				else
+					continue # system or public (include/) header
+				fi
+				[ "$t" != "$u" ] && echo "include $u $t $inc"
+			done
+	done
+}
+
+# link edges: "link FROM TO", from the objects' defined and undefined symbols
+link_edges() {
+	local o
+	for o in "$objs"/src/*/*.o; do
+		[ -e "$o" ] || continue
+		local u=${o#"$objs"/}
+		u=${u%.o}
+		# an object left behind by a source file that is gone
+		[ -e "$u.c" ] || [ -e "$u.S" ] || continue
+		nm -g --defined-only "$o" | awk -v u="$u" 'NF == 3 { print "D", $3, u }'
+		nm -u "$o" | awk -v u="$u" '{ print "U", $NF, u }'
+	done | awk '
+		$1 == "D" { def[$2] = $3; next }
+		{ use[++n] = $2; user[n] = $3 }
+		END {
+			for (i = 1; i <= n; i++)
+				if ((use[i] in def) && def[use[i]] != user[i])
+					print "link", user[i], def[use[i]], use[i]
+		}'
+}
+
+edges() {
+	include_edges
+	if [ -n "$objs" ]; then
+		link_edges
+	fi
+}
+
+# module edges from the unit edges, then the components of every graph
+edges | sort -u | awk -v allowfile="$allow" '
+function module(u,   p) {
+	p = u
+	sub(/\/[^\/]*$/, "", p)
+	return p
+}
+function add(g, a, b, why) {
+	if (a == b || ((g SUBSEP a SUBSEP b) in edge))
+		return
+	edge[g, a, b] = why
+	node[g, a] = 1
+	node[g, b] = 1
+	nout[g, a]++
+	out[g, a, nout[g, a]] = b
+}
+# Tarjan: the strongly connected components of graph G
+function visit(G, v,   i, w, m) {
+	idx[v] = low[v] = ++counter
+	stack[++sp] = v
+	onstack[v] = 1
+	for (i = 1; i <= nout[G, v]; i++) {
+		w = out[G, v, i]
+		if (!(w in idx)) {
+			visit(G, w)
+			if (low[w] < low[v])
+				low[v] = low[w]
+		} else if (onstack[w] && idx[w] < low[v]) {
+			low[v] = idx[w]
+		}
+	}
+	if (low[v] == idx[v]) {
+		m = 0
+		do {
+			w = stack[sp--]
+			onstack[w] = 0
+			comp[++m] = w
+		} while (w != v)
+		if (m > 1)
+			report(G, m)
+	}
+}
+function sortcomp(m,   i, j, t) {
+	for (i = 2; i <= m; i++)
+		for (j = i; j > 1 && comp[j - 1] > comp[j]; j--) {
+			t = comp[j]; comp[j] = comp[j - 1]; comp[j - 1] = t
+		}
+}
+# one cycle through the component: breadth-first from its first member
+# back to it, inside the component; hops[1..nhops] say why each step
+function cycle(G, m,   i, in_c, q, h, t, v, w, par, s, path, nx) {
+	for (i = 1; i <= m; i++)
+		in_c[comp[i]] = 1
+	h = 1; t = 0
+	q[++t] = comp[1]
+	while (h <= t) {
+		v = q[h++]
+		for (i = 1; i <= nout[G, v]; i++) {
+			w = out[G, v, i]
+			if (!(w in in_c))
+				continue
+			if (w == comp[1]) {
+				path = w
+				nhops = 0
+				nx = w
+				for (s = v; ; s = par[s]) {
+					hops[++nhops] = "    " s " -> " nx ": " edge[G, s, nx]
+					if (s == comp[1])
+						break
+					path = s " -> " path
+					nx = s
+				}
+				return comp[1] " -> " path
+			}
+			if (!(w in par)) {
+				par[w] = v
+				q[++t] = w
+			}
+		}
+	}
+	return "?"
+}
+# 1 when a line names every member of the component; a line is still of
+# use while it holds the component or the component holds it
+function allowed(G, m,   a, i, cnt, ok) {
+	ok = 0
+	for (a = 1; a <= nallow; a++) {
+		if (agraph[a] != G)
+			continue
+		cnt = 0
+		for (i = 1; i <= m; i++)
+			if ((a, comp[i]) in amember)
+				cnt++
+		if (cnt == m)
+			ok = 1
+		if (cnt == m || cnt == asize[a])
+			used[a] = 1
+	}
+	return ok
+}
+function report(G, m,   i, names, c) {
+	sortcomp(m)
+	names = comp[1]
+	for (i = 2; i <= m; i++)
+		names = names " " comp[i]
+	c = cycle(G, m)
+	if (allowed(G, m)) {
+		print "allowed cycle " G ": " c
+	} else {
+		print "cycle " G ": " c
+		bad++
+	}
+	for (i = nhops; i >= 1; i--)
+		print hops[i]
+	print "  members: " names
+}
+{
+	add($1, $2, $3, $4)
+	add("module", module($2), module($3), $2 " -> " $3 " (" $4 ")")
+}
+END {
+	if (allowfile != "") {
+		while ((getline line < allowfile) > 0) {
+			sub(/#.*/, "", line)
+			k = split(line, f, " ")
+			if (k < 3)
+				continue
+			nallow++
+			agraph[nallow] = f[1]
+			atext[nallow] = line
+			asize[nallow] = k - 1
+			for (i = 2; i <= k; i++)
+				amember[nallow, f[i]] = 1
+		}
+	}
+	ng = split("include link module", graphs, " ")
+	for (gi = 1; gi <= ng; gi++) {
+		G = graphs[gi]
+		split("", idx); split("", low); split("", onstack)
+		sp = 0; counter = 0
+		for (key in node) {
+			split(key, p, SUBSEP)
+			if (p[1] == G && !(p[2] in idx))
+				visit(G, p[2])
+		}
+	}
+	for (a = 1; a <= nallow; a++)
+		if (!(a in used))
+			print "stale allow-list line (no such cycle now):" atext[a]
+	exit bad > 0
+}'

@@ -1,0 +1,12 @@
+/*
+ * qsbr.h - internals of the QSBR flavour: its reset in a forked child,
+ * which fork.c runs from lt_rcu_after_fork_child().
+ */
+#ifndef LT_RCU_QSBR_H
+#define LT_RCU_QSBR_H
+
+/* In a forked child: keep only the caller's reader record, reset the lock
+ * and the waiting flag.  Also registered with pthread_atfork. */
+void lt_rcu_qsbr_reset_child(void);
+
+#endif
