@@ -174,7 +174,7 @@ proctype updater()
 	:: ptr <= NUPD ->
 		old = ptr;
 		data[old + 1] = VALID;
-		ptr = old + 1;		/* rcu_assign_pointer */
+		ptr = old + 1;		/* lt_rcu_assign_pointer */
 		synchronize();
 		data[old] = POISON	/* reclaim */
 	:: else -> break

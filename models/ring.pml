@@ -21,15 +21,15 @@
  * Switches (spin -D...):
  *   MODE_OVERWRITE      overwrite mode with snapshot; default discard mode
  *   BUG_NOCAS           plain load + store of offset instead of the CAS
- *   BUG_NOCOMMITCHECK   get_subbuf trusts offset instead of commit[]
+ *   BUG_NOCOMMITCHECK   lt_ring_get_subbuf trusts offset instead of commit[]
  *   BUG_NORECHECK       snapshot keeps a copy without re-loading offset
  *   BUG_WAIT            discard-mode reserve waits for space, not drops
  *
  * Properties, each assert tagged with its letter in a comment on its line
  * (models/verify.sh reads the tag of the line a trail fails on):
  *   (a) a unit is free when a reservation claims it;
- *   (b) get_subbuf hands out no reserved-but-uncommitted unit, and only
- *       data of the sub-buffer's own generation;
+ *   (b) lt_ring_get_subbuf hands out no reserved-but-uncommitted unit,
+ *       and only data of the sub-buffer's own generation;
  *   (c) a snapshot keeps no copy that a writer touched while it was read;
  *   (d) discard mode, after the final flush and drain:
  *       lost + delivered == written;

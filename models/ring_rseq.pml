@@ -74,9 +74,9 @@
  *       since, so the copy lands at or above the published offset (or in
  *       the close fields of the sub-buffer still open) and the commit
  *       moves offset on from old;
- *   (b) get_subbuf hands out a valid header and, up to its content size,
- *       only units last written by committed sequences in the
- *       sub-buffer's own generation;
+ *   (b) lt_ring_get_subbuf hands out a valid header and, up to its
+ *       content size, only units last written by committed sequences in
+ *       the sub-buffer's own generation;
  *   (c) a snapshot keeps no copy that holds, within its content size, a
  *       unit of another generation or of a sequence not committed;
  *   (d) discard mode, after the final flush and drain:
