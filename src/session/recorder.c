@@ -51,11 +51,8 @@ struct rproc {
 	struct lt_ring *rings[LT_PROTO_MAX_CHANNELS];
 	uint32_t stream_id[LT_PROTO_MAX_CHANNELS];
 	struct lt_stream_out *out[LT_PROTO_MAX_CHANNELS]; /* per CPU */
-	struct lt_proto_event *ev; /* by id */
-	struct lt_ctf_event *byid; /* the same, as the walker wants them */
-	uint32_t nev; /* slots in ev and byid */
-	struct lt_ctf_event *ctf; /* the described ones, for metadata */
-	uint32_t nctf;
+	struct lt_ctf_event *ev; /* by id, owned; a hole has no name */
+	uint32_t nev; /* slots in ev */
 };
 
 struct rec {
@@ -90,9 +87,9 @@ static void finish(struct rec *R);
 static const struct lt_ctf_event *lookup_event(void *arg, uint32_t id)
 {
 	struct rproc *p = arg;
-	if (id >= p->nev || !p->byid[id].name)
+	if (id >= p->nev || !p->ev[id].name)
 		return NULL;
-	return &p->byid[id];
+	return &p->ev[id];
 }
 
 static void count_record(void *arg, const struct lt_ctf_record *r)
@@ -278,8 +275,6 @@ static void free_proc(struct rproc *p)
 	for (uint32_t i = 0; i < p->nev; i++)
 		lt_proto_event_free(&p->ev[i]);
 	free(p->ev);
-	free(p->byid);
-	free(p->ctf);
 	for (int ch = 0; ch < LT_PROTO_MAX_CHANNELS; ch++) {
 		if (p->out[ch] && p->rings[ch])
 			for (uint32_t cpu = 0; cpu < p->rings[ch]->n_cpus;
@@ -309,22 +304,13 @@ static int write_metadata_to(struct rec *R, const char *dir, int only_overwrite)
 		struct rproc *p = R->procs[i];
 		if (!p->rings[0])
 			continue; /* a control client, or not yet joined */
-		/* the described events, in id order, for this process */
-		free(p->ctf);
-		p->ctf = calloc(p->nev + 1, sizeof(*p->ctf));
-		if (!p->ctf)
-			goto out;
-		p->nctf = 0;
-		for (uint32_t id = 0; id < p->nev; id++)
-			if (p->byid[id].name)
-				p->ctf[p->nctf++] = p->byid[id];
 		for (int ch = 0; ch < R->o->nchannels; ch++) {
 			if (only_overwrite && !R->o->channels[ch].overwrite)
 				continue;
 			streams[n++] =
 				(struct lt_ctf_stream){ p->stream_id[ch],
 							R->o->channels[ch].name,
-							p->ctf, p->nctf };
+							p->ev, p->nev };
 		}
 		char *name = env_store + (size_t)i * 64;
 		snprintf(name, 64, "process_%d_%d", p->pid, p->gen);
@@ -642,30 +628,23 @@ static int on_hello(struct rec *R, struct rproc *p,
 
 static int on_event(struct rec *R, struct rproc *p, const void *buf, size_t len)
 {
-	struct lt_proto_event ev;
+	struct lt_ctf_event ev;
 	int rc = lt_proto_event_decode(buf, len, &ev);
 	if (rc)
 		return rc;
 	if (ev.id >= p->nev) {
 		uint32_t n = ev.id + 64;
-		struct lt_proto_event *a = realloc(p->ev, n * sizeof(*a));
-		if (a)
-			p->ev = a;
-		struct lt_ctf_event *b = realloc(p->byid, n * sizeof(*b));
-		if (b)
-			p->byid = b;
-		if (!a || !b) {
+		struct lt_ctf_event *a = realloc(p->ev, n * sizeof(*a));
+		if (!a) {
 			lt_proto_event_free(&ev);
 			return -ENOMEM;
 		}
 		memset(a + p->nev, 0, (n - p->nev) * sizeof(*a));
-		memset(b + p->nev, 0, (n - p->nev) * sizeof(*b));
+		p->ev = a;
 		p->nev = n;
 	}
 	lt_proto_event_free(&p->ev[ev.id]);
 	p->ev[ev.id] = ev;
-	p->byid[ev.id] = (struct lt_ctf_event){ ev.id, ev.name, ev.loglevel,
-						ev.fields, ev.nfields };
 	for (int i = 0; i < R->o->nrules; i++)
 		if (lt_probe_match(R->o->rules[i].pattern, ev.name))
 			R->res->patterns_unmatched &= ~(1ull << i);

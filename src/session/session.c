@@ -206,7 +206,7 @@ struct event_list {
 	int oom;
 };
 
-static void collect_event(void *arg, const struct lt_probe_event *e)
+static void collect_event(void *arg, const struct lt_ctf_event *e)
 {
 	struct event_list *l = arg;
 	if (l->n == l->cap) {
@@ -220,8 +220,7 @@ static void collect_event(void *arg, const struct lt_probe_event *e)
 		l->cap = cap;
 	}
 	/* registry entries and their fields live as long as the process */
-	l->ev[l->n++] = (struct lt_ctf_event){ e->id, e->name, e->loglevel,
-					       e->fields, e->nfields };
+	l->ev[l->n++] = *e;
 }
 
 static int write_metadata(lt_session_t *s)
