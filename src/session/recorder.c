@@ -66,10 +66,13 @@ struct rec {
 	int meta_dirty;
 	char hostname[256];
 	int stopped;
+	int idle_ms; /* the next wait for something to do */
 	struct lt_kernel *kern;
 	struct lt_stream_out *kout; /* per CPU */
 	uint32_t kernel_stream;
 	pid_t child;
+	int child_alive;
+	uint64_t child_done_ms;
 	uint64_t last_scan_ms;
 	struct {
 		char name[LT_PROTO_NAME];
@@ -81,22 +84,44 @@ struct rec {
 static uint64_t now_ms(void);
 static void finish(struct rec *R);
 
-/* Whether pid has no thread left that could write (gone, or a zombie). */
-static int proc_gone(pid_t pid)
+/* The fields of /proc/PID/stat after "PID (COMM)" (COMM may hold spaces
+ * and parentheses), read into buf; NULL, with errno, if it cannot be. */
+static const char *proc_stat(pid_t pid, char *buf, size_t cap)
 {
-	char path[64], buf[256];
+	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return errno == ENOENT;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+		return NULL;
+	ssize_t n = read(fd, buf, cap - 1);
 	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
-	/* "pid (comm) S ...": the state follows the last ')' */
+	buf[n > 0 ? n : 0] = 0;
 	const char *e = strrchr(buf, ')');
-	return e && e[1] == ' ' && (e[2] == 'Z' || e[2] == 'X');
+	if (!e)
+		errno = EIO;
+	return e ? e + 1 : NULL;
+}
+
+/* Whether pid has no thread left that could write (gone, or a zombie). */
+static int proc_gone(pid_t pid)
+{
+	char buf[512];
+	const char *s = proc_stat(pid, buf, sizeof(buf));
+	if (!s)
+		return errno == ENOENT;
+	/* " S ...": the state comes first */
+	return s[0] == ' ' && (s[1] == 'Z' || s[1] == 'X');
+}
+
+/* pid's parent; 0 if unknown. */
+static int parent_of(pid_t pid)
+{
+	char buf[512];
+	int ppid = 0;
+	const char *s = proc_stat(pid, buf, sizeof(buf));
+	if (!s || sscanf(s, " %*c %d", &ppid) != 1)
+		return 0;
+	return ppid;
 }
 
 /* A process whose socket closed: everything it committed goes to disk. */
@@ -519,18 +544,27 @@ static void accept_all(struct rec *R)
 	}
 }
 
-static pid_t start_command(struct rec *R, int *err)
+static int cannot_run(struct rec *R, int err)
+{
+	fprintf(stderr, "lowtrace: record: cannot run %s: %s\n", R->o->argv[0],
+		strerror(-err));
+	R->res->exit_status = 127;
+	return err;
+}
+
+/* Runs the command with the session's socket in its environment; 0, or
+ * -errno after a message. */
+static int start_command(struct rec *R)
 {
 	int pfd[2];
-	if (pipe2(pfd, O_CLOEXEC) < 0) {
-		*err = -errno;
-		return -1;
-	}
+	signal(SIGINT, SIG_IGN); /* the command gets it and ends; we finish */
+	signal(SIGQUIT, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return cannot_run(R, -errno);
 	pid_t pid = fork();
-	if (pid < 0) {
-		*err = -errno;
-		return -1;
-	}
+	if (pid < 0)
+		return cannot_run(R, -errno);
 	if (pid == 0) {
 		close(pfd[0]);
 		setenv("LOWTRACE_SESSION_SOCK", R->sock_path, 1);
@@ -549,10 +583,13 @@ static pid_t start_command(struct rec *R, int *err)
 	close(pfd[0]);
 	if (n == (ssize_t)sizeof(e)) {
 		waitpid(pid, NULL, 0);
-		*err = -e;
-		return -1;
+		return cannot_run(R, -e);
 	}
-	return pid;
+	R->child = pid;
+	R->child_alive = 1;
+	if (R->kern)
+		lt_kernel_add_pid(R->kern, pid);
+	return 0;
 }
 
 static uint64_t now_ms(void)
@@ -576,6 +613,28 @@ static int kernel_packet(void *arg, uint32_t cpu, const void *packet,
 	return 0;
 }
 
+/* One look through /proc: adds the processes whose parent is kept;
+ * returns how many. */
+static int add_children(struct rec *R)
+{
+	int added = 0;
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		pid_t pid = (pid_t)atoi(e->d_name);
+		if (pid <= 0 || lt_kernel_has_pid(R->kern, pid))
+			continue;
+		int ppid = parent_of(pid);
+		if (ppid > 0 && lt_kernel_has_pid(R->kern, ppid)) {
+			lt_kernel_add_pid(R->kern, pid);
+			added++;
+		}
+	}
+	if (d)
+		closedir(d);
+	return added;
+}
+
 /*
  * Without --all the kernel channel keeps the command's process tree:
  * the processes that joined, and now and then those whose parent is kept
@@ -586,36 +645,8 @@ static void track_tree(struct rec *R)
 	if (!R->kern || R->o->kernel_all || now_ms() - R->last_scan_ms < 100)
 		return;
 	R->last_scan_ms = now_ms();
-	for (int round = 0; round < 4; round++) {
-		int added = 0;
-		DIR *d = opendir("/proc");
-		struct dirent *e;
-		while (d && (e = readdir(d))) {
-			char path[300], buf[512];
-			pid_t pid = (pid_t)atoi(e->d_name);
-			if (pid <= 0 || lt_kernel_has_pid(R->kern, pid))
-				continue;
-			snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-			FILE *f = fopen(path, "r");
-			if (!f)
-				continue;
-			size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-			fclose(f);
-			buf[n] = 0;
-			/* "pid (comm) state ppid": comm may hold spaces */
-			char *rp = strrchr(buf, ')');
-			int ppid = 0;
-			if (rp && sscanf(rp + 1, " %*c %d", &ppid) == 1 &&
-			    ppid > 0 && lt_kernel_has_pid(R->kern, ppid)) {
-				lt_kernel_add_pid(R->kern, pid);
-				added++;
-			}
-		}
-		if (d)
-			closedir(d);
-		if (!added)
-			break;
-	}
+	for (int round = 0; round < 4 && add_children(R); round++)
+		;
 }
 
 static int open_kernel(struct rec *R)
@@ -670,136 +701,190 @@ static void finish(struct rec *R)
 	write_metadata(R);
 }
 
-int lt_record_run(const struct lt_rec_options *o, struct lt_rec_result *res)
+/* Everything the recording needs before the command starts; 0, or
+ * -errno after a message. */
+static int open_recording(struct rec *R, const struct lt_rec_options *o,
+			  struct lt_rec_result *res)
 {
-	static struct rec R;
-	int rc;
-
-	memset(&R, 0, sizeof(R));
+	memset(R, 0, sizeof(*R));
 	memset(res, 0, sizeof(*res));
-	R.o = o;
-	R.res = res;
-	R.lsock = -1;
+	R->o = o;
+	R->res = res;
+	R->lsock = -1;
+	R->idle_ms = 1;
 	res->patterns_unmatched =
 		o->nrules >= 64 ? ~0ull : ((1ull << o->nrules) - 1);
-	lt_ctf_uuid_make(R.uuid);
-	if (gethostname(R.hostname, sizeof(R.hostname) - 1) < 0)
-		snprintf(R.hostname, sizeof(R.hostname), "unknown");
-	lt_consumer_init(&R.cons, o->dir, R.uuid, o->switch_ms);
-	R.cons.count_events = 1;
-	R.cons.who = "record: ";
-	rc = lt_clock_init();
+	lt_ctf_uuid_make(R->uuid);
+	if (gethostname(R->hostname, sizeof(R->hostname) - 1) < 0)
+		snprintf(R->hostname, sizeof(R->hostname), "unknown");
+	lt_consumer_init(&R->cons, o->dir, R->uuid, o->switch_ms);
+	R->cons.count_events = 1;
+	R->cons.who = "record: ";
+	int rc = lt_clock_init();
 	if (rc)
-		goto out;
-	rc = listen_socket(&R);
+		return rc;
+	rc = listen_socket(R);
 	if (rc) {
 		fprintf(stderr,
 			"lowtrace: record: cannot listen on %s: %s (check "
 			"$XDG_RUNTIME_DIR or /tmp)\n",
-			R.sock_path[0] ? R.sock_path : "the session socket",
+			R->sock_path[0] ? R->sock_path : "the session socket",
 			strerror(-rc));
-		goto out;
+		return rc;
 	}
 	if (o->nkernel) {
-		R.kernel_stream = R.next_stream++;
-		rc = open_kernel(&R);
+		R->kernel_stream = R->next_stream++;
+		rc = open_kernel(R);
 		if (rc)
-			goto out;
+			return rc;
 	}
-	write_metadata(&R);
-	signal(SIGINT, SIG_IGN); /* the command gets it and ends; we finish */
-	signal(SIGQUIT, SIG_IGN);
-	signal(SIGPIPE, SIG_IGN);
-	int err = 0;
-	pid_t child = start_command(&R, &err);
-	if (child < 0) {
-		fprintf(stderr, "lowtrace: record: cannot run %s: %s\n",
-			o->argv[0], strerror(-err));
-		res->exit_status = 127;
-		rc = err;
-		goto out;
+	write_metadata(R);
+	return 0;
+}
+
+static void close_recording(struct rec *R)
+{
+	if (R->lsock >= 0) {
+		close(R->lsock);
+		unlink(R->sock_path);
 	}
-	uint64_t child_done = 0;
-	int child_alive = 1, idle_ms = 1;
-	R.child = child;
-	if (R.kern)
-		lt_kernel_add_pid(R.kern, child);
-	for (;;) {
-		struct pollfd pf[MAX_PROCS + 1];
-		int n = 0;
-		pf[n++] = (struct pollfd){ R.lsock, POLLIN, 0 };
-		for (int i = 0; i < R.nprocs; i++)
-			if (R.procs[i]->fd >= 0)
-				pf[n++] = (struct pollfd){ R.procs[i]->fd,
-							   POLLIN, 0 };
-		/* a consumer that found nothing waits longer, up to 8 ms: the
-		 * default buffers hold far more than that at 10 M events/s */
-		poll(pf, (nfds_t)n, idle_ms);
-		uint64_t before = R.res->ch[0].packets + R.res->kernel_packets;
-		for (int ch = 1; ch < o->nchannels; ch++)
-			before += R.res->ch[ch].packets;
-		accept_all(&R);
-		if (R.kern) {
-			lt_kernel_poll(R.kern, kernel_packet, &R);
-			track_tree(&R);
-		}
-		int alive = 0;
-		for (int i = 0; i < R.nprocs; i++) {
-			struct rproc *p = R.procs[i];
-			if (p->fd < 0)
-				continue;
-			if (on_readable(&R, p) < 0) {
-				close(p->fd);
-				p->fd = -1;
-				if (p->pid && !R.stopped)
-					collect_dead(&R, p);
-				continue;
-			}
+	lt_consumer_destroy(&R->cons);
+	for (int i = 0; i < R->nprocs; i++)
+		free_proc(R->procs[i]);
+	if (R->kern) {
+		close_kernel(R);
+		lt_kernel_close(R->kern);
+		free(R->kout);
+	}
+}
+
+/* Waits up to idle_ms for a connection or a message. */
+static void wait_for_work(struct rec *R)
+{
+	struct pollfd pf[MAX_PROCS + 1];
+	int n = 0;
+	pf[n++] = (struct pollfd){ R->lsock, POLLIN, 0 };
+	for (int i = 0; i < R->nprocs; i++)
+		if (R->procs[i]->fd >= 0)
+			pf[n++] = (struct pollfd){ R->procs[i]->fd, POLLIN, 0 };
+	poll(pf, (nfds_t)n, R->idle_ms);
+}
+
+/* Packets written so far, the kernel's too. */
+static uint64_t packets_written(const struct rec *R)
+{
+	uint64_t n = R->res->kernel_packets;
+	for (int ch = 0; ch < R->o->nchannels; ch++)
+		n += R->res->ch[ch].packets;
+	return n;
+}
+
+/* A round that wrote nothing doubles the next wait, up to 8 ms: the
+ * default buffers hold far more than that at 10 M events/s. */
+static void pace(struct rec *R, uint64_t before)
+{
+	if (packets_written(R) != before)
+		R->idle_ms = 1;
+	else if (R->idle_ms < 8)
+		R->idle_ms *= 2;
+}
+
+static void poll_kernel(struct rec *R)
+{
+	if (!R->kern)
+		return;
+	lt_kernel_poll(R->kern, kernel_packet, R);
+	track_tree(R);
+}
+
+static void close_connection(struct rec *R, struct rproc *p)
+{
+	close(p->fd);
+	p->fd = -1;
+	if (p->pid && !R->stopped)
+		collect_dead(R, p);
+}
+
+/* Reads every connection; one that closed has its buffers collected.
+ * Returns how many processes that joined are still connected. */
+static int serve_processes(struct rec *R)
+{
+	int alive = 0;
+	for (int i = 0; i < R->nprocs; i++) {
+		struct rproc *p = R->procs[i];
+		if (p->fd < 0)
+			continue;
+		if (on_readable(R, p) < 0)
+			close_connection(R, p);
+		else
 			alive += p->pid > 0;
-		}
-		if (!R.stopped)
-			lt_consumer_drain(&R.cons);
-		uint64_t after = R.res->ch[0].packets + R.res->kernel_packets;
-		for (int ch = 1; ch < o->nchannels; ch++)
-			after += R.res->ch[ch].packets;
-		idle_ms = after != before ? 1 : (idle_ms < 8 ? idle_ms * 2 : 8);
-		if (R.meta_dirty && !R.stopped)
-			write_metadata(&R);
-		if (!R.stopped)
-			lt_consumer_switch_timer(&R.cons);
-		if (child_alive) {
-			int st;
-			if (waitpid(child, &st, WNOHANG) == child) {
-				child_alive = 0;
-				child_done = now_ms();
-				if (WIFEXITED(st)) {
-					res->exit_status = WEXITSTATUS(st);
-				} else {
-					res->exit_status = 128 + WTERMSIG(st);
-					res->crashed++;
-				}
-			}
-		}
-		/* done when the command and every process that joined are,
-		 * or a little after the command if orphans live on */
-		if (!child_alive && (!alive || now_ms() - child_done > 2000))
+	}
+	return alive;
+}
+
+/* The consumer's pass: complete sub-buffers, new event descriptions, the
+ * switch timer. */
+static void consume(struct rec *R)
+{
+	if (R->stopped)
+		return;
+	lt_consumer_drain(&R->cons);
+	if (R->meta_dirty)
+		write_metadata(R);
+	lt_consumer_switch_timer(&R->cons);
+}
+
+/* Notes the command's end, and its exit status as a shell gives it. */
+static void watch_command(struct rec *R)
+{
+	int st;
+	if (!R->child_alive || waitpid(R->child, &st, WNOHANG) != R->child)
+		return;
+	R->child_alive = 0;
+	R->child_done_ms = now_ms();
+	if (WIFEXITED(st)) {
+		R->res->exit_status = WEXITSTATUS(st);
+	} else {
+		R->res->exit_status = 128 + WTERMSIG(st);
+		R->res->crashed++;
+	}
+}
+
+/* Done when the command and every process that joined are, or a little
+ * after the command if orphans live on. */
+static int recording_done(const struct rec *R, int alive)
+{
+	return !R->child_alive &&
+	       (!alive || now_ms() - R->child_done_ms > 2000);
+}
+
+static void record_until_done(struct rec *R)
+{
+	for (;;) {
+		wait_for_work(R);
+		uint64_t before = packets_written(R);
+		accept_all(R);
+		poll_kernel(R);
+		int alive = serve_processes(R);
+		consume(R);
+		pace(R, before);
+		watch_command(R);
+		if (recording_done(R, alive))
 			break;
 	}
-	if (!R.stopped)
-		finish(&R);
-	rc = 0;
-out:
-	if (R.lsock >= 0) {
-		close(R.lsock);
-		unlink(R.sock_path);
+}
+
+int lt_record_run(const struct lt_rec_options *o, struct lt_rec_result *res)
+{
+	static struct rec R;
+	int rc = open_recording(&R, o, res);
+	if (!rc)
+		rc = start_command(&R);
+	if (!rc) {
+		record_until_done(&R);
+		if (!R.stopped)
+			finish(&R);
 	}
-	lt_consumer_destroy(&R.cons);
-	for (int i = 0; i < R.nprocs; i++)
-		free_proc(R.procs[i]);
-	if (R.kern) {
-		close_kernel(&R);
-		lt_kernel_close(R.kern);
-		free(R.kout);
-	}
+	close_recording(&R);
 	return rc;
 }
