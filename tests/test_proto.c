@@ -18,11 +18,11 @@ static const struct lt_enum_entry labels[] = { { "LOW", -3, -1 },
 static const struct lt_enum_desc signed_enum = { "level", labels, 2 };
 
 static int round_trip(const struct lt_field_desc *f, uint32_t n,
-		      struct lt_proto_event *ev)
+		      struct lt_ctf_event *ev)
 {
 	static unsigned char buf[8192];
-	ssize_t len = lt_proto_event_encode(buf, sizeof(buf), 7, 4,
-					    "test:event", f, n);
+	const struct lt_ctf_event in = { 7, "test:event", 4, f, n };
+	ssize_t len = lt_proto_event_encode(buf, sizeof(buf), &in);
 	LT_ASSERT(len > 0);
 	enum lt_msg_type type;
 	LT_ASSERT_EQ(lt_proto_check(buf, (size_t)len, &type), 0);
@@ -38,7 +38,7 @@ LT_TEST(test_event_round_trip)
 		{ "seq", LT_FT_SEQUENCE, 2, 0, 16, 0, NULL },
 		{ "align", LT_FT_STRING, 1, 0, 10, 0, NULL },
 	};
-	struct lt_proto_event ev;
+	struct lt_ctf_event ev;
 	LT_ASSERT_EQ(round_trip(f, 4, &ev), 0);
 	LT_ASSERT_EQ(ev.id, 7);
 	LT_ASSERT_STREQ(ev.name, "test:event");
@@ -65,7 +65,7 @@ LT_TEST(test_enum_label_outside_its_integer_is_refused)
 	const struct lt_field_desc b[] = {
 		{ "level", LT_FT_ENUM, 1, 1, 10, 0, &big_enum },
 	};
-	struct lt_proto_event ev;
+	struct lt_ctf_event ev;
 	LT_ASSERT_EQ(round_trip(u, 1, &ev), -EPROTO);
 	LT_ASSERT_EQ(round_trip(b, 1, &ev), -EPROTO);
 	LT_ASSERT(lt_ctf_enum_range_ok(1, 1, -128, 127));
@@ -83,7 +83,7 @@ LT_TEST(test_two_fields_of_one_name_are_refused)
 		{ "x", LT_FT_INT, 4, 1, 10, 0, NULL },
 		{ "x", LT_FT_INT, 8, 1, 10, 0, NULL },
 	};
-	struct lt_proto_event ev;
+	struct lt_ctf_event ev;
 	LT_ASSERT_EQ(round_trip(twice, 2, &ev), -EPROTO);
 }
 
@@ -97,7 +97,7 @@ LT_TEST(test_sequence_length_names_avoid_the_fields)
 		{ "v_length2", LT_FT_SEQUENCE, 1, 0, 10, 0, NULL },
 		{ "_v", LT_FT_INT, 4, 0, 10, 0, NULL },
 	};
-	struct lt_proto_event ev;
+	struct lt_ctf_event ev;
 	LT_ASSERT_EQ(round_trip(f, 4, &ev), 0);
 	char err[8192];
 	if (event_metadata_opens(ev.id, ev.name, ev.loglevel, ev.fields,

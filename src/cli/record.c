@@ -311,7 +311,7 @@ static void summary(const struct lt_rec_options *o,
 		(unsigned long long)ev, hb, r->processes,
 		r->processes == 1 ? "" : "es", o->dir);
 	for (int i = 0; i < o->nchannels; i++) {
-		const struct lt_rec_channel_stats *c = &r->ch[i];
+		const struct lt_consumer_stats *c = &r->ch[i];
 		const struct lt_rec_channel *d = &o->channels[i];
 		fprintf(stderr,
 			" Channel %s (%s): %llu events in %llu packet%s",

@@ -381,6 +381,8 @@ char *lt_ctf_metadata_text(const struct lt_ctf_trace *t, size_t *len)
 	for (uint32_t s = 0; s < t->nstreams; s++) {
 		for (uint32_t i = 0; i < t->streams[s].nevents; i++) {
 			const struct lt_ctf_event *e = &t->streams[s].events[i];
+			if (!e->name)
+				continue; /* a hole of a table by id */
 			sb_printf(&b, "event {\n\tname = ");
 			sb_quoted(&b, e->name);
 			sb_printf(&b,

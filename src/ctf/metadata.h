@@ -12,6 +12,11 @@
 
 #include "clock/clock.h"
 
+/*
+ * An event's description: the registry's (probe.h), the protocol's
+ * (proto.h) and the metadata's.  A table of them by id may have holes:
+ * an entry without a name stands for no event.
+ */
 struct lt_ctf_event {
 	uint32_t id;
 	const char *name;

@@ -47,15 +47,10 @@ int lt_probe_enable_trigger(const void *owner, const char *pattern,
 /* Removes owner's rules with this pattern (all of them for NULL). */
 int lt_probe_disable(const void *owner, const char *pattern);
 
-/* The registered events, for metadata and listings. */
-struct lt_probe_event {
-	uint32_t id;
-	const char *name; /* "provider:event" */
-	int loglevel;
-	const struct lt_field_desc *fields;
-	uint32_t nfields;
-};
-typedef void (*lt_probe_event_fn)(void *arg, const struct lt_probe_event *e);
+/* The registered events, for metadata and listings (names are
+ * "provider:event"; ctf/metadata.h describes them). */
+struct lt_ctf_event;
+typedef void (*lt_probe_event_fn)(void *arg, const struct lt_ctf_event *e);
 /* Calls fn for every event ever registered (in id order), under the lock. */
 void lt_probe_foreach_event(lt_probe_event_fn fn, void *arg);
 /* Events registered now whose name matches pattern. */

@@ -20,6 +20,7 @@
 #include <strings.h>
 
 #include "clock/clock.h"
+#include "ctf/metadata.h"
 #include "probe/filter.h"
 #include "probe/targets.h"
 
@@ -393,9 +394,8 @@ static void add_desc(struct lt_event_desc *d)
 		entries[nentries++] = e;
 		atomic_fetch_add(&generation, 1);
 		if (listener) {
-			struct lt_probe_event pe = { e->id, e->name,
-						     e->loglevel, e->fields,
-						     e->nfields };
+			struct lt_ctf_event pe = { e->id, e->name, e->loglevel,
+						   e->fields, e->nfields };
 			listener(listener_arg, &pe);
 		}
 	}
@@ -613,8 +613,8 @@ void lt_probe_set_listener(lt_probe_event_fn fn, void *arg)
 	listener_arg = arg;
 	for (size_t i = 0; fn && i < nentries; i++) {
 		struct entry *e = entries[i];
-		struct lt_probe_event pe = { e->id, e->name, e->loglevel,
-					     e->fields, e->nfields };
+		struct lt_ctf_event pe = { e->id, e->name, e->loglevel,
+					   e->fields, e->nfields };
 		fn(arg, &pe);
 	}
 	pthread_mutex_unlock(&reg_lock);
@@ -658,8 +658,8 @@ void lt_probe_foreach_event(lt_probe_event_fn fn, void *arg)
 	pthread_mutex_lock(&reg_lock);
 	for (size_t i = 0; i < nentries; i++) {
 		struct entry *e = entries[i];
-		struct lt_probe_event pe = { e->id, e->name, e->loglevel,
-					     e->fields, e->nfields };
+		struct lt_ctf_event pe = { e->id, e->name, e->loglevel,
+					   e->fields, e->nfields };
 		fn(arg, &pe);
 	}
 	pthread_mutex_unlock(&reg_lock);

@@ -40,6 +40,7 @@
 #include <lowtrace/tracepoint.h>
 
 #include "clock/clock.h"
+#include "ctf/metadata.h"
 #include "probe/probe.h"
 #include "ring/ring.h"
 #include "session/agent.h"
@@ -149,12 +150,10 @@ static int add_rule(const struct lt_proto_rule *r, struct lt_ring *ring,
 }
 
 /* Called by the registry, under its lock, for each event. */
-static void describe_event(void *arg, const struct lt_probe_event *e)
+static void describe_event(void *arg, const struct lt_ctf_event *e)
 {
 	(void)arg;
-	ssize_t n = lt_proto_event_encode(event_buf, sizeof(event_buf), e->id,
-					  e->loglevel, e->name, e->fields,
-					  e->nfields);
+	ssize_t n = lt_proto_event_encode(event_buf, sizeof(event_buf), e);
 	if (n < 0) {
 		fprintf(stderr,
 			"lowtrace: event %s has too many fields to describe; "

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctf/metadata.h"
 #include "probe/probe.h"
 #include "session/agent.h"
 #include "session/proto.h"
@@ -122,11 +123,10 @@ static int main_program(struct dl_phdr_info *info, size_t size, void *arg)
 	return 1;
 }
 
-static void describe(void *arg, const struct lt_probe_event *e)
+static void describe(void *arg, const struct lt_ctf_event *e)
 {
 	static char buf[LT_PROTO_MAX];
-	ssize_t n = lt_proto_event_encode(buf, sizeof(buf), e->id, e->loglevel,
-					  e->name, e->fields, e->nfields);
+	ssize_t n = lt_proto_event_encode(buf, sizeof(buf), e);
 	if (n > 0)
 		send(*(int *)arg, buf, (size_t)n, MSG_NOSIGNAL);
 }

@@ -26,6 +26,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "ctf/metadata.h"
 #include "probe/filter.h"
 #include "probe/probe.h"
 
@@ -87,7 +88,7 @@ out:
 }
 
 struct events {
-	struct lt_proto_event *ev;
+	struct lt_ctf_event *ev;
 	size_t n;
 };
 
@@ -132,14 +133,14 @@ static int list_events(char *const *argv, struct events *out)
 		if (n <= 0)
 			break;
 		enum lt_msg_type type;
-		struct lt_proto_event e;
+		struct lt_ctf_event e;
 		if (lt_proto_check(buf, (size_t)n, &type) ||
 		    type != LT_MSG_EVENT ||
 		    lt_proto_event_decode(buf, (size_t)n, &e)) {
 			rc = -EPROTO;
 			continue;
 		}
-		struct lt_proto_event *a =
+		struct lt_ctf_event *a =
 			realloc(out->ev, (out->n + 1) * sizeof(*a));
 		if (!a) {
 			lt_proto_event_free(&e);
@@ -166,7 +167,7 @@ static int check_rule(const struct lt_proto_rule *r, const struct events *ev,
 	int selected = 0, fits = 0;
 
 	for (size_t i = 0; i < ev->n; i++) {
-		const struct lt_proto_event *e = &ev->ev[i];
+		const struct lt_ctf_event *e = &ev->ev[i];
 		struct lt_filter *f;
 		if (e->loglevel > r->loglevel_max ||
 		    !lt_probe_match(r->pattern, e->name))
@@ -268,7 +269,7 @@ int lt_preflight_list(char *const *argv, FILE *out)
 		return -ENODATA;
 	int rc = list_events(argv, &ev);
 	for (size_t i = 0; i < ev.n; i++) {
-		const struct lt_proto_event *e = &ev.ev[i];
+		const struct lt_ctf_event *e = &ev.ev[i];
 		fprintf(out, "%s (%s)", e->name,
 			lt_probe_loglevel_name(e->loglevel));
 		for (uint32_t k = 0; k < e->nfields; k++) {

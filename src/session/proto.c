@@ -170,20 +170,20 @@ static void w_str(struct wbuf *w, const char *s)
 	w_bytes(w, s, n);
 }
 
-ssize_t lt_proto_event_encode(void *buf, size_t cap, uint32_t id, int loglevel,
-			      const char *name, const struct lt_field_desc *f,
-			      uint32_t nfields)
+ssize_t lt_proto_event_encode(void *buf, size_t cap,
+			      const struct lt_ctf_event *ev)
 {
 	struct wbuf w = { buf, sizeof(struct lt_msg_hdr), cap, 0 };
-	int32_t lvl = loglevel;
+	const struct lt_field_desc *f = ev->fields;
+	int32_t lvl = ev->loglevel;
 
 	if (cap < sizeof(struct lt_msg_hdr) || cap > LT_PROTO_MAX)
 		return -E2BIG;
-	w_bytes(&w, &id, 4);
+	w_bytes(&w, &ev->id, 4);
 	w_bytes(&w, &lvl, 4);
-	w_bytes(&w, &nfields, 4);
-	w_str(&w, name);
-	for (uint32_t i = 0; i < nfields; i++) {
+	w_bytes(&w, &ev->nfields, 4);
+	w_str(&w, ev->name);
+	for (uint32_t i = 0; i < ev->nfields; i++) {
 		uint8_t b[4] = { f[i].type, f[i].size, f[i].is_signed,
 				 f[i].base };
 		uint32_t ne = f[i].enumd ? f[i].enumd->n : 0;
@@ -266,7 +266,7 @@ static int printable(const char *s)
 	return s != NULL;
 }
 
-void lt_proto_event_free(struct lt_proto_event *ev)
+void lt_proto_event_free(struct lt_ctf_event *ev)
 {
 	for (uint32_t i = 0; ev->fields && i < ev->nfields; i++) {
 		free((char *)ev->fields[i].name);
@@ -278,8 +278,8 @@ void lt_proto_event_free(struct lt_proto_event *ev)
 			free((void *)e);
 		}
 	}
-	free(ev->fields);
-	free(ev->name);
+	free((void *)ev->fields);
+	free((char *)ev->name);
 	memset(ev, 0, sizeof(*ev));
 }
 
@@ -310,25 +310,27 @@ static int field_ok(const struct lt_field_desc *f)
 	return (f->base == 10 || f->base == 16) && f->is_signed <= 1;
 }
 
-int lt_proto_event_decode(const void *buf, size_t len,
-			  struct lt_proto_event *ev)
+int lt_proto_event_decode(const void *buf, size_t len, struct lt_ctf_event *ev)
 {
 	struct rbuf r = { buf, sizeof(struct lt_msg_hdr), len, 0 };
 	uint32_t nf = 0;
+	int32_t lvl = 0;
+	struct lt_field_desc *fields;
 
 	memset(ev, 0, sizeof(*ev));
 	r_bytes(&r, &ev->id, 4);
-	r_bytes(&r, &ev->loglevel, 4);
+	r_bytes(&r, &lvl, 4);
 	r_bytes(&r, &nf, 4);
+	ev->loglevel = lvl;
 	ev->name = r_str(&r);
 	if (r.bad || nf > 256 || !printable(ev->name) || ev->loglevel < 0 ||
 	    ev->loglevel > LT_DEBUG || ev->id > 65535)
 		goto bad;
-	ev->fields = calloc(nf + 1, sizeof(*ev->fields));
-	if (!ev->fields)
+	ev->fields = fields = calloc(nf + 1, sizeof(*fields));
+	if (!fields)
 		goto bad;
 	for (uint32_t i = 0; i < nf; i++) {
-		struct lt_field_desc *f = &ev->fields[i];
+		struct lt_field_desc *f = &fields[i];
 		uint8_t b[4];
 		uint32_t ne = 0;
 		f->name = r_str(&r);

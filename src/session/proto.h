@@ -108,14 +108,7 @@ struct lt_msg_trigger {
 	char name[LT_PROTO_NAME];
 };
 
-/* An event's description, decoded: strings and fields owned by it. */
-struct lt_proto_event {
-	uint32_t id;
-	int32_t loglevel;
-	char *name;
-	struct lt_field_desc *fields;
-	uint32_t nfields;
-};
+struct lt_ctf_event; /* ctf/metadata.h */
 
 void lt_proto_init(struct lt_msg_hdr *h, enum lt_msg_type type, size_t len);
 /* 0 if the header is ours and len bytes were received for it. */
@@ -128,13 +121,12 @@ ssize_t lt_proto_recv(int sock, void *buf, size_t cap, int *fds, int max_fds,
 		      int *nfds);
 
 /* EVENT messages: encodes into buf (returns length or -E2BIG); decodes
- * and checks (returns 0 or -EPROTO). */
-ssize_t lt_proto_event_encode(void *buf, size_t cap, uint32_t id, int loglevel,
-			      const char *name, const struct lt_field_desc *f,
-			      uint32_t nfields);
-int lt_proto_event_decode(const void *buf, size_t len,
-			  struct lt_proto_event *ev);
-void lt_proto_event_free(struct lt_proto_event *ev);
+ * and checks (returns 0 or -EPROTO), into an event that owns its name and
+ * fields until lt_proto_event_free(). */
+ssize_t lt_proto_event_encode(void *buf, size_t cap,
+			      const struct lt_ctf_event *ev);
+int lt_proto_event_decode(const void *buf, size_t len, struct lt_ctf_event *ev);
+void lt_proto_event_free(struct lt_ctf_event *ev);
 
 /* A string field of a fixed-size array: NUL-terminated within it? */
 int lt_proto_str_ok(const char *s, size_t cap);

@@ -5,13 +5,13 @@
  * LOWTRACE_SESSION_SOCK naming it, and gives every process that joins
  * (agent.c) ring buffers of its own: one memfd per channel, created here,
  * so that what a process committed is still here after it dies.  One
- * thread polls the socket and every process's buffers: complete
- * sub-buffers of discard channels go to stream files as they fill, a
- * switch timer flushes partial ones, new event descriptions rewrite the
- * metadata.  When a process's socket closes (exit, crash, exec), its
- * buffers are flushed and drained here; a sub-buffer left incomplete by a
- * writer that died mid-record keeps its whole records, and the torn ones
- * are counted lost.  Overwrite channels are written at the end.
+ * thread polls the socket and every process's buffers, each a buffer of
+ * the consumer (consumer.h): complete sub-buffers of discard channels go
+ * to stream files as they fill, a switch timer flushes partial ones, new
+ * event descriptions rewrite the metadata.  When a process's socket
+ * closes (exit, crash, exec), the consumer collects its buffers, keeping
+ * the whole records a writer that died mid-record left.  Overwrite
+ * channels are written at the end.
  *
  * Each process's channel is a stream class of its own (its event ids are
  * its own), streams named CHANNEL_PID_CPU (CHANNEL_PID.N_CPU for the N-th
@@ -36,10 +36,10 @@
 #include <unistd.h>
 
 #include "ctf/metadata.h"
-#include "ctf/packet.h"
 #include "kernel/kernel.h"
 #include "probe/probe.h"
 #include "ring/ring.h"
+#include "session/consumer.h"
 #include "session/streams.h"
 
 #define MAX_PROCS 1024
@@ -48,14 +48,9 @@ struct rproc {
 	int fd; /* the connection; -1 once closed */
 	int pid, ppid, gen;
 	char comm[16];
-	struct lt_ring *rings[LT_PROTO_MAX_CHANNELS];
-	uint32_t stream_id[LT_PROTO_MAX_CHANNELS];
-	struct lt_stream_out *out[LT_PROTO_MAX_CHANNELS]; /* per CPU */
-	struct lt_proto_event *ev; /* by id */
-	struct lt_ctf_event *byid; /* the same, as the walker wants them */
-	uint32_t nev; /* slots in ev and byid */
-	struct lt_ctf_event *ctf; /* the described ones, for metadata */
-	uint32_t nctf;
+	/* its channels' buffers, the consumer's once it joined */
+	struct lt_consumer_buf buf[LT_PROTO_MAX_CHANNELS];
+	struct lt_event_table events; /* by id, owned; a hole has no name */
 };
 
 struct rec {
@@ -66,16 +61,18 @@ struct rec {
 	char sock_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	struct rproc *procs[MAX_PROCS];
 	int nprocs;
+	struct lt_consumer cons;
 	uint32_t next_stream;
 	int meta_dirty;
 	char hostname[256];
-	char *scratch; /* one sub-buffer, for recovery */
-	uint64_t scratch_size;
 	int stopped;
+	int idle_ms; /* the next wait for something to do */
 	struct lt_kernel *kern;
 	struct lt_stream_out *kout; /* per CPU */
 	uint32_t kernel_stream;
 	pid_t child;
+	int child_alive;
+	uint64_t child_done_ms;
 	uint64_t last_scan_ms;
 	struct {
 		char name[LT_PROTO_NAME];
@@ -87,155 +84,44 @@ struct rec {
 static uint64_t now_ms(void);
 static void finish(struct rec *R);
 
-static const struct lt_ctf_event *lookup_event(void *arg, uint32_t id)
+/* The fields of /proc/PID/stat after "PID (COMM)" (COMM may hold spaces
+ * and parentheses), read into buf; NULL, with errno, if it cannot be. */
+static const char *proc_stat(pid_t pid, char *buf, size_t cap)
 {
-	struct rproc *p = arg;
-	if (id >= p->nev || !p->byid[id].name)
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		return NULL;
-	return &p->byid[id];
-}
-
-static void count_record(void *arg, const struct lt_ctf_record *r)
-{
-	(void)r;
-	(*(uint64_t *)arg)++;
-}
-
-static void stream_name(const struct rec *R, const struct rproc *p, int ch,
-			uint32_t cpu, char *out, size_t cap)
-{
-	if (p->gen)
-		snprintf(out, cap, "%s_%d.%d_%u", R->o->channels[ch].name,
-			 p->pid, p->gen, cpu);
-	else
-		snprintf(out, cap, "%s_%d_%u", R->o->channels[ch].name, p->pid,
-			 cpu);
-}
-
-static void write_packet(struct rec *R, struct rproc *p, int ch, uint32_t cpu,
-			 const void *data, size_t len)
-{
-	struct lt_rec_channel_stats *st = &R->res->ch[ch];
-	char name[200];
-	uint64_t n = 0;
-
-	stream_name(R, p, ch, cpu, name, sizeof(name));
-	lt_ctf_walk_records(data, len, lookup_event, p, count_record, &n);
-	if (lt_stream_write(&p->out[ch][cpu], R->o->dir, name, data, len)) {
-		st->lost_disk++;
-		return;
-	}
-	st->packets++;
-	st->bytes += len;
-	st->events += n;
-}
-
-static void consume_proc(struct rec *R, struct rproc *p)
-{
-	for (int ch = 0; ch < R->o->nchannels; ch++) {
-		struct lt_ring *r = p->rings[ch];
-		if (!r || R->o->channels[ch].overwrite)
-			continue;
-		for (uint32_t cpu = 0; cpu < r->n_cpus; cpu++) {
-			struct lt_ring_subbuf sb;
-			while (lt_ring_get_subbuf(r, cpu, &sb) == 0) {
-				write_packet(R, p, ch, cpu, sb.data, sb.len);
-				lt_ring_put_subbuf(r, cpu);
-			}
-		}
-	}
-}
-
-struct recover {
-	size_t ends[8192];
-	uint64_t ts[8192];
-	int n;
-};
-
-static void note_end(void *arg, const struct lt_ctf_record *r)
-{
-	struct recover *x = arg;
-	if (x->n < (int)(sizeof(x->ends) / sizeof(x->ends[0]))) {
-		x->ends[x->n] = r->end;
-		x->ts[x->n++] = r->ts;
-	}
-}
-
-/*
- * The sub-buffer at base of a dead process's buffer never completed: some
- * writer reserved space and died before committing.  Writers of one
- * thread commit in offset order, so the committed bytes are a prefix of
- * the records (plus, if it was closed, the padding): keep the whole
- * records of that prefix, count the rest lost.
- */
-static void recover_subbuf(struct rec *R, struct rproc *p, int ch, uint32_t cpu,
-			   uint64_t base)
-{
-	struct lt_ring *r = p->rings[ch];
-	struct lt_ring_ctl *ctl = lt_ring_ctl(r, cpu);
-	const uint64_t S = r->subbuf_size;
-	uint64_t idx = (base >> r->subbuf_shift) & (r->n_subbufs - 1);
-	uint64_t gen = base / r->buf_size;
-	/* an rseq writer publishes whole records: the offset bounds them */
-	int rseq = lt_ring_sync_of(r) == LT_RING_SYNC_RSEQ;
-	uint64_t committed = rseq ? atomic_load(&ctl->offset) - base :
-				    atomic_load(&ctl->commit[idx]) - gen * S;
-	struct lt_rec_channel_stats *st = &R->res->ch[ch];
-	static struct recover x;
-
-	memcpy(R->scratch, lt_ring_data(r, cpu) + (base & (r->buf_size - 1)),
-	       S);
-	struct lt_packet_header *h = (void *)R->scratch;
-	if (committed > S || h->magic != LT_PACKET_MAGIC ||
-	    h->packet_seq_num != base >> r->subbuf_shift) {
-		st->lost_crash++; /* not even its header was written */
-		return;
-	}
-	uint64_t content = h->content_size / 8;
-	if (content < LT_PACKET_HDR_SIZE || content > S)
-		/* never closed: an rseq buffer's records end at the offset;
-		 * an atomic one's closer may have died too */
-		content = rseq && committed < S ? committed : S;
-	x.n = 0;
-	size_t walked = lt_ctf_walk_records(R->scratch, content, lookup_event,
-					    p, note_end, &x);
-	int keep = 0;
-	for (int i = 0; i < x.n; i++) {
-		if (x.ends[i] == committed ||
-		    x.ends[i] + (S - content) == committed) {
-			keep = i + 1;
-			break;
-		}
-		if (x.ends[i] <= committed)
-			keep = i + 1; /* interleaved writers: the best bound */
-	}
-	/* the torn records, and one more where the walk met garbage */
-	st->lost_crash += (uint64_t)(x.n - keep) + (walked < content);
-	if (!keep)
-		return;
-	size_t end = x.ends[keep - 1];
-	h->content_size = h->packet_size = (uint64_t)end * 8;
-	h->timestamp_end = x.ts[keep - 1];
-	h->events_discarded = lt_ring_lost(r, cpu) + st->lost_crash;
-	write_packet(R, p, ch, cpu, R->scratch, end);
+	ssize_t n = read(fd, buf, cap - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	const char *e = strrchr(buf, ')');
+	if (!e)
+		errno = EIO;
+	return e ? e + 1 : NULL;
 }
 
 /* Whether pid has no thread left that could write (gone, or a zombie). */
 static int proc_gone(pid_t pid)
 {
-	char path[64], buf[256];
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	char buf[512];
+	const char *s = proc_stat(pid, buf, sizeof(buf));
+	if (!s)
 		return errno == ENOENT;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
+	/* " S ...": the state comes first */
+	return s[0] == ' ' && (s[1] == 'Z' || s[1] == 'X');
+}
+
+/* pid's parent; 0 if unknown. */
+static int parent_of(pid_t pid)
+{
+	char buf[512];
+	int ppid = 0;
+	const char *s = proc_stat(pid, buf, sizeof(buf));
+	if (!s || sscanf(s, " %*c %d", &ppid) != 1)
 		return 0;
-	buf[n] = 0;
-	/* "pid (comm) S ...": the state follows the last ')' */
-	const char *e = strrchr(buf, ')');
-	return e && e[1] == ' ' && (e[2] == 'Z' || e[2] == 'X');
+	return ppid;
 }
 
 /* A process whose socket closed: everything it committed goes to disk. */
@@ -243,51 +129,17 @@ static void collect_dead(struct rec *R, struct rproc *p)
 {
 	/* a process that closed its socket may still be running */
 	int gone = proc_gone(p->pid);
-	for (int ch = 0; ch < R->o->nchannels; ch++) {
-		struct lt_ring *r = p->rings[ch];
-		if (!r || R->o->channels[ch].overwrite)
-			continue;
-		for (uint32_t cpu = 0; cpu < r->n_cpus; cpu++) {
-			struct lt_ring_ctl *ctl = lt_ring_ctl(r, cpu);
-			if (gone)
-				lt_ring_flush_quiescent(r, cpu);
-			else
-				lt_ring_flush(r, cpu);
-			uint64_t end = atomic_load(&ctl->offset);
-			end = (end + r->subbuf_size - 1) &
-			      ~(r->subbuf_size - 1);
-			for (;;) {
-				struct lt_ring_subbuf sb;
-				uint64_t base = atomic_load(&ctl->consumed);
-				if (base >= end)
-					break;
-				if (lt_ring_get_subbuf(r, cpu, &sb) == 0) {
-					write_packet(R, p, ch, cpu, sb.data,
-						     sb.len);
-				} else {
-					recover_subbuf(R, p, ch, cpu, base);
-				}
-				lt_ring_put_subbuf(r, cpu);
-			}
-		}
-	}
+	for (int ch = 0; ch < R->o->nchannels; ch++)
+		if (p->buf[ch].ring)
+			lt_consumer_collect(&R->cons, &p->buf[ch], gone);
 }
 
+/* After lt_consumer_destroy(): its buffers and rings are gone. */
 static void free_proc(struct rproc *p)
 {
-	for (uint32_t i = 0; i < p->nev; i++)
-		lt_proto_event_free(&p->ev[i]);
-	free(p->ev);
-	free(p->byid);
-	free(p->ctf);
-	for (int ch = 0; ch < LT_PROTO_MAX_CHANNELS; ch++) {
-		if (p->out[ch] && p->rings[ch])
-			for (uint32_t cpu = 0; cpu < p->rings[ch]->n_cpus;
-			     cpu++)
-				lt_stream_close(&p->out[ch][cpu]);
-		free(p->out[ch]);
-		lt_ring_destroy(p->rings[ch]);
-	}
+	for (uint32_t i = 0; i < p->events.n; i++)
+		lt_proto_event_free(&p->events.ev[i]);
+	free(p->events.ev);
 	if (p->fd >= 0)
 		close(p->fd);
 	free(p);
@@ -295,70 +147,38 @@ static void free_proc(struct rproc *p)
 
 static int write_metadata_to(struct rec *R, const char *dir, int only_overwrite)
 {
-	struct lt_ctf_stream *streams =
-		calloc((size_t)R->nprocs * LT_PROTO_MAX_CHANNELS + 2,
-		       sizeof(*streams));
 	char *env_store = calloc((size_t)R->nprocs + 1, 64);
 	const char **env = calloc((size_t)R->nprocs * 2 + 2, sizeof(*env));
-	uint32_t n = 0, ne = 0;
+	uint32_t ne = 0;
 	int rc = -ENOMEM;
 
-	if (!streams || !env_store || !env)
+	if (!env_store || !env)
 		goto out;
 	for (int i = 0; i < R->nprocs; i++) {
 		struct rproc *p = R->procs[i];
-		if (!p->rings[0])
+		if (!p->buf[0].ring)
 			continue; /* a control client, or not yet joined */
-		/* the described events, in id order, for this process */
-		free(p->ctf);
-		p->ctf = calloc(p->nev + 1, sizeof(*p->ctf));
-		if (!p->ctf)
-			goto out;
-		p->nctf = 0;
-		for (uint32_t id = 0; id < p->nev; id++)
-			if (p->byid[id].name)
-				p->ctf[p->nctf++] = p->byid[id];
-		for (int ch = 0; ch < R->o->nchannels; ch++) {
-			if (only_overwrite && !R->o->channels[ch].overwrite)
-				continue;
-			streams[n++] =
-				(struct lt_ctf_stream){ p->stream_id[ch],
-							R->o->channels[ch].name,
-							p->ctf, p->nctf };
-		}
 		char *name = env_store + (size_t)i * 64;
 		snprintf(name, 64, "process_%d_%d", p->pid, p->gen);
 		env[ne * 2] = name;
 		env[ne * 2 + 1] = p->comm;
 		ne++;
 	}
-	if (R->kern && !only_overwrite) {
-		const struct lt_ctf_event *kev;
-		uint32_t nk;
-		lt_kernel_events(R->kern, &kev, &nk);
-		streams[n++] = (struct lt_ctf_stream){ R->kernel_stream,
-						       "kernel", kev, nk };
-	}
+	struct lt_ctf_stream kernel = { R->kernel_stream, "kernel", NULL, 0 };
+	if (R->kern)
+		lt_kernel_events(R->kern, &kernel.events, &kernel.nevents);
 	struct rproc *first = R->nprocs ? R->procs[0] : NULL;
-	struct lt_ctf_trace t = {
+	struct lt_consumer_meta m = {
 		.hostname = R->hostname,
 		.procname = first ? first->comm : "none",
 		.pid = first ? first->pid : 0,
-		.clock = lt_clock_calib,
-		.clock_source = lt_clock_source_name(),
-		.streams = streams,
-		.nstreams = n,
+		.more = &kernel,
+		.nmore = R->kern && !only_overwrite,
 		.env_extra = env,
 		.nenv_extra = ne,
 	};
-	memcpy(t.uuid, R->uuid, 16);
-	rc = lt_ctf_metadata_write(dir, &t);
-	if (rc)
-		fprintf(stderr,
-			"lowtrace: record: cannot write %s/metadata: %s\n", dir,
-			strerror(-rc));
+	rc = lt_consumer_write_metadata(&R->cons, dir, only_overwrite, &m);
 out:
-	free(streams);
 	free(env_store);
 	free(env);
 	return rc;
@@ -368,28 +188,6 @@ static int write_metadata(struct rec *R)
 {
 	R->meta_dirty = 0;
 	return write_metadata_to(R, R->o->dir, 0);
-}
-
-struct snap_out {
-	struct rec *R;
-	struct rproc *p;
-	int ch;
-	uint32_t cpu;
-	const char *dir;
-	struct lt_stream_out out;
-	int packets;
-};
-
-static int snap_to_dir(void *arg, const struct lt_packet_header *h,
-		       const void *data, size_t len)
-{
-	struct snap_out *a = arg;
-	char name[200];
-	(void)h;
-	stream_name(a->R, a->p, a->ch, a->cpu, name, sizeof(name));
-	if (lt_stream_write(&a->out, a->dir, name, data, len) == 0)
-		a->packets++;
-	return 0;
 }
 
 /*
@@ -405,25 +203,7 @@ static int take_snapshot(struct rec *R, const char *why, char *out, size_t cap)
 		 R->res->snapshots);
 	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
 		return -errno;
-	for (int i = 0; i < R->nprocs; i++) {
-		struct rproc *p = R->procs[i];
-		for (int ch = 0; ch < R->o->nchannels; ch++) {
-			struct lt_ring *r = p->rings[ch];
-			if (!r || !R->o->channels[ch].overwrite)
-				continue;
-			for (uint32_t c = 0; c < r->n_cpus; c++) {
-				struct snap_out a = { .R = R,
-						      .p = p,
-						      .ch = ch,
-						      .cpu = c,
-						      .dir = dir };
-				lt_stream_init(&a.out);
-				lt_ring_snapshot(r, c, snap_to_dir, &a);
-				lt_stream_close(&a.out);
-				packets += a.packets;
-			}
-		}
-	}
+	packets = lt_consumer_snapshot(&R->cons, dir);
 	rc = write_metadata_to(R, dir, 1);
 	if (rc)
 		return rc;
@@ -515,19 +295,12 @@ static void on_ctl(struct rec *R, struct rproc *p, const struct lt_msg_ctl *m)
 {
 	static struct lt_msg_reply rep;
 	int alive = 0;
-	uint64_t ev = 0, lost = 0;
+	uint64_t ev = 0, lost = lt_consumer_lost(&R->cons);
 
 	memset(&rep, 0, sizeof(rep));
 	lt_proto_init(&rep.h, LT_MSG_REPLY, sizeof(rep));
-	for (int i = 0; i < R->nprocs; i++) {
+	for (int i = 0; i < R->nprocs; i++)
 		alive += R->procs[i]->fd >= 0 && R->procs[i]->pid > 0;
-		for (int ch = 0; ch < R->o->nchannels; ch++)
-			if (R->procs[i]->rings[ch])
-				for (uint32_t c = 0;
-				     c < R->procs[i]->rings[ch]->n_cpus; c++)
-					lost += lt_ring_lost(
-						R->procs[i]->rings[ch], c);
-	}
 	for (int ch = 0; ch < R->o->nchannels; ch++)
 		ev += R->res->ch[ch].events;
 	switch (m->op) {
@@ -582,6 +355,43 @@ static void on_ctl(struct rec *R, struct rproc *p, const struct lt_msg_ctl *m)
 }
 
 /* A new process joined: buffers of its own, and the session's rules. */
+/* Channel ch's buffer for a process that joins, given to the consumer. */
+static int add_buffer(struct rec *R, struct rproc *p, int ch)
+{
+	const struct lt_rec_channel *c = &R->o->channels[ch];
+	struct lt_ring *ring;
+	struct lt_ring_config rc = {
+		.mode = c->overwrite ? LT_RING_OVERWRITE : LT_RING_DISCARD,
+		.n_subbufs = c->n_subbufs,
+		.subbuf_size = c->subbuf_size,
+		.stream_id = R->next_stream++,
+		.pid = (uint32_t)p->pid,
+		/* the traced process knows whether it has rseq */
+		.sync = LT_RING_SYNC_WRITER,
+	};
+	memcpy(rc.uuid, R->uuid, 16);
+	int e = lt_ring_create(&rc, &ring);
+	if (e)
+		return e;
+	p->buf[ch] = (struct lt_consumer_buf){
+		.ring = ring,
+		.channel = c->name,
+		.stream_id = rc.stream_id,
+		.pid = p->pid,
+		.gen = p->gen,
+		.overwrite = c->overwrite,
+		.events = &p->events,
+		.st = &R->res->ch[ch],
+	};
+	e = lt_consumer_add(&R->cons, &p->buf[ch]);
+	if (e) {
+		lt_ring_destroy(ring);
+		p->buf[ch].ring = NULL;
+	}
+	return e;
+}
+
+/* A new process joined: buffers of its own, and the session's rules. */
 static int on_hello(struct rec *R, struct rproc *p,
 		    const struct lt_msg_hello *m)
 {
@@ -605,31 +415,14 @@ static int on_hello(struct rec *R, struct rproc *p,
 	cfg.nchannels = (uint32_t)R->o->nchannels;
 	cfg.nrules = R->stopped ? 0 : (uint32_t)R->o->nrules;
 	for (int ch = 0; ch < R->o->nchannels; ch++) {
-		const struct lt_rec_channel *c = &R->o->channels[ch];
-		struct lt_ring_config rc = {
-			.mode = c->overwrite ? LT_RING_OVERWRITE :
-					       LT_RING_DISCARD,
-			.n_subbufs = c->n_subbufs,
-			.subbuf_size = c->subbuf_size,
-			.stream_id = R->next_stream++,
-			.pid = (uint32_t)p->pid,
-			/* the traced process knows whether it has rseq */
-			.sync = LT_RING_SYNC_WRITER,
-		};
-		memcpy(rc.uuid, R->uuid, 16);
-		int e = lt_ring_create(&rc, &p->rings[ch]);
+		int e = add_buffer(R, p, ch);
 		if (e)
 			return e;
-		p->stream_id[ch] = rc.stream_id;
-		p->out[ch] = calloc(p->rings[ch]->n_cpus, sizeof(*p->out[ch]));
-		if (!p->out[ch])
-			return -ENOMEM;
-		for (uint32_t cpu = 0; cpu < p->rings[ch]->n_cpus; cpu++)
-			lt_stream_init(&p->out[ch][cpu]);
-		fds[ch] = lt_ring_fd(p->rings[ch]);
-		memcpy(cfg.channels[ch].name, c->name, LT_PROTO_NAME);
-		cfg.channels[ch].stream_id = rc.stream_id;
-		cfg.channels[ch].mode = rc.mode;
+		fds[ch] = lt_ring_fd(p->buf[ch].ring);
+		memcpy(cfg.channels[ch].name, R->o->channels[ch].name,
+		       LT_PROTO_NAME);
+		cfg.channels[ch].stream_id = p->buf[ch].stream_id;
+		cfg.channels[ch].mode = p->buf[ch].ring->mode;
 	}
 	memcpy(cfg.rules, R->o->rules,
 	       sizeof(cfg.rules[0]) * (size_t)R->o->nrules);
@@ -642,30 +435,24 @@ static int on_hello(struct rec *R, struct rproc *p,
 
 static int on_event(struct rec *R, struct rproc *p, const void *buf, size_t len)
 {
-	struct lt_proto_event ev;
+	struct lt_ctf_event ev;
 	int rc = lt_proto_event_decode(buf, len, &ev);
 	if (rc)
 		return rc;
-	if (ev.id >= p->nev) {
+	struct lt_event_table *t = &p->events;
+	if (ev.id >= t->n) {
 		uint32_t n = ev.id + 64;
-		struct lt_proto_event *a = realloc(p->ev, n * sizeof(*a));
-		if (a)
-			p->ev = a;
-		struct lt_ctf_event *b = realloc(p->byid, n * sizeof(*b));
-		if (b)
-			p->byid = b;
-		if (!a || !b) {
+		struct lt_ctf_event *a = realloc(t->ev, n * sizeof(*a));
+		if (!a) {
 			lt_proto_event_free(&ev);
 			return -ENOMEM;
 		}
-		memset(a + p->nev, 0, (n - p->nev) * sizeof(*a));
-		memset(b + p->nev, 0, (n - p->nev) * sizeof(*b));
-		p->nev = n;
+		memset(a + t->n, 0, (n - t->n) * sizeof(*a));
+		t->ev = a;
+		t->n = n;
 	}
-	lt_proto_event_free(&p->ev[ev.id]);
-	p->ev[ev.id] = ev;
-	p->byid[ev.id] = (struct lt_ctf_event){ ev.id, ev.name, ev.loglevel,
-						ev.fields, ev.nfields };
+	lt_proto_event_free(&t->ev[ev.id]);
+	t->ev[ev.id] = ev;
 	for (int i = 0; i < R->o->nrules; i++)
 		if (lt_probe_match(R->o->rules[i].pattern, ev.name))
 			R->res->patterns_unmatched &= ~(1ull << i);
@@ -757,18 +544,27 @@ static void accept_all(struct rec *R)
 	}
 }
 
-static pid_t start_command(struct rec *R, int *err)
+static int cannot_run(struct rec *R, int err)
+{
+	fprintf(stderr, "lowtrace: record: cannot run %s: %s\n", R->o->argv[0],
+		strerror(-err));
+	R->res->exit_status = 127;
+	return err;
+}
+
+/* Runs the command with the session's socket in its environment; 0, or
+ * -errno after a message. */
+static int start_command(struct rec *R)
 {
 	int pfd[2];
-	if (pipe2(pfd, O_CLOEXEC) < 0) {
-		*err = -errno;
-		return -1;
-	}
+	signal(SIGINT, SIG_IGN); /* the command gets it and ends; we finish */
+	signal(SIGQUIT, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return cannot_run(R, -errno);
 	pid_t pid = fork();
-	if (pid < 0) {
-		*err = -errno;
-		return -1;
-	}
+	if (pid < 0)
+		return cannot_run(R, -errno);
 	if (pid == 0) {
 		close(pfd[0]);
 		setenv("LOWTRACE_SESSION_SOCK", R->sock_path, 1);
@@ -787,31 +583,18 @@ static pid_t start_command(struct rec *R, int *err)
 	close(pfd[0]);
 	if (n == (ssize_t)sizeof(e)) {
 		waitpid(pid, NULL, 0);
-		*err = -e;
-		return -1;
+		return cannot_run(R, -e);
 	}
-	return pid;
+	R->child = pid;
+	R->child_alive = 1;
+	if (R->kern)
+		lt_kernel_add_pid(R->kern, pid);
+	return 0;
 }
 
 static uint64_t now_ms(void)
 {
 	return lt_clock_read_monotonic() / 1000000;
-}
-
-struct snap_arg {
-	struct rec *R;
-	struct rproc *p;
-	int ch;
-	uint32_t cpu;
-};
-
-static int snap_write(void *arg, const struct lt_packet_header *h,
-		      const void *data, size_t len)
-{
-	struct snap_arg *a = arg;
-	(void)h;
-	write_packet(a->R, a->p, a->ch, a->cpu, data, len);
-	return 0;
 }
 
 static int kernel_packet(void *arg, uint32_t cpu, const void *packet,
@@ -830,6 +613,28 @@ static int kernel_packet(void *arg, uint32_t cpu, const void *packet,
 	return 0;
 }
 
+/* One look through /proc: adds the processes whose parent is kept;
+ * returns how many. */
+static int add_children(struct rec *R)
+{
+	int added = 0;
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		pid_t pid = (pid_t)atoi(e->d_name);
+		if (pid <= 0 || lt_kernel_has_pid(R->kern, pid))
+			continue;
+		int ppid = parent_of(pid);
+		if (ppid > 0 && lt_kernel_has_pid(R->kern, ppid)) {
+			lt_kernel_add_pid(R->kern, pid);
+			added++;
+		}
+	}
+	if (d)
+		closedir(d);
+	return added;
+}
+
 /*
  * Without --all the kernel channel keeps the command's process tree:
  * the processes that joined, and now and then those whose parent is kept
@@ -840,36 +645,8 @@ static void track_tree(struct rec *R)
 	if (!R->kern || R->o->kernel_all || now_ms() - R->last_scan_ms < 100)
 		return;
 	R->last_scan_ms = now_ms();
-	for (int round = 0; round < 4; round++) {
-		int added = 0;
-		DIR *d = opendir("/proc");
-		struct dirent *e;
-		while (d && (e = readdir(d))) {
-			char path[300], buf[512];
-			pid_t pid = (pid_t)atoi(e->d_name);
-			if (pid <= 0 || lt_kernel_has_pid(R->kern, pid))
-				continue;
-			snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-			FILE *f = fopen(path, "r");
-			if (!f)
-				continue;
-			size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-			fclose(f);
-			buf[n] = 0;
-			/* "pid (comm) state ppid": comm may hold spaces */
-			char *rp = strrchr(buf, ')');
-			int ppid = 0;
-			if (rp && sscanf(rp + 1, " %*c %d", &ppid) == 1 &&
-			    ppid > 0 && lt_kernel_has_pid(R->kern, ppid)) {
-				lt_kernel_add_pid(R->kern, pid);
-				added++;
-			}
-		}
-		if (d)
-			closedir(d);
-		if (!added)
-			break;
-	}
+	for (int round = 0; round < 4 && add_children(R); round++)
+		;
 }
 
 static int open_kernel(struct rec *R)
@@ -914,200 +691,200 @@ static void close_kernel(struct rec *R)
 		lt_stream_close(&R->kout[c]);
 }
 
+/* The end of the recording: what the buffers hold, the final metadata. */
 static void finish(struct rec *R)
 {
 	if (R->kern)
 		lt_kernel_flush(R->kern, kernel_packet, R);
-	for (int i = 0; i < R->nprocs; i++) {
-		struct rproc *p = R->procs[i];
-		if (p->fd >= 0) {
-			/* still running (an orphan): take what is there */
-			for (int ch = 0; ch < R->o->nchannels; ch++)
-				if (p->rings[ch] &&
-				    !R->o->channels[ch].overwrite)
-					for (uint32_t c = 0;
-					     c < p->rings[ch]->n_cpus; c++)
-						lt_ring_flush(p->rings[ch], c);
-			consume_proc(R, p);
-			/* what a close could not reach (an rseq buffer of
-			 * a CPU this process may not run on) is copied */
-			for (int ch = 0; ch < R->o->nchannels; ch++)
-				if (p->rings[ch] &&
-				    !R->o->channels[ch].overwrite)
-					for (uint32_t c = 0;
-					     c < p->rings[ch]->n_cpus; c++) {
-						struct snap_arg a = { R, p, ch,
-								      c };
-						lt_ring_copy_open(p->rings[ch],
-								  c, snap_write,
-								  &a);
-					}
-		}
-		for (int ch = 0; ch < R->o->nchannels; ch++) {
-			struct lt_ring *r = p->rings[ch];
-			if (!r)
-				continue;
-			if (R->o->channels[ch].overwrite)
-				for (uint32_t c = 0; c < r->n_cpus; c++) {
-					struct snap_arg a = { R, p, ch, c };
-					lt_ring_snapshot(r, c, snap_write, &a);
-				}
-			for (uint32_t c = 0; c < r->n_cpus; c++)
-				R->res->ch[ch].lost_full += lt_ring_lost(r, c);
-		}
-	}
+	lt_consumer_finish(&R->cons);
 	lt_clock_refine();
 	write_metadata(R);
+}
+
+/* Everything the recording needs before the command starts; 0, or
+ * -errno after a message. */
+static int open_recording(struct rec *R, const struct lt_rec_options *o,
+			  struct lt_rec_result *res)
+{
+	memset(R, 0, sizeof(*R));
+	memset(res, 0, sizeof(*res));
+	R->o = o;
+	R->res = res;
+	R->lsock = -1;
+	R->idle_ms = 1;
+	res->patterns_unmatched =
+		o->nrules >= 64 ? ~0ull : ((1ull << o->nrules) - 1);
+	lt_ctf_uuid_make(R->uuid);
+	if (gethostname(R->hostname, sizeof(R->hostname) - 1) < 0)
+		snprintf(R->hostname, sizeof(R->hostname), "unknown");
+	lt_consumer_init(&R->cons, o->dir, R->uuid, o->switch_ms);
+	R->cons.count_events = 1;
+	R->cons.who = "record: ";
+	int rc = lt_clock_init();
+	if (rc)
+		return rc;
+	rc = listen_socket(R);
+	if (rc) {
+		fprintf(stderr,
+			"lowtrace: record: cannot listen on %s: %s (check "
+			"$XDG_RUNTIME_DIR or /tmp)\n",
+			R->sock_path[0] ? R->sock_path : "the session socket",
+			strerror(-rc));
+		return rc;
+	}
+	if (o->nkernel) {
+		R->kernel_stream = R->next_stream++;
+		rc = open_kernel(R);
+		if (rc)
+			return rc;
+	}
+	write_metadata(R);
+	return 0;
+}
+
+static void close_recording(struct rec *R)
+{
+	if (R->lsock >= 0) {
+		close(R->lsock);
+		unlink(R->sock_path);
+	}
+	lt_consumer_destroy(&R->cons);
+	for (int i = 0; i < R->nprocs; i++)
+		free_proc(R->procs[i]);
+	if (R->kern) {
+		close_kernel(R);
+		lt_kernel_close(R->kern);
+		free(R->kout);
+	}
+}
+
+/* Waits up to idle_ms for a connection or a message. */
+static void wait_for_work(struct rec *R)
+{
+	struct pollfd pf[MAX_PROCS + 1];
+	int n = 0;
+	pf[n++] = (struct pollfd){ R->lsock, POLLIN, 0 };
+	for (int i = 0; i < R->nprocs; i++)
+		if (R->procs[i]->fd >= 0)
+			pf[n++] = (struct pollfd){ R->procs[i]->fd, POLLIN, 0 };
+	poll(pf, (nfds_t)n, R->idle_ms);
+}
+
+/* Packets written so far, the kernel's too. */
+static uint64_t packets_written(const struct rec *R)
+{
+	uint64_t n = R->res->kernel_packets;
+	for (int ch = 0; ch < R->o->nchannels; ch++)
+		n += R->res->ch[ch].packets;
+	return n;
+}
+
+/* A round that wrote nothing doubles the next wait, up to 8 ms: the
+ * default buffers hold far more than that at 10 M events/s. */
+static void pace(struct rec *R, uint64_t before)
+{
+	if (packets_written(R) != before)
+		R->idle_ms = 1;
+	else if (R->idle_ms < 8)
+		R->idle_ms *= 2;
+}
+
+static void poll_kernel(struct rec *R)
+{
+	if (!R->kern)
+		return;
+	lt_kernel_poll(R->kern, kernel_packet, R);
+	track_tree(R);
+}
+
+static void close_connection(struct rec *R, struct rproc *p)
+{
+	close(p->fd);
+	p->fd = -1;
+	if (p->pid && !R->stopped)
+		collect_dead(R, p);
+}
+
+/* Reads every connection; one that closed has its buffers collected.
+ * Returns how many processes that joined are still connected. */
+static int serve_processes(struct rec *R)
+{
+	int alive = 0;
+	for (int i = 0; i < R->nprocs; i++) {
+		struct rproc *p = R->procs[i];
+		if (p->fd < 0)
+			continue;
+		if (on_readable(R, p) < 0)
+			close_connection(R, p);
+		else
+			alive += p->pid > 0;
+	}
+	return alive;
+}
+
+/* The consumer's pass: complete sub-buffers, new event descriptions, the
+ * switch timer. */
+static void consume(struct rec *R)
+{
+	if (R->stopped)
+		return;
+	lt_consumer_drain(&R->cons);
+	if (R->meta_dirty)
+		write_metadata(R);
+	lt_consumer_switch_timer(&R->cons);
+}
+
+/* Notes the command's end, and its exit status as a shell gives it. */
+static void watch_command(struct rec *R)
+{
+	int st;
+	if (!R->child_alive || waitpid(R->child, &st, WNOHANG) != R->child)
+		return;
+	R->child_alive = 0;
+	R->child_done_ms = now_ms();
+	if (WIFEXITED(st)) {
+		R->res->exit_status = WEXITSTATUS(st);
+	} else {
+		R->res->exit_status = 128 + WTERMSIG(st);
+		R->res->crashed++;
+	}
+}
+
+/* Done when the command and every process that joined are, or a little
+ * after the command if orphans live on. */
+static int recording_done(const struct rec *R, int alive)
+{
+	return !R->child_alive &&
+	       (!alive || now_ms() - R->child_done_ms > 2000);
+}
+
+static void record_until_done(struct rec *R)
+{
+	for (;;) {
+		wait_for_work(R);
+		uint64_t before = packets_written(R);
+		accept_all(R);
+		poll_kernel(R);
+		int alive = serve_processes(R);
+		consume(R);
+		pace(R, before);
+		watch_command(R);
+		if (recording_done(R, alive))
+			break;
+	}
 }
 
 int lt_record_run(const struct lt_rec_options *o, struct lt_rec_result *res)
 {
 	static struct rec R;
-	int rc;
-
-	memset(&R, 0, sizeof(R));
-	memset(res, 0, sizeof(*res));
-	R.o = o;
-	R.res = res;
-	R.lsock = -1;
-	res->patterns_unmatched =
-		o->nrules >= 64 ? ~0ull : ((1ull << o->nrules) - 1);
-	lt_ctf_uuid_make(R.uuid);
-	if (gethostname(R.hostname, sizeof(R.hostname) - 1) < 0)
-		snprintf(R.hostname, sizeof(R.hostname), "unknown");
-	uint64_t max_sb = 0;
-	for (int ch = 0; ch < o->nchannels; ch++)
-		if (o->channels[ch].subbuf_size > max_sb)
-			max_sb = o->channels[ch].subbuf_size;
-	R.scratch = malloc(max_sb);
-	if (!R.scratch)
-		return -ENOMEM;
-	rc = lt_clock_init();
-	if (rc)
-		goto out;
-	rc = listen_socket(&R);
-	if (rc) {
-		fprintf(stderr,
-			"lowtrace: record: cannot listen on %s: %s (check "
-			"$XDG_RUNTIME_DIR or /tmp)\n",
-			R.sock_path[0] ? R.sock_path : "the session socket",
-			strerror(-rc));
-		goto out;
+	int rc = open_recording(&R, o, res);
+	if (!rc)
+		rc = start_command(&R);
+	if (!rc) {
+		record_until_done(&R);
+		if (!R.stopped)
+			finish(&R);
 	}
-	if (o->nkernel) {
-		R.kernel_stream = R.next_stream++;
-		rc = open_kernel(&R);
-		if (rc)
-			goto out;
-	}
-	write_metadata(&R);
-	signal(SIGINT, SIG_IGN); /* the command gets it and ends; we finish */
-	signal(SIGQUIT, SIG_IGN);
-	signal(SIGPIPE, SIG_IGN);
-	int err = 0;
-	pid_t child = start_command(&R, &err);
-	if (child < 0) {
-		fprintf(stderr, "lowtrace: record: cannot run %s: %s\n",
-			o->argv[0], strerror(-err));
-		res->exit_status = 127;
-		rc = err;
-		goto out;
-	}
-	uint64_t last_switch = now_ms(), child_done = 0;
-	int child_alive = 1, idle_ms = 1;
-	R.child = child;
-	if (R.kern)
-		lt_kernel_add_pid(R.kern, child);
-	for (;;) {
-		struct pollfd pf[MAX_PROCS + 1];
-		int n = 0;
-		pf[n++] = (struct pollfd){ R.lsock, POLLIN, 0 };
-		for (int i = 0; i < R.nprocs; i++)
-			if (R.procs[i]->fd >= 0)
-				pf[n++] = (struct pollfd){ R.procs[i]->fd,
-							   POLLIN, 0 };
-		/* a consumer that found nothing waits longer, up to 8 ms: the
-		 * default buffers hold far more than that at 10 M events/s */
-		poll(pf, (nfds_t)n, idle_ms);
-		uint64_t before = R.res->ch[0].packets + R.res->kernel_packets;
-		for (int ch = 1; ch < o->nchannels; ch++)
-			before += R.res->ch[ch].packets;
-		accept_all(&R);
-		if (R.kern) {
-			lt_kernel_poll(R.kern, kernel_packet, &R);
-			track_tree(&R);
-		}
-		int alive = 0;
-		for (int i = 0; i < R.nprocs; i++) {
-			struct rproc *p = R.procs[i];
-			if (p->fd < 0)
-				continue;
-			if (on_readable(&R, p) < 0) {
-				close(p->fd);
-				p->fd = -1;
-				if (p->pid && !R.stopped)
-					collect_dead(&R, p);
-				continue;
-			}
-			alive += p->pid > 0;
-			if (!R.stopped)
-				consume_proc(&R, p);
-		}
-		uint64_t after = R.res->ch[0].packets + R.res->kernel_packets;
-		for (int ch = 1; ch < o->nchannels; ch++)
-			after += R.res->ch[ch].packets;
-		idle_ms = after != before ? 1 : (idle_ms < 8 ? idle_ms * 2 : 8);
-		if (R.meta_dirty && !R.stopped)
-			write_metadata(&R);
-		if (!R.stopped && now_ms() - last_switch >= o->switch_ms) {
-			for (int i = 0; i < R.nprocs; i++)
-				for (int ch = 0; ch < o->nchannels; ch++)
-					if (R.procs[i]->rings[ch] &&
-					    !o->channels[ch].overwrite)
-						for (uint32_t c = 0;
-						     c < R.procs[i]
-								 ->rings[ch]
-								 ->n_cpus;
-						     c++)
-							lt_ring_flush(
-								R.procs[i]->rings
-									[ch],
-								c);
-			last_switch = now_ms();
-		}
-		if (child_alive) {
-			int st;
-			if (waitpid(child, &st, WNOHANG) == child) {
-				child_alive = 0;
-				child_done = now_ms();
-				if (WIFEXITED(st)) {
-					res->exit_status = WEXITSTATUS(st);
-				} else {
-					res->exit_status = 128 + WTERMSIG(st);
-					res->crashed++;
-				}
-			}
-		}
-		/* done when the command and every process that joined are,
-		 * or a little after the command if orphans live on */
-		if (!child_alive && (!alive || now_ms() - child_done > 2000))
-			break;
-	}
-	if (!R.stopped)
-		finish(&R);
-	rc = 0;
-out:
-	if (R.lsock >= 0) {
-		close(R.lsock);
-		unlink(R.sock_path);
-	}
-	for (int i = 0; i < R.nprocs; i++)
-		free_proc(R.procs[i]);
-	if (R.kern) {
-		close_kernel(&R);
-		lt_kernel_close(R.kern);
-		free(R.kout);
-	}
-	free(R.scratch);
+	close_recording(&R);
 	return rc;
 }

@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 
+#include "session/consumer.h"
 #include "session/proto.h"
 
 struct lt_rec_channel {
@@ -37,18 +38,11 @@ struct lt_rec_options {
 	int kernel_all;
 };
 
-struct lt_rec_channel_stats {
-	uint64_t events, packets, bytes;
-	uint64_t lost_full; /* dropped by full buffers */
-	uint64_t lost_crash; /* reserved, never committed: the writer died */
-	uint64_t lost_disk; /* packets not written */
-};
-
 struct lt_rec_result {
 	int exit_status; /* the command's, as a shell gives it */
 	int processes; /* that joined the session */
 	int crashed; /* of them, ended by a signal or left records torn */
-	struct lt_rec_channel_stats ch[LT_PROTO_MAX_CHANNELS];
+	struct lt_consumer_stats ch[LT_PROTO_MAX_CHANNELS];
 	uint64_t patterns_unmatched; /* bit i: rule i matched no event */
 	int snapshots; /* taken into DIR/snapshot-N */
 	int triggers, triggers_held; /* received; ignored in a hold-off */

@@ -32,7 +32,7 @@ static const struct lt_field_desc fixed_fields[] = {
 };
 
 /* The metadata of one stream with ev in it must parse. */
-static void metadata_round_trip(const struct lt_proto_event *ev)
+static void metadata_round_trip(const struct lt_ctf_event *ev)
 {
 	static char err[65536];
 	if (event_metadata_opens(ev->id, ev->name, ev->loglevel, ev->fields,
@@ -89,8 +89,8 @@ static void write_seeds(const char *dir)
 	uint8_t msg[4096], payload[64];
 	for (unsigned i = 0; i < sizeof(payload); i++)
 		payload[i] = (uint8_t)(i * 37 + 1);
-	ssize_t n = lt_proto_event_encode(msg, sizeof(msg), 3, 4,
-					  "fuzz:every_type", f, 8);
+	const struct lt_ctf_event ev = { 3, "fuzz:every_type", 4, f, 8 };
+	ssize_t n = lt_proto_event_encode(msg, sizeof(msg), &ev);
 	if (n < 0)
 		exit(1);
 	for (unsigned k = 0; k < 4; k++) {
@@ -144,7 +144,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memcpy(payload, z + 1, plen);
 
 	enum lt_msg_type type;
-	struct lt_proto_event ev;
+	struct lt_ctf_event ev;
 	int decoded = 0;
 	if (lt_proto_check(msg, mlen, &type) == 0 && type == LT_MSG_EVENT &&
 	    lt_proto_event_decode(msg, mlen, &ev) == 0) {
