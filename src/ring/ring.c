@@ -704,6 +704,67 @@ int lt_ring_flush_quiescent(struct lt_ring *r, uint32_t cpu)
 	return flush_atomic(r, cpu);
 }
 
+int lt_ring_flush_at(struct lt_ring *r, uint32_t cpu, uint64_t ts)
+{
+	struct lt_ring_ctl *ctl = lt_ring_ctl(r, cpu);
+	const uint64_t S = r->subbuf_size;
+	uint64_t old = atomic_load_explicit(&ctl->offset, memory_order_relaxed);
+
+	if ((old & (S - 1)) == 0)
+		return 0;
+	/* release: the records' bytes before the new offset, as the CAS in
+	 * flush_atomic() orders them */
+	atomic_store_explicit(&ctl->offset, (old & ~(S - 1)) + S,
+			      memory_order_release);
+	lt_ring_close_subbuf(r, ctl, old & ~(S - 1), old & (S - 1), ts,
+			     lt_ring_lost(r, cpu));
+	return 1;
+}
+
+void lt_ring_add_lost(struct lt_ring *r, uint32_t cpu, uint64_t n)
+{
+	atomic_fetch_add_explicit(&lt_ring_ctl(r, cpu)->lost_full, n,
+				  memory_order_relaxed);
+}
+
+uint64_t lt_ring_read_pos(const struct lt_ring *r, uint32_t cpu)
+{
+	return atomic_load(&lt_ring_ctl(r, cpu)->consumed);
+}
+
+uint64_t lt_ring_write_end(const struct lt_ring *r, uint32_t cpu)
+{
+	uint64_t end = atomic_load(&lt_ring_ctl(r, cpu)->offset);
+	return (end + r->subbuf_size - 1) & ~(r->subbuf_size - 1);
+}
+
+int lt_ring_recover_subbuf(struct lt_ring *r, uint32_t cpu, uint64_t base,
+			   void *copy, uint64_t *committed, uint64_t *content)
+{
+	struct lt_ring_ctl *ctl = lt_ring_ctl(r, cpu);
+	const uint64_t S = r->subbuf_size;
+	uint64_t gen = base / r->buf_size;
+	/* an rseq writer publishes whole records: the offset bounds them */
+	int rseq = lt_ring_sync_of(r) == LT_RING_SYNC_RSEQ;
+	uint64_t c =
+		rseq ? atomic_load(&ctl->offset) - base :
+		       atomic_load(&ctl->commit[slot_of(r, base)]) - gen * S;
+
+	memcpy(copy, hdr_at(r, cpu, base), S);
+	const struct lt_packet_header *h = copy;
+	if (c > S || h->magic != LT_PACKET_MAGIC ||
+	    h->packet_seq_num != base >> r->subbuf_shift)
+		return -EIO;
+	uint64_t n = h->content_size / 8;
+	if (n < LT_PACKET_HDR_SIZE || n > S)
+		/* never closed: an rseq buffer's records end at the offset;
+		 * an atomic one's closer may have died too */
+		n = rseq && c < S ? c : S;
+	*committed = c;
+	*content = n;
+	return 0;
+}
+
 /*
  * Copies a sub-buffer that writers may be reusing at the same time; the
  * caller validates the copy afterwards, as a seqlock reader does, so the

@@ -699,6 +699,41 @@ int lt_ring_snapshot(struct lt_ring *r, uint32_t cpu, lt_ring_packet_fn fn,
 int lt_ring_copy_open(struct lt_ring *r, uint32_t cpu, lt_ring_packet_fn fn,
 		      void *arg);
 
+/*
+ * lt_ring_flush() with a given timestamp_end, for an atomic channel's
+ * only writer (lt_ring_reserve_at()'s): a record it writes later may carry
+ * an earlier time than the clock's reading now, but never one earlier
+ * than the last written.  Returns 1 if a sub-buffer was closed, else 0.
+ */
+int lt_ring_flush_at(struct lt_ring *r, uint32_t cpu, uint64_t ts);
+
+/* Counts n events lost at their source (before the ring) in cpu's
+ * buffer: the packets' events_discarded include them. */
+void lt_ring_add_lost(struct lt_ring *r, uint32_t cpu, uint64_t n);
+
+/*
+ * For a consumer that drains a buffer whose writers are gone: the start
+ * of the oldest unread sub-buffer, and the end of the one the write
+ * offset is in (the offset itself at a boundary).  Sub-buffers from the
+ * first to the second are either complete (lt_ring_get_subbuf()) or torn
+ * (lt_ring_recover_subbuf()).
+ */
+uint64_t lt_ring_read_pos(const struct lt_ring *r, uint32_t cpu);
+uint64_t lt_ring_write_end(const struct lt_ring *r, uint32_t cpu);
+
+/*
+ * A sub-buffer at base that never completed: a writer reserved space and
+ * died before its commit.  Copies the sub-buffer (subbuf_size bytes) into
+ * copy and says what of it is whole: *committed, the bytes committed from
+ * base (a writer's records commit in offset order, so they are a prefix of
+ * the records, plus the padding if it was closed); *content, the bytes
+ * that hold records (content_size if the sub-buffer was closed, else the
+ * committed prefix of an rseq channel or the whole of an atomic one).
+ * Returns 0, or -EIO if not even the packet header was written.
+ */
+int lt_ring_recover_subbuf(struct lt_ring *r, uint32_t cpu, uint64_t base,
+			   void *copy, uint64_t *committed, uint64_t *content);
+
 /* Counts an event too large to record, in the current CPU's buffer. */
 void lt_ring_count_too_big(struct lt_ring *r);
 

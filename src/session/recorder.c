@@ -172,30 +172,17 @@ static void recover_subbuf(struct rec *R, struct rproc *p, int ch, uint32_t cpu,
 			   uint64_t base)
 {
 	struct lt_ring *r = p->rings[ch];
-	struct lt_ring_ctl *ctl = lt_ring_ctl(r, cpu);
 	const uint64_t S = r->subbuf_size;
-	uint64_t idx = (base >> r->subbuf_shift) & (r->n_subbufs - 1);
-	uint64_t gen = base / r->buf_size;
-	/* an rseq writer publishes whole records: the offset bounds them */
-	int rseq = lt_ring_sync_of(r) == LT_RING_SYNC_RSEQ;
-	uint64_t committed = rseq ? atomic_load(&ctl->offset) - base :
-				    atomic_load(&ctl->commit[idx]) - gen * S;
 	struct lt_rec_channel_stats *st = &R->res->ch[ch];
 	static struct recover x;
+	uint64_t committed, content;
 
-	memcpy(R->scratch, lt_ring_data(r, cpu) + (base & (r->buf_size - 1)),
-	       S);
-	struct lt_packet_header *h = (void *)R->scratch;
-	if (committed > S || h->magic != LT_PACKET_MAGIC ||
-	    h->packet_seq_num != base >> r->subbuf_shift) {
+	if (lt_ring_recover_subbuf(r, cpu, base, R->scratch, &committed,
+				   &content) < 0) {
 		st->lost_crash++; /* not even its header was written */
 		return;
 	}
-	uint64_t content = h->content_size / 8;
-	if (content < LT_PACKET_HDR_SIZE || content > S)
-		/* never closed: an rseq buffer's records end at the offset;
-		 * an atomic one's closer may have died too */
-		content = rseq && committed < S ? committed : S;
+	struct lt_packet_header *h = (void *)R->scratch;
 	x.n = 0;
 	size_t walked = lt_ctf_walk_records(R->scratch, content, lookup_event,
 					    p, note_end, &x);
@@ -248,17 +235,14 @@ static void collect_dead(struct rec *R, struct rproc *p)
 		if (!r || R->o->channels[ch].overwrite)
 			continue;
 		for (uint32_t cpu = 0; cpu < r->n_cpus; cpu++) {
-			struct lt_ring_ctl *ctl = lt_ring_ctl(r, cpu);
 			if (gone)
 				lt_ring_flush_quiescent(r, cpu);
 			else
 				lt_ring_flush(r, cpu);
-			uint64_t end = atomic_load(&ctl->offset);
-			end = (end + r->subbuf_size - 1) &
-			      ~(r->subbuf_size - 1);
+			uint64_t end = lt_ring_write_end(r, cpu);
 			for (;;) {
 				struct lt_ring_subbuf sb;
-				uint64_t base = atomic_load(&ctl->consumed);
+				uint64_t base = lt_ring_read_pos(r, cpu);
 				if (base >= end)
 					break;
 				if (lt_ring_get_subbuf(r, cpu, &sb) == 0) {
