@@ -159,7 +159,7 @@ static __attribute__((noinline)) void floor_rseq_loop(long n)
 		if (ts < last)
 			ts = last;
 		char *p = c->data + (old & (FL_DATA - 1));
-		uint32_t h = 1u | (uint32_t)(ts << 5);
+		uint32_t h = lt_ev_compact(1, ts);
 		(void)lt_rseq_write8(
 			rs, cpu, c->pair, old,
 			_mm_set_epi64x((long long)ts, (long long)(old + 20)), p,

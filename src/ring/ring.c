@@ -449,21 +449,11 @@ static void add_copy(struct lt_rseq_pub *p, void *dst, const void *src,
 static int full_ahead(const struct lt_ring *r, struct lt_ring_ctl *ctl,
 		      uint64_t old, uint32_t len)
 {
-	const uint64_t S = r->subbuf_size;
-	uint64_t obase = old & ~(S - 1), begin;
-	if ((old & (S - 1)) == 0) {
-		begin = old;
-	} else {
-		uint64_t rec =
-			(old + LT_EV_ALIGN - 1) & ~(uint64_t)(LT_EV_ALIGN - 1);
-		if (rec + LT_EV_HDR_COMPACT + len - obase <= S)
-			return 0;
-		begin = obase + S;
-	}
-	/* acquire: as below */
-	uint64_t consumed =
-		atomic_load_explicit(&ctl->consumed, memory_order_acquire);
-	return begin + S - consumed > r->buf_size;
+	struct lt_ring_place pl;
+	/* id 0 and no gap: a compact header */
+	lt_ring_place(r->subbuf_size, old, 0, 0, 0, len, &pl);
+	return pl.enter &&
+	       !lt_ring_subbuf_free(r, ctl, pl.begin, LT_RING_DISCARD);
 }
 
 /*
@@ -507,72 +497,43 @@ int lt_ring_write_rseq_slow(struct lt_ring *r, uint32_t id, const void *payload,
 		uint64_t ts = lt_clock_read_fast();
 		if (ts < last)
 			ts = last;
-		uint64_t obase = old & ~(S - 1), begin = old, rec, end;
-		int enter = (old & (S - 1)) == 0, sw = 0;
-		uint32_t hsz = id < LT_EV_ID_EXTENDED ? LT_EV_HDR_COMPACT :
-							LT_EV_HDR_EXTENDED;
-		if (!enter) {
-			if (ts - last >= (1ull << LT_EV_TS_BITS))
-				hsz = LT_EV_HDR_EXTENDED;
-			rec = (old + LT_EV_ALIGN - 1) &
-			      ~(uint64_t)(LT_EV_ALIGN - 1);
-			end = rec + hsz + len;
-			if (end - obase > S)
-				sw = enter = 1;
+		uint64_t obase = old & ~(S - 1);
+		struct lt_ring_place pl;
+		lt_ring_place(S, old, last, ts, id, len, &pl);
+		/* an overwritten sub-buffer is always whole here (no record
+		 * is ever half-done) */
+		if (pl.enter && r->mode == LT_RING_DISCARD &&
+		    !lt_ring_subbuf_free(r, ctl, pl.begin, LT_RING_DISCARD)) {
+			lt_ring_drop(ctl, -ENOBUFS);
+			return -ENOBUFS;
 		}
-		if (enter) {
-			begin = sw ? obase + S : old;
-			/* the first record's delta to timestamp_begin is 0 */
-			hsz = id < LT_EV_ID_EXTENDED ? LT_EV_HDR_COMPACT :
-						       LT_EV_HDR_EXTENDED;
-			rec = begin + LT_PACKET_HDR_SIZE;
-			end = rec + hsz + len;
-			/* pairs with the release store in
-			 * lt_ring_put_subbuf(); an overwritten sub-buffer is
-			 * always whole here (no record is ever half-done) */
-			uint64_t consumed = atomic_load_explicit(
-				&ctl->consumed, memory_order_acquire);
-			if (r->mode == LT_RING_DISCARD &&
-			    begin + S - consumed > r->buf_size) {
-				lt_ring_drop(ctl, -ENOBUFS);
-				return -ENOBUFS;
-			}
-		}
-		int fill = (end & (S - 1)) == 0;
-		uint64_t lost = sw | fill ? lt_ring_lost(r, cpu) : 0;
+		uint64_t lost = pl.sw | pl.fill ? lt_ring_lost(r, cpu) : 0;
 
 		struct lt_rseq_pub pub;
-		pub_start(&pub, end, ts, old);
+		pub_start(&pub, pl.end, ts, old);
 		struct close_fields prev, own;
 		struct lt_packet_header open;
 		unsigned char eh[LT_EV_HDR_EXTENDED];
-		if (sw) {
+		if (pl.sw) {
 			close_fields(r, &prev, obase, old & (S - 1), ts, lost);
 			add_copy(&pub, data + ((obase + CLOSE_AT) & mask),
 				 &prev, sizeof(prev));
 		}
-		if (enter) {
+		if (pl.enter) {
 			memset(&open, 0, sizeof(open));
-			open_fields(r, cpu, &open, begin, ts);
-			add_copy(&pub, data + (begin & mask), &open,
+			open_fields(r, cpu, &open, pl.begin, ts);
+			add_copy(&pub, data + (pl.begin & mask), &open,
 				 sizeof(open));
 		}
-		if (hsz == LT_EV_HDR_COMPACT) {
-			uint32_t w = id | (uint32_t)(ts << 5);
-			memcpy(eh, &w, 4);
-		} else {
-			eh[0] = (unsigned char)LT_EV_ID_EXTENDED;
-			memcpy(eh + 1, &id, 4);
-			memcpy(eh + 5, &ts, 8);
-		}
-		add_copy(&pub, data + (rec & mask), eh, hsz);
+		lt_ev_header_put(eh, pl.hsz, id, ts);
+		add_copy(&pub, data + (pl.rec & mask), eh, pl.hsz);
 		if (len)
-			add_copy(&pub, data + ((rec + hsz) & mask), payload,
-				 len);
-		if (fill) {
+			add_copy(&pub, data + ((pl.rec + pl.hsz) & mask),
+				 payload, len);
+		if (pl.fill) {
 			/* the record ends the sub-buffer: it closes it */
-			close_fields(r, &own, end - S, S, ts, lost);
-			add_copy(&pub, data + ((end - S + CLOSE_AT) & mask),
+			close_fields(r, &own, pl.end - S, S, ts, lost);
+			add_copy(&pub, data + ((pl.end - S + CLOSE_AT) & mask),
 				 &own, sizeof(own));
 		}
 		if (!lt_rseq_publish(rs, cpu, &ctl->pair, &pub))
