@@ -53,6 +53,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#define LT__SEQ_INTERNALS 1
 #include <lowtrace/tp_seq.h>
 
 #ifdef __cplusplus
@@ -371,7 +372,7 @@ void lt_session_autostart(void);
 
 #define LT__SECTION __attribute__((section("lt_events"), used))
 
-#ifdef LT__HAVE_INLINE_SEQ
+#if defined(LT_HAVE_RSEQ) && !defined(LT_NO_INLINE_SEQ)
 #define LT__LAYOUT LT_SEQ_LAYOUT
 /* a payload of 8-16 bytes: lo at 4, hi at the payload's last 8 bytes;
  * 4-7 bytes: the same with 4-byte words */

@@ -191,7 +191,7 @@ int lt_ring_fd(const struct lt_ring *r)
 
 int lt_ring_rseq_usable(void)
 {
-#if LT_RING_HAVE_RSEQ
+#ifdef LT_HAVE_RSEQ
 	static int forced = -1; /* LOWTRACE_RING_SYNC=atomic, read once */
 	int f = __atomic_load_n(&forced, __ATOMIC_RELAXED);
 	if (f < 0) {
@@ -396,7 +396,7 @@ static int drop_here(struct lt_ring *r, int err)
 	return err;
 }
 
-#if LT_RING_HAVE_RSEQ
+#ifdef LT_HAVE_RSEQ
 /*
  * The fields a closer writes, timestamp_end to events_discarded, in the
  * header's order (packet_seq_num, the opener's, written again as it is).
@@ -622,7 +622,7 @@ int lt_ring_flush(struct lt_ring *r, uint32_t cpu)
 	uint64_t off = atomic_load_explicit(&ctl->offset, memory_order_acquire);
 	if ((off & (r->subbuf_size - 1)) == 0)
 		return 0;
-#if LT_RING_HAVE_RSEQ
+#ifdef LT_HAVE_RSEQ
 	if (lt_ring_sync_of(r) == LT_RING_SYNC_RSEQ)
 		return flush_rseq(r, cpu);
 #endif

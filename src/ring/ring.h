@@ -459,7 +459,7 @@ lt_ring__try_rseq(struct lt_ring *r, struct rseq *rs, uint32_t id,
 		  const void *payload, uint64_t lo, uint64_t hi, int words,
 		  uint32_t len, int fast)
 {
-#if LT_RING_HAVE_RSEQ
+#ifdef LT_HAVE_RSEQ
 	/* the sequence compares it with cpu_id, which is negative in a
 	 * thread without rseq: such a thread always takes the slow path */
 	uint32_t cpu = __atomic_load_n(&rs->cpu_id_start, __ATOMIC_RELAXED);
@@ -530,7 +530,7 @@ static inline __attribute__((always_inline)) int
 lt_ring_try_rseq(struct lt_ring *r, uint32_t id, const void *payload,
 		 uint32_t len)
 {
-#if LT_RING_HAVE_RSEQ
+#ifdef LT_HAVE_RSEQ
 	struct rseq *rs =
 		(struct rseq *)((char *)lt_thread_pointer() + __rseq_offset);
 #else
