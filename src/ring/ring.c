@@ -449,26 +449,90 @@ static void add_copy(struct lt_rseq_pub *p, void *dst, const void *src,
 static int full_ahead(const struct lt_ring *r, struct lt_ring_ctl *ctl,
 		      uint64_t old, uint32_t len)
 {
-	struct lt_ring_place pl;
-	/* id 0 and no gap: a compact header */
-	lt_ring_place(r->subbuf_size, old, 0, 0, 0, len, &pl);
-	return pl.enter &&
-	       !lt_ring_subbuf_free(r, ctl, pl.begin, LT_RING_DISCARD);
+	const uint64_t S = r->subbuf_size;
+	uint64_t obase = old & ~(S - 1), begin;
+	if ((old & (S - 1)) == 0) {
+		begin = old;
+	} else {
+		uint64_t rec =
+			(old + LT_EV_ALIGN - 1) & ~(uint64_t)(LT_EV_ALIGN - 1);
+		if (rec + LT_EV_HDR_COMPACT + len - obase <= S)
+			return 0;
+		begin = obase + S;
+	}
+	return !lt_ring_subbuf_free(r, ctl, begin, LT_RING_DISCARD);
 }
 
 /*
- * lt_ring_reserve_on()'s decisions (switch, open, close, header size),
- * then the record and the headers it changes are copied and published by
- * one restartable sequence; any writer of this CPU in between, or a move
- * to another CPU, and it starts again.
+ * One attempt of lt_ring_write_rseq_slow() at offset old of cpu's buffer:
+ * lt_ring_place()'s decisions (switch, open, close, header size), then
+ * the record and the headers it changes are copied and published by one
+ * restartable sequence.  Returns 0 if published, 1 if a writer of this
+ * CPU came in between or the thread moved (start again), or -ENOBUFS.
+ * Out of line: the drop before it stays light.
+ */
+static __attribute__((noinline)) int
+publish_rseq(struct lt_ring *r, struct rseq *rs, uint32_t cpu, uint64_t old,
+	     uint32_t id, const void *payload, uint32_t len)
+{
+	const uint64_t S = r->subbuf_size, mask = r->buf_size - 1;
+	struct lt_ring_ctl *ctl = lt_ring_ctl(r, cpu);
+	char *data = lt_ring_data(r, cpu);
+	uint64_t last =
+		atomic_load_explicit(&ctl->last_tsc, memory_order_relaxed);
+	uint64_t ts = lt_clock_read_fast();
+	if (ts < last)
+		ts = last;
+	uint64_t obase = old & ~(S - 1);
+	struct lt_ring_place pl;
+	lt_ring_place(S, old, last, ts, id, len, &pl);
+	/* an overwritten sub-buffer is always whole here (no record is ever
+	 * half-done) */
+	if (pl.enter && r->mode == LT_RING_DISCARD &&
+	    !lt_ring_subbuf_free(r, ctl, pl.begin, LT_RING_DISCARD)) {
+		lt_ring_drop(ctl, -ENOBUFS);
+		return -ENOBUFS;
+	}
+	uint64_t lost = pl.sw | pl.fill ? lt_ring_lost(r, cpu) : 0;
+
+	struct lt_rseq_pub pub;
+	pub_start(&pub, pl.end, ts, old);
+	struct close_fields prev, own;
+	struct lt_packet_header open;
+	unsigned char eh[LT_EV_HDR_EXTENDED];
+	if (pl.sw) {
+		close_fields(r, &prev, obase, old & (S - 1), ts, lost);
+		add_copy(&pub, data + ((obase + CLOSE_AT) & mask), &prev,
+			 sizeof(prev));
+	}
+	if (pl.enter) {
+		memset(&open, 0, sizeof(open));
+		open_fields(r, cpu, &open, pl.begin, ts);
+		add_copy(&pub, data + (pl.begin & mask), &open, sizeof(open));
+	}
+	lt_ev_header_put(eh, pl.hsz, id, ts);
+	add_copy(&pub, data + (pl.rec & mask), eh, pl.hsz);
+	if (len)
+		add_copy(&pub, data + ((pl.rec + pl.hsz) & mask), payload, len);
+	if (pl.fill) {
+		/* the record ends the sub-buffer: it closes it */
+		close_fields(r, &own, pl.end - S, S, ts, lost);
+		add_copy(&pub, data + ((pl.end - S + CLOSE_AT) & mask), &own,
+			 sizeof(own));
+	}
+	return lt_rseq_publish(rs, cpu, &ctl->pair, &pub);
+}
+
+/*
+ * Any writer of this CPU between the reads and the publish, or a move to
+ * another CPU, and it starts again.
  */
 int lt_ring_write_rseq_slow(struct lt_ring *r, uint32_t id, const void *payload,
 			    uint32_t len)
 {
-	const uint64_t S = r->subbuf_size, mask = r->buf_size - 1;
 	struct rseq *rs = lt_rseq_area();
 
-	if (LT_PACKET_HDR_SIZE + LT_EV_HDR_EXTENDED + len > S)
+	if (LT_PACKET_HDR_SIZE + LT_EV_HDR_EXTENDED + len > r->subbuf_size)
 		return drop_here(r, -E2BIG);
 	for (;;) {
 		/* a thread without rseq cannot write here: counted lost */
@@ -480,7 +544,6 @@ int lt_ring_write_rseq_slow(struct lt_ring *r, uint32_t id, const void *payload,
 		if (cpu >= r->n_cpus)
 			return drop_here(r, -ENOBUFS);
 		struct lt_ring_ctl *ctl = lt_ring_ctl(r, cpu);
-		char *data = lt_ring_data(r, cpu);
 		uint64_t old = atomic_load_explicit(&ctl->offset,
 						    memory_order_relaxed);
 		if (r->mode == LT_RING_DISCARD &&
@@ -492,52 +555,9 @@ int lt_ring_write_rseq_slow(struct lt_ring *r, uint32_t id, const void *payload,
 				continue;
 			return -ENOBUFS;
 		}
-		uint64_t last = atomic_load_explicit(&ctl->last_tsc,
-						     memory_order_relaxed);
-		uint64_t ts = lt_clock_read_fast();
-		if (ts < last)
-			ts = last;
-		uint64_t obase = old & ~(S - 1);
-		struct lt_ring_place pl;
-		lt_ring_place(S, old, last, ts, id, len, &pl);
-		/* an overwritten sub-buffer is always whole here (no record
-		 * is ever half-done) */
-		if (pl.enter && r->mode == LT_RING_DISCARD &&
-		    !lt_ring_subbuf_free(r, ctl, pl.begin, LT_RING_DISCARD)) {
-			lt_ring_drop(ctl, -ENOBUFS);
-			return -ENOBUFS;
-		}
-		uint64_t lost = pl.sw | pl.fill ? lt_ring_lost(r, cpu) : 0;
-
-		struct lt_rseq_pub pub;
-		pub_start(&pub, pl.end, ts, old);
-		struct close_fields prev, own;
-		struct lt_packet_header open;
-		unsigned char eh[LT_EV_HDR_EXTENDED];
-		if (pl.sw) {
-			close_fields(r, &prev, obase, old & (S - 1), ts, lost);
-			add_copy(&pub, data + ((obase + CLOSE_AT) & mask),
-				 &prev, sizeof(prev));
-		}
-		if (pl.enter) {
-			memset(&open, 0, sizeof(open));
-			open_fields(r, cpu, &open, pl.begin, ts);
-			add_copy(&pub, data + (pl.begin & mask), &open,
-				 sizeof(open));
-		}
-		lt_ev_header_put(eh, pl.hsz, id, ts);
-		add_copy(&pub, data + (pl.rec & mask), eh, pl.hsz);
-		if (len)
-			add_copy(&pub, data + ((pl.rec + pl.hsz) & mask),
-				 payload, len);
-		if (pl.fill) {
-			/* the record ends the sub-buffer: it closes it */
-			close_fields(r, &own, pl.end - S, S, ts, lost);
-			add_copy(&pub, data + ((pl.end - S + CLOSE_AT) & mask),
-				 &own, sizeof(own));
-		}
-		if (!lt_rseq_publish(rs, cpu, &ctl->pair, &pub))
-			return 0;
+		int rc = publish_rseq(r, rs, cpu, old, id, payload, len);
+		if (rc <= 0)
+			return rc;
 	}
 }
 
