@@ -329,7 +329,7 @@ static unsigned char *begin_event(struct cpu *c, uint32_t id)
 	size_t off = (c->used + LT_EV_ALIGN - 1) & ~(size_t)(LT_EV_ALIGN - 1);
 	memset(c->buf + c->used, 0, off - c->used);
 	if (ts - c->prev_ts < (1ull << LT_EV_TS_BITS)) {
-		uint32_t w = id | (uint32_t)(ts << 5);
+		uint32_t w = lt_ev_compact(id, ts);
 		memcpy(c->buf + off, &w, 4);
 		off += 4;
 	} else {

@@ -540,7 +540,7 @@ int main(int argc, char **argv)
 		memset(s->buf + s->used, 0, off - s->used);
 		if (id < LT_EV_ID_EXTENDED &&
 		    ts - s->prev_ts < (1ull << LT_EV_TS_BITS)) {
-			uint32_t w = id | (uint32_t)(ts << 5);
+			uint32_t w = lt_ev_compact(id, ts);
 			put(s->buf, &off, &w, 4);
 		} else {
 			s->buf[off++] = (unsigned char)LT_EV_ID_EXTENDED;

@@ -128,7 +128,7 @@ static __attribute__((noinline)) void floor_loop(long n, int ordered)
 	}
 }
 
-#if LT_RING_HAVE_RSEQ
+#ifdef LT_HAVE_RSEQ
 /*
  * The least an rseq record can cost: per CPU a 16-byte (offset, last
  * timestamp) pair and 64 KiB of data, fixed at compile time; the clock
@@ -159,7 +159,7 @@ static __attribute__((noinline)) void floor_rseq_loop(long n)
 		if (ts < last)
 			ts = last;
 		char *p = c->data + (old & (FL_DATA - 1));
-		uint32_t h = 1u | (uint32_t)(ts << 5);
+		uint32_t h = lt_ev_compact(1, ts);
 		(void)lt_rseq_write8(
 			rs, cpu, c->pair, old,
 			_mm_set_epi64x((long long)ts, (long long)(old + 20)), p,
@@ -302,8 +302,8 @@ int main(int argc, char **argv)
 	       n_events, runs, lt_clock_source_name());
 	printf("%-38s %7s %10s %10s %8s\n", "", "threads", "ns/event",
 	       "Mevents/s", "ratio");
-	int have_rseq = LT_RING_HAVE_RSEQ && lt_ring_rseq_usable();
-#if LT_RING_HAVE_RSEQ
+	int have_rseq = lt_ring_rseq_usable(); /* 0 without LT_HAVE_RSEQ */
+#ifdef LT_HAVE_RSEQ
 	fl_ncpus = (uint32_t)sysconf(_SC_NPROCESSORS_CONF);
 	fl_cpus = aligned_alloc(64, fl_ncpus * sizeof(*fl_cpus));
 	if (!fl_cpus) {

@@ -106,7 +106,8 @@ inline fill(from, to, first)
 	u = 0
 }
 
-/* Where a record of sz units goes when offset is old. */
+/* Where a record of sz units goes when offset is old: lt_ring_place()
+ * (src/ring/record.h). */
 inline place(old, sz)
 {
 	if

@@ -205,8 +205,9 @@ inline commit(to)
 
 /*
  * Read offset and decide where a record of sz units goes, as
- * lt_ring_write_rseq_slow does (the inline fast path of
- * lt_ring_write_rseq is the case !enter && !fill): enter a sub-buffer at
+ * lt_ring_write_rseq_slow does with lt_ring_place() (the inline fast path
+ * of lt_ring_write_rseq, lt_ring_try_compact(), is the case !enter &&
+ * !fill): enter a sub-buffer at
  * its start, or switch to the next one when the record does not fit
  * (close this one: the rest is padding), or append; fill: the record ends
  * exactly at the boundary and closes its own sub-buffer.  Then the first

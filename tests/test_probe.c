@@ -15,7 +15,6 @@
 #include "../examples/fields_tp.h"
 #include "clock/clock.h"
 #include "ctf/reader.h"
-#include "probe/fast.h"
 #include "probe/probe.h"
 #include "probe/targets.h"
 
@@ -453,7 +452,7 @@ static struct lt_ring *seq_ring_of_f8(void)
 
 LT_TEST(test_fixed_events_take_the_one_sequence_path)
 {
-#ifdef LT_PROBE_FAST_ASM
+#ifdef LT_HAVE_RSEQ
 	/* turned off, in a child that has not asked yet */
 	pid_t pid = fork();
 	LT_ASSERT(pid >= 0);
@@ -476,7 +475,7 @@ LT_TEST(test_fixed_events_take_the_one_sequence_path)
 		LT_SKIP("membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ) is "
 			"not available (Linux 5.10 or later has it)");
 	LT_ASSERT(seq_ring_of_f8() != NULL);
-#ifdef LT__HAVE_INLINE_SEQ
+#if defined(LT_HAVE_RSEQ) && !defined(LT_NO_INLINE_SEQ)
 	/* the call sites' inline sequence writes the same ring */
 	LT_ASSERT_EQ(lt__ev_ptest__f8.layout, LT_SEQ_LAYOUT);
 	LT_ASSERT(lt__ev_ptest__f8.seq == (void *)seq_ring_of_f8());
@@ -595,7 +594,7 @@ LT_TEST(test_fixed_events_far_apart_keep_their_times)
 	LT_ASSERT_EQ(far, N - 1);
 }
 
-#ifdef LT_PROBE_FAST_ASM
+#ifdef LT_HAVE_RSEQ
 extern struct rseq_cs *lt_probe__seq_cs8;
 extern const struct rseq_cs __start___rseq_cs[], __stop___rseq_cs[];
 #endif
@@ -607,7 +606,7 @@ extern const struct rseq_cs __start___rseq_cs[], __stop___rseq_cs[];
  */
 LT_TEST(test_the_sequence_names_a_descriptor_that_outlives_the_code)
 {
-#ifdef LT_PROBE_FAST_ASM
+#ifdef LT_HAVE_RSEQ
 	lt_session_t *s = session();
 	LT_ASSERT_EQ(lt_session_enable(s, "ptest:f8", NULL, NULL), 0);
 	LT_ASSERT_EQ(lt_session_start(s), 0);
@@ -651,7 +650,7 @@ LT_TEST(test_the_sequence_names_a_descriptor_that_outlives_the_code)
  */
 LT_TEST(test_call_sites_write_fixed_events_inline_and_clear_rseq_cs)
 {
-#ifdef LT__HAVE_INLINE_SEQ
+#if defined(LT_HAVE_RSEQ) && !defined(LT_NO_INLINE_SEQ)
 	const char *dir = lt_tmpdir("probe-inline");
 	lt_session_t *s = started(dir, NULL, "ptest:f8");
 	if (!lt_probe_seq_usable() || __rseq_size == 0)
@@ -729,7 +728,7 @@ LT_TEST(test_the_registry_writes_seq_only_to_its_own_layout)
  */
 LT_TEST(test_a_clock_off_the_tsc_takes_the_inline_sequence_away)
 {
-#ifdef LT__HAVE_INLINE_SEQ
+#if defined(LT_HAVE_RSEQ) && !defined(LT_NO_INLINE_SEQ)
 	/* not started: no consumer thread reads the clock while this one
 	 * changes it */
 	lt_session_t *s = session();

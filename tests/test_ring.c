@@ -12,6 +12,8 @@
 
 #ifndef RING_SYNC
 #define RING_SYNC LT_RING_SYNC_ATOMIC
+/* cases of atomic channels alone (test_ring_rseq.c leaves them out) */
+#define RING_ATOMIC_ONLY 1
 #endif
 
 static void pin_cpu0(void)
@@ -300,6 +302,106 @@ LT_TEST(test_too_big_event_is_dropped_and_counted)
 	}
 	lt_ring_destroy(r);
 }
+
+LT_TEST(test_read_pos_and_write_end_bound_the_unread)
+{
+	pin_cpu0();
+	struct lt_ring *r = make_ring(LT_RING_DISCARD, 4, 1024);
+	LT_ASSERT_EQ(lt_ring_read_pos(r, 0), 0);
+	LT_ASSERT_EQ(lt_ring_write_end(r, 0), 0);
+	LT_ASSERT_EQ(write_seq(r, 1, 7), 0);
+	/* the open sub-buffer counts whole */
+	LT_ASSERT_EQ(lt_ring_read_pos(r, 0), 0);
+	LT_ASSERT_EQ(lt_ring_write_end(r, 0), 1024);
+	LT_ASSERT_EQ(lt_ring_flush(r, 0), 1);
+	LT_ASSERT_EQ(lt_ring_write_end(r, 0), 1024);
+	LT_ASSERT_EQ(drain_cpu0(r, &coll), 1);
+	LT_ASSERT_EQ(lt_ring_read_pos(r, 0), 1024);
+	lt_ring_destroy(r);
+}
+
+LT_TEST(test_lost_at_the_source_reach_the_packet)
+{
+	pin_cpu0();
+	struct lt_ring *r = make_ring(LT_RING_DISCARD, 4, 1024);
+	lt_ring_add_lost(r, 0, 5);
+	LT_ASSERT_EQ(lt_ring_lost(r, 0), 5);
+	LT_ASSERT_EQ(write_seq(r, 1, 7), 0);
+	LT_ASSERT_EQ(lt_ring_flush(r, 0), 1);
+	struct lt_ring_subbuf sb;
+	LT_ASSERT_EQ(lt_ring_get_subbuf(r, 0, &sb), 0);
+	LT_ASSERT_EQ(sb.hdr->events_discarded, 5);
+	lt_ring_put_subbuf(r, 0);
+	lt_ring_destroy(r);
+}
+
+LT_TEST(test_recover_torn_subbuf_keeps_committed_prefix)
+{
+	pin_cpu0();
+	const uint64_t S = 1024;
+	struct lt_ring *r = make_ring(LT_RING_DISCARD, 4, S);
+	static char copy[1024];
+	uint64_t committed = 0, content = 0;
+	/* nothing written at all in the second sub-buffer */
+	LT_ASSERT_EQ(
+		lt_ring_recover_subbuf(r, 0, S, copy, &committed, &content),
+		-EIO);
+	for (uint64_t i = 0; i < 3; i++)
+		LT_ASSERT_EQ(write_seq(r, 1, i), 0);
+	uint64_t whole = LT_PACKET_HDR_SIZE + 3 * (4 + 8);
+	if (RING_SYNC == LT_RING_SYNC_ATOMIC) {
+		/* a writer that reserved and died before its commit */
+		struct lt_ring_ctx c;
+		LT_ASSERT_EQ(lt_ring_reserve(r, &c, 1, 8), 0);
+		LT_ASSERT_EQ(c.begin, whole);
+	}
+	struct lt_ring_subbuf sb;
+	LT_ASSERT_EQ(lt_ring_get_subbuf(r, 0, &sb), -EAGAIN);
+	LT_ASSERT_EQ(
+		lt_ring_recover_subbuf(r, 0, 0, copy, &committed, &content), 0);
+	LT_ASSERT_EQ(committed, whole);
+	/* never closed: an rseq buffer's records end at its offset, an
+	 * atomic one's are walked to the end */
+	LT_ASSERT_EQ(content, RING_SYNC == LT_RING_SYNC_RSEQ ? whole : S);
+	const struct lt_packet_header *h = (const void *)copy;
+	LT_ASSERT_EQ(h->magic, LT_PACKET_MAGIC);
+	LT_ASSERT_EQ(h->packet_seq_num, 0);
+	LT_ASSERT_EQ(h->content_size, 0); /* as the ring holds it */
+	/* the whole records, as the recorder writes them out */
+	struct lt_packet_header *w = (void *)copy;
+	w->content_size = w->packet_size = whole * 8;
+	w->timestamp_end = lt_clock_read_fast();
+	coll.n = 0;
+	const char *why = "";
+	if (rd_walk_packet(copy, whole, size_u64, collect_ev, &coll, &why))
+		LT_FAIL("recovered packet: %s", why);
+	LT_ASSERT_EQ(coll.n, 3);
+	LT_ASSERT_EQ(coll.seqs[2], 2);
+	lt_ring_destroy(r);
+}
+
+#ifdef RING_ATOMIC_ONLY
+/* a single writer's channel (the kernel's) is atomic */
+LT_TEST(test_flush_at_closes_with_the_given_time)
+{
+	struct lt_ring *r = make_ring(LT_RING_DISCARD, 4, 1024);
+	struct lt_ring_ctx c;
+	LT_ASSERT_EQ(lt_ring_flush_at(r, 0, 5000), 0); /* none open */
+	LT_ASSERT_EQ(lt_ring_reserve_at(r, &c, 0, 1000, 1, 8), 0);
+	uint64_t v = 9;
+	memcpy(c.payload, &v, 8);
+	lt_ring_commit(r, &c);
+	LT_ASSERT_EQ(lt_ring_flush_at(r, 0, 5000), 1);
+	LT_ASSERT_EQ(lt_ring_flush_at(r, 0, 6000), 0);
+	struct lt_ring_subbuf sb;
+	LT_ASSERT_EQ(lt_ring_get_subbuf(r, 0, &sb), 0);
+	LT_ASSERT_EQ(sb.hdr->timestamp_begin, 1000);
+	LT_ASSERT_EQ(sb.hdr->timestamp_end, 5000);
+	LT_ASSERT_EQ(sb.len, LT_PACKET_HDR_SIZE + 4 + 8);
+	lt_ring_put_subbuf(r, 0);
+	lt_ring_destroy(r);
+}
+#endif
 
 LT_TEST(test_consumer_maps_buffer_in_forked_child)
 {

@@ -89,7 +89,7 @@ LT_TEST(test_environment_forces_atomic)
 	LT_ASSERT_EQ(lt_ring_create(&cfg, &r), -ENOTSUP);
 }
 
-#if LT_RING_HAVE_RSEQ
+#ifdef LT_HAVE_RSEQ
 /* A thread whose rseq area is unregistered cannot write an rseq channel:
  * its events are dropped and counted, nothing else breaks. */
 LT_TEST(test_thread_without_rseq_drops_and_counts)

@@ -1,12 +1,15 @@
 /*
- * lowtrace/tp_seq.h - the restartable sequence that an enabled call site
- * of a fixed-size event (4 to 16 bytes of payload) runs inline, and the
- * layout of the library's structures it reads.  Included by
- * tracepoint.h; not meant to be included alone.
+ * lowtrace/tp_seq.h - internals of lowtrace/tracepoint.h: not to be
+ * included directly (it stops the build if it is).  Include
+ * <lowtrace/tracepoint.h>.
  *
- * The sequence is the one lt_probe_emit_words8/4() run out of line
- * (src/probe/probe_x86_64.S, which explains the protocol), without the
- * call and the checks that the registry makes once instead:
+ * The restartable sequence that an enabled call site of a fixed-size
+ * event (4 to 16 bytes of payload) runs inline, and the platform
+ * condition of every rseq sequence of lowtrace, the call sites' and the
+ * library's (LT_HAVE_RSEQ).  The sequence is the common case of
+ * lt_probe_emit_words8/4() (src/probe/probe_x86_64.S, which explains the
+ * protocol), without the call and the checks that the registry makes once
+ * instead:
  *
  *   - the ring comes from the descriptor's seq field, which the registry
  *     sets only for an event whose only target is an rseq ring with no
@@ -19,43 +22,34 @@
  * lt_probe_emit_words8/4(), which sorts it out; where the sequence
  * declines the record (a sub-buffer to switch, a full buffer, a timestamp
  * too far from the last) or is restarted, lt_probe_emit_words_slow(), the
- * general path's rare cases.
+ * general path's rare cases.  Where a record goes and its compact header
+ * are those of src/ring/record.h (lt_ring_try_compact(), lt_ev_compact()).
  * Unlike the out-of-line sequence this one clears the thread's rseq_cs
  * before it leaves: its descriptor is in the caller's image, which dlclose
  * may unmap.
  *
- * The part the assembler can read (the LT_SEQ_* constants) comes first:
- * src/probe/fast.h includes it, and src/probe/probe.c checks each value
- * against the structures.
+ * The part the assembler can read comes first: the library's .S includes
+ * it (src/probe/probe_x86_64.S).  The library's own sources define
+ * LT__SEQ_INTERNALS before including it, as tracepoint.h does.
  */
 #ifndef LOWTRACE_TP_SEQ_H
 #define LOWTRACE_TP_SEQ_H
 
+#ifndef LT__SEQ_INTERNALS
+#error "lowtrace/tp_seq.h is internal to lowtrace/tracepoint.h: include <lowtrace/tracepoint.h>"
+#endif
+
 /*
  * The layout version a call site was compiled against, kept in its
  * descriptor's layout byte.  The registry publishes a ring in seq only to
- * a descriptor whose layout byte equals its own; change it with any of
- * the offsets below, or with struct lt_event_desc.
+ * a descriptor whose layout byte equals its own; raise it with any change
+ * of lowtrace/ring_offsets.h, or of struct lt_event_desc.
  */
 #define LT_SEQ_LAYOUT 1
 
-/* struct lt_ring (src/ring/ring.h) */
-#define LT_SEQ_RING_NCPUS 0x20
-#define LT_SEQ_RING_SUBBUF_MASK 0x50
-#define LT_SEQ_RING_BUF_MASK 0x58
-#define LT_SEQ_RING_CPU 0x60 /* cpu[0].ctl; cpu[0].data 8 bytes on */
-#define LT_SEQ_RING_CPU_SHIFT 4 /* log2 sizeof(struct lt_ring_cpu) */
-/* struct lt_ring_ctl: offset, then last_tsc */
-#define LT_SEQ_CTL_LAST 0x08
-/* struct rseq (linux/rseq.h) */
-#define LT_SEQ_RSEQ_CPU_ID 0x04
-#define LT_SEQ_RSEQ_CS 0x08
-/* the compact event header (src/ring/ring.h): id | timestamp << 5 */
-#define LT_SEQ_TS_SHIFT 5
-#define LT_SEQ_TS_LIMIT 0x7ffffff /* 2^LT_EV_TS_BITS - 1 */
-/* a record's worst case beyond the sub-buffer offset: alignment (3) and
- * the compact header (4) */
-#define LT_SEQ_SLACK 7
+/* LT_SEQ_RING_*, LT_SEQ_CTL_*, LT_SEQ_RSEQ_*, LT_SEQ_TS_*, LT_SEQ_SLACK */
+#include <lowtrace/ring_offsets.h>
+
 /* what precedes every abort handler: ud1 with glibc's RSEQ_SIG as its
  * displacement, the signature the kernel checks */
 #define LT_SEQ_ABORT_SIG        \
@@ -66,26 +60,24 @@
 #define LT__STR_(...) #__VA_ARGS__
 
 /*
- * LT__X86_RSEQ: x86_64 with glibc 2.35 or later (rseq registered for every
- * thread, __rseq_offset exported), where the library has its sequences
- * (src/probe/fast.h).  LT__HAVE_INLINE_SEQ: that, and SSE registers (the
- * commit is a 16-byte store; not under -mgeneral-regs-only), unless the
- * includer defines LT_NO_INLINE_SEQ (every call site then calls the
- * library).
+ * LT_HAVE_RSEQ: this platform has lowtrace's restartable sequences, the
+ * library's (src/ring/rseq.h, src/probe/probe_x86_64.S) and the call
+ * sites' below: x86_64 with SSE registers (the commit is a 16-byte
+ * store; not under -mgeneral-regs-only) and glibc 2.35 or later (rseq
+ * registered for every thread, __rseq_offset exported).  A call site
+ * runs the inline sequence where it is defined and the includer has not
+ * defined LT_NO_INLINE_SEQ (every call site then calls the library).
  */
-#if defined(__x86_64__) && defined(__has_include)
+#if defined(__x86_64__) && defined(__SSE2__) && defined(__has_include)
 #if __has_include(<sys/rseq.h>)
 #include <features.h>
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 35)
-#define LT__X86_RSEQ 1
+#define LT_HAVE_RSEQ 1
 #endif
 #endif
-#endif
-#if defined(LT__X86_RSEQ) && defined(__SSE2__) && !defined(LT_NO_INLINE_SEQ)
-#define LT__HAVE_INLINE_SEQ 1
 #endif
 
-#if defined(LT__X86_RSEQ) && !defined(__ASSEMBLER__)
+#if defined(LT_HAVE_RSEQ) && !defined(__ASSEMBLER__)
 /*
  * Every restartable sequence in C (here and in src/ring/rseq.h): the
  * descriptor of the sequence between labels 1 and 2 with its abort
@@ -108,7 +100,8 @@
 				  ".popsection\n\t"
 #endif
 
-#if defined(LT__HAVE_INLINE_SEQ) && !defined(__ASSEMBLER__)
+#if defined(LT_HAVE_RSEQ) && !defined(LT_NO_INLINE_SEQ) && \
+	!defined(__ASSEMBLER__)
 #include <stddef.h>
 #include <stdint.h>
 
@@ -140,7 +133,7 @@ extern const ptrdiff_t __rseq_offset;
 	"	or %%rdx, %%rax\n"                                            \
 	"	shl $" LT__STR(LT_SEQ_RING_CPU_SHIFT) ", %%r9\n"              \
 	"	mov " LT__STR(LT_SEQ_RING_CPU) "(%%r10,%%r9), %%r8\n"         \
-	"	mov (" LT__STR(LT_SEQ_RING_CPU) "+8)(%%r10,%%r9), %%r9\n"     \
+	"	mov " LT__STR(LT_SEQ_RING_CPU_DATA) "(%%r10,%%r9), %%r9\n"    \
 	"	mov (%%r8), %%rdx\n"                                          \
 	/* not the sub-buffer's start, and room after the record */          \
 	"	mov " LT__STR(LT_SEQ_RING_SUBBUF_MASK) "(%%r10), %%rcx\n"     \
@@ -213,6 +206,6 @@ lt__slow:                                                             \
 		}                                                     \
 	} while (0)
 
-#endif /* LT__HAVE_INLINE_SEQ && !__ASSEMBLER__ */
+#endif /* LT_HAVE_RSEQ && !LT_NO_INLINE_SEQ && !__ASSEMBLER__ */
 
 #endif

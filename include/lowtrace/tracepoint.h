@@ -54,6 +54,7 @@
 #include <string.h>
 
 #include <lowtrace/types.h>
+#define LT__SEQ_INTERNALS 1
 #include <lowtrace/tp_seq.h>
 
 #ifdef __cplusplus
@@ -280,7 +281,7 @@ static inline void lt__put_seq(struct lt__writer *w, const void *p,
 
 #define LT__SECTION __attribute__((section("lt_events"), used))
 
-#ifdef LT__HAVE_INLINE_SEQ
+#if defined(LT_HAVE_RSEQ) && !defined(LT_NO_INLINE_SEQ)
 #define LT__LAYOUT LT_SEQ_LAYOUT
 /* a payload of 8-16 bytes: lo at 4, hi at the payload's last 8 bytes;
  * 4-7 bytes: the same with 4-byte words */

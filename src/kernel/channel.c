@@ -464,28 +464,6 @@ static int deliver(struct lt_kernel *k, uint32_t cpu, lt_kernel_packet_fn fn,
 	return 0;
 }
 
-/*
- * Closes cpu's open sub-buffer with timestamp_end = ts, as lt_ring_flush()
- * does with the clock's reading: a kernel event read later may carry an
- * earlier time than now, but never one earlier than the last written.
- * This thread is the buffer's only writer.
- */
-static void flush_at(struct lt_ring *r, uint32_t cpu, uint64_t ts)
-{
-	struct lt_ring_ctl *ctl = lt_ring_ctl(r, cpu);
-	const uint64_t S = r->subbuf_size;
-	uint64_t old = atomic_load_explicit(&ctl->offset, memory_order_relaxed);
-
-	if ((old & (S - 1)) == 0)
-		return;
-	/* release: the records' bytes before the new offset, as the CAS in
-	 * lt_ring_flush() orders them */
-	atomic_store_explicit(&ctl->offset, (old & ~(S - 1)) + S,
-			      memory_order_release);
-	lt_ring_close_subbuf(r, ctl, old & ~(S - 1), old & (S - 1), ts,
-			     lt_ring_lost(r, cpu));
-}
-
 static int write_sample(struct lt_kernel *k, struct kcpu *c,
 			const struct lt_perf_sample *s)
 {
@@ -568,9 +546,7 @@ static int on_record(void *arg, uint32_t type, const void *body, size_t len)
 		c->lost_perf += lost;
 		k->st.lost_perf += lost;
 		/* the packets' events_discarded counts these too */
-		atomic_fetch_add_explicit(
-			&lt_ring_ctl(k->ring, (uint32_t)c->cpu)->lost_full,
-			lost, memory_order_relaxed);
+		lt_ring_add_lost(k->ring, (uint32_t)c->cpu, lost);
 	}
 	return 0;
 }
@@ -648,7 +624,7 @@ static int drain(struct lt_kernel *k, lt_kernel_packet_fn fn, void *arg,
 		if (c->open &&
 		    (final ||
 		     (k->flush_ms && now - c->open_since_ms >= k->flush_ms))) {
-			flush_at(k->ring, cpu, c->last_ts);
+			lt_ring_flush_at(k->ring, cpu, c->last_ts);
 			c->open = 0;
 		}
 		int rc = deliver(k, cpu, fn, arg);
@@ -698,9 +674,7 @@ static void reconcile_lost(struct lt_kernel *k)
 		uint64_t more = total - c->lost_perf;
 		c->lost_perf = total;
 		k->st.lost_perf += more;
-		atomic_fetch_add_explicit(
-			&lt_ring_ctl(k->ring, (uint32_t)c->cpu)->lost_full,
-			more, memory_order_relaxed);
+		lt_ring_add_lost(k->ring, (uint32_t)c->cpu, more);
 	}
 }
 

@@ -19,7 +19,6 @@
 #include <linux/membarrier.h>
 
 #include "clock/clock.h"
-#include "probe/fast.h"
 #include "probe/filter.h"
 #include "probe/targets.h"
 
@@ -47,7 +46,7 @@ static __attribute__((noinline)) void emit_all(const struct lt_targets *t,
 	}
 }
 
-#if LT_RING_HAVE_RSEQ
+#ifdef LT_HAVE_RSEQ
 /* What the common case needs of the thread, found by the general path. */
 struct probe_thread {
 	struct rseq *rs; /* its rseq area */
@@ -69,7 +68,7 @@ static __attribute__((noinline)) void emit_slow(struct lt_event_desc *d,
 						int declined)
 {
 	lt_rcu_read_lock();
-#if LT_RING_HAVE_RSEQ
+#ifdef LT_HAVE_RSEQ
 	if (!probe_thread.ok) {
 		probe_thread.rs = lt_rseq_area();
 		probe_thread.ok = lt_rcu_registered() && lt_rcu_fenceless() &&
@@ -107,7 +106,7 @@ emit_fast(struct lt_event_desc *d, const void *payload, uint64_t lo,
 	  uint64_t hi, int words, uint32_t len)
 {
 	int done = 0;
-#if LT_RING_HAVE_RSEQ
+#ifdef LT_HAVE_RSEQ
 	if (__builtin_expect(!probe_thread.ok ||
 				     lt_clock_calib.source != LT_CLOCK_TSC,
 			     0))
@@ -178,7 +177,7 @@ void lt_probe_emit_words_slow(struct lt_event_desc *d, uint64_t lo, uint64_t hi,
  * rseq, probe_x86_64.S defines them (their common case) and these are
  * their general paths.
  */
-#ifdef LT_PROBE_FAST_ASM
+#ifdef LT_HAVE_RSEQ
 #define LT_WORDS8 lt_probe__words8_general
 #define LT_WORDS4 lt_probe__words4_general
 __attribute__((visibility("hidden"))) void
@@ -210,36 +209,6 @@ __attribute__((constructor(101))) static void lt_probe_seq_init(void)
 	}
 }
 
-/* what probe_x86_64.S assumes of the structures */
-_Static_assert(offsetof(struct lt_event_desc, targets) == LT_FAST_DESC_TARGETS,
-	       "fast.h, tp_seq.h: lt_event_desc.targets");
-_Static_assert(offsetof(struct lt_targets, id) == LT_FAST_TARGETS_ID,
-	       "fast.h, tp_seq.h: lt_targets.id");
-_Static_assert(offsetof(struct lt_targets, seq) == LT_FAST_TARGETS_SEQ,
-	       "fast.h, tp_seq.h: lt_targets.seq");
-_Static_assert(offsetof(struct lt_ring, n_cpus) == LT_SEQ_RING_NCPUS,
-	       "fast.h, tp_seq.h: lt_ring.n_cpus");
-_Static_assert(offsetof(struct lt_ring, subbuf_mask) == LT_SEQ_RING_SUBBUF_MASK,
-	       "fast.h, tp_seq.h: lt_ring.subbuf_mask");
-_Static_assert(offsetof(struct lt_ring, buf_mask) == LT_SEQ_RING_BUF_MASK,
-	       "fast.h, tp_seq.h: lt_ring.buf_mask");
-_Static_assert(offsetof(struct lt_ring, cpu) == LT_SEQ_RING_CPU,
-	       "fast.h, tp_seq.h: lt_ring.cpu");
-_Static_assert(sizeof(struct lt_ring_cpu) == 1u << LT_SEQ_RING_CPU_SHIFT &&
-		       offsetof(struct lt_ring_cpu, ctl) == 0 &&
-		       offsetof(struct lt_ring_cpu, data) == 8,
-	       "fast.h, tp_seq.h: lt_ring_cpu");
-_Static_assert(offsetof(struct lt_ring_ctl, offset) == 0 &&
-		       offsetof(struct lt_ring_ctl, last_tsc) ==
-			       LT_SEQ_CTL_LAST,
-	       "fast.h, tp_seq.h: lt_ring_ctl");
-_Static_assert(offsetof(struct rseq, cpu_id) == LT_SEQ_RSEQ_CPU_ID &&
-		       offsetof(struct rseq, rseq_cs) == LT_SEQ_RSEQ_CS,
-	       "fast.h, tp_seq.h: struct rseq");
-_Static_assert(LT_EV_HDR_COMPACT == 4 && LT_EV_ALIGN == 4 &&
-		       (1u << LT_EV_TS_BITS) - 1 == LT_SEQ_TS_LIMIT &&
-		       LT_SEQ_SLACK == LT_EV_ALIGN - 1 + LT_EV_HDR_COMPACT,
-	       "fast.h, tp_seq.h: the compact event header");
 #else
 #define LT_WORDS8 lt_probe_emit_words8
 #define LT_WORDS4 lt_probe_emit_words4
@@ -268,7 +237,7 @@ __attribute__((visibility("hidden"))) signed char lt_probe__seq_state;
 
 int lt_probe_seq_usable(void)
 {
-#ifdef LT_PROBE_FAST_ASM
+#ifdef LT_HAVE_RSEQ
 	int st = __atomic_load_n(&lt_probe__seq_state, __ATOMIC_RELAXED);
 	if (st == 0) {
 		const char *env = getenv("LOWTRACE_PROBE_SEQ");

@@ -25,7 +25,7 @@
  * sub-buffer to switch or close, a full buffer, a timestamp too far from
  * the last for the compact header, a thread without rseq) or was
  * restarted, to lt_probe__words_slow(), the general path's rare cases.
- * Offsets and constants: probe/fast.h.
+ * Offsets and constants: lowtrace/ring_offsets.h, generated.
  *
  * The thread's rseq_cs is left pointing at the descriptor when the path
  * returns, as the kernel allows: one store fewer.  The kernel reads that
@@ -45,9 +45,11 @@
  * payload's length.  The path saves no register: the event waits in the
  * red zone, the last word in xmm3 (rdtsc writes rdx).
  */
-#include "probe/fast.h"
+/* LT_HAVE_RSEQ, LT_SEQ_* (lowtrace/ring_offsets.h), LT_SEQ_ABORT_SIG */
+#define LT__SEQ_INTERNALS 1
+#include <lowtrace/tp_seq.h>
 
-#ifdef LT_PROBE_FAST_ASM
+#ifdef LT_HAVE_RSEQ
 
 /*
  * name: the entry point; general: its C path; minlen, span: the lengths
@@ -76,11 +78,11 @@
 	mov \cs(%rip), %rax
 	mov %rax, %fs:LT_SEQ_RSEQ_CS(%r9)
 1:
-	mov LT_FAST_DESC_TARGETS(%rdi), %r10
+	mov LT_SEQ_DESC_TARGETS(%rdi), %r10
 	test %r10, %r10
 	jz 7f
-	mov LT_FAST_TARGETS_ID(%r10), %r11d
-	mov LT_FAST_TARGETS_SEQ(%r10), %r10
+	mov LT_SEQ_TARGETS_ID(%r10), %r11d
+	mov LT_SEQ_TARGETS_SEQ(%r10), %r10
 	test %r10, %r10
 	jz 6f
 	/* cpu_id: negative (so too large) in a thread without rseq */
@@ -103,7 +105,7 @@
 	lea LT_SEQ_SLACK(%rdx,%rcx), %rdx
 	cmp LT_SEQ_RING_SUBBUF_MASK(%r10), %rdx
 	ja 8f
-	mov LT_SEQ_RING_CPU+8(%r10,%r9), %rdx
+	mov LT_SEQ_RING_CPU_DATA(%r10,%r9), %rdx
 	/* the timestamp: no earlier than the last one, and close enough to
 	 * it for the compact header */
 	cmp LT_SEQ_CTL_LAST(%r8), %rax

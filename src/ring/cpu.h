@@ -14,10 +14,11 @@
 #include <sched.h>
 #include <stdint.h>
 
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 35) && \
-	__has_include(<sys/rseq.h>)
+/* LT_HAVE_RSEQ: the platform condition of every rseq sequence */
+#define LT__SEQ_INTERNALS 1
+#include <lowtrace/tp_seq.h>
+#ifdef LT_HAVE_RSEQ
 #include <sys/rseq.h>
-#define LT_HAVE_RSEQ 1
 #endif
 
 static inline void *lt_thread_pointer(void)

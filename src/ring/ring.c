@@ -191,7 +191,7 @@ int lt_ring_fd(const struct lt_ring *r)
 
 int lt_ring_rseq_usable(void)
 {
-#if LT_RING_HAVE_RSEQ
+#ifdef LT_HAVE_RSEQ
 	static int forced = -1; /* LOWTRACE_RING_SYNC=atomic, read once */
 	int f = __atomic_load_n(&forced, __ATOMIC_RELAXED);
 	if (f < 0) {
@@ -396,7 +396,7 @@ static int drop_here(struct lt_ring *r, int err)
 	return err;
 }
 
-#if LT_RING_HAVE_RSEQ
+#ifdef LT_HAVE_RSEQ
 /*
  * The fields a closer writes, timestamp_end to events_discarded, in the
  * header's order (packet_seq_num, the opener's, written again as it is).
@@ -460,25 +460,79 @@ static int full_ahead(const struct lt_ring *r, struct lt_ring_ctl *ctl,
 			return 0;
 		begin = obase + S;
 	}
-	/* acquire: as below */
-	uint64_t consumed =
-		atomic_load_explicit(&ctl->consumed, memory_order_acquire);
-	return begin + S - consumed > r->buf_size;
+	return !lt_ring_subbuf_free(r, ctl, begin, LT_RING_DISCARD);
 }
 
 /*
- * lt_ring_reserve_on()'s decisions (switch, open, close, header size),
- * then the record and the headers it changes are copied and published by
- * one restartable sequence; any writer of this CPU in between, or a move
- * to another CPU, and it starts again.
+ * One attempt of lt_ring_write_rseq_slow() at offset old of cpu's buffer:
+ * lt_ring_place()'s decisions (switch, open, close, header size), then
+ * the record and the headers it changes are copied and published by one
+ * restartable sequence.  Returns 0 if published, 1 if a writer of this
+ * CPU came in between or the thread moved (start again), or -ENOBUFS.
+ * Out of line: the drop before it stays light.
+ */
+static __attribute__((noinline)) int
+publish_rseq(struct lt_ring *r, struct rseq *rs, uint32_t cpu, uint64_t old,
+	     uint32_t id, const void *payload, uint32_t len)
+{
+	const uint64_t S = r->subbuf_size, mask = r->buf_size - 1;
+	struct lt_ring_ctl *ctl = lt_ring_ctl(r, cpu);
+	char *data = lt_ring_data(r, cpu);
+	uint64_t last =
+		atomic_load_explicit(&ctl->last_tsc, memory_order_relaxed);
+	uint64_t ts = lt_clock_read_fast();
+	if (ts < last)
+		ts = last;
+	uint64_t obase = old & ~(S - 1);
+	struct lt_ring_place pl;
+	lt_ring_place(S, old, last, ts, id, len, &pl);
+	/* an overwritten sub-buffer is always whole here (no record is ever
+	 * half-done) */
+	if (pl.enter && r->mode == LT_RING_DISCARD &&
+	    !lt_ring_subbuf_free(r, ctl, pl.begin, LT_RING_DISCARD)) {
+		lt_ring_drop(ctl, -ENOBUFS);
+		return -ENOBUFS;
+	}
+	uint64_t lost = pl.sw | pl.fill ? lt_ring_lost(r, cpu) : 0;
+
+	struct lt_rseq_pub pub;
+	pub_start(&pub, pl.end, ts, old);
+	struct close_fields prev, own;
+	struct lt_packet_header open;
+	unsigned char eh[LT_EV_HDR_EXTENDED];
+	if (pl.sw) {
+		close_fields(r, &prev, obase, old & (S - 1), ts, lost);
+		add_copy(&pub, data + ((obase + CLOSE_AT) & mask), &prev,
+			 sizeof(prev));
+	}
+	if (pl.enter) {
+		memset(&open, 0, sizeof(open));
+		open_fields(r, cpu, &open, pl.begin, ts);
+		add_copy(&pub, data + (pl.begin & mask), &open, sizeof(open));
+	}
+	lt_ev_header_put(eh, pl.hsz, id, ts);
+	add_copy(&pub, data + (pl.rec & mask), eh, pl.hsz);
+	if (len)
+		add_copy(&pub, data + ((pl.rec + pl.hsz) & mask), payload, len);
+	if (pl.fill) {
+		/* the record ends the sub-buffer: it closes it */
+		close_fields(r, &own, pl.end - S, S, ts, lost);
+		add_copy(&pub, data + ((pl.end - S + CLOSE_AT) & mask), &own,
+			 sizeof(own));
+	}
+	return lt_rseq_publish(rs, cpu, &ctl->pair, &pub);
+}
+
+/*
+ * Any writer of this CPU between the reads and the publish, or a move to
+ * another CPU, and it starts again.
  */
 int lt_ring_write_rseq_slow(struct lt_ring *r, uint32_t id, const void *payload,
 			    uint32_t len)
 {
-	const uint64_t S = r->subbuf_size, mask = r->buf_size - 1;
 	struct rseq *rs = lt_rseq_area();
 
-	if (LT_PACKET_HDR_SIZE + LT_EV_HDR_EXTENDED + len > S)
+	if (LT_PACKET_HDR_SIZE + LT_EV_HDR_EXTENDED + len > r->subbuf_size)
 		return drop_here(r, -E2BIG);
 	for (;;) {
 		/* a thread without rseq cannot write here: counted lost */
@@ -490,7 +544,6 @@ int lt_ring_write_rseq_slow(struct lt_ring *r, uint32_t id, const void *payload,
 		if (cpu >= r->n_cpus)
 			return drop_here(r, -ENOBUFS);
 		struct lt_ring_ctl *ctl = lt_ring_ctl(r, cpu);
-		char *data = lt_ring_data(r, cpu);
 		uint64_t old = atomic_load_explicit(&ctl->offset,
 						    memory_order_relaxed);
 		if (r->mode == LT_RING_DISCARD &&
@@ -502,81 +555,9 @@ int lt_ring_write_rseq_slow(struct lt_ring *r, uint32_t id, const void *payload,
 				continue;
 			return -ENOBUFS;
 		}
-		uint64_t last = atomic_load_explicit(&ctl->last_tsc,
-						     memory_order_relaxed);
-		uint64_t ts = lt_clock_read_fast();
-		if (ts < last)
-			ts = last;
-		uint64_t obase = old & ~(S - 1), begin = old, rec, end;
-		int enter = (old & (S - 1)) == 0, sw = 0;
-		uint32_t hsz = id < LT_EV_ID_EXTENDED ? LT_EV_HDR_COMPACT :
-							LT_EV_HDR_EXTENDED;
-		if (!enter) {
-			if (ts - last >= (1ull << LT_EV_TS_BITS))
-				hsz = LT_EV_HDR_EXTENDED;
-			rec = (old + LT_EV_ALIGN - 1) &
-			      ~(uint64_t)(LT_EV_ALIGN - 1);
-			end = rec + hsz + len;
-			if (end - obase > S)
-				sw = enter = 1;
-		}
-		if (enter) {
-			begin = sw ? obase + S : old;
-			/* the first record's delta to timestamp_begin is 0 */
-			hsz = id < LT_EV_ID_EXTENDED ? LT_EV_HDR_COMPACT :
-						       LT_EV_HDR_EXTENDED;
-			rec = begin + LT_PACKET_HDR_SIZE;
-			end = rec + hsz + len;
-			/* pairs with the release store in
-			 * lt_ring_put_subbuf(); an overwritten sub-buffer is
-			 * always whole here (no record is ever half-done) */
-			uint64_t consumed = atomic_load_explicit(
-				&ctl->consumed, memory_order_acquire);
-			if (r->mode == LT_RING_DISCARD &&
-			    begin + S - consumed > r->buf_size) {
-				lt_ring_drop(ctl, -ENOBUFS);
-				return -ENOBUFS;
-			}
-		}
-		int fill = (end & (S - 1)) == 0;
-		uint64_t lost = sw | fill ? lt_ring_lost(r, cpu) : 0;
-
-		struct lt_rseq_pub pub;
-		pub_start(&pub, end, ts, old);
-		struct close_fields prev, own;
-		struct lt_packet_header open;
-		unsigned char eh[LT_EV_HDR_EXTENDED];
-		if (sw) {
-			close_fields(r, &prev, obase, old & (S - 1), ts, lost);
-			add_copy(&pub, data + ((obase + CLOSE_AT) & mask),
-				 &prev, sizeof(prev));
-		}
-		if (enter) {
-			memset(&open, 0, sizeof(open));
-			open_fields(r, cpu, &open, begin, ts);
-			add_copy(&pub, data + (begin & mask), &open,
-				 sizeof(open));
-		}
-		if (hsz == LT_EV_HDR_COMPACT) {
-			uint32_t w = id | (uint32_t)(ts << 5);
-			memcpy(eh, &w, 4);
-		} else {
-			eh[0] = (unsigned char)LT_EV_ID_EXTENDED;
-			memcpy(eh + 1, &id, 4);
-			memcpy(eh + 5, &ts, 8);
-		}
-		add_copy(&pub, data + (rec & mask), eh, hsz);
-		if (len)
-			add_copy(&pub, data + ((rec + hsz) & mask), payload,
-				 len);
-		if (fill) {
-			/* the record ends the sub-buffer: it closes it */
-			close_fields(r, &own, end - S, S, ts, lost);
-			add_copy(&pub, data + ((end - S + CLOSE_AT) & mask),
-				 &own, sizeof(own));
-		}
-		if (!lt_rseq_publish(rs, cpu, &ctl->pair, &pub))
-			return 0;
+		int rc = publish_rseq(r, rs, cpu, old, id, payload, len);
+		if (rc <= 0)
+			return rc;
 	}
 }
 
@@ -661,7 +642,7 @@ int lt_ring_flush(struct lt_ring *r, uint32_t cpu)
 	uint64_t off = atomic_load_explicit(&ctl->offset, memory_order_acquire);
 	if ((off & (r->subbuf_size - 1)) == 0)
 		return 0;
-#if LT_RING_HAVE_RSEQ
+#ifdef LT_HAVE_RSEQ
 	if (lt_ring_sync_of(r) == LT_RING_SYNC_RSEQ)
 		return flush_rseq(r, cpu);
 #endif
@@ -702,6 +683,67 @@ int lt_ring_flush_quiescent(struct lt_ring *r, uint32_t cpu)
 {
 	/* no writer left: the CAS path's close is right for either kind */
 	return flush_atomic(r, cpu);
+}
+
+int lt_ring_flush_at(struct lt_ring *r, uint32_t cpu, uint64_t ts)
+{
+	struct lt_ring_ctl *ctl = lt_ring_ctl(r, cpu);
+	const uint64_t S = r->subbuf_size;
+	uint64_t old = atomic_load_explicit(&ctl->offset, memory_order_relaxed);
+
+	if ((old & (S - 1)) == 0)
+		return 0;
+	/* release: the records' bytes before the new offset, as the CAS in
+	 * flush_atomic() orders them */
+	atomic_store_explicit(&ctl->offset, (old & ~(S - 1)) + S,
+			      memory_order_release);
+	lt_ring_close_subbuf(r, ctl, old & ~(S - 1), old & (S - 1), ts,
+			     lt_ring_lost(r, cpu));
+	return 1;
+}
+
+void lt_ring_add_lost(struct lt_ring *r, uint32_t cpu, uint64_t n)
+{
+	atomic_fetch_add_explicit(&lt_ring_ctl(r, cpu)->lost_full, n,
+				  memory_order_relaxed);
+}
+
+uint64_t lt_ring_read_pos(const struct lt_ring *r, uint32_t cpu)
+{
+	return atomic_load(&lt_ring_ctl(r, cpu)->consumed);
+}
+
+uint64_t lt_ring_write_end(const struct lt_ring *r, uint32_t cpu)
+{
+	uint64_t end = atomic_load(&lt_ring_ctl(r, cpu)->offset);
+	return (end + r->subbuf_size - 1) & ~(r->subbuf_size - 1);
+}
+
+int lt_ring_recover_subbuf(struct lt_ring *r, uint32_t cpu, uint64_t base,
+			   void *copy, uint64_t *committed, uint64_t *content)
+{
+	struct lt_ring_ctl *ctl = lt_ring_ctl(r, cpu);
+	const uint64_t S = r->subbuf_size;
+	uint64_t gen = base / r->buf_size;
+	/* an rseq writer publishes whole records: the offset bounds them */
+	int rseq = lt_ring_sync_of(r) == LT_RING_SYNC_RSEQ;
+	uint64_t c =
+		rseq ? atomic_load(&ctl->offset) - base :
+		       atomic_load(&ctl->commit[slot_of(r, base)]) - gen * S;
+
+	memcpy(copy, hdr_at(r, cpu, base), S);
+	const struct lt_packet_header *h = copy;
+	if (c > S || h->magic != LT_PACKET_MAGIC ||
+	    h->packet_seq_num != base >> r->subbuf_shift)
+		return -EIO;
+	uint64_t n = h->content_size / 8;
+	if (n < LT_PACKET_HDR_SIZE || n > S)
+		/* never closed: an rseq buffer's records end at the offset;
+		 * an atomic one's closer may have died too */
+		n = rseq && c < S ? c : S;
+	*committed = c;
+	*content = n;
+	return 0;
 }
 
 /*

@@ -52,6 +52,7 @@
 
 #include "clock/clock.h"
 #include "ring/cpu.h"
+#include "ring/record.h"
 #include "ring/rseq.h"
 
 #define LT_PACKET_MAGIC 0xC1FC1FC1u
@@ -88,24 +89,8 @@ struct lt_packet_header {
 	uint32_t cpu_id;
 	uint32_t pid;
 };
-#define LT_PACKET_HDR_SIZE 88
 _Static_assert(sizeof(struct lt_packet_header) == LT_PACKET_HDR_SIZE,
 	       "packet header layout");
-
-/*
- * Event header, 4-byte aligned: compact is one little-endian 32-bit word,
- * id in bits 0-4 and the low 27 bits of the timestamp above; id 31 says
- * extended: a byte 31, then a 32-bit id and a 64-bit timestamp (13 bytes).
- * A reader rebuilds a compact timestamp from the previous one in the
- * stream (the packet's timestamp_begin for the first), taking the 27 bits to
- * have wrapped at most once; writers use the extended form when the gap may
- * be longer.
- */
-#define LT_EV_ID_EXTENDED 31u
-#define LT_EV_TS_BITS 27
-#define LT_EV_HDR_COMPACT 4u
-#define LT_EV_HDR_EXTENDED 13u
-#define LT_EV_ALIGN 4u
 
 enum lt_ring_mode {
 	LT_RING_DISCARD = 0,
@@ -304,8 +289,9 @@ static inline int lt_ring_subbuf_free(const struct lt_ring *r,
 }
 
 /*
- * Reserves room for an event of id and len payload bytes in cpu's buffer,
- * writes its event header, and points ctx->payload at the payload.
+ * Reserves room for an event of id and len payload bytes in cpu's buffer
+ * (where lt_ring_place() puts it), writes its event header, and points
+ * ctx->payload at the payload.
  * Returns 0, or -ENOBUFS / -E2BIG when the event is dropped (and counted).
  * mode is a constant at every call site so that the compiler folds it.
  * Model: models/ring.pml, inline event() (proctypes writer and handler).
@@ -317,9 +303,8 @@ lt_ring_reserve_on(struct lt_ring *r, struct lt_ring_ctx *ctx, uint32_t cpu,
 {
 	struct lt_ring_ctl *ctl = lt_ring_ctl(r, cpu);
 	const uint64_t S = r->subbuf_size;
-	uint64_t old, begin, rec, end, ts, lost = 0;
-	uint32_t hsz;
-	int enter, sw, fill;
+	uint64_t old, ts, lost = 0;
+	struct lt_ring_place pl;
 
 	if (__builtin_expect(LT_PACKET_HDR_SIZE + LT_EV_HDR_EXTENDED + len > S,
 			     0)) {
@@ -334,69 +319,36 @@ lt_ring_reserve_on(struct lt_ring *r, struct lt_ring_ctx *ctx, uint32_t cpu,
 		ts = fixed_ts ? *fixed_ts : lt_clock_read_fast();
 		if (__builtin_expect(ts < last, 0))
 			ts = last; /* a read taken early, or on another CPU */
-		uint64_t obase = old & ~(S - 1);
-		enter = (old & (S - 1)) == 0;
-		sw = 0;
-		if (!enter) {
-			/* the exact previous timestamp: the gap decides */
-			hsz = (id < LT_EV_ID_EXTENDED &&
-			       ts - last < (1ull << LT_EV_TS_BITS)) ?
-				      LT_EV_HDR_COMPACT :
-				      LT_EV_HDR_EXTENDED;
-			begin = old;
-			rec = (old + LT_EV_ALIGN - 1) &
-			      ~(uint64_t)(LT_EV_ALIGN - 1);
-			end = rec + hsz + len;
-			if (end - obase > S)
-				sw = enter = 1;
+		lt_ring_place(S, old, last, ts, id, len, &pl);
+		if (pl.enter && !lt_ring_subbuf_free(r, ctl, pl.begin, mode)) {
+			lt_ring_drop(ctl, -ENOBUFS);
+			return -ENOBUFS;
 		}
-		if (enter) {
-			begin = sw ? obase + S : old;
-			/* the first record's delta to timestamp_begin is 0 */
-			hsz = id < LT_EV_ID_EXTENDED ? LT_EV_HDR_COMPACT :
-						       LT_EV_HDR_EXTENDED;
-			rec = begin + LT_PACKET_HDR_SIZE;
-			end = rec + hsz + len;
-			if (!lt_ring_subbuf_free(r, ctl, begin, mode)) {
-				lt_ring_drop(ctl, -ENOBUFS);
-				return -ENOBUFS;
-			}
-		}
-		/* a record that ends exactly at the boundary closes its own
-		 * sub-buffer: nobody else will find it open */
-		fill = (end & (S - 1)) == 0;
-		if (__builtin_expect(sw | fill, 0))
+		if (__builtin_expect(pl.sw | pl.fill, 0))
 			/* read after the pair's load: a later close sees no
 			 * smaller count, so the packets' counts never shrink */
 			lost = atomic_load_explicit(&ctl->lost_full,
 						    memory_order_relaxed) +
 			       atomic_load_explicit(&ctl->lost_big,
 						    memory_order_relaxed);
-		if (lt_ring_cas_pair(ctl, &old, &last, end, ts))
+		if (lt_ring_cas_pair(ctl, &old, &last, pl.end, ts))
 			break;
 	}
-	if (__builtin_expect(sw, 0))
+	if (__builtin_expect(pl.sw, 0))
 		lt_ring_close_subbuf(r, ctl, old & ~(S - 1), old & (S - 1), ts,
 				     lost);
-	if (__builtin_expect(enter, 0))
-		lt_ring_open_subbuf(r, ctl, begin, ts);
-	if (__builtin_expect(fill, 0))
-		lt_ring_close_subbuf(r, ctl, end - S, S, ts, lost);
+	if (__builtin_expect(pl.enter, 0))
+		lt_ring_open_subbuf(r, ctl, pl.begin, ts);
+	if (__builtin_expect(pl.fill, 0))
+		lt_ring_close_subbuf(r, ctl, pl.end - S, S, ts, lost);
 
-	char *p = lt_ring_data(r, cpu) + (rec & r->buf_mask);
-	if (hsz == LT_EV_HDR_COMPACT) {
-		uint32_t w = id | (uint32_t)(ts << 5);
-		memcpy(p, &w, 4);
-	} else {
-		p[0] = (char)LT_EV_ID_EXTENDED;
-		memcpy(p + 1, &id, 4);
-		memcpy(p + 5, &ts, 8);
-	}
+	char *p = lt_ring_data(r, cpu) + (pl.rec & r->buf_mask);
+	lt_ev_header_put(p, pl.hsz, id, ts);
 	ctx->ctl = ctl;
-	ctx->begin = begin;
-	ctx->end = end;
+	ctx->begin = pl.begin;
+	ctx->end = pl.end;
 	ctx->ts = ts;
-	ctx->payload = p + hsz;
+	ctx->payload = p + pl.hsz;
 	return 0;
 }
 
@@ -507,7 +459,7 @@ lt_ring__try_rseq(struct lt_ring *r, struct rseq *rs, uint32_t id,
 		  const void *payload, uint64_t lo, uint64_t hi, int words,
 		  uint32_t len, int fast)
 {
-#if LT_RING_HAVE_RSEQ
+#ifdef LT_HAVE_RSEQ
 	/* the sequence compares it with cpu_id, which is negative in a
 	 * thread without rseq: such a thread always takes the slow path */
 	uint32_t cpu = __atomic_load_n(&rs->cpu_id_start, __ATOMIC_RELAXED);
@@ -526,20 +478,11 @@ lt_ring__try_rseq(struct lt_ring *r, struct rseq *rs, uint32_t id,
 	uint64_t ts = fast ? lt_clock_read_tsc() : lt_clock_read_fast();
 	if (__builtin_expect(ts < last, 0))
 		ts = last;
-	uint64_t rec = (old + LT_EV_ALIGN - 1) & ~(uint64_t)(LT_EV_ALIGN - 1);
-	uint64_t end = rec + LT_EV_HDR_COMPACT + len;
-	/* as in lt_ring_write(): no switch, no close.  One comparison: not
-	 * the sub-buffer's start (off - 1 wraps), and room to spare after
-	 * the record whatever the alignment (a record that would fit in the
-	 * last 3 bytes of slack goes the slow way) */
-	uint64_t off = old & (S - 1);
-	if (__builtin_expect(off - 1 >= S - (LT_EV_ALIGN + LT_EV_HDR_COMPACT) -
-						     len ||
-				     ts - last >= (1ull << LT_EV_TS_BITS),
-			     0))
+	uint64_t rec, end;
+	if (lt_ring_try_compact(S, old, last, ts, len, &rec, &end))
 		return 1;
 	char *p = lt_ring_data(r, cpu) + (rec & r->buf_mask);
-	uint32_t h = id | (uint32_t)(ts << 5);
+	uint32_t h = lt_ev_compact(id, ts);
 	/* the 16-byte commit: (offset, last timestamp) */
 	__m128i commit = _mm_set_epi64x((long long)ts, (long long)end);
 	const char *s = payload;
@@ -587,7 +530,7 @@ static inline __attribute__((always_inline)) int
 lt_ring_try_rseq(struct lt_ring *r, uint32_t id, const void *payload,
 		 uint32_t len)
 {
-#if LT_RING_HAVE_RSEQ
+#ifdef LT_HAVE_RSEQ
 	struct rseq *rs =
 		(struct rseq *)((char *)lt_thread_pointer() + __rseq_offset);
 #else
@@ -609,11 +552,10 @@ lt_ring_write_rseq(struct lt_ring *r, uint32_t id, const void *payload,
 /*
  * Records an event in the current CPU's buffer.  On an rseq channel see
  * lt_ring_write_rseq().  On an atomic one: lt_ring_reserve(), a copy of
- * len payload bytes, lt_ring_commit(); the common case (a compact header,
- * well inside the open sub-buffer, the first compare-and-swap succeeding)
- * is the same algorithm as lt_ring_reserve_on()'s with the sub-buffer
- * switches left out, inline; every other case goes to
- * lt_ring_write_slow().  Returns 0, or -ENOBUFS / -E2BIG (dropped).
+ * len payload bytes, lt_ring_commit(); the common case
+ * (lt_ring_try_compact(), the first compare-and-swap succeeding) inline,
+ * every other case in lt_ring_write_slow().  Returns 0, or -ENOBUFS /
+ * -E2BIG (dropped).
  */
 static inline __attribute__((always_inline)) int
 lt_ring_write(struct lt_ring *r, uint32_t id, const void *payload, uint32_t len)
@@ -631,17 +573,14 @@ lt_ring_write(struct lt_ring *r, uint32_t id, const void *payload, uint32_t len)
 	uint64_t ts = lt_clock_read_fast();
 	if (__builtin_expect(ts < last, 0))
 		ts = last;
-	uint64_t rec = (old + LT_EV_ALIGN - 1) & ~(uint64_t)(LT_EV_ALIGN - 1);
-	uint64_t end = rec + LT_EV_HDR_COMPACT + len;
-	/* not the sub-buffer's first record, and room to spare after this
-	 * one: neither a switch nor a close (see lt_ring_reserve_on()) */
-	if (__builtin_expect((old & (S - 1)) != 0 && id < LT_EV_ID_EXTENDED &&
-				     ts - last < (1ull << LT_EV_TS_BITS) &&
-				     end - (old & ~(S - 1)) < S,
+	uint64_t rec, end;
+	if (__builtin_expect(id < LT_EV_ID_EXTENDED && len < S - LT_EV_SLACK &&
+				     !lt_ring_try_compact(S, old, last, ts, len,
+							  &rec, &end),
 			     1) &&
 	    __builtin_expect(lt_ring_cas_pair(ctl, &old, &last, end, ts), 1)) {
 		char *p = lt_ring_data(r, cpu) + (rec & r->buf_mask);
-		uint32_t w = id | (uint32_t)(ts << 5);
+		uint32_t w = lt_ev_compact(id, ts);
 		memcpy(p, &w, 4);
 		lt_ring_copy(p + LT_EV_HDR_COMPACT, payload, len);
 		uint64_t idx = (old >> r->subbuf_shift) & (r->n_subbufs - 1);
@@ -698,6 +637,41 @@ int lt_ring_snapshot(struct lt_ring *r, uint32_t cpu, lt_ring_packet_fn fn,
  */
 int lt_ring_copy_open(struct lt_ring *r, uint32_t cpu, lt_ring_packet_fn fn,
 		      void *arg);
+
+/*
+ * lt_ring_flush() with a given timestamp_end, for an atomic channel's
+ * only writer (lt_ring_reserve_at()'s): a record it writes later may carry
+ * an earlier time than the clock's reading now, but never one earlier
+ * than the last written.  Returns 1 if a sub-buffer was closed, else 0.
+ */
+int lt_ring_flush_at(struct lt_ring *r, uint32_t cpu, uint64_t ts);
+
+/* Counts n events lost at their source (before the ring) in cpu's
+ * buffer: the packets' events_discarded include them. */
+void lt_ring_add_lost(struct lt_ring *r, uint32_t cpu, uint64_t n);
+
+/*
+ * For a consumer that drains a buffer whose writers are gone: the start
+ * of the oldest unread sub-buffer, and the end of the one the write
+ * offset is in (the offset itself at a boundary).  Sub-buffers from the
+ * first to the second are either complete (lt_ring_get_subbuf()) or torn
+ * (lt_ring_recover_subbuf()).
+ */
+uint64_t lt_ring_read_pos(const struct lt_ring *r, uint32_t cpu);
+uint64_t lt_ring_write_end(const struct lt_ring *r, uint32_t cpu);
+
+/*
+ * A sub-buffer at base that never completed: a writer reserved space and
+ * died before its commit.  Copies the sub-buffer (subbuf_size bytes) into
+ * copy and says what of it is whole: *committed, the bytes committed from
+ * base (a writer's records commit in offset order, so they are a prefix of
+ * the records, plus the padding if it was closed); *content, the bytes
+ * that hold records (content_size if the sub-buffer was closed, else the
+ * committed prefix of an rseq channel or the whole of an atomic one).
+ * Returns 0, or -EIO if not even the packet header was written.
+ */
+int lt_ring_recover_subbuf(struct lt_ring *r, uint32_t cpu, uint64_t base,
+			   void *copy, uint64_t *committed, uint64_t *content);
 
 /* Counts an event too large to record, in the current CPU's buffer. */
 void lt_ring_count_too_big(struct lt_ring *r);

@@ -26,25 +26,19 @@
  * clear the area's rseq_cs pointer when they end, so that no thread keeps
  * a pointer into a library that may be unloaded.
  *
- * x86_64 only: LT_RING_HAVE_RSEQ is 0 elsewhere, and the ring buffer then
+ * x86_64 only: LT_HAVE_RSEQ (lowtrace/tp_seq.h) is undefined elsewhere, and the ring buffer then
  * uses its compare-and-swap path alone.  Model: models/ring_rseq.pml.
  */
 #ifndef LT_RING_RSEQ_H
 #define LT_RING_RSEQ_H
 
 #include <stdint.h>
-#if defined(__x86_64__)
-#include <emmintrin.h>
-#endif
 
-#include <lowtrace/tp_seq.h>
-
+/* LT_HAVE_RSEQ, and the sequences' LT__RSEQ_ENTER()/LT__RSEQ_ABORT() */
 #include "ring/cpu.h"
 
-#if defined(__x86_64__) && defined(LT_HAVE_RSEQ)
-#define LT_RING_HAVE_RSEQ 1
-#else
-#define LT_RING_HAVE_RSEQ 0
+#ifdef LT_HAVE_RSEQ
+#include <emmintrin.h>
 #endif
 
 /* One copy of a published record: len bytes from src to dst. */
@@ -66,7 +60,7 @@ struct lt_rseq_pub {
 	struct lt_rseq_copy c[5];
 };
 
-#if LT_RING_HAVE_RSEQ
+#ifdef LT_HAVE_RSEQ
 
 /* The calling thread's rseq area, or NULL if rseq is not registered. */
 static inline struct rseq *lt_rseq_area(void)
@@ -272,5 +266,5 @@ again:
 	return 1;
 }
 
-#endif /* LT_RING_HAVE_RSEQ */
+#endif /* LT_HAVE_RSEQ */
 #endif

@@ -209,31 +209,25 @@ static void note_end(void *arg, const struct lt_ctf_record *r)
 }
 
 /*
- * The copy of a sub-buffer in c->scratch never completed: some writer
- * reserved space and died before committing.  Writers of one thread
- * commit in offset order, so the committed bytes are a prefix of the
- * records (plus, if it was closed, the padding): keep the whole records of
- * that prefix, count the rest lost.  seq is the sub-buffer's packet
- * sequence number; rseq whether its writer published whole records.
+ * The sub-buffer at base of a buffer whose writers are gone never
+ * completed: some writer reserved space and died before committing.  The
+ * ring copies it into c->scratch and says how much of it was committed, a
+ * prefix of the records (plus, if it was closed, the padding): keep the
+ * whole records of that prefix, count the rest lost.
  */
 static void keep_committed(struct lt_consumer *c, struct lt_consumer_buf *b,
-			   uint32_t cpu, uint64_t seq, uint64_t committed,
-			   int rseq)
+			   uint32_t cpu, uint64_t base)
 {
 	const uint64_t S = b->ring->subbuf_size;
 	struct lt_packet_header *h = (void *)c->scratch;
 	struct lt_recovery *x = c->recovery;
+	uint64_t committed, content;
 
-	if (committed > S || h->magic != LT_PACKET_MAGIC ||
-	    h->packet_seq_num != seq) {
+	if (lt_ring_recover_subbuf(b->ring, cpu, base, c->scratch, &committed,
+				   &content) < 0) {
 		add_stat(c, &b->st->lost_crash, 1); /* not even its header */
 		return;
 	}
-	uint64_t content = h->content_size / 8;
-	if (content < LT_PACKET_HDR_SIZE || content > S)
-		/* never closed: an rseq buffer's records end at the offset;
-		 * an atomic one's closer may have died too */
-		content = rseq && committed < S ? committed : S;
 	x->n = 0;
 	size_t walked = lt_ctf_walk_records(c->scratch, content, lookup_event,
 					    (void *)b->events, note_end, x);
@@ -276,43 +270,26 @@ static int recovery_room(struct lt_consumer *c, uint64_t size)
 
 /*
  * Writes what cpu's buffer holds up to its write offset, whole
- * sub-buffers as they are and incomplete ones recovered.  The one place
- * outside src/ring that reads a ring's control block.
+ * sub-buffers as they are and incomplete ones recovered.
  */
 static void drain_dead_cpu(struct lt_consumer *c, struct lt_consumer_buf *b,
 			   uint32_t cpu)
 {
 	struct lt_ring *r = b->ring;
-	struct lt_ring_ctl *ctl = lt_ring_ctl(r, cpu);
-	const uint64_t S = r->subbuf_size;
-	uint64_t end = (atomic_load(&ctl->offset) + S - 1) & ~(S - 1);
-	/* an rseq writer publishes whole records: the offset bounds them */
-	int rseq = lt_ring_sync_of(r) == LT_RING_SYNC_RSEQ;
-	int room = recovery_room(c, S) == 0;
+	uint64_t end = lt_ring_write_end(r, cpu);
+	int room = recovery_room(c, r->subbuf_size) == 0;
 
 	for (;;) {
 		struct lt_ring_subbuf sb;
-		uint64_t base = atomic_load(&ctl->consumed);
+		uint64_t base = lt_ring_read_pos(r, cpu);
 		if (base >= end)
 			break;
-		if (lt_ring_get_subbuf(r, cpu, &sb) == 0) {
+		if (lt_ring_get_subbuf(r, cpu, &sb) == 0)
 			write_packet(c, b, cpu, sb.data, sb.len);
-		} else if (!room) {
+		else if (!room)
 			add_stat(c, &b->st->lost_crash, 1);
-		} else {
-			uint64_t idx =
-				(base >> r->subbuf_shift) & (r->n_subbufs - 1);
-			uint64_t committed =
-				rseq ? atomic_load(&ctl->offset) - base :
-				       atomic_load(&ctl->commit[idx]) -
-						base / r->buf_size * S;
-			memcpy(c->scratch,
-			       lt_ring_data(r, cpu) +
-				       (base & (r->buf_size - 1)),
-			       S);
-			keep_committed(c, b, cpu, base >> r->subbuf_shift,
-				       committed, rseq);
-		}
+		else
+			keep_committed(c, b, cpu, base);
 		lt_ring_put_subbuf(r, cpu);
 	}
 }
