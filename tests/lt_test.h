@@ -9,6 +9,8 @@
  *
  * A case that needs a tool that is missing calls LT_SKIP("why"); under
  * LOWTRACE_REQUIRE_ALL=1 (CI) a skip counts as a failure.
+ *
+ * Cases are registered without limit; a run that runs no case fails.
  */
 #ifndef LT_TEST_H
 #define LT_TEST_H
@@ -27,17 +29,33 @@ struct lt_test_case {
 	void (*fn)(void);
 };
 
-#define LT_TEST_MAX 256
-static struct lt_test_case lt_test_cases[LT_TEST_MAX];
-static int lt_test_ncases;
+/* Grown as the constructors register cases: no case is ever left out. */
+static struct lt_test_case *lt_test_cases;
+static int lt_test_ncases, lt_test_cap;
+
+__attribute__((unused)) static void lt_test_register(const char *name,
+						     void (*fn)(void))
+{
+	if (lt_test_ncases == lt_test_cap) {
+		int cap = lt_test_cap ? 2 * lt_test_cap : 64;
+		struct lt_test_case *c =
+			realloc(lt_test_cases, (size_t)cap * sizeof(*c));
+		if (!c) {
+			fprintf(stderr, "lt-test: no memory to register %s\n",
+				name);
+			_exit(2);
+		}
+		lt_test_cases = c;
+		lt_test_cap = cap;
+	}
+	lt_test_cases[lt_test_ncases++] = (struct lt_test_case){ name, fn };
+}
 
 #define LT_TEST(name)                                                     \
 	static void name(void);                                           \
 	__attribute__((constructor)) static void lt_test_reg_##name(void) \
 	{                                                                 \
-		if (lt_test_ncases < LT_TEST_MAX)                         \
-			lt_test_cases[lt_test_ncases++] =                 \
-				(struct lt_test_case){ #name, name };     \
+		lt_test_register(#name, name);                            \
 	}                                                                 \
 	static void name(void)
 
@@ -150,6 +168,14 @@ int main(int argc, char **argv)
 			failed++;
 		}
 		fflush(stdout);
+	}
+	/* a name that matches no case, or a file without cases, tests nothing */
+	if (passed + failed + skipped == 0) {
+		if (only)
+			printf("FAIL %s: no case of that name\n", only);
+		else
+			printf("FAIL lt-test: no case registered\n");
+		failed++;
 	}
 	printf("lt-test: %d passed, %d failed, %d skipped\n", passed, failed,
 	       skipped);
