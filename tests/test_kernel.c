@@ -220,10 +220,9 @@ LT_TEST(test_format_without_id_is_an_error)
 {
 	struct lt_kformat f;
 	char err[256];
-	LT_ASSERT_EQ(
+	LT_ASSERT_RESULT(
 		lt_kformat_parse("name: x\nformat:\n", &f, err, sizeof(err)),
-		-EINVAL);
-	LT_ASSERT(strstr(err, "no ID") != NULL);
+		-EINVAL, err, "no ID");
 	LT_ASSERT_EQ(lt_kformat_parse("ID: 3\n\tfield:int x;\tsize:4;\n", &f,
 				      err, sizeof(err)),
 		     -EINVAL);
@@ -345,18 +344,22 @@ LT_TEST(test_unknown_event_suggests_a_close_name)
 	LT_ASSERT_EQ((int)expand(pats, 1, &v, err, sizeof(err)), -ENOENT);
 	LT_ASSERT_STREQ(err, "lowtrace: no kernel event sched:sched_swich "
 			     "(did you mean sched:sched_switch?)");
-	const char *sub[] = { "sched:switch" };
-	LT_ASSERT_EQ((int)expand(sub, 1, &v, err, sizeof(err)), -ENOENT);
-	LT_ASSERT(strstr(err, "did you mean sched:sched_switch?") != NULL);
-	const char *bare[] = { "sched_switch" };
-	LT_ASSERT_EQ((int)expand(bare, 1, &v, err, sizeof(err)), -ENOENT);
-	LT_ASSERT(strstr(err, "did you mean sched:sched_switch?") != NULL);
-	const char *none[] = { "net:*" };
-	LT_ASSERT_EQ((int)expand(none, 1, &v, err, sizeof(err)), -ENOENT);
-	LT_ASSERT(strstr(err, "no kernel event net:*") != NULL);
-	const char *nopre[] = { "timer" };
-	LT_ASSERT_EQ((int)expand(nopre, 1, &v, err, sizeof(err)), -ENOENT);
-	LT_ASSERT(strstr(err, "preset timer") != NULL);
+	static const struct {
+		const char *pattern, *message;
+	} bad[] = {
+		{ "sched:switch", "did you mean sched:sched_switch?" },
+		{ "sched_switch", "did you mean sched:sched_switch?" },
+		{ "net:*", "no kernel event net:*" },
+		{ "timer", "preset timer" },
+	};
+	int failed = 0;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = 0;
+		int rc = (int)expand(&bad[i].pattern, 1, &v, err, sizeof(err));
+		failed += !LT_CHECK_ROW(bad[i].pattern, rc, -ENOENT, err,
+					bad[i].message);
+	}
+	LT_ASSERT_ROWS(failed, sizeof(bad) / sizeof(bad[0]));
 }
 
 LT_TEST(test_mono_to_counts_inverts_clock_to_ns)
@@ -902,7 +905,7 @@ LT_TEST(test_perf_losses_reach_events_discarded)
 	char *out = babeltrace_of(f.dir, &status);
 	LT_ASSERT_EQ(status, 0);
 	/* babeltrace2 warns of the discarded events, nothing else */
-	LT_ASSERT(strstr(out, "discarded") != NULL);
+	LT_ASSERT_CONTAINS(out, "discarded");
 	printf("  %llu events, %llu lost in perf\n",
 	       (unsigned long long)st.events, (unsigned long long)st.lost_perf);
 	free(out);
