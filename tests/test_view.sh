@@ -208,24 +208,13 @@ else
 	fail discarded_events_are_reported "gen_trace --lost failed"
 fi
 
-# usage errors
-"$LT" view > /dev/null 2> "$tmp/e1"
-r1=$?
-"$LT" view "$tmp/nope" > /dev/null 2> "$tmp/e2"
-r2=$?
-"$LT" view "$d" --bogus > /dev/null 2> "$tmp/e3"
-r3=$?
-"$LT" view "$d" --begin yesterday > /dev/null 2> "$tmp/e4"
-r4=$?
-if [ $r1 -ne 0 ] && [ $r2 -ne 0 ] && [ $r3 -ne 0 ] && [ $r4 -ne 0 ] &&
-	grep -q '^lowtrace: view: no trace directory' "$tmp/e1" &&
-	grep -q "^lowtrace: view: $tmp/nope/metadata: " "$tmp/e2" &&
-	grep -q "^lowtrace: view: unknown option '--bogus'" "$tmp/e3" &&
-	grep -q "^lowtrace: view: bad --begin time 'yesterday'" "$tmp/e4"; then
-	ok usage_errors
-else
-	fail usage_errors "$(cat "$tmp/e1" "$tmp/e2" "$tmp/e3" "$tmp/e4")"
-fi
+# usage errors: what lowtrace view writes to stderr
+view_err() { "$LT" view "$@" 2>&1 > /dev/null; }
+row nonzero '^lowtrace: view: no trace directory' view_err
+row nonzero "^lowtrace: view: $tmp/nope/metadata: " view_err "$tmp/nope"
+row nonzero "^lowtrace: view: unknown option '--bogus'" view_err "$d" --bogus
+row nonzero "^lowtrace: view: bad --begin time 'yesterday'" view_err "$d" --begin yesterday
+rows_end usage_errors
 
 # every corpus trace is rejected, with the file named, and nothing crashes
 bad=

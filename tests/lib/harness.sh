@@ -6,6 +6,10 @@
 # tests/run.sh adds up and exits non-zero if a case failed; no_cases WHY
 # finishes a test that has no case to run here (tests/run.sh fails one
 # that runs none without saying why).
+# A table of bad inputs is a series of `row STATUS PATTERN CMD...` ended
+# by `rows_end NAME`, which reports every failing row with its command,
+# exit status and output; expect_error NAME STATUS PATTERN CMD... is a
+# table of one row.
 passed=0 failed=0 skipped=0
 tmp=$(mktemp -d "/tmp/${1:-lt-test}.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -44,4 +48,36 @@ finish() {
 no_cases() {
 	echo "no cases: $1"
 	finish
+}
+
+# row STATUS PATTERN CMD...: CMD exits with STATUS (a number, or nonzero)
+# and prints (on stdout or stderr) a line matching the grep pattern
+# PATTERN; a row that does not is kept for rows_end.
+rows_failed=
+row() {
+	local want=$1 pat=$2 out rc
+	shift 2
+	out=$("$@" 2>&1)
+	rc=$?
+	if { [ "$want" = nonzero ] && [ $rc -ne 0 ]; } || [ "$rc" = "$want" ]; then
+		printf '%s\n' "$out" | grep -q -- "$pat" && return 0
+	fi
+	rows_failed="$rows_failed"$'\n'"$*: exit $rc, expected $want and a line matching '$pat'; output:"$'\n'"$(show "$out")"
+	return 1
+}
+# rows_end NAME: ok NAME if the rows since the last rows_end passed, else
+# fail NAME with the rows that did not.
+rows_end() {
+	if [ -z "$rows_failed" ]; then
+		ok "$1"
+	else
+		fail "$1" "rows failed:$rows_failed"
+	fi
+	rows_failed=
+}
+expect_error() {
+	local name=$1
+	shift
+	row "$@"
+	rows_end "$name"
 }
