@@ -10,8 +10,8 @@
  * A case that needs a tool that is missing calls LT_SKIP("why"); under
  * LOWTRACE_REQUIRE_ALL=1 (CI) a skip counts as a failure.
  *
- * A failed assertion says what it got: LT_ASSERT_EQ and LT_ASSERT_STREQ
- * both values, LT_ASSERT_CONTAINS and LT_ASSERT_NOT_CONTAINS the text
+ * A failed assertion says what it got: LT_ASSERT_EQ, LT_ASSERT_CMP and
+ * LT_ASSERT_STREQ both values, LT_ASSERT_CONTAINS and LT_ASSERT_NOT_CONTAINS the text
  * searched (escaped, its beginning and end when long), LT_ASSERT_RESULT a
  * status or result with its message.  A table of inputs is walked with
  * LT_CHECK_ROW on each row, which reports a failing row and lets the loop
@@ -113,6 +113,58 @@ static inline __attribute__((noreturn)) void lt_test_failed(void)
 			LT_FAIL("%s == %s: \"%s\" != \"%s\"", #a, #b, \
 				lt_a_ ? lt_a_ : "(null)",             \
 				lt_b_ ? lt_b_ : "(null)");            \
+	} while (0)
+
+/* A number of any type as text in buf (LT_TEST_VALUE). */
+static inline const char *lt_test_value_i(char *buf, long long v)
+{
+	snprintf(buf, 48, "%lld", v);
+	return buf;
+}
+static inline const char *lt_test_value_u(char *buf, unsigned long long v)
+{
+	snprintf(buf, 48, "%llu", v);
+	return buf;
+}
+static inline const char *lt_test_value_f(char *buf, long double v)
+{
+	snprintf(buf, 48, "%.17Lg", v);
+	return buf;
+}
+#define LT_TEST_VALUE(buf, v)                          \
+	_Generic((v), float                            \
+		 : lt_test_value_f, double             \
+		 : lt_test_value_f, long double        \
+		 : lt_test_value_f, unsigned char      \
+		 : lt_test_value_u, unsigned short     \
+		 : lt_test_value_u, unsigned int       \
+		 : lt_test_value_u, unsigned long      \
+		 : lt_test_value_u, unsigned long long \
+		 : lt_test_value_u, default            \
+		 : lt_test_value_i)(buf, v)
+
+/* LT_ASSERT_CMP copies its operands: a constant's copy is a signed
+ * variable, which compared with an unsigned one draws a warning that the
+ * constant did not. */
+#define LT_TEST_NO_SIGN_COMPARE        \
+	_Pragma("GCC diagnostic push") \
+		_Pragma("GCC diagnostic ignored \"-Wsign-compare\"")
+#define LT_TEST_END_NO_SIGN_COMPARE _Pragma("GCC diagnostic pop")
+
+/* a OP b, for numbers, compared as C compares them (the operands keep
+ * their types); shows both values when not. */
+#define LT_ASSERT_CMP(a, op, b)                                    \
+	do {                                                       \
+		LT_TEST_NO_SIGN_COMPARE;                           \
+		__typeof__(a) lt_a_ = (a);                         \
+		__typeof__(b) lt_b_ = (b);                         \
+		if (!(lt_a_ op lt_b_)) {                           \
+			char lt_sa_[48], lt_sb_[48];               \
+			LT_FAIL("%s %s %s: %s %s %s", #a, #op, #b, \
+				LT_TEST_VALUE(lt_sa_, lt_a_), #op, \
+				LT_TEST_VALUE(lt_sb_, lt_b_));     \
+		}                                                  \
+		LT_TEST_END_NO_SIGN_COMPARE;                       \
 	} while (0)
 
 /* As the expected value of LT_ASSERT_RESULT or LT_CHECK_ROW: any value

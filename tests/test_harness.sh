@@ -6,7 +6,8 @@
 #   every case   300 cases all run, none left out
 #   no case      a name matching no case, or a file without cases, fails
 #   texts        a failed contains assertion shows the text it searched,
-#                escaped, and a long one bounded (its beginning and end)
+#                escaped, and a long one bounded (its beginning and end);
+#                a comparison both values, of their types
 #   tables       every failing row is reported with its input, its status
 #                and its output, and the case fails once after the last
 #   run.sh       a test that runs no case fails unless it says why, and the
@@ -87,6 +88,17 @@ LT_TEST(result)
 	int st = 0;
 	LT_ASSERT_RESULT(st, LT_NONZERO, "recorded\n", "no session");
 }
+LT_TEST(cmp_unsigned)
+{
+	size_t n = 3;
+	LT_ASSERT_CMP(n, >, 0);
+	LT_ASSERT_CMP(n, >=, 8 + 5);
+}
+LT_TEST(cmp_double)
+{
+	double w = 1500.5;
+	LT_ASSERT_CMP(w, <, 1000);
+}
 LT_TEST(rows)
 {
 	static const struct lt_run_row rows[] = {
@@ -120,6 +132,9 @@ else
 	row 1 '"st": got 0, expected non-zero; the text lacks "no session"' "$A" result
 	row 1 '^    |recorded$' "$A" result
 	rows_end test_result_shows_status_and_text
+	row 1 'asserts\.c:[0-9]*: n >= 8 + 5: 3 >= 13$' "$A" cmp_unsigned
+	row 1 'asserts\.c:[0-9]*: w < 1000: 1500\.5 < 1000$' "$A" cmp_double
+	rows_end test_cmp_shows_both_values
 	out=$("$tmp/asserts" rows 2>&1)
 	rc=$?
 	if [ $rc -ne 0 ] &&
@@ -156,7 +171,7 @@ if [ -x "$tmp/r3/asserts" ]; then
 	if [ $rc -ne 0 ] && printf '%s\n' "$sum" | grep -qF '[asserts] FAIL long_text' &&
 		printf '%s\n' "$sum" | grep -qF '[asserts]   '"$tmp"'/asserts.c:19: big lacks "needle"' &&
 		printf '%s\n' "$sum" | grep -qF '[asserts]   '"$tmp"'/asserts.c:5: out lacks "third"' &&
-		has -x '0 passed, 5 failed'; then
+		has -x '0 passed, 7 failed'; then
 		ok test_run_sh_repeats_the_failures_messages
 	else
 		fail test_run_sh_repeats_the_failures_messages "exit $rc: $sum"
