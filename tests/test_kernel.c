@@ -368,8 +368,8 @@ LT_TEST(test_mono_to_counts_inverts_clock_to_ns)
 	int64_t now = (int64_t)lt_clock_read_monotonic();
 	for (int64_t d = -5000000; d <= 5000000; d += 777) {
 		uint64_t c = lt_kernel_mono_to_counts(now + d);
-		LT_ASSERT(lt_clock_to_ns(c) >= now + d);
-		LT_ASSERT(lt_clock_to_ns(c - 1) < now + d);
+		LT_ASSERT_CMP(lt_clock_to_ns(c), >=, now + d);
+		LT_ASSERT_CMP(lt_clock_to_ns(c - 1), <, now + d);
 	}
 }
 
@@ -398,8 +398,8 @@ LT_TEST(test_live_formats_parse)
 		struct lt_kformat f;
 		if (lt_kformat_load(&names[i], &f, err, sizeof(err)))
 			LT_FAIL("%s", err);
-		LT_ASSERT(f.id > 0);
-		LT_ASSERT(f.nfields > 0);
+		LT_ASSERT_CMP(f.id, >, 0);
+		LT_ASSERT_CMP(f.nfields, >, 0);
 		LT_ASSERT_STREQ(f.name.group, names[i].group);
 		lt_kformat_free(&f);
 	}
@@ -419,7 +419,7 @@ LT_TEST(test_live_patterns_and_suggestion)
 	need_tracefs();
 	if (lt_tracefs_expand(pats, 4, &v, &n, err, sizeof(err)))
 		LT_FAIL("%s", err);
-	LT_ASSERT(n >= 8 + 5 + 1 + 7);
+	LT_ASSERT_CMP(n, >=, 8 + 5 + 1 + 7);
 	free(v);
 	const char *bad[] = { "sched:sched_swich" };
 	LT_ASSERT_EQ(lt_tracefs_expand(bad, 1, &v, &n, err, sizeof(err)),
@@ -427,7 +427,7 @@ LT_TEST(test_live_patterns_and_suggestion)
 	LT_ASSERT_STREQ(err, "lowtrace: no kernel event sched:sched_swich "
 			     "(did you mean sched:sched_switch?)");
 	FILE *f = tmpfile();
-	LT_ASSERT(lt_kernel_list("sched:sched_wakeup*", f) >= 2);
+	LT_ASSERT_CMP(lt_kernel_list("sched:sched_wakeup*", f), >=, 2);
 	rewind(f);
 	char line[256];
 	LT_ASSERT(fgets(line, sizeof(line), f) != NULL);
@@ -636,8 +636,8 @@ static void record(struct files *fl, struct sleeper *sl,
 	LT_ASSERT_EQ(pthread_create(&spinner, NULL, spinner_main, NULL), 0);
 	LT_ASSERT_EQ(pthread_create(&th, NULL, sleeper_main, sl), 0);
 	while (lt_clock_read_monotonic() - start < 200000000ull) {
-		LT_ASSERT(lt_kernel_wait(k, 10) >= 0);
-		LT_ASSERT(lt_kernel_poll(k, write_packet, fl) >= 0);
+		LT_ASSERT_CMP(lt_kernel_wait(k, 10), >=, 0);
+		LT_ASSERT_CMP(lt_kernel_poll(k, write_packet, fl), >=, 0);
 	}
 	pthread_join(th, NULL);
 	atomic_store(&spin_stop, 1);
@@ -646,7 +646,7 @@ static void record(struct files *fl, struct sleeper *sl,
 	LT_ASSERT_EQ(fl->failed, 0);
 
 	lt_kernel_get_stats(k, st);
-	LT_ASSERT(st->events > 0);
+	LT_ASSERT_CMP(st->events, >, 0);
 	LT_ASSERT_EQ(st->samples, st->events);
 	LT_ASSERT_EQ(lt_kernel_lost(k), 0);
 
@@ -688,9 +688,9 @@ static int check(const struct files *fl, const struct sleeper *sl,
 		LT_FAIL("babeltrace2 failed (%d):\n%.2000s", status, out);
 	struct line *v;
 	size_t n = parse_lines(out, &v);
-	LT_ASSERT(n > 0);
+	LT_ASSERT_CMP(n, >, 0);
 	for (size_t i = 1; i < n; i++)
-		LT_ASSERT(v[i].ts >= v[i - 1].ts);
+		LT_ASSERT_CMP(v[i].ts, >=, v[i - 1].ts);
 
 	size_t at = 0, from_idle = find(v, n, 0, "sched:sched_switch", 0, 1);
 	int64_t worst_enter = 0, worst_exit = 0;
@@ -725,7 +725,7 @@ static int check(const struct files *fl, const struct sleeper *sl,
 		       "ns\n",
 		       i, (long long)d_enter, (long long)d_exit,
 		       (long long)(tx - te));
-		LT_ASSERT(tx - te >= 1000000);
+		LT_ASSERT_CMP(tx - te, >=, 1000000);
 		enters[i] = d_enter;
 		exits[i] = d_exit;
 		if (llabs(d_enter) > llabs(worst_enter))
@@ -845,14 +845,14 @@ LT_TEST(test_pid_filter_and_flush_timer_deliver_only_our_events_early)
 	for (int i = 0; i < 10; i++) {
 		struct timespec d = { 0, 10000000 };
 		nanosleep(&d, NULL);
-		LT_ASSERT(lt_kernel_poll(k, count_packet, &c) >= 0);
+		LT_ASSERT_CMP(lt_kernel_poll(k, count_packet, &c), >=, 0);
 	}
 	/* a few hundred bytes of events: only the timer closes packets */
-	LT_ASSERT(c.packets > 0);
+	LT_ASSERT_CMP(c.packets, >, 0);
 	LT_ASSERT_EQ(lt_kernel_flush(k, count_packet, &c), 0);
 	struct lt_kernel_stats st;
 	lt_kernel_get_stats(k, &st);
-	LT_ASSERT(st.events >= 10);
+	LT_ASSERT_CMP(st.events, >=, 10);
 	LT_ASSERT(st.filtered > 0 || st.samples == st.events);
 	write_metadata(k, c.f.dir, o.uuid);
 	lt_kernel_close(k);
@@ -896,7 +896,7 @@ LT_TEST(test_perf_losses_reach_events_discarded)
 	LT_ASSERT_EQ(lt_kernel_flush(k, write_packet, &f), 0);
 	struct lt_kernel_stats st;
 	lt_kernel_get_stats(k, &st);
-	LT_ASSERT(st.lost_perf > 0);
+	LT_ASSERT_CMP(st.lost_perf, >, 0);
 	LT_ASSERT_EQ(lt_kernel_lost(k), st.lost_perf);
 	write_metadata(k, f.dir, o.uuid);
 	lt_kernel_close(k);

@@ -23,7 +23,7 @@ static int round_trip(const struct lt_field_desc *f, uint32_t n,
 	static unsigned char buf[8192];
 	ssize_t len = lt_proto_event_encode(buf, sizeof(buf), 7, 4,
 					    "test:event", f, n);
-	LT_ASSERT(len > 0);
+	LT_ASSERT_CMP(len, >, 0);
 	enum lt_msg_type type;
 	LT_ASSERT_EQ(lt_proto_check(buf, (size_t)len, &type), 0);
 	LT_ASSERT_EQ(type, LT_MSG_EVENT);

@@ -174,13 +174,13 @@ LT_TEST(test_record_keeps_every_committed_event_of_a_killed_process)
 		nanosleep(&d, NULL);
 	}
 	pid_t victim = (pid_t)read_u64(state, 0);
-	LT_ASSERT(victim > 0);
+	LT_ASSERT_CMP(victim, >, 0);
 	LT_ASSERT_EQ(kill(victim, SIGKILL), 0);
 	int st;
 	LT_ASSERT_EQ(waitpid(rec, &st, 0), rec);
 	LT_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGKILL);
 	uint64_t committed = read_u64(state, 1);
-	LT_ASSERT(committed >= 30000);
+	LT_ASSERT_CMP(committed, >=, 30000);
 	char *out = bt(dir, 0);
 	uint8_t *seen = calloc(committed + 1, 1);
 	uint64_t found = 0;
@@ -316,7 +316,7 @@ LT_TEST(test_record_trigger_in_code_takes_a_snapshot)
 	/* the newest events before the trigger, and the trigger itself */
 	uint64_t last = last_step(out);
 	LT_ASSERT(last >= 50000 && last < 51000);
-	LT_ASSERT(lt_count_lines(out, "trig:step") > 50);
+	LT_ASSERT_CMP(lt_count_lines(out, "trig:step"), >, 50);
 	free(out);
 	/* the whole trace still ends with the last event */
 	out = bt(dir, 1);

@@ -48,7 +48,7 @@ LT_TEST(test_user_and_kernel_events_share_one_timeline)
 	     l = strtok_r(NULL, "\n", &save))
 		lines[n++] = l;
 	int at = find_line(lines, n, 0, "sleeper:before", NULL);
-	LT_ASSERT(at >= 0);
+	LT_ASSERT_CMP(at, >=, 0);
 	char tidf[64], prev[64], next[64];
 	const char *t = strstr(lines[at], "tid = ");
 	LT_ASSERT(t != NULL);
