@@ -1,7 +1,8 @@
 /*
- * lt_tools.h - running outside tools (babeltrace2) from tests: a test that
- * needs a missing tool skips, which LOWTRACE_REQUIRE_ALL=1 turns into a
- * failure.
+ * lt_tools.h - running outside tools (babeltrace2) and commands from tests:
+ * a test that needs a missing tool skips, which LOWTRACE_REQUIRE_ALL=1
+ * turns into a failure; a table of command lines each expected to fail
+ * with a message is walked by one call.
  */
 #ifndef LT_TEST_TOOLS_H
 #define LT_TEST_TOOLS_H
@@ -45,6 +46,37 @@ static inline char *lt_run(const char *cmd, int *status)
 		*status = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 	return out;
 }
+
+/* A command line that must end with a status and say something: one row
+ * of a table of bad inputs. */
+struct lt_run_row {
+	const char *args; /* appended to the command */
+	long status; /* its exit status, or LT_NONZERO */
+	const char *message; /* what its output (stdout and stderr) holds */
+};
+
+/* Runs "PREFIX ARGS 2>&1" for each row, reports every row that ends or
+ * says otherwise, and fails after the last if any did. */
+static inline void lt_run_rows(const char *file, int line, const char *prefix,
+			       const struct lt_run_row *rows, size_t n)
+{
+	int bad = 0;
+	for (size_t i = 0; i < n; i++) {
+		char cmd[4096];
+		int st;
+		snprintf(cmd, sizeof(cmd), "%s %s 2>&1", prefix, rows[i].args);
+		char *out = lt_run(cmd, &st);
+		if (!lt_test_check_row(file, line, cmd, st, rows[i].status, out,
+				       rows[i].message))
+			bad++;
+		free(out);
+	}
+	LT_ASSERT_ROWS(bad, n);
+}
+
+#define LT_ASSERT_RUN_ROWS(prefix, rows)                  \
+	lt_run_rows(__FILE__, __LINE__, (prefix), (rows), \
+		    sizeof(rows) / sizeof((rows)[0]))
 
 static inline int lt_count_lines(const char *s, const char *needle)
 {

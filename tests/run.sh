@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Runs each test binary given, adds up their "lt-test: N passed, N failed, N skipped"
-# lines, and ends with the total line. Exits non-zero if anything failed.
+# lines, and ends with the total line. Exits non-zero if anything failed,
+# and counts as a failure a test without that line, one that exits
+# non-zero with no failure counted, and one that ran no case (unless it
+# printed "no cases: WHY").
 # Shell tests (tests/*.sh) are run too; each prints the same kind of line.
 set -u
 passed=0 failed=0 skipped=0
@@ -12,10 +15,22 @@ run_one() {
 	local out rc
 	out=$("$@" 2>&1); rc=$?
 	printf '%s\n' "$out" | sed "s|^|[$name] |"
-	# Keep each failure with the lines just before it (the assertion's
-	# message) to repeat them at the end, where a truncated log still shows them.
+	# Keep each failure with its case's lines (an assertion's message
+	# before it, a shell test's lines marked "    |" after it), at most 20
+	# each side, to repeat them at the end, where a truncated log still
+	# shows them.
 	local why
-	why=$(printf '%s\n' "$out" | grep -B 3 -E '^FAIL ' | sed "s|^|[$name] |")
+	why=$(printf '%s\n' "$out" | awk -v max=20 '
+		function keep(l) {
+			if (n < max) buf = buf l "\n"; else if (n == max) buf = buf "    ...\n"
+			n++
+		}
+		/^(ok |skip |FAIL |lt-test: )/ { if (infail) printf "%s", buf; infail = 0 }
+		/^(ok |skip |lt-test: )/ { buf = ""; n = 0; next }
+		/^FAIL / { buf = buf $0 "\n"; n = 0; infail = 1; next }
+		infail && !/^    \|/ { printf "%s", buf; buf = ""; n = 0; infail = 0 }
+		{ keep($0) }
+		END { if (infail) printf "%s", buf }' | sed "s|^|[$name] |")
 	[ -n "$why" ] && failures="$failures$why"$'\n'
 	local line
 	line=$(printf '%s\n' "$out" | grep -E '^lt-test: [0-9]+ passed, [0-9]+ failed' | tail -n 1)
@@ -30,6 +45,14 @@ run_one() {
 	f=$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')
 	s=$(echo "$line" | sed -nE 's/.* ([0-9]+) skipped.*/\1/p')
 	passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + ${s:-0}))
+	# a test that ran no case tests nothing: a failure, unless it says why
+	# it has none ("no cases: WHY")
+	if [ $((p + f + ${s:-0})) -eq 0 ] && ! printf '%s\n' "$out" | grep -q '^no cases: '; then
+		echo "[$name] FAIL: no case ran"
+		failures="$failures[$name] FAIL: no case ran"$'\n'
+		failed=$((failed + 1))
+		return
+	fi
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		echo "[$name] FAIL: exit status $rc"
 		failures="$failures[$name] FAIL: exit status $rc"$'\n'

@@ -27,18 +27,10 @@ PY=/usr/bin/python3
 . "$top/tests/lib/harness.sh" lt-test-analysis
 
 # errors that need no recording
-out=$("$LT" analyze latency "$tmp/none" 2>&1)
-if [ $? -ne 0 ] && echo "$out" | grep -q '^lowtrace: analyze: cannot open trace'; then
-	ok test_analyze_missing_trace_is_an_error
-else
-	fail test_analyze_missing_trace_is_an_error "$out"
-fi
-out=$("$LT" analyze latency "$tmp" --anchor 'demo:tick if late_us >' 2>&1)
-if [ $? -ne 0 ] && echo "$out" | grep -q '^lowtrace: analyze: --anchor: bad condition'; then
-	ok test_analyze_bad_anchor_condition_is_an_error
-else
-	fail test_analyze_bad_anchor_condition_is_an_error "$out"
-fi
+expect_error test_analyze_missing_trace_is_an_error nonzero '^lowtrace: analyze: cannot open trace' \
+	"$LT" analyze latency "$tmp/none"
+expect_error test_analyze_bad_anchor_condition_is_an_error nonzero '^lowtrace: analyze: --anchor: bad condition' \
+	"$LT" analyze latency "$tmp" --anchor 'demo:tick if late_us >'
 
 if [ "$(id -u)" -ne 0 ]; then
 	for t in hog lock lock_chain chain_two_steps softirq_is_named_first jitter anchor_condition sched export; do

@@ -31,19 +31,12 @@ between() { awk -v lo="$1" -v hi="$2" -v v="$3" 'BEGIN { exit !(v != "" && v >= 
 LOWTRACE_TRACE="$tmp/user" LOWTRACE_EVENTS='*' "$EX/fields" > /dev/null 2>&1
 for a in sched:sched cpu:sched syscalls:syscalls irq:irq; do
 	what=${a%%:*} k=${a#*:}
-	out=$("$LT" analyze "$what" "$tmp/user" 2>&1)
-	if [ $? -eq 1 ] && echo "$out" | grep -q "no $k events for .analyze $what.: record with .lowtrace record -k $k."; then
-		ok "test_${what}_needs_kernel_events"
-	else
-		fail "test_${what}_needs_kernel_events" "$out"
-	fi
+	expect_error "test_${what}_needs_kernel_events" 1 \
+		"no $k events for .analyze $what.: record with .lowtrace record -k $k." \
+		"$LT" analyze "$what" "$tmp/user"
 done
-out=$("$LT" analyze nosuch "$tmp/user" 2>&1)
-if [ $? -ne 0 ] && echo "$out" | grep -q "unknown analysis 'nosuch'"; then
-	ok test_unknown_analysis
-else
-	fail test_unknown_analysis "$out"
-fi
+expect_error test_unknown_analysis nonzero "unknown analysis 'nosuch'" \
+	"$LT" analyze nosuch "$tmp/user"
 
 if [ "$(id -u)" -ne 0 ]; then
 	for t in cpu_hog cpu_accounts_the_span syscalls_sleep syscalls_every_exit irq_counts; do

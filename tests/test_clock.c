@@ -42,7 +42,7 @@ LT_TEST(test_clock_agrees_with_monotonic_within_1us)
 	}
 	printf("  source %s (%s), worst error %lld ns over 2 s\n",
 	       lt_clock_source_name(), lt_clock_reason(), (long long)worst);
-	LT_ASSERT(worst < 1000);
+	LT_ASSERT_CMP(worst, <, 1000);
 }
 
 /* Where the CPU's counter is constant but the kernel chose another
@@ -54,7 +54,7 @@ LT_TEST(test_clock_counter_forced_agrees_with_monotonic)
 #if defined(__x86_64__) || defined(__aarch64__)
 	if (strcmp(lt_clock_source_name(), "monotonic") == 0)
 		LT_SKIP("no usable cycle counter: %s", lt_clock_reason());
-	LT_ASSERT(lt_clock_calib.freq > 1000000);
+	LT_ASSERT_CMP(lt_clock_calib.freq, >, 1000000);
 	int64_t worst = 0;
 	for (int i = 0; i < 10; i++) {
 		struct timespec ts = { 0, 100000000 };
@@ -65,7 +65,7 @@ LT_TEST(test_clock_counter_forced_agrees_with_monotonic)
 	}
 	printf("  source %s (%s), worst error %lld ns over 1 s\n",
 	       lt_clock_source_name(), lt_clock_reason(), (long long)worst);
-	LT_ASSERT(worst < 1000);
+	LT_ASSERT_CMP(worst, <, 1000);
 #else
 	LT_ASSERT_STREQ(lt_clock_source_name(), "monotonic");
 #endif
@@ -90,7 +90,7 @@ LT_TEST(test_clock_refine_keeps_agreement)
 	struct timespec ts = { 0, 300000000 };
 	nanosleep(&ts, NULL);
 	lt_clock_refine();
-	LT_ASSERT(clock_error_ns() < 1000);
+	LT_ASSERT_CMP(clock_error_ns(), <, 1000);
 }
 
 static atomic_uint_fast64_t shared_stamp;
@@ -143,5 +143,5 @@ LT_TEST(test_clock_never_backwards_across_cpus)
 	for (long i = 0; i < ncpu; i++)
 		pthread_join(th[i], NULL);
 	LT_ASSERT_EQ(atomic_load(&backwards), 0);
-	LT_ASSERT(atomic_load(&shared_stamp) > 0);
+	LT_ASSERT_CMP(atomic_load(&shared_stamp), >, 0);
 }

@@ -221,10 +221,9 @@ LT_TEST(test_format_without_id_is_an_error)
 {
 	struct lt_kformat f;
 	char err[256];
-	LT_ASSERT_EQ(
+	LT_ASSERT_RESULT(
 		lt_kformat_parse("name: x\nformat:\n", &f, err, sizeof(err)),
-		-EINVAL);
-	LT_ASSERT(strstr(err, "no ID") != NULL);
+		-EINVAL, err, "no ID");
 	LT_ASSERT_EQ(lt_kformat_parse("ID: 3\n\tfield:int x;\tsize:4;\n", &f,
 				      err, sizeof(err)),
 		     -EINVAL);
@@ -346,18 +345,22 @@ LT_TEST(test_unknown_event_suggests_a_close_name)
 	LT_ASSERT_EQ((int)expand(pats, 1, &v, err, sizeof(err)), -ENOENT);
 	LT_ASSERT_STREQ(err, "lowtrace: no kernel event sched:sched_swich "
 			     "(did you mean sched:sched_switch?)");
-	const char *sub[] = { "sched:switch" };
-	LT_ASSERT_EQ((int)expand(sub, 1, &v, err, sizeof(err)), -ENOENT);
-	LT_ASSERT(strstr(err, "did you mean sched:sched_switch?") != NULL);
-	const char *bare[] = { "sched_switch" };
-	LT_ASSERT_EQ((int)expand(bare, 1, &v, err, sizeof(err)), -ENOENT);
-	LT_ASSERT(strstr(err, "did you mean sched:sched_switch?") != NULL);
-	const char *none[] = { "net:*" };
-	LT_ASSERT_EQ((int)expand(none, 1, &v, err, sizeof(err)), -ENOENT);
-	LT_ASSERT(strstr(err, "no kernel event net:*") != NULL);
-	const char *nopre[] = { "timer" };
-	LT_ASSERT_EQ((int)expand(nopre, 1, &v, err, sizeof(err)), -ENOENT);
-	LT_ASSERT(strstr(err, "preset timer") != NULL);
+	static const struct {
+		const char *pattern, *message;
+	} bad[] = {
+		{ "sched:switch", "did you mean sched:sched_switch?" },
+		{ "sched_switch", "did you mean sched:sched_switch?" },
+		{ "net:*", "no kernel event net:*" },
+		{ "timer", "preset timer" },
+	};
+	int failed = 0;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = 0;
+		int rc = (int)expand(&bad[i].pattern, 1, &v, err, sizeof(err));
+		failed += !LT_CHECK_ROW(bad[i].pattern, rc, -ENOENT, err,
+					bad[i].message);
+	}
+	LT_ASSERT_ROWS(failed, sizeof(bad) / sizeof(bad[0]));
 }
 
 LT_TEST(test_mono_to_counts_inverts_clock_to_ns)
@@ -366,8 +369,8 @@ LT_TEST(test_mono_to_counts_inverts_clock_to_ns)
 	int64_t now = (int64_t)lt_clock_read_monotonic();
 	for (int64_t d = -5000000; d <= 5000000; d += 777) {
 		uint64_t c = lt_kernel_mono_to_counts(now + d);
-		LT_ASSERT(lt_clock_to_ns(c) >= now + d);
-		LT_ASSERT(lt_clock_to_ns(c - 1) < now + d);
+		LT_ASSERT_CMP(lt_clock_to_ns(c), >=, now + d);
+		LT_ASSERT_CMP(lt_clock_to_ns(c - 1), <, now + d);
 	}
 }
 
@@ -396,8 +399,8 @@ LT_TEST(test_live_formats_parse)
 		struct lt_kformat f;
 		if (lt_kformat_load(&names[i], &f, err, sizeof(err)))
 			LT_FAIL("%s", err);
-		LT_ASSERT(f.id > 0);
-		LT_ASSERT(f.nfields > 0);
+		LT_ASSERT_CMP(f.id, >, 0);
+		LT_ASSERT_CMP(f.nfields, >, 0);
 		LT_ASSERT_STREQ(f.name.group, names[i].group);
 		lt_kformat_free(&f);
 	}
@@ -417,7 +420,7 @@ LT_TEST(test_live_patterns_and_suggestion)
 	need_tracefs();
 	if (lt_tracefs_expand(pats, 4, &v, &n, err, sizeof(err)))
 		LT_FAIL("%s", err);
-	LT_ASSERT(n >= 8 + 5 + 1 + 7);
+	LT_ASSERT_CMP(n, >=, 8 + 5 + 1 + 7);
 	free(v);
 	const char *bad[] = { "sched:sched_swich" };
 	LT_ASSERT_EQ(lt_tracefs_expand(bad, 1, &v, &n, err, sizeof(err)),
@@ -425,7 +428,7 @@ LT_TEST(test_live_patterns_and_suggestion)
 	LT_ASSERT_STREQ(err, "lowtrace: no kernel event sched:sched_swich "
 			     "(did you mean sched:sched_switch?)");
 	FILE *f = tmpfile();
-	LT_ASSERT(lt_kernel_list("sched:sched_wakeup*", f) >= 2);
+	LT_ASSERT_CMP(lt_kernel_list("sched:sched_wakeup*", f), >=, 2);
 	rewind(f);
 	char line[256];
 	LT_ASSERT(fgets(line, sizeof(line), f) != NULL);
@@ -634,8 +637,8 @@ static void record(struct files *fl, struct sleeper *sl,
 	LT_ASSERT_EQ(pthread_create(&spinner, NULL, spinner_main, NULL), 0);
 	LT_ASSERT_EQ(pthread_create(&th, NULL, sleeper_main, sl), 0);
 	while (lt_clock_read_monotonic() - start < 200000000ull) {
-		LT_ASSERT(lt_kernel_wait(k, 10) >= 0);
-		LT_ASSERT(lt_kernel_poll(k, write_packet, fl) >= 0);
+		LT_ASSERT_CMP(lt_kernel_wait(k, 10), >=, 0);
+		LT_ASSERT_CMP(lt_kernel_poll(k, write_packet, fl), >=, 0);
 	}
 	pthread_join(th, NULL);
 	atomic_store(&spin_stop, 1);
@@ -644,7 +647,7 @@ static void record(struct files *fl, struct sleeper *sl,
 	LT_ASSERT_EQ(fl->failed, 0);
 
 	lt_kernel_get_stats(k, st);
-	LT_ASSERT(st->events > 0);
+	LT_ASSERT_CMP(st->events, >, 0);
 	LT_ASSERT_EQ(st->samples, st->events);
 	LT_ASSERT_EQ(lt_kernel_lost(k), 0);
 
@@ -686,9 +689,9 @@ static int check(const struct files *fl, const struct sleeper *sl,
 		LT_FAIL("babeltrace2 failed (%d):\n%.2000s", status, out);
 	struct line *v;
 	size_t n = parse_lines(out, &v);
-	LT_ASSERT(n > 0);
+	LT_ASSERT_CMP(n, >, 0);
 	for (size_t i = 1; i < n; i++)
-		LT_ASSERT(v[i].ts >= v[i - 1].ts);
+		LT_ASSERT_CMP(v[i].ts, >=, v[i - 1].ts);
 
 	size_t at = 0, from_idle = find(v, n, 0, "sched:sched_switch", 0, 1);
 	int64_t worst_enter = 0, worst_exit = 0;
@@ -723,7 +726,7 @@ static int check(const struct files *fl, const struct sleeper *sl,
 		       "ns\n",
 		       i, (long long)d_enter, (long long)d_exit,
 		       (long long)(tx - te));
-		LT_ASSERT(tx - te >= 1000000);
+		LT_ASSERT_CMP(tx - te, >=, 1000000);
 		enters[i] = d_enter;
 		exits[i] = d_exit;
 		if (llabs(d_enter) > llabs(worst_enter))
@@ -843,14 +846,14 @@ LT_TEST(test_pid_filter_and_flush_timer_deliver_only_our_events_early)
 	for (int i = 0; i < 10; i++) {
 		struct timespec d = { 0, 10000000 };
 		nanosleep(&d, NULL);
-		LT_ASSERT(lt_kernel_poll(k, count_packet, &c) >= 0);
+		LT_ASSERT_CMP(lt_kernel_poll(k, count_packet, &c), >=, 0);
 	}
 	/* a few hundred bytes of events: only the timer closes packets */
-	LT_ASSERT(c.packets > 0);
+	LT_ASSERT_CMP(c.packets, >, 0);
 	LT_ASSERT_EQ(lt_kernel_flush(k, count_packet, &c), 0);
 	struct lt_kernel_stats st;
 	lt_kernel_get_stats(k, &st);
-	LT_ASSERT(st.events >= 10);
+	LT_ASSERT_CMP(st.events, >=, 10);
 	LT_ASSERT(st.filtered > 0 || st.samples == st.events);
 	write_metadata(k, c.f.dir, o.uuid);
 	lt_kernel_close(k);
@@ -894,7 +897,7 @@ LT_TEST(test_perf_losses_reach_events_discarded)
 	LT_ASSERT_EQ(lt_kernel_flush(k, write_packet, &f), 0);
 	struct lt_kernel_stats st;
 	lt_kernel_get_stats(k, &st);
-	LT_ASSERT(st.lost_perf > 0);
+	LT_ASSERT_CMP(st.lost_perf, >, 0);
 	LT_ASSERT_EQ(lt_kernel_lost(k), st.lost_perf);
 	write_metadata(k, f.dir, o.uuid);
 	lt_kernel_close(k);
@@ -903,7 +906,7 @@ LT_TEST(test_perf_losses_reach_events_discarded)
 	char *out = babeltrace_of(f.dir, &status);
 	LT_ASSERT_EQ(status, 0);
 	/* babeltrace2 warns of the discarded events, nothing else */
-	LT_ASSERT(strstr(out, "discarded") != NULL);
+	LT_ASSERT_CONTAINS(out, "discarded");
 	printf("  %llu events, %llu lost in perf\n",
 	       (unsigned long long)st.events, (unsigned long long)st.lost_perf);
 	free(out);

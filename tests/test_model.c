@@ -48,7 +48,7 @@ LT_TEST(test_threads_are_in_the_system_call_they_entered)
 			if (th && th->sys_since) {
 				if (id >= 0)
 					LT_ASSERT_EQ(th->sys_nr, id);
-				LT_ASSERT(th->sys_since <= ev->ns);
+				LT_ASSERT_CMP(th->sys_since, <=, ev->ns);
 				exits_matched++;
 				if ((id == NR_NANOSLEEP ||
 				     id == NR_CLOCK_NANOSLEEP) &&
@@ -74,10 +74,10 @@ LT_TEST(test_threads_are_in_the_system_call_they_entered)
 		}
 	}
 	LT_ASSERT_EQ(rc, 0);
-	LT_ASSERT(enters > 10);
-	LT_ASSERT(exits_matched > 10);
+	LT_ASSERT_CMP(enters, >, 10);
+	LT_ASSERT_CMP(exits_matched, >, 10);
 	/* the three sleeps of 30 ms, whichever call sleep(1) makes */
-	LT_ASSERT(long_sleeps >= 3);
+	LT_ASSERT_CMP(long_sleeps, >=, 3);
 	lt_model_free(&m);
 	lt_trace_close(t);
 }

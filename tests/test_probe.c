@@ -206,7 +206,7 @@ LT_TEST(test_enabling_while_events_fire)
 	LT_ASSERT_EQ(lt_session_stop(s), 0);
 	struct lt_session_stats st;
 	lt_session_get_stats(s, &st);
-	LT_ASSERT(st.packets_written > 0);
+	LT_ASSERT_CMP(st.packets_written, >, 0);
 	lt_session_destroy(s);
 }
 
@@ -325,7 +325,7 @@ LT_TEST(test_payloads_of_every_length_arrive_intact)
 			}
 		} else {
 			/* b1, b2, b3: field k holds 0xa1 + 16 * event + k */
-			LT_ASSERT(seen < 3);
+			LT_ASSERT_CMP(seen, <, 3);
 			for (unsigned k = 0; k < ev->cls->nfields; k++) {
 				LT_ASSERT_EQ(lt_event_field(ev, k, &x), 0);
 				LT_ASSERT_EQ(x.u,
@@ -410,9 +410,9 @@ static void fixed_payloads_arrive_intact(void)
 		} else {
 			LT_ASSERT_STREQ(name, "ptest:mix12");
 			LT_ASSERT_EQ(lt_event_field(ev, 0, &x), 0);
-			LT_ASSERT(x.f == r * 0.5);
+			LT_ASSERT_CMP(x.f, ==, r * 0.5);
 			LT_ASSERT_EQ(lt_event_field(ev, 1, &x), 0);
-			LT_ASSERT(x.f == (double)((float)r + 0.25f));
+			LT_ASSERT_CMP(x.f, ==, (double)((float)r + 0.25f));
 		}
 		seen++;
 	}
@@ -455,7 +455,7 @@ LT_TEST(test_fixed_events_take_the_one_sequence_path)
 #ifdef LT_HAVE_RSEQ
 	/* turned off, in a child that has not asked yet */
 	pid_t pid = fork();
-	LT_ASSERT(pid >= 0);
+	LT_ASSERT_CMP(pid, >=, 0);
 	if (pid == 0) {
 		setenv("LOWTRACE_PROBE_SEQ", "0", 1);
 		lt_session_t *c =
@@ -546,11 +546,11 @@ LT_TEST(test_sessions_come_and_go_while_fixed_events_fire)
 			struct timespec d = { 0, 1000000 };
 			nanosleep(&d, NULL);
 		}
-		LT_ASSERT(atomic_load(&rounds_fired) - f0 >= 100);
+		LT_ASSERT_CMP(atomic_load(&rounds_fired) - f0, >=, 100);
 		LT_ASSERT_EQ(lt_session_stop(s), 0);
 		struct lt_session_stats st;
 		lt_session_get_stats(s, &st);
-		LT_ASSERT(st.packets_written > 0);
+		LT_ASSERT_CMP(st.packets_written, >, 0);
 		lt_session_destroy(s);
 	}
 	atomic_store(&keep_firing, 0);
@@ -828,9 +828,9 @@ LT_TEST(test_fixed_events_and_their_signal_handler_interleave_intact)
 		LT_ASSERT_EQ(lt_event_field(ev, 0, &w), 0);
 		LT_ASSERT_EQ(lt_event_field(ev, 1, &n), 0);
 		LT_ASSERT_EQ(lt_event_field(ev, 2, &c), 0);
-		LT_ASSERT(w.u <= 1);
+		LT_ASSERT_CMP(w.u, <=, 1);
 		LT_ASSERT_EQ(c.u, (uint32_t)n.u ^ SIG_CHECK);
-		LT_ASSERT((int64_t)n.u > last[w.u]);
+		LT_ASSERT_CMP((int64_t)n.u, >, last[w.u]);
 		last[w.u] = (int64_t)n.u;
 		from_handler += w.u;
 		read++;
@@ -838,6 +838,6 @@ LT_TEST(test_fixed_events_and_their_signal_handler_interleave_intact)
 	lt_trace_close(t);
 	LT_ASSERT_EQ(read + lost, (uint64_t)sent);
 	/* the handler ran, and its events are there */
-	LT_ASSERT(handler_count >= 1000);
-	LT_ASSERT(from_handler > 0);
+	LT_ASSERT_CMP(handler_count, >=, 1000);
+	LT_ASSERT_CMP(from_handler, >, 0);
 }

@@ -23,7 +23,7 @@ static int round_trip(const struct lt_field_desc *f, uint32_t n,
 	static unsigned char buf[8192];
 	const struct lt_ctf_event in = { 7, "test:event", 4, f, n };
 	ssize_t len = lt_proto_event_encode(buf, sizeof(buf), &in);
-	LT_ASSERT(len > 0);
+	LT_ASSERT_CMP(len, >, 0);
 	enum lt_msg_type type;
 	LT_ASSERT_EQ(lt_proto_check(buf, (size_t)len, &type), 0);
 	LT_ASSERT_EQ(type, LT_MSG_EVENT);
@@ -105,9 +105,9 @@ LT_TEST(test_sequence_length_names_avoid_the_fields)
 		LT_FAIL("metadata refused: %s", err);
 	size_t len;
 	char *text = event_metadata_text(1, "t:e", 4, f, 4, &len);
-	LT_ASSERT(strstr(text, " _v_length3;") != NULL);
-	LT_ASSERT(strstr(text, " v[_v_length3];") != NULL);
-	LT_ASSERT(strstr(text, " _v_length2_length;") != NULL);
+	LT_ASSERT_CONTAINS(text, " _v_length3;");
+	LT_ASSERT_CONTAINS(text, " v[_v_length3];");
+	LT_ASSERT_CONTAINS(text, " _v_length2_length;");
 	free(text);
 	lt_proto_event_free(&ev);
 }
@@ -127,8 +127,8 @@ LT_TEST(test_duplicate_field_names_are_renamed_in_the_metadata)
 		LT_FAIL("metadata refused: %s", err);
 	size_t len;
 	char *text = event_metadata_text(1, "t:dup", 4, f, 3, &len);
-	LT_ASSERT(strstr(text, " x;") != NULL);
-	LT_ASSERT(strstr(text, " x_3;") != NULL);
-	LT_ASSERT(strstr(text, " x_2[_x_2_length];") != NULL);
+	LT_ASSERT_CONTAINS(text, " x;");
+	LT_ASSERT_CONTAINS(text, " x_3;");
+	LT_ASSERT_CONTAINS(text, " x_2[_x_2_length];");
 	free(text);
 }

@@ -434,15 +434,15 @@ LT_TEST(test_defer_rcu_batches_until_barrier)
 	LT_ASSERT_EQ(atomic_load(&deferred), 0);
 	lt_defer_barrier();
 	LT_ASSERT_EQ(atomic_load(&deferred), 10);
-	LT_ASSERT(lt_rcu_gp_count() > gp0);
+	LT_ASSERT_CMP(lt_rcu_gp_count(), >, gp0);
 }
 
 LT_TEST(test_defer_rcu_synchronizes_when_queue_full)
 {
 	for (int i = 0; i < 2000; i++)
 		lt_defer_rcu(defer_fn, malloc(8));
-	LT_ASSERT(atomic_load(&deferred) >= 2000 - 256);
-	LT_ASSERT(atomic_load(&deferred) < 2000);
+	LT_ASSERT_CMP(atomic_load(&deferred), >=, 2000 - 256);
+	LT_ASSERT_CMP(atomic_load(&deferred), <, 2000);
 	lt_defer_barrier();
 	LT_ASSERT_EQ(atomic_load(&deferred), 2000);
 }
@@ -584,7 +584,7 @@ LT_TEST(test_hash_table_replace_and_auto_resize)
 		e[i].key = i;
 		lt_rcu_ht_add(ht, &e[i].node, hash_key(i));
 	}
-	LT_ASSERT(lt_rcu_ht_size(ht) >= 32);
+	LT_ASSERT_CMP(lt_rcu_ht_size(ht), >=, 32);
 	r.key = 7;
 	LT_ASSERT_EQ(lt_rcu_ht_replace(ht, &e[7].node, &r.node), 0);
 	LT_ASSERT_EQ(lt_rcu_ht_replace(ht, &e[7].node, &r.node), -ENOENT);
@@ -670,7 +670,7 @@ LT_TEST(test_hash_table_resize_under_readers)
 	printf("  %d resizes, %ld lookups under them\n", resizes,
 	       atomic_load(&lookups_done));
 	LT_ASSERT_EQ(atomic_load(&lookups_missed), 0);
-	LT_ASSERT(atomic_load(&lookups_done) > 0);
+	LT_ASSERT_CMP(atomic_load(&lookups_done), >, 0);
 	LT_ASSERT_EQ(lt_rcu_ht_count(resize_ht), HT_KEYS);
 	lt_rcu_barrier();
 	lt_rcu_ht_destroy(resize_ht);
@@ -743,7 +743,7 @@ LT_TEST(test_qsbr_registered_thread_can_synchronize)
 	lt_rcu_qsbr_read_lock();
 	lt_rcu_qsbr_read_unlock();
 	lt_rcu_qsbr_synchronize();
-	LT_ASSERT(atomic_load(&lt_rcu_qsbr_reader.ctr) != 0);
+	LT_ASSERT_CMP(atomic_load(&lt_rcu_qsbr_reader.ctr), !=, 0);
 	lt_rcu_qsbr_unregister_thread();
 	lt_rcu_qsbr_synchronize();
 }

@@ -382,10 +382,10 @@ static void torture_memb(double seconds)
 		atomic_load(&poisoned), atomic_load(&missing));
 	LT_ASSERT_EQ(atomic_load(&poisoned), 0);
 	LT_ASSERT_EQ(atomic_load(&missing), 0);
-	LT_ASSERT(atomic_load(&reads) > 0);
-	LT_ASSERT(atomic_load(&handler_reads) > 0);
-	LT_ASSERT(lt_rcu_gp_count() - gp0 > 0);
-	LT_ASSERT(atomic_load(&callbacks_run) > 0);
+	LT_ASSERT_CMP(atomic_load(&reads), >, 0);
+	LT_ASSERT_CMP(atomic_load(&handler_reads), >, 0);
+	LT_ASSERT_CMP(lt_rcu_gp_count() - gp0, >, 0);
+	LT_ASSERT_CMP(atomic_load(&callbacks_run), >, 0);
 	LT_ASSERT_EQ(atomic_load(&allocated), atomic_load(&freed));
 }
 
@@ -489,7 +489,7 @@ LT_TEST(test_torture_qsbr_flavour)
 	       atomic_load(&missing));
 	LT_ASSERT_EQ(atomic_load(&poisoned), 0);
 	LT_ASSERT_EQ(atomic_load(&missing), 0);
-	LT_ASSERT(atomic_load(&reads) > 0);
-	LT_ASSERT(qsbr_gps > 0);
+	LT_ASSERT_CMP(atomic_load(&reads), >, 0);
+	LT_ASSERT_CMP(qsbr_gps, >, 0);
 	LT_ASSERT_EQ(atomic_load(&allocated), atomic_load(&freed));
 }

@@ -44,8 +44,7 @@ LT_TEST(test_record_writes_a_trace_babeltrace2_reads)
 	snprintf(args, sizeof(args), "-o %s -- %s/examples/fields 5", dir,
 		 lt_test_build_dir());
 	char *out = record(args, &st);
-	LT_ASSERT_EQ(st, 0);
-	LT_ASSERT(strstr(out, "recorded 20 events") != NULL);
+	LT_ASSERT_RESULT(st, 0, out, "recorded 20 events");
 	free(out);
 	out = bt(dir, 1);
 	LT_ASSERT_EQ(lt_count_lines(out, NULL), 20);
@@ -63,28 +62,32 @@ LT_TEST(test_record_exits_with_the_command_status)
 	LT_ASSERT_EQ(st, 128 + SIGTERM);
 	free(out);
 	out = record("-o /tmp/lt-rec-status -- /no/such/program", &st);
-	LT_ASSERT_EQ(st, 127);
-	LT_ASSERT(strstr(out, "cannot run /no/such/program") != NULL);
+	LT_ASSERT_RESULT(st, 127, out, "cannot run /no/such/program");
 	free(out);
 }
 
 LT_TEST(test_record_rejects_bad_options_before_running)
 {
-	int st;
-	const char *bad[] = {
-		"--channel x:subbuf-size=3000 -- true",
-		"--channel x:mode=sideways -- true",
-		"-e 'a:b@nochannel' -- true",
-		"--loglevel LOUD -- true",
-		"-o /tmp/lt-rec-bad",
-		"--bogus -- true",
+	static const struct lt_run_row bad[] = {
+		{ "--channel x:subbuf-size=3000 -- true", LT_NONZERO,
+		  "lowtrace: record: --channel x:subbuf-size=3000: subbuf-size "
+		  "must be a power of two" },
+		{ "--channel x:mode=sideways -- true", LT_NONZERO,
+		  "lowtrace: record: --channel x:mode=sideways: mode is discard "
+		  "or overwrite" },
+		{ "-e 'a:b@nochannel' -- true", LT_NONZERO,
+		  "lowtrace: record: -e a:b@nochannel: no channel 'nochannel'" },
+		{ "--loglevel LOUD -- true", LT_NONZERO,
+		  "lowtrace: record: --loglevel LOUD: unknown" },
+		{ "-o /tmp/lt-rec-bad", LT_NONZERO,
+		  "lowtrace: record: no command to run" },
+		{ "--bogus -- true", LT_NONZERO,
+		  "lowtrace: record: unknown option --bogus" },
 	};
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		char *out = record(bad[i], &st);
-		if (st == 0 || !strstr(out, "lowtrace: record:"))
-			LT_FAIL("'%s' was accepted:\n%s", bad[i], out);
-		free(out);
-	}
+	char prefix[300];
+	snprintf(prefix, sizeof(prefix), "%s/lowtrace record",
+		 lt_test_build_dir());
+	LT_ASSERT_RUN_ROWS(prefix, bad);
 }
 
 LT_TEST(test_record_traces_children_and_exec)
@@ -96,8 +99,7 @@ LT_TEST(test_record_traces_children_and_exec)
 		 "-o %s -- %s/tests/progs/forker %s/examples/fields", dir,
 		 lt_test_build_dir(), lt_test_build_dir());
 	char *out = record(args, &st);
-	LT_ASSERT_EQ(st, 0);
-	LT_ASSERT(strstr(out, "from 3 processes") != NULL);
+	LT_ASSERT_RESULT(st, 0, out, "from 3 processes");
 	free(out);
 	out = bt(dir, 1);
 	LT_ASSERT_EQ(lt_count_lines(out, "tree:hello"), 5);
@@ -118,15 +120,14 @@ LT_TEST(test_record_discard_and_overwrite_channels_at_once)
 		"%s/examples/fields 20000",
 		dir, lt_test_build_dir());
 	char *out = record(args, &st);
-	LT_ASSERT_EQ(st, 0);
-	LT_ASSERT(strstr(out, "Channel flight (overwrite)") != NULL);
+	LT_ASSERT_RESULT(st, 0, out, "Channel flight (overwrite)");
 	free(out);
 	out = bt(dir, 1);
 	/* every tick streamed, only the newest integers kept */
 	LT_ASSERT_EQ(lt_count_lines(out, "demo:tick"), 20000);
 	int ints = lt_count_lines(out, "demo:integers");
 	LT_ASSERT(ints > 20 && ints < 1000);
-	LT_ASSERT(strstr(out, "s8 = 51,") != NULL); /* the last: i = 19999 */
+	LT_ASSERT_CONTAINS(out, "s8 = 51,"); /* the last: i = 19999 */
 	LT_ASSERT_EQ(lt_count_lines(out, "demo:mixed"), 0);
 	free(out);
 }
@@ -173,13 +174,13 @@ LT_TEST(test_record_keeps_every_committed_event_of_a_killed_process)
 		nanosleep(&d, NULL);
 	}
 	pid_t victim = (pid_t)read_u64(state, 0);
-	LT_ASSERT(victim > 0);
+	LT_ASSERT_CMP(victim, >, 0);
 	LT_ASSERT_EQ(kill(victim, SIGKILL), 0);
 	int st;
 	LT_ASSERT_EQ(waitpid(rec, &st, 0), rec);
 	LT_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGKILL);
 	uint64_t committed = read_u64(state, 1);
-	LT_ASSERT(committed >= 30000);
+	LT_ASSERT_CMP(committed, >=, 30000);
 	char *out = bt(dir, 0);
 	uint8_t *seen = calloc(committed + 1, 1);
 	uint64_t found = 0;
@@ -282,8 +283,8 @@ LT_TEST(test_record_survives_garbage_on_its_socket)
 	char cmd[400];
 	snprintf(cmd, sizeof(cmd), "cat '%s'", log);
 	char *out = lt_run(cmd, NULL);
-	LT_ASSERT(strstr(out, "malformed message") != NULL);
-	LT_ASSERT(strstr(out, "recorded 0 events") != NULL);
+	LT_ASSERT_CONTAINS(out, "malformed message");
+	LT_ASSERT_CONTAINS(out, "recorded 0 events");
 	free(out);
 	struct stat sb;
 	snprintf(cmd, sizeof(cmd), "%s/metadata", dir);
@@ -308,15 +309,14 @@ LT_TEST(test_record_trigger_in_code_takes_a_snapshot)
 		 "-e 'trig:*@ring' -- %s/tests/progs/trig 100000",
 		 dir, lt_test_build_dir());
 	char *out = record(args, &st);
-	LT_ASSERT_EQ(st, 0);
-	LT_ASSERT(strstr(out, "1 snapshots, 1 triggers") != NULL);
+	LT_ASSERT_RESULT(st, 0, out, "1 snapshots, 1 triggers");
 	free(out);
 	snprintf(snap, sizeof(snap), "%s/snapshot-0", dir);
 	out = bt(snap, 1);
 	/* the newest events before the trigger, and the trigger itself */
 	uint64_t last = last_step(out);
 	LT_ASSERT(last >= 50000 && last < 51000);
-	LT_ASSERT(lt_count_lines(out, "trig:step") > 50);
+	LT_ASSERT_CMP(lt_count_lines(out, "trig:step"), >, 50);
 	free(out);
 	/* the whole trace still ends with the last event */
 	out = bt(dir, 1);
@@ -333,8 +333,7 @@ LT_TEST(test_record_trigger_can_stop_recording)
 		 "-o %s --on-trigger boom=stop -- %s/tests/progs/trig 100000",
 		 dir, lt_test_build_dir());
 	char *out = record(args, &st);
-	LT_ASSERT_EQ(st, 0);
-	LT_ASSERT(strstr(out, "recording stopped (trigger boom") != NULL);
+	LT_ASSERT_RESULT(st, 0, out, "recording stopped (trigger boom");
 	free(out);
 	out = bt(dir, 1);
 	uint64_t last = last_step(out);
@@ -376,20 +375,17 @@ LT_TEST(test_status_snapshot_and_stop_reach_a_running_session)
 			nanosleep(&d, NULL);
 		}
 	}
-	LT_ASSERT_EQ(st, 0);
-	LT_ASSERT(strstr(out, "session ctl: recording") != NULL);
+	LT_ASSERT_RESULT(st, 0, out, "session ctl: recording");
 	free(out);
 	snprintf(cmd, sizeof(cmd), "%s/lowtrace snapshot ctl 2>&1",
 		 lt_test_build_dir());
 	out = lt_run(cmd, &st);
-	LT_ASSERT_EQ(st, 0);
-	LT_ASSERT(strstr(out, "snapshot-") != NULL);
+	LT_ASSERT_RESULT(st, 0, out, "snapshot-");
 	free(out);
 	snprintf(cmd, sizeof(cmd), "%s/lowtrace stop ctl 2>&1",
 		 lt_test_build_dir());
 	out = lt_run(cmd, &st);
-	LT_ASSERT_EQ(st, 0);
-	LT_ASSERT(strstr(out, "stopped") != NULL);
+	LT_ASSERT_RESULT(st, 0, out, "stopped");
 	free(out);
 	/* no session left to find once it is gone */
 	LT_ASSERT_EQ(waitpid(rec, &st, 0), rec);
@@ -397,7 +393,7 @@ LT_TEST(test_status_snapshot_and_stop_reach_a_running_session)
 	snprintf(cmd, sizeof(cmd), "%s/lowtrace stop ctl 2>&1",
 		 lt_test_build_dir());
 	out = lt_run(cmd, &st);
-	LT_ASSERT(st != 0 && strstr(out, "no session ctl") != NULL);
+	LT_ASSERT_RESULT(st, LT_NONZERO, out, "no session ctl");
 	free(out);
 	char snap[400];
 	snprintf(snap, sizeof(snap), "%s/snapshot-1", dir);
@@ -412,17 +408,16 @@ LT_TEST(test_list_program_prints_its_events_without_running_main)
 	snprintf(cmd, sizeof(cmd), "%s/lowtrace list %s/examples/fields 2>&1",
 		 lt_test_build_dir(), lt_test_build_dir());
 	char *out = lt_run(cmd, &st);
-	LT_ASSERT_EQ(st, 0);
-	LT_ASSERT(strstr(out,
+	LT_ASSERT_RESULT(st, 0, out,
 			 "demo:mixed (WARNING): enum (3 labels) state, "
-			 "float ratio, double value, string name") != NULL);
-	LT_ASSERT(strstr(out, "uint16 hex u16") != NULL);
+			 "float ratio, double value, string name");
+	LT_ASSERT_CONTAINS(out, "uint16 hex u16");
 	/* main() never ran: it would have said so */
-	LT_ASSERT(strstr(out, "emitted") == NULL);
+	LT_ASSERT_NOT_CONTAINS(out, "emitted");
 	free(out);
 	snprintf(cmd, sizeof(cmd), "%s/lowtrace list /bin/true 2>&1",
 		 lt_test_build_dir());
 	out = lt_run(cmd, &st);
-	LT_ASSERT(st != 0 && strstr(out, "defines no lowtrace events"));
+	LT_ASSERT_RESULT(st, LT_NONZERO, out, "defines no lowtrace events");
 	free(out);
 }

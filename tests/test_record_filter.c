@@ -103,41 +103,36 @@ LT_TEST(test_record_filter_strings_enums_and_wildcards)
 LT_TEST(test_record_unknown_field_is_refused_before_the_command_runs)
 {
 	const char *dir = lt_tmpdir("filtbad");
-	char args[1024], ran[300];
+	char unknown[1024], type[1024], ran[300], prefix[300];
 	struct stat sb;
-	int st;
 	snprintf(ran, sizeof(ran), "%s.ran", dir);
 	unlink(ran);
-	snprintf(args, sizeof(args),
+	snprintf(unknown, sizeof(unknown),
 		 "-o %s/trace -e 'myapp:frame_done if latency > 5000' -- "
 		 "%s/tests/progs/frames %s 20",
 		 dir, lt_test_build_dir(), ran);
-	char *out = record(args, &st);
-	LT_ASSERT_EQ(st, 2);
-	LT_ASSERT(strstr(out, "lowtrace: record: -e 'myapp:frame_done if "
-			      "latency > 5000': unknown field 'latency' "
-			      "(myapp:frame_done has fields: seq, id, "
-			      "late_us, state, name)") != NULL);
-	free(out);
-	LT_ASSERT(stat(ran, &sb) != 0); /* main() never ran */
 	/* a type that does not fit, and a trigger's filter, too */
-	snprintf(args, sizeof(args),
+	snprintf(type, sizeof(type),
 		 "-o %s/trace --trigger 'myapp:* if name > 3 -> stop' -- "
 		 "%s/tests/progs/frames %s 20",
 		 dir, lt_test_build_dir(), ran);
-	out = record(args, &st);
-	LT_ASSERT_EQ(st, 2);
-	LT_ASSERT(strstr(out, "--trigger 'myapp:* if name > 3': field 'name' "
-			      "is a string") != NULL);
-	free(out);
-	LT_ASSERT(stat(ran, &sb) != 0);
-	/* bad syntax needs no program at all */
-	out = record("-e 'a:b if x ==' -- /no/such/program", &st);
-	LT_ASSERT_EQ(st, 2);
-	LT_ASSERT(strstr(out, "expected a number") != NULL);
-	free(out);
-	snprintf(args, sizeof(args), "%s/trace", dir);
-	LT_ASSERT(stat(args, &sb) != 0);
+	const struct lt_run_row bad[] = {
+		{ unknown, 2,
+		  "lowtrace: record: -e 'myapp:frame_done if latency > 5000': "
+		  "unknown field 'latency' (myapp:frame_done has fields: seq, "
+		  "id, late_us, state, name)" },
+		{ type, 2,
+		  "--trigger 'myapp:* if name > 3': field 'name' is a string" },
+		/* bad syntax needs no program at all */
+		{ "-e 'a:b if x ==' -- /no/such/program", 2,
+		  "expected a number" },
+	};
+	snprintf(prefix, sizeof(prefix), "%s/lowtrace record",
+		 lt_test_build_dir());
+	LT_ASSERT_RUN_ROWS(prefix, bad);
+	LT_ASSERT(stat(ran, &sb) != 0); /* main() never ran */
+	snprintf(prefix, sizeof(prefix), "%s/trace", dir);
+	LT_ASSERT(stat(prefix, &sb) != 0);
 }
 
 LT_TEST(test_record_condition_trigger_snapshots_once_per_burst)
@@ -154,9 +149,7 @@ LT_TEST(test_record_condition_trigger_snapshots_once_per_burst)
 		 "-- %s/tests/progs/frames %s 2000 300",
 		 dir, lt_test_build_dir(), ran);
 	char *out = record(args, &st);
-	LT_ASSERT_EQ(st, 0);
-	if (!strstr(out, "1 snapshots, 1 triggers (0 held off)"))
-		LT_FAIL("not one snapshot:\n%s", out);
+	LT_ASSERT_RESULT(st, 0, out, "1 snapshots, 1 triggers (0 held off)");
 	free(out);
 	snprintf(snap, sizeof(snap), "%s/snapshot-0", dir);
 	out = bt(snap);
@@ -172,7 +165,7 @@ LT_TEST(test_record_condition_trigger_snapshots_once_per_burst)
 	LT_ASSERT(stat(snap, &sb) != 0);
 	/* the matching events are recorded too, and the trigger's event */
 	out = bt(dir);
-	LT_ASSERT(strstr(out, "seq = 1999, id = 4, late_us = 9000") != NULL);
+	LT_ASSERT_CONTAINS(out, "seq = 1999, id = 4, late_us = 9000");
 	LT_ASSERT_EQ(lt_count_lines(out, "lowtrace:trigger"), 1);
 	free(out);
 }
@@ -188,11 +181,10 @@ LT_TEST(test_record_condition_trigger_can_stop)
 		 "%s/tests/progs/frames %s 200 300",
 		 dir, lt_test_build_dir(), ran);
 	char *out = record(args, &st);
-	LT_ASSERT_EQ(st, 0);
-	LT_ASSERT(strstr(out, "recording stopped (trigger myapp:tick") != NULL);
+	LT_ASSERT_RESULT(st, 0, out, "recording stopped (trigger myapp:tick");
 	free(out);
 	out = bt(dir);
-	LT_ASSERT(strstr(out, "myapp:tick: { cpu_id = ") != NULL);
-	LT_ASSERT(strstr(out, "seq = 100 }") != NULL);
+	LT_ASSERT_CONTAINS(out, "myapp:tick: { cpu_id = ");
+	LT_ASSERT_CONTAINS(out, "seq = 100 }");
 	free(out);
 }

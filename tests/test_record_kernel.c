@@ -37,7 +37,7 @@ LT_TEST(test_user_and_kernel_events_share_one_timeline)
 	char *out = lt_run(cmd, &st);
 	if (st != 0)
 		LT_FAIL("record failed:\n%s", out);
-	LT_ASSERT(strstr(out, "Channel kernel:") != NULL);
+	LT_ASSERT_CONTAINS(out, "Channel kernel:");
 	free(out);
 	snprintf(cmd, sizeof(cmd), "babeltrace2 %s 2>&1", dir);
 	out = lt_run(cmd, &st);
@@ -48,7 +48,7 @@ LT_TEST(test_user_and_kernel_events_share_one_timeline)
 	     l = strtok_r(NULL, "\n", &save))
 		lines[n++] = l;
 	int at = find_line(lines, n, 0, "sleeper:before", NULL);
-	LT_ASSERT(at >= 0);
+	LT_ASSERT_CMP(at, >=, 0);
 	char tidf[64], prev[64], next[64];
 	const char *t = strstr(lines[at], "tid = ");
 	LT_ASSERT(t != NULL);
@@ -92,8 +92,8 @@ LT_TEST(test_unknown_kernel_event_is_an_error_with_a_suggestion)
 		 "true 2>&1",
 		 lt_test_build_dir());
 	char *out = lt_run(cmd, &st);
-	LT_ASSERT(st != 0);
-	LT_ASSERT(strstr(out, "did you mean sched:sched_switch") != NULL);
+	LT_ASSERT_RESULT(st, LT_NONZERO, out,
+			 "did you mean sched:sched_switch");
 	free(out);
 }
 
@@ -105,8 +105,7 @@ LT_TEST(test_list_kernel_tracepoints)
 	snprintf(cmd, sizeof(cmd), "%s/lowtrace list --kernel 'sched:*' 2>&1",
 		 lt_test_build_dir());
 	char *out = lt_run(cmd, &st);
-	LT_ASSERT_EQ(st, 0);
-	LT_ASSERT(strstr(out, "sched:sched_switch\n") != NULL);
-	LT_ASSERT(strstr(out, "irq:") == NULL);
+	LT_ASSERT_RESULT(st, 0, out, "sched:sched_switch\n");
+	LT_ASSERT_NOT_CONTAINS(out, "irq:");
 	free(out);
 }

@@ -21,26 +21,14 @@ LT=$B/lowtrace
 EX=$B/examples
 CHROMIUM=${CHROMIUM:-chromium}
 . "$top/tests/lib/harness.sh" lt-test-report
-# err NAME PATTERN CMD...: CMD fails with a message matching PATTERN
-err() {
-	local name=$1 pat=$2 out
-	shift 2
-	out=$("$@" 2>&1)
-	if [ $? -ne 0 ] && echo "$out" | grep -q "$pat"; then
-		ok "$name"
-	else
-		fail "$name" "$out"
-	fi
-}
-
 # errors that need no recording
-err test_report_needs_output '^lowtrace: report: no output file (-o FILE' \
+expect_error test_report_needs_output nonzero '^lowtrace: report: no output file (-o FILE' \
 	"$LT" report "$tmp"
-err test_report_bad_dir_is_an_error '^lowtrace: report: cannot open trace' \
+expect_error test_report_bad_dir_is_an_error nonzero '^lowtrace: report: cannot open trace' \
 	"$LT" report "$tmp/none" -o "$tmp/none.html"
-err test_report_needs_one_dir '^lowtrace: report: one trace directory expected' \
+expect_error test_report_needs_one_dir nonzero '^lowtrace: report: one trace directory expected' \
 	"$LT" report -o "$tmp/x.html"
-err test_report_bad_anchor_is_an_error '^lowtrace: report: --anchor: bad condition' \
+expect_error test_report_bad_anchor_is_an_error nonzero '^lowtrace: report: --anchor: bad condition' \
 	"$LT" report "$tmp" -o "$tmp/x.html" --anchor 'demo:tick if late_us >'
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -54,7 +42,7 @@ cpu=$(($(nproc) - 1))
 	"$EX/disturb --hog --cpu $cpu --duration-s 2 & $EX/periodic --cpu $cpu --duration-s 1.5; wait" \
 	> "$tmp/hog.out" 2>&1
 
-err test_report_unwritable_output '^lowtrace: report: cannot write' \
+expect_error test_report_unwritable_output nonzero '^lowtrace: report: cannot write' \
 	"$LT" report "$tmp/hog" -o "$tmp/no/such/dir/r.html"
 
 mkdir -p "$B"

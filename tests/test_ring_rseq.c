@@ -35,7 +35,7 @@ LT_TEST(test_rseq_flush_from_another_cpu_keeps_affinity)
 	LT_ASSERT(CPU_ISSET(other, &now));
 	LT_ASSERT_EQ(lt_ring_get_subbuf(r, 0, &sb), 0);
 	LT_ASSERT_EQ(sb.len, LT_PACKET_HDR_SIZE + 10 * (4 + 8));
-	LT_ASSERT(sb.hdr->timestamp_end >= sb.hdr->timestamp_begin);
+	LT_ASSERT_CMP(sb.hdr->timestamp_end, >=, sb.hdr->timestamp_begin);
 	const char *why = "";
 	LT_ASSERT_EQ(rd_walk_packet(sb.data, sb.len, size_u64, collect_ev,
 				    &coll, &why),
@@ -103,7 +103,7 @@ LT_TEST(test_thread_without_rseq_drops_and_counts)
 	    0)
 		LT_SKIP("cannot unregister this thread's rseq area: %s",
 			strerror(errno));
-	LT_ASSERT((int32_t)rs->cpu_id < 0);
+	LT_ASSERT_CMP((int32_t)rs->cpu_id, <, 0);
 	LT_ASSERT_EQ(write_seq(r, 1, 1), -ENOBUFS);
 	static char big[100];
 	LT_ASSERT_EQ(lt_ring_write(r, 2, big, sizeof(big)), -ENOBUFS);

@@ -271,7 +271,7 @@ static void torture(enum lt_ring_mode mode, enum lt_ring_sync sync)
 		LT_SKIP("no rseq in this thread (x86_64, glibc 2.35+)");
 	LT_ASSERT_EQ(lt_clock_init(), 0);
 	LT_ASSERT_EQ(lt_ring_create(&cfg, &ring), 0);
-	LT_ASSERT(ring->n_cpus <= MAXCPU);
+	LT_ASSERT_CMP(ring->n_cpus, <=, MAXCPU);
 
 	/* only writer threads take the signal */
 	sigset_t alrm, old;
@@ -327,11 +327,11 @@ static void torture(enum lt_ring_mode mode, enum lt_ring_sync sync)
 	       (unsigned long long)dropped, (unsigned long long)events_read,
 	       (unsigned long long)packets_read,
 	       (unsigned long long)atomic_load(&snapshots));
-	LT_ASSERT(handler > 0);
-	LT_ASSERT(packets_read > 0);
+	LT_ASSERT_CMP(handler, >, 0);
+	LT_ASSERT_CMP(packets_read, >, 0);
 	LT_ASSERT_EQ(ring_lost, dropped);
 	if (mode == LT_RING_DISCARD) {
-		LT_ASSERT(dropped > 0); /* the consumer fell behind */
+		LT_ASSERT_CMP(dropped, >, 0); /* the consumer fell behind */
 		for (int w = 0; w < NW; w++)
 			if (got[w] + ws[w].dropped != ws[w].written)
 				LT_FAIL("writer %d: %llu read + %llu dropped "
@@ -340,7 +340,7 @@ static void torture(enum lt_ring_mode mode, enum lt_ring_sync sync)
 					(unsigned long long)ws[w].dropped,
 					(unsigned long long)ws[w].written);
 	} else {
-		LT_ASSERT(snapshots >= 20);
+		LT_ASSERT_CMP(snapshots, >=, 20);
 		/* a final snapshot holds each thread's newest records */
 		take_snapshot();
 	}

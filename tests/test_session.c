@@ -72,8 +72,8 @@ LT_TEST(test_session_trace_is_read_by_babeltrace2_without_warnings)
 	char *out = babeltrace(dir, &lines);
 	LT_ASSERT_EQ(lines, 2000);
 	LT_ASSERT_EQ(lt_count_lines(out, "demo:integers"), 1000);
-	LT_ASSERT(strstr(out, "u64 = 999 }") != NULL);
-	LT_ASSERT(strstr(out, "name = \"name\"") != NULL);
+	LT_ASSERT_CONTAINS(out, "u64 = 999 }");
+	LT_ASSERT_CONTAINS(out, "name = \"name\"");
 	free(out);
 	lt_session_destroy(s);
 }
@@ -117,8 +117,8 @@ LT_TEST(test_overwrite_channel_keeps_the_newest_events)
 	char *out = babeltrace(dir, &lines);
 	/* far fewer than written, the newest among them, and the tick */
 	LT_ASSERT(lines > 50 && lines < 2000);
-	LT_ASSERT(strstr(out, "u64 = 99999 }") != NULL);
-	LT_ASSERT(strstr(out, "u64 = 5 }") == NULL);
+	LT_ASSERT_CONTAINS(out, "u64 = 99999 }");
+	LT_ASSERT_NOT_CONTAINS(out, "u64 = 5 }");
 	LT_ASSERT_EQ(lt_count_lines(out, "demo:tick"), 1);
 	free(out);
 	lt_session_destroy(s);
@@ -185,7 +185,7 @@ LT_TEST(test_full_buffers_count_lost_events)
 	LT_ASSERT(st.events_lost > 0);
 	char *out = babeltrace(dir, NULL);
 	/* babeltrace2 reports the loss the packets record */
-	LT_ASSERT(strstr(out, "discarded") != NULL);
+	LT_ASSERT_CONTAINS(out, "discarded");
 	free(out);
 	/* and counting its events needs stdout alone */
 	char cmd[600];
@@ -209,8 +209,7 @@ LT_TEST(test_lowtrace_trace_environment_traces_a_program)
 		 dir, lt_test_build_dir());
 	int st;
 	char *out = lt_run(cmd, &st);
-	LT_ASSERT_EQ(st, 0);
-	LT_ASSERT(strstr(out, "emitted 5 rounds") != NULL);
+	LT_ASSERT_RESULT(st, 0, out, "emitted 5 rounds");
 	free(out);
 	int lines;
 	out = babeltrace(dir, &lines);
@@ -231,7 +230,6 @@ LT_TEST(test_bad_directory_is_an_error)
 	int st;
 	char *out = lt_run(cmd, &st);
 	/* the program runs on, and says why it is not traced */
-	LT_ASSERT_EQ(st, 0);
-	LT_ASSERT(strstr(out, "LOWTRACE_TRACE=/proc/nope") != NULL);
+	LT_ASSERT_RESULT(st, 0, out, "LOWTRACE_TRACE=/proc/nope");
 	free(out);
 }

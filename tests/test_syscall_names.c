@@ -40,7 +40,7 @@ LT_TEST(test_names_match_the_system_header)
 		}
 	}
 	fclose(f);
-	LT_ASSERT(n > 300);
+	LT_ASSERT_CMP(n, >, 300);
 	LT_ASSERT_EQ(bad, 0);
 }
 

@@ -3,40 +3,26 @@
 # with an in-process session, `lowtrace record` with its traced child,
 # `lowtrace view`, and (as root) the analyses and the report on a recording
 # with kernel events.  Any invalid access or definite leak fails.  Sanitizer
-# builds cannot run under valgrind: there the test has no cases.
+# builds cannot run under valgrind: there the test has no cases, and says so.
 set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-build}
-passed=0 failed=0 skipped=0
-finish() {
-	echo "lt-test: $passed passed, $failed failed, $skipped skipped"
-	[ "$failed" -eq 0 ]
-	exit
-}
+. "$top/tests/lib/harness.sh" lt-valgrind
 if [ -n "${SANITIZE:-}" ]; then
-	finish
+	no_cases "a sanitizer build cannot run under valgrind"
 fi
 if ! command -v valgrind > /dev/null 2>&1; then
-	if [ -n "${LOWTRACE_REQUIRE_ALL:-}" ] && [ "$LOWTRACE_REQUIRE_ALL" != 0 ]; then
-		echo "FAIL valgrind: not installed (scripts/install-deps.sh)"
-		failed=1
-	else
-		echo "skip valgrind: not installed"
-		skipped=1
-	fi
+	skip valgrind "not installed (scripts/install-deps.sh)"
 	finish
 fi
-tmp=$(mktemp -d /tmp/lt-valgrind.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
 VG=(valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite)
 check() { # name, command...
 	local name=$1
 	shift
 	if "$@" > "$tmp/$name.out" 2> "$tmp/$name.err"; then
-		echo "ok $name"
-		passed=$((passed + 1))
+		ok "$name"
 	else
-		echo "FAIL $name: exit $?: $(head -c 1500 "$tmp/$name.err")"
-		failed=$((failed + 1))
+		fail "$name" "exit $?: $(cat "$tmp/$name.err")"
 	fi
 }
 check valgrind_in_process_session env LOWTRACE_TRACE="$tmp/in" \
@@ -54,7 +40,8 @@ if [ "$(id -u)" -eq 0 ] &&
 	done
 	check valgrind_report "${VG[@]}" "$BUILD/lowtrace" report "$tmp/k" -o "$tmp/k.html"
 elif [ "$(id -u)" -eq 0 ]; then
-	echo "FAIL valgrind_analyze: recording with -k failed"
-	failed=$((failed + 1))
+	fail valgrind_analyze "recording with -k failed"
+else
+	skip valgrind_analyze "kernel events need root"
 fi
 finish
