@@ -7,7 +7,7 @@
 # Generates a trace with build/bench/gen_sched (the shape `lowtrace record
 # -k sched,irq --all` writes), then times, RUNS runs each, median reported:
 #   model_pass DIR                 reader + lt_model_feed per event + finish
-#   model_pass DIR --decode-only   the reader alone (lt_trace_next)
+#   model_pass DIR --decode-only   the reader alone (lt_reader_next)
 #   lowtrace view DIR --stats      the reader, every field read
 # and prints events/s (wall clock and CPU time) and the peak RSS (getrusage;
 # anon and file parts at the end, the mapped trace counting as file).

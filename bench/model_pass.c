@@ -5,7 +5,7 @@
  *
  * usage: model_pass DIR [--decode-only]
  *
- * --decode-only reads the events (lt_trace_next()) without the model, to
+ * --decode-only reads the events (lt_reader_next()) without the model, to
  * tell the reader's share from the model's.  Output, one line:
  *   events N sched N slices N threads N inferred N wall S cpu S
  *   rss_max_kib N rss_anon_kib N rss_file_kib N
@@ -57,7 +57,7 @@ static void rss_split(long *anon, long *file)
 int main(int argc, char **argv)
 {
 	char err[1024];
-	lt_trace_t *t;
+	lt_reader_t *t;
 	struct lt_model m;
 	const struct lt_event *ev;
 	uint64_t n = 0;
@@ -69,7 +69,7 @@ int main(int argc, char **argv)
 	}
 	double w0 = now_s(CLOCK_MONOTONIC),
 	       c0 = now_s(CLOCK_PROCESS_CPUTIME_ID);
-	int r = lt_trace_open(argv[1], NULL, &t, err, sizeof(err));
+	int r = lt_reader_open(argv[1], NULL, &t, err, sizeof(err));
 	if (r < 0) {
 		fprintf(stderr, "model_pass: %s\n", err);
 		return 1;
@@ -80,16 +80,16 @@ int main(int argc, char **argv)
 	}
 	m.on_slice = on_slice;
 	if (decode_only) {
-		while ((r = lt_trace_next(t, &ev)) > 0)
+		while ((r = lt_reader_next(t, &ev)) > 0)
 			n++;
 	} else {
-		while ((r = lt_trace_next(t, &ev)) > 0)
+		while ((r = lt_reader_next(t, &ev)) > 0)
 			lt_model_feed(&m, ev);
 		lt_model_finish(&m);
 		n = m.nevents;
 	}
 	if (r < 0) {
-		fprintf(stderr, "model_pass: %s\n", lt_trace_error(t));
+		fprintf(stderr, "model_pass: %s\n", lt_reader_error(t));
 		return 1;
 	}
 	double w1 = now_s(CLOCK_MONOTONIC),
@@ -109,6 +109,6 @@ int main(int argc, char **argv)
 	       (unsigned long long)inferred, w1 - w0, c1 - c0, ru.ru_maxrss,
 	       anon, file);
 	lt_model_free(&m);
-	lt_trace_close(t);
+	lt_reader_close(t);
 	return 0;
 }

@@ -47,12 +47,12 @@ static inline int event_metadata_opens(uint32_t id, const char *name,
 	char *text =
 		event_metadata_text(id, name, loglevel, fields, nfields, &len);
 	struct lt_mem_stream none = { "default_1_0", "", 0 };
-	lt_trace_t *tr;
+	lt_reader_t *tr;
 	char msg[1024];
-	int rc = lt_trace_open_mem(text, len, &none, 1, NULL, &tr, msg,
-				   sizeof(msg));
+	int rc = lt_reader_open_mem(text, len, &none, 1, NULL, &tr, msg,
+				    sizeof(msg));
 	if (rc == 0)
-		lt_trace_close(tr);
+		lt_reader_close(tr);
 	else
 		snprintf(err, errlen, "%s\n%s", msg, text);
 	free(text);

@@ -27,14 +27,14 @@ LT_TEST(test_threads_are_in_the_system_call_they_entered)
 		LT_FAIL("record failed:\n%s", out);
 	free(out);
 
-	lt_trace_t *t;
+	lt_reader_t *t;
 	char err[256];
-	LT_ASSERT_EQ(lt_trace_open(dir, NULL, &t, err, sizeof(err)), 0);
+	LT_ASSERT_EQ(lt_reader_open(dir, NULL, &t, err, sizeof(err)), 0);
 	struct lt_model m;
 	LT_ASSERT_EQ(lt_model_init(&m, t), 0);
 	const struct lt_event *ev;
 	int enters = 0, exits_matched = 0, long_sleeps = 0, rc;
-	while ((rc = lt_trace_next(t, &ev)) == 1) {
+	while ((rc = lt_reader_next(t, &ev)) == 1) {
 		int64_t tid = -1, id = -1;
 		int is_exit =
 			strcmp(ev->cls->name, "raw_syscalls:sys_exit") == 0;
@@ -79,5 +79,5 @@ LT_TEST(test_threads_are_in_the_system_call_they_entered)
 	/* the three sleeps of 30 ms, whichever call sleep(1) makes */
 	LT_ASSERT_CMP(long_sleeps, >=, 3);
 	lt_model_free(&m);
-	lt_trace_close(t);
+	lt_reader_close(t);
 }

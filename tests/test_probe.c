@@ -242,13 +242,13 @@ static lt_session_t *started(const char *dir,
 }
 
 /* Stops and destroys s, and opens the trace it wrote in dir. */
-static lt_trace_t *stop_and_open(lt_session_t *s, const char *dir)
+static lt_reader_t *stop_and_open(lt_session_t *s, const char *dir)
 {
 	LT_ASSERT_EQ(lt_session_stop(s), 0);
 	lt_session_destroy(s);
-	lt_trace_t *t;
+	lt_reader_t *t;
 	char msg[256];
-	if (lt_trace_open(dir, NULL, &t, msg, sizeof(msg)) != 0)
+	if (lt_reader_open(dir, NULL, &t, msg, sizeof(msg)) != 0)
 		LT_FAIL("%s: %s", dir, msg);
 	return t;
 }
@@ -282,17 +282,17 @@ LT_TEST(test_events_of_an_unloaded_library_leave_no_sequence_behind)
 			nanosleep(&d, NULL);
 		}
 	}
-	lt_trace_t *t = stop_and_open(s, dir);
+	lt_reader_t *t = stop_and_open(s, dir);
 	const struct lt_event *ev;
 	struct lt_value x;
 	int n = 0;
-	while (lt_trace_next(t, &ev) == 1) {
+	while (lt_reader_next(t, &ev) == 1) {
 		LT_ASSERT_STREQ(ev->cls->name, "dl:ping");
 		LT_ASSERT_EQ(lt_event_field(ev, 0, &x), 0);
 		LT_ASSERT_EQ(x.i, n);
 		n++;
 	}
-	lt_trace_close(t);
+	lt_reader_close(t);
 	LT_ASSERT_EQ(n, 2 * N);
 }
 
@@ -309,11 +309,11 @@ LT_TEST(test_payloads_of_every_length_arrive_intact)
 			v[i] = (uint8_t)(n * 7 + i);
 		lt_trace(ptest, seq, v, n);
 	}
-	lt_trace_t *t = stop_and_open(s, dir);
+	lt_reader_t *t = stop_and_open(s, dir);
 	const struct lt_event *ev;
 	struct lt_value x, e;
 	int seen = 0;
-	while (lt_trace_next(t, &ev) == 1) {
+	while (lt_reader_next(t, &ev) == 1) {
 		const char *name = ev->cls->name;
 		if (strcmp(name, "ptest:seq") == 0) {
 			uint32_t n = (uint32_t)(seen - 3);
@@ -336,7 +336,7 @@ LT_TEST(test_payloads_of_every_length_arrive_intact)
 		seen++;
 	}
 	LT_ASSERT_EQ(seen, 3 + 81);
-	lt_trace_close(t);
+	lt_reader_close(t);
 }
 
 /* Every fixed-size event, many times over (sub-buffer switches take the
@@ -379,11 +379,11 @@ static void fixed_payloads_arrive_intact(void)
 	struct lt_session_stats st;
 	lt_session_get_stats(s, &st);
 	LT_ASSERT_EQ(st.events_lost, 0);
-	lt_trace_t *t = stop_and_open(s, dir);
+	lt_reader_t *t = stop_and_open(s, dir);
 	const struct lt_event *ev;
 	struct lt_value x, e;
 	uint64_t seen = 0;
-	while (lt_trace_next(t, &ev) == 1) {
+	while (lt_reader_next(t, &ev) == 1) {
 		/* one thread, so the trace holds the calls in order */
 		uint32_t r = (uint32_t)(seen / (NS + 2)),
 			 k = (uint32_t)(seen % (NS + 2));
@@ -417,7 +417,7 @@ static void fixed_payloads_arrive_intact(void)
 		seen++;
 	}
 	LT_ASSERT_EQ(seen, (uint64_t)ROUNDS * (NS + 2));
-	lt_trace_close(t);
+	lt_reader_close(t);
 }
 
 LT_TEST(test_fixed_payloads_arrive_intact)
@@ -578,18 +578,18 @@ LT_TEST(test_fixed_events_far_apart_keep_their_times)
 		if (i < N - 1)
 			nanosleep(&pause, NULL);
 	}
-	lt_trace_t *t = stop_and_open(s, dir);
+	lt_reader_t *t = stop_and_open(s, dir);
 	const struct lt_event *ev;
 	int64_t prev = 0;
 	int n = 0, far = 0;
-	while (lt_trace_next(t, &ev) == 1) {
+	while (lt_reader_next(t, &ev) == 1) {
 		if (n > 0 && ev->ns - prev >= 200000000)
 			far++;
 		LT_ASSERT(n == 0 || ev->ns >= prev);
 		prev = ev->ns;
 		n++;
 	}
-	lt_trace_close(t);
+	lt_reader_close(t);
 	LT_ASSERT_EQ(n, N * 3);
 	LT_ASSERT_EQ(far, N - 1);
 }
@@ -670,11 +670,11 @@ LT_TEST(test_call_sites_write_fixed_events_inline_and_clear_rseq_cs)
 						     __ATOMIC_RELAXED) != 0;
 	}
 	LT_ASSERT_EQ(left_set, 0);
-	lt_trace_t *t = stop_and_open(s, dir);
+	lt_reader_t *t = stop_and_open(s, dir);
 	const struct lt_event *ev;
 	int n = 0;
 	struct lt_value x, e;
-	while (lt_trace_next(t, &ev) == 1) {
+	while (lt_reader_next(t, &ev) == 1) {
 		LT_ASSERT_EQ(lt_event_field(ev, 0, &x), 0);
 		LT_ASSERT_EQ(x.len, 8);
 		LT_ASSERT_EQ(lt_value_elem(&x, 0, &e), 0);
@@ -683,7 +683,7 @@ LT_TEST(test_call_sites_write_fixed_events_inline_and_clear_rseq_cs)
 		LT_ASSERT_EQ(e.u, (uint8_t)(n * 3));
 		n++;
 	}
-	lt_trace_close(t);
+	lt_reader_close(t);
 	LT_ASSERT_EQ(n, N);
 #else
 	LT_SKIP("no inline sequence on this target");
@@ -819,12 +819,12 @@ LT_TEST(test_fixed_events_and_their_signal_handler_interleave_intact)
 	struct lt_session_stats st;
 	lt_session_get_stats(s, &st);
 	uint64_t lost = st.events_lost;
-	lt_trace_t *t = stop_and_open(s, dir);
+	lt_reader_t *t = stop_and_open(s, dir);
 	const struct lt_event *ev;
 	struct lt_value w, n, c;
 	int64_t last[2] = { -1, -1 };
 	uint64_t read = 0, from_handler = 0;
-	while (lt_trace_next(t, &ev) == 1) {
+	while (lt_reader_next(t, &ev) == 1) {
 		LT_ASSERT_EQ(lt_event_field(ev, 0, &w), 0);
 		LT_ASSERT_EQ(lt_event_field(ev, 1, &n), 0);
 		LT_ASSERT_EQ(lt_event_field(ev, 2, &c), 0);
@@ -835,7 +835,7 @@ LT_TEST(test_fixed_events_and_their_signal_handler_interleave_intact)
 		from_handler += w.u;
 		read++;
 	}
-	lt_trace_close(t);
+	lt_reader_close(t);
 	LT_ASSERT_EQ(read + lost, (uint64_t)sent);
 	/* the handler ran, and its events are there */
 	LT_ASSERT_CMP(handler_count, >=, 1000);

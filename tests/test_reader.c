@@ -225,23 +225,23 @@ static size_t simple_packet(struct sbuf *s, uint64_t ts)
 	return pkt_end(s);
 }
 
-static lt_trace_t *open1(struct sbuf *s, const struct lt_trace_opts *o,
-			 char *err, size_t errlen, int *rc)
+static lt_reader_t *open1(struct sbuf *s, const struct lt_reader_opts *o,
+			  char *err, size_t errlen, int *rc)
 {
 	struct lt_mem_stream ms = { "s0", s->buf, s->len };
-	lt_trace_t *t = NULL;
+	lt_reader_t *t = NULL;
 	const char *m = metadata();
-	*rc = lt_trace_open_mem(m, strlen(m), &ms, 1, o, &t, err, errlen);
+	*rc = lt_reader_open_mem(m, strlen(m), &ms, 1, o, &t, err, errlen);
 	return t;
 }
 
 /* Reads everything; returns the event count or the error. */
-static long drain(lt_trace_t *t)
+static long drain(lt_reader_t *t)
 {
 	const struct lt_event *ev;
 	long n = 0;
 	int r;
-	while ((r = lt_trace_next(t, &ev)) > 0)
+	while ((r = lt_reader_next(t, &ev)) > 0)
 		n++;
 	return r < 0 ? r : n;
 }
@@ -254,21 +254,21 @@ static void expect_bad(struct sbuf *s, unsigned long long off, const char *what)
 {
 	char err[1024], want[64];
 	int rc;
-	lt_trace_t *t = open1(s, NULL, err, sizeof(err), &rc);
+	lt_reader_t *t = open1(s, NULL, err, sizeof(err), &rc);
 	const char *msg = err;
 	if (rc == 0) {
 		long n = drain(t);
 		if (n >= 0)
 			LT_FAIL("%s: read %ld events, expected an error", what,
 				n);
-		msg = lt_trace_error(t);
+		msg = lt_reader_error(t);
 	}
 	snprintf(want, sizeof(want), "s0: offset %llu: ", off);
 	if (!strstr(msg, want))
 		LT_FAIL("%s: message \"%s\" lacks \"%s\"", what, msg, want);
 	if (!strstr(msg, what))
 		LT_FAIL("message \"%s\" lacks \"%s\"", msg, what);
-	lt_trace_close(t);
+	lt_reader_close(t);
 }
 
 LT_TEST(test_integers_decode_at_every_size)
@@ -298,11 +298,11 @@ LT_TEST(test_integers_decode_at_every_size)
 
 	char err[512];
 	int rc;
-	lt_trace_t *t = open1(&s, NULL, err, sizeof(err), &rc);
+	lt_reader_t *t = open1(&s, NULL, err, sizeof(err), &rc);
 	if (rc)
 		LT_FAIL("open: %s", err);
 	const struct lt_event *ev;
-	LT_ASSERT_EQ(lt_trace_next(t, &ev), 1);
+	LT_ASSERT_EQ(lt_reader_next(t, &ev), 1);
 	LT_ASSERT_STREQ(ev->cls->name, "t:ints");
 	LT_ASSERT_EQ(ev->cpu, 3);
 	LT_ASSERT_EQ(ev->pid, 4242);
@@ -335,10 +335,10 @@ LT_TEST(test_integers_decode_at_every_size)
 			"{ a = 255, b = -128, c = 65535, d = -32768, "
 			"x = 0xDEADBEEF, e = -2147483648, f = "
 			"18446744073709551615, g = -9223372036854775808 }");
-	LT_ASSERT_EQ(lt_trace_next(t, &ev), 0);
-	LT_ASSERT_STREQ(lt_trace_env(t, "hostname"), "box");
-	LT_ASSERT_STREQ(lt_trace_env(t, "vpid"), "4242");
-	lt_trace_close(t);
+	LT_ASSERT_EQ(lt_reader_next(t, &ev), 0);
+	LT_ASSERT_STREQ(lt_reader_env(t, "hostname"), "box");
+	LT_ASSERT_STREQ(lt_reader_env(t, "vpid"), "4242");
+	lt_reader_close(t);
 }
 
 static size_t mix_payload(unsigned char *pl, int32_t st, const char *str,
@@ -380,14 +380,14 @@ LT_TEST(test_enum_float_string_array_sequence_text_decode)
 
 	char err[512], out[4096];
 	int rc;
-	lt_trace_t *t = open1(&s, NULL, err, sizeof(err), &rc);
+	lt_reader_t *t = open1(&s, NULL, err, sizeof(err), &rc);
 	if (rc)
 		LT_FAIL("open: %s", err);
 	const struct lt_event *ev;
 	struct lt_value v, e;
-	LT_ASSERT_EQ(lt_trace_next(t, &ev), 1);
+	LT_ASSERT_EQ(lt_reader_next(t, &ev), 1);
 	lt_event_field(ev, 0, &v);
-	LT_ASSERT_EQ(v.kind, LT_FIELD_ENUM);
+	LT_ASSERT_EQ(v.kind, LT_KIND_ENUM);
 	LT_ASSERT_EQ(v.i, 7);
 	LT_ASSERT_STREQ(v.str, "RANGE");
 	lt_event_field(ev, 1, &v);
@@ -403,7 +403,7 @@ LT_TEST(test_enum_float_string_array_sequence_text_decode)
 	LT_ASSERT_EQ(e.u, 3);
 	LT_ASSERT_EQ(lt_value_elem(&v, 3, &e), -EINVAL);
 	lt_event_field_by_name(ev, "n", &v);
-	LT_ASSERT_EQ(v.kind, LT_FIELD_SEQUENCE);
+	LT_ASSERT_EQ(v.kind, LT_KIND_SEQUENCE);
 	LT_ASSERT_EQ(v.len, 3);
 	lt_value_elem(&v, 2, &e);
 	LT_ASSERT_EQ(e.i, -2000);
@@ -416,19 +416,19 @@ LT_TEST(test_enum_float_string_array_sequence_text_decode)
 		     "[1] = 2, [2] = 3 ], n_length = 3, n = [ [0] = 0, [1] "
 		     "= -1000, [2] = -2000 ], comm = \"frames\" }");
 
-	LT_ASSERT_EQ(lt_trace_next(t, &ev), 1);
+	LT_ASSERT_EQ(lt_reader_next(t, &ev), 1);
 	*lt_event_format(ev, out) = 0;
 	LT_ASSERT_STREQ(out,
 			"{ st = ( <unknown> : container = 2 ), r = 0.25, v = "
 			"-1.5e+300, s = \"\", bytes = [ [0] = 1, [1] = 2, [2] "
 			"= 3 ], n_length = 0, n = [ ], comm = \"12345678\" }");
-	LT_ASSERT_EQ(lt_trace_next(t, &ev), 1);
+	LT_ASSERT_EQ(lt_reader_next(t, &ev), 1);
 	lt_event_field(ev, 0, &v);
 	LT_ASSERT_STREQ(v.str, "BUSY"); /* no '=': the previous value + 1 */
 	lt_event_field(ev, 7, &v);
 	LT_ASSERT_EQ(v.u, 0); /* text length up to the NUL */
-	LT_ASSERT_EQ(lt_trace_next(t, &ev), 0);
-	lt_trace_close(t);
+	LT_ASSERT_EQ(lt_reader_next(t, &ev), 0);
+	lt_reader_close(t);
 }
 
 LT_TEST(test_compact_timestamp_wraps_27_bits)
@@ -445,17 +445,17 @@ LT_TEST(test_compact_timestamp_wraps_27_bits)
 	pkt_end(&s);
 	char err[512];
 	int rc;
-	lt_trace_t *t = open1(&s, NULL, err, sizeof(err), &rc);
+	lt_reader_t *t = open1(&s, NULL, err, sizeof(err), &rc);
 	if (rc)
 		LT_FAIL("open: %s", err);
 	const struct lt_event *ev;
 	for (unsigned i = 0; i < 4; i++) {
-		LT_ASSERT_EQ(lt_trace_next(t, &ev), 1);
+		LT_ASSERT_EQ(lt_reader_next(t, &ev), 1);
 		LT_ASSERT_EQ(ev->ts, ts[i]);
-		LT_ASSERT_EQ(ev->ns, lt_clock_ns(lt_trace_clock(t), ts[i]));
+		LT_ASSERT_EQ(ev->ns, lt_clock_ns(lt_reader_clock(t), ts[i]));
 	}
-	LT_ASSERT_EQ(lt_trace_next(t, &ev), 0);
-	lt_trace_close(t);
+	LT_ASSERT_EQ(lt_reader_next(t, &ev), 0);
+	lt_reader_close(t);
 }
 
 LT_TEST(test_extended_header_carries_long_gap_and_big_id)
@@ -470,23 +470,23 @@ LT_TEST(test_extended_header_carries_long_gap_and_big_id)
 	pkt_end(&s);
 	char err[512];
 	int rc;
-	lt_trace_t *t = open1(&s, NULL, err, sizeof(err), &rc);
+	lt_reader_t *t = open1(&s, NULL, err, sizeof(err), &rc);
 	if (rc)
 		LT_FAIL("open: %s", err);
 	const struct lt_event *ev;
 	struct lt_value v;
-	LT_ASSERT_EQ(lt_trace_next(t, &ev), 1);
+	LT_ASSERT_EQ(lt_reader_next(t, &ev), 1);
 	LT_ASSERT_STREQ(ev->cls->name, "t:big");
 	LT_ASSERT_EQ(ev->cls->id, 40);
 	lt_event_field(ev, 0, &v);
 	LT_ASSERT_EQ(v.u, 77);
-	LT_ASSERT_EQ(lt_trace_next(t, &ev), 1);
+	LT_ASSERT_EQ(lt_reader_next(t, &ev), 1);
 	LT_ASSERT_EQ(ev->ts, far);
-	LT_ASSERT_EQ(lt_trace_next(t, &ev), 1);
+	LT_ASSERT_EQ(lt_reader_next(t, &ev), 1);
 	LT_ASSERT_EQ(ev->ts, far + 5);
 	LT_ASSERT_STREQ(ev->cls->name, "t:ints");
-	LT_ASSERT_EQ(lt_trace_next(t, &ev), 0);
-	lt_trace_close(t);
+	LT_ASSERT_EQ(lt_reader_next(t, &ev), 0);
+	lt_reader_close(t);
 }
 
 LT_TEST(test_merge_orders_streams_by_time)
@@ -510,15 +510,15 @@ LT_TEST(test_merge_orders_streams_by_time)
 	struct lt_mem_stream ms[3] = { { "a", a.buf, a.len },
 				       { "b", b.buf, b.len },
 				       { "c", c.buf, c.len } };
-	lt_trace_t *t;
+	lt_reader_t *t;
 	char err[512];
 	const char *m = metadata();
-	if (lt_trace_open_mem(m, strlen(m), ms, 3, NULL, &t, err, sizeof(err)))
+	if (lt_reader_open_mem(m, strlen(m), ms, 3, NULL, &t, err, sizeof(err)))
 		LT_FAIL("open: %s", err);
 	const struct lt_event *ev;
 	uint64_t prev = 0;
 	unsigned prev_stream = 0, n = 0, nc = 0;
-	while (lt_trace_next(t, &ev) > 0) {
+	while (lt_reader_next(t, &ev) > 0) {
 		LT_ASSERT_CMP(ev->ts, >=, prev);
 		if (ev->ts == prev)
 			LT_ASSERT_CMP(ev->stream_index, >, prev_stream);
@@ -534,13 +534,13 @@ LT_TEST(test_merge_orders_streams_by_time)
 	LT_ASSERT_EQ(n, 201);
 	LT_ASSERT_EQ(nc, 1);
 	/* per stream, after a rewind */
-	lt_trace_rewind(t);
+	lt_reader_rewind(t);
 	n = 0;
-	while (lt_stream_next(lt_trace_stream(t, 1), &ev) > 0)
+	while (lt_stream_next(lt_reader_stream(t, 1), &ev) > 0)
 		n++;
 	LT_ASSERT_EQ(n, 100);
-	LT_ASSERT_STREQ(lt_stream_name(lt_trace_stream(t, 1)), "b");
-	lt_trace_close(t);
+	LT_ASSERT_STREQ(lt_stream_name(lt_reader_stream(t, 1)), "b");
+	lt_reader_close(t);
 }
 
 /* The conversion rounds as babeltrace2's does (through a double), so the
@@ -736,7 +736,7 @@ LT_TEST(test_bad_metadata_gives_line_number)
 	static struct sbuf s;
 	simple_packet(&s, 100);
 	struct lt_mem_stream ms = { "s0", s.buf, s.len };
-	lt_trace_t *t;
+	lt_reader_t *t;
 	char err[512];
 	static const struct {
 		const char *text, *want;
@@ -762,7 +762,8 @@ LT_TEST(test_bad_metadata_gives_line_number)
 	int failed = 0;
 	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		err[0] = 0;
-		int rc = lt_trace_open_mem(cases[i].text, strlen(cases[i].text),
+		int rc =
+			lt_reader_open_mem(cases[i].text, strlen(cases[i].text),
 					   &ms, 1, NULL, &t, err, sizeof(err));
 		LT_ASSERT(t == NULL);
 		/* refused: any rc < 0 (shown as -1) */
@@ -775,8 +776,8 @@ LT_TEST(test_bad_metadata_gives_line_number)
 	snprintf(buf, sizeof(buf), "%s%s", metadata(),
 		 "event { name = \"dup\"; id = 1; stream_id = 0; fields := "
 		 "struct { }; };\n");
-	LT_ASSERT(lt_trace_open_mem(buf, strlen(buf), &ms, 1, NULL, &t, err,
-				    sizeof(err)) < 0);
+	LT_ASSERT(lt_reader_open_mem(buf, strlen(buf), &ms, 1, NULL, &t, err,
+				     sizeof(err)) < 0);
 	LT_ASSERT_CONTAINS(err, "event id 1 declared twice");
 }
 
@@ -806,27 +807,27 @@ LT_TEST(test_skip_bad_keeps_the_good_packets)
 
 	char err[512];
 	int rc;
-	lt_trace_t *t = open1(&s, NULL, err, sizeof(err), &rc);
+	lt_reader_t *t = open1(&s, NULL, err, sizeof(err), &rc);
 	LT_ASSERT_CMP(rc, <, 0); /* strict: packet 3 fails the index */
 	LT_ASSERT_CONTAINS(err, "more than packet_size");
 
-	struct lt_trace_opts o = { .flags = LT_TRACE_SKIP_BAD,
-				   .warn = count_warn };
+	struct lt_reader_opts o = { .flags = LT_READER_SKIP_BAD,
+				    .warn = count_warn };
 	t = open1(&s, &o, err, sizeof(err), &rc);
 	if (rc)
 		LT_FAIL("open: %s", err);
 	const struct lt_event *ev;
 	uint64_t seen[8];
 	unsigned n = 0;
-	while (lt_trace_next(t, &ev) > 0 && n < 8)
+	while (lt_reader_next(t, &ev) > 0 && n < 8)
 		seen[n++] = ev->ts;
 	LT_ASSERT_EQ(n, 6);
 	LT_ASSERT_EQ(seen[0], 100);
 	LT_ASSERT_EQ(seen[3], 400);
 	LT_ASSERT_EQ(seen[5], 420);
-	LT_ASSERT_EQ(lt_trace_skipped_packets(t), 2);
+	LT_ASSERT_EQ(lt_reader_skipped_packets(t), 2);
 	LT_ASSERT_EQ(nwarn, 2);
-	lt_trace_close(t);
+	lt_reader_close(t);
 
 	/* a bad magic ends the stream: the packets before it stay */
 	memset(&s, 0, sizeof(s));
@@ -838,7 +839,7 @@ LT_TEST(test_skip_bad_keeps_the_good_packets)
 	if (rc)
 		LT_FAIL("open: %s", err);
 	LT_ASSERT_EQ(drain(t), 3);
-	lt_trace_close(t);
+	lt_reader_close(t);
 }
 
 LT_TEST(test_trailing_packet_with_zero_end_is_read)
@@ -849,11 +850,11 @@ LT_TEST(test_trailing_packet_with_zero_end_is_read)
 	HDR_SET(&s, off, timestamp_end, 0);
 	char err[512];
 	int rc;
-	lt_trace_t *t = open1(&s, NULL, err, sizeof(err), &rc);
+	lt_reader_t *t = open1(&s, NULL, err, sizeof(err), &rc);
 	if (rc)
 		LT_FAIL("open: %s", err);
 	LT_ASSERT_EQ(drain(t), 6);
-	lt_trace_close(t);
+	lt_reader_close(t);
 	/* but not in the middle of a stream */
 	memset(&s, 0, sizeof(s));
 	off = simple_packet(&s, 100);
@@ -882,20 +883,20 @@ LT_TEST(test_open_dir_reads_files_and_names_them_in_errors)
 	fputs("ignored", f);
 	fclose(f);
 
-	lt_trace_t *t;
+	lt_reader_t *t;
 	char err[512];
-	if (lt_trace_open(dir, NULL, &t, err, sizeof(err)))
+	if (lt_reader_open(dir, NULL, &t, err, sizeof(err)))
 		LT_FAIL("open: %s", err);
-	LT_ASSERT_EQ(lt_trace_nstreams(t), 1);
+	LT_ASSERT_EQ(lt_reader_nstreams(t), 1);
 	LT_ASSERT_EQ(drain(t), 6);
-	lt_trace_close(t);
+	lt_reader_close(t);
 
 	HDR_SET(&s, off, magic, 1);
 	snprintf(path, sizeof(path), "%s/chan_1_0", dir);
 	f = fopen(path, "wb");
 	fwrite(s.buf, 1, s.len, f);
 	fclose(f);
-	LT_ASSERT(lt_trace_open(dir, NULL, &t, err, sizeof(err)) < 0);
+	LT_ASSERT(lt_reader_open(dir, NULL, &t, err, sizeof(err)) < 0);
 	char want[300];
 	snprintf(want, sizeof(want), "%s: offset %zu: bad packet magic", path,
 		 off);
@@ -907,7 +908,7 @@ LT_TEST(test_open_dir_reads_files_and_names_them_in_errors)
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/metadata", dir);
 	unlink(path);
-	LT_ASSERT(lt_trace_open(dir, NULL, &t, err, sizeof(err)) < 0);
+	LT_ASSERT(lt_reader_open(dir, NULL, &t, err, sizeof(err)) < 0);
 	LT_ASSERT_CONTAINS(err, "metadata");
 	rmdir(dir);
 }
@@ -944,16 +945,16 @@ LT_TEST(test_big_files_read_whole_through_the_window_and_after_rewind)
 		}
 		fclose(f);
 	}
-	lt_trace_t *t;
+	lt_reader_t *t;
 	char err[512];
-	if (lt_trace_open(dir, NULL, &t, err, sizeof(err)))
+	if (lt_reader_open(dir, NULL, &t, err, sizeof(err)))
 		LT_FAIL("open: %s", err);
 	for (int pass = 0; pass < 2; pass++) {
 		const struct lt_event *ev;
 		struct lt_value v;
 		uint64_t n = 0, prev = 0;
 		int r;
-		while ((r = lt_trace_next(t, &ev)) > 0) {
+		while ((r = lt_reader_next(t, &ev)) > 0) {
 			/* the streams alternate: event n is x = n / 2 of
 			 * cpu n % 2 */
 			LT_ASSERT_EQ(ev->cpu, n % 2);
@@ -968,9 +969,9 @@ LT_TEST(test_big_files_read_whole_through_the_window_and_after_rewind)
 		}
 		LT_ASSERT_EQ(r, 0);
 		LT_ASSERT_EQ(n, 2ull * npk * per_pkt);
-		lt_trace_rewind(t);
+		lt_reader_rewind(t);
 	}
-	lt_trace_close(t);
+	lt_reader_close(t);
 	for (uint32_t cpu = 0; cpu < 2; cpu++) {
 		snprintf(path, sizeof(path), "%s/chan_1_%u", dir, cpu);
 		unlink(path);
@@ -989,18 +990,18 @@ LT_TEST(test_events_discarded_is_reported_per_packet)
 	HDR_SET(&s, off2, events_discarded, 12);
 	char err[512];
 	int rc;
-	lt_trace_t *t = open1(&s, NULL, err, sizeof(err), &rc);
+	lt_reader_t *t = open1(&s, NULL, err, sizeof(err), &rc);
 	if (rc)
 		LT_FAIL("open: %s", err);
 	const struct lt_event *ev;
-	LT_ASSERT_EQ(lt_trace_next(t, &ev), 1);
+	LT_ASSERT_EQ(lt_reader_next(t, &ev), 1);
 	LT_ASSERT_EQ(ev->discarded, 5);
 	LT_ASSERT_EQ(ev->packet_seq, 0);
 	for (int i = 0; i < 3; i++)
-		LT_ASSERT_EQ(lt_trace_next(t, &ev), 1);
+		LT_ASSERT_EQ(lt_reader_next(t, &ev), 1);
 	LT_ASSERT_EQ(ev->discarded, 12);
 	LT_ASSERT_EQ(ev->packet_seq, 1);
-	LT_ASSERT_EQ(lt_stream_discarded(lt_trace_stream(t, 0)), 12);
-	LT_ASSERT_EQ(lt_stream_npackets(lt_trace_stream(t, 0)), 2);
-	lt_trace_close(t);
+	LT_ASSERT_EQ(lt_stream_discarded(lt_reader_stream(t, 0)), 12);
+	LT_ASSERT_EQ(lt_stream_npackets(lt_reader_stream(t, 0)), 2);
+	lt_reader_close(t);
 }

@@ -41,7 +41,7 @@ struct lt_latency_opts {
 	unsigned top; /* worst anchors explained */
 };
 /* Prints the explanations of the top worst anchors; 0 or -errno. */
-int lt_analyze_latency(lt_trace_t *t, const struct lt_latency_opts *o,
+int lt_analyze_latency(lt_reader_t *t, const struct lt_latency_opts *o,
 		       FILE *out);
 
 struct lt_jitter_opts {
@@ -49,25 +49,26 @@ struct lt_jitter_opts {
 	int64_t period_ns;
 	unsigned top;
 };
-int lt_analyze_jitter(lt_trace_t *t, const struct lt_jitter_opts *o, FILE *out);
+int lt_analyze_jitter(lt_reader_t *t, const struct lt_jitter_opts *o,
+		      FILE *out);
 
 /* Wake-up to run latency per thread: the top threads by worst wait.
  * -ENODATA if the trace has no sched:sched_switch events. */
-int lt_analyze_sched(lt_trace_t *t, unsigned top, FILE *out);
+int lt_analyze_sched(lt_reader_t *t, unsigned top, FILE *out);
 
 /*
  * CPU time per thread (the top by time, with their time per CPU) and per
  * CPU (busy, idle, irq and softirq time, busiest threads).  -ENODATA if
  * the trace has no sched:sched_switch events.
  */
-int lt_analyze_cpu(lt_trace_t *t, unsigned top, FILE *out);
+int lt_analyze_cpu(lt_reader_t *t, unsigned top, FILE *out);
 
 /*
  * Time in system calls from raw_syscalls:sys_enter/exit: per syscall
  * (top by total time), the slowest calls, the threads with the most
  * time, the calls left open.  -ENODATA without those events.
  */
-int lt_analyze_syscalls(lt_trace_t *t, unsigned top, FILE *out);
+int lt_analyze_syscalls(lt_reader_t *t, unsigned top, FILE *out);
 /* The x86_64 name of system call nr, or "syscall_NR" written to buf. */
 const char *lt_syscall_name(int64_t nr, char *buf, size_t len);
 
@@ -75,10 +76,10 @@ const char *lt_syscall_name(int64_t nr, char *buf, size_t len);
  * Interrupt and softirq handler durations per line (top by total time)
  * and the longest single windows.  -ENODATA without irq events.
  */
-int lt_analyze_irq(lt_trace_t *t, unsigned top, FILE *out);
+int lt_analyze_irq(lt_reader_t *t, unsigned top, FILE *out);
 
 /* Chrome trace-event JSON; anchor may be NULL (no instant events). */
-int lt_export_chrome(lt_trace_t *t, const struct lt_anchor *anchor, FILE *out);
+int lt_export_chrome(lt_reader_t *t, const struct lt_anchor *anchor, FILE *out);
 
 /* a * b and a - b, held at INT64_MIN/MAX where they overflow: field values
  * and times in a damaged trace can be anything. */

@@ -244,11 +244,11 @@ static void report(const struct cpu_run *r, unsigned top, FILE *out)
 	free(rows);
 }
 
-int lt_analyze_cpu(lt_trace_t *t, unsigned top, FILE *out)
+int lt_analyze_cpu(lt_reader_t *t, unsigned top, FILE *out)
 {
 	struct cpu_run r = { 0 };
 	const struct lt_event *ev;
-	if (!lt_trace_has_event(t, "sched:sched_switch"))
+	if (!lt_reader_has_event(t, "sched:sched_switch"))
 		return -ENODATA;
 	int ret = lt_model_init(&r.m, t);
 	if (ret)
@@ -261,7 +261,7 @@ int lt_analyze_cpu(lt_trace_t *t, unsigned top, FILE *out)
 	r.m.on_slice = on_slice;
 	r.m.on_irq = on_irq;
 	r.m.arg = &r;
-	while (r.err == 0 && (ret = lt_trace_next(t, &ev)) > 0)
+	while (r.err == 0 && (ret = lt_reader_next(t, &ev)) > 0)
 		lt_model_feed(&r.m, ev);
 	if (ret == 0)
 		lt_model_finish(&r.m);

@@ -138,7 +138,7 @@ static void anchor(struct exp *x, const struct lt_event *ev)
 	for (unsigned i = 0; i < ev->cls->nfields; i++) {
 		struct lt_value v;
 		if (lt_event_field(ev, i, &v) != 0 ||
-		    (v.kind != LT_FIELD_INT && v.kind != LT_FIELD_ENUM))
+		    (v.kind != LT_KIND_INT && v.kind != LT_KIND_ENUM))
 			continue;
 		fprintf(x->out, "%s", i ? "," : "");
 		json_str(x->out, ev->cls->fields[i].name);
@@ -189,7 +189,7 @@ static void names(struct exp *x)
 	}
 }
 
-int lt_export_chrome(lt_trace_t *t, const struct lt_anchor *anc, FILE *out)
+int lt_export_chrome(lt_reader_t *t, const struct lt_anchor *anc, FILE *out)
 {
 	struct lt_model m;
 	struct exp x = { .out = out, .m = &m, .first = 1 };
@@ -200,7 +200,7 @@ int lt_export_chrome(lt_trace_t *t, const struct lt_anchor *anc, FILE *out)
 	m.on_slice = on_slice;
 	m.arg = &x;
 	fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", out);
-	while ((ret = lt_trace_next(t, &ev)) > 0) {
+	while ((ret = lt_reader_next(t, &ev)) > 0) {
 		if (!m.nevents)
 			x.t0 = ev->ns;
 		if (lt_model_feed(&m, ev) == LT_KEV_SWITCH) {

@@ -64,7 +64,7 @@ static void copy_name(const struct lt_event *ev, char out[32])
 	out[0] = 0;
 	if (lt_event_field_by_name(ev, "name", &v) != 0 || !v.str)
 		return;
-	if (v.kind != LT_FIELD_STRING && !v.fc->text)
+	if (v.kind != LT_KIND_STRING && !v.fc->text)
 		return;
 	size_t n = strnlen(v.str, v.len < 31 ? v.len : 31);
 	memcpy(out, v.str, n);
@@ -218,12 +218,12 @@ static void report(struct irq_run *r, unsigned top, FILE *out)
 	free(rows);
 }
 
-int lt_analyze_irq(lt_trace_t *t, unsigned top, FILE *out)
+int lt_analyze_irq(lt_reader_t *t, unsigned top, FILE *out)
 {
 	struct irq_run r = { 0 };
 	const struct lt_event *ev;
-	if (!lt_trace_has_event(t, "irq:irq_handler_entry") &&
-	    !lt_trace_has_event(t, "irq:softirq_entry"))
+	if (!lt_reader_has_event(t, "irq:irq_handler_entry") &&
+	    !lt_reader_has_event(t, "irq:softirq_entry"))
 		return -ENODATA;
 	int ret = lt_model_init(&r.m, t);
 	if (ret)
@@ -235,7 +235,7 @@ int lt_analyze_irq(lt_trace_t *t, unsigned top, FILE *out)
 		goto out;
 	r.m.on_irq = on_irq;
 	r.m.arg = &r;
-	while ((ret = lt_trace_next(t, &ev)) > 0)
+	while ((ret = lt_reader_next(t, &ev)) > 0)
 		if ((ret = feed(&r, ev)) < 0)
 			break;
 	if (ret == 0)

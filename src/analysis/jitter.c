@@ -19,7 +19,7 @@ struct expiry {
 	int64_t tid, seq;
 };
 
-int lt_analyze_jitter(lt_trace_t *t, const struct lt_jitter_opts *o, FILE *out)
+int lt_analyze_jitter(lt_reader_t *t, const struct lt_jitter_opts *o, FILE *out)
 {
 	struct {
 		int64_t tid, prev;
@@ -33,7 +33,7 @@ int lt_analyze_jitter(lt_trace_t *t, const struct lt_jitter_opts *o, FILE *out)
 
 	if (!res)
 		return -ENOMEM;
-	while ((ret = lt_trace_next(t, &ev)) > 0) {
+	while ((ret = lt_reader_next(t, &ev)) > 0) {
 		if (!first)
 			first = ev->ns;
 		if (!lt_glob_match(o->event, ev->cls->name))

@@ -374,7 +374,7 @@ static int64_t unit_ns(const char *by)
 	return 1000;
 }
 
-int lt_analyze_latency(lt_trace_t *t, const struct lt_latency_opts *o,
+int lt_analyze_latency(lt_reader_t *t, const struct lt_latency_opts *o,
 		       FILE *out)
 {
 	struct lt_model m;
@@ -385,7 +385,7 @@ int lt_analyze_latency(lt_trace_t *t, const struct lt_latency_opts *o,
 	if (ret)
 		return ret;
 	struct result *res = calloc(top, sizeof(*res));
-	uint8_t *memo = calloc(lt_trace_nclasses(t) + 1, 1);
+	uint8_t *memo = calloc(lt_reader_nclasses(t) + 1, 1);
 	if (!res || !memo) {
 		free(res);
 		free(memo);
@@ -393,7 +393,7 @@ int lt_analyze_latency(lt_trace_t *t, const struct lt_latency_opts *o,
 		return -ENOMEM;
 	}
 	const struct lt_event *ev;
-	while ((ret = lt_trace_next(t, &ev)) > 0) {
+	while ((ret = lt_reader_next(t, &ev)) > 0) {
 		lt_model_feed(&m, ev);
 		if (!lt_anchor_match_memo(&o->anchor, ev, memo))
 			continue;

@@ -77,11 +77,11 @@ static const struct {
 	{ "raw_syscalls:sys_exit", LT_KEV_SYS_EXIT },
 };
 
-int lt_model_init(struct lt_model *m, lt_trace_t *t)
+int lt_model_init(struct lt_model *m, lt_reader_t *t)
 {
 	memset(m, 0, sizeof(*m));
 	m->trace = t;
-	m->ncls = lt_trace_nclasses(t);
+	m->ncls = lt_reader_nclasses(t);
 	m->cls = calloc(m->ncls ? m->ncls : 1, sizeof(*m->cls));
 	m->tab_cap = 1024;
 	m->tab = calloc(m->tab_cap, sizeof(*m->tab));
@@ -109,7 +109,7 @@ void lt_model_free(struct lt_model *m)
 static void plan_field(struct lt_model_class *c, unsigned k,
 		       const struct lt_field_class *fc)
 {
-	if (fc->kind == LT_FIELD_INT || fc->kind == LT_FIELD_ENUM) {
+	if (fc->kind == LT_KIND_INT || fc->kind == LT_KIND_ENUM) {
 		static const uint8_t ld[2][9] = {
 			{ 0, LD_U8, LD_U16, 0, LD_U32, 0, 0, 0, LD_U64 },
 			{ 0, LD_S8, LD_S16, 0, LD_S32, 0, 0, 0, LD_S64 },
@@ -117,11 +117,11 @@ static void plan_field(struct lt_model_class *c, unsigned k,
 		uint8_t l =
 			fc->size <= 8 ? ld[fc->is_signed != 0][fc->size] : 0;
 		c->ld[k] = l ? l : LD_VALUE;
-	} else if (fc->kind == LT_FIELD_FLOAT) {
+	} else if (fc->kind == LT_KIND_FLOAT) {
 		c->ld[k] = LD_NONE;
 	} else {
 		c->ld[k] = LD_VALUE; /* strings and text arrays: fcomm() */
-		c->comm16[k] = fc->kind == LT_FIELD_ARRAY && fc->text &&
+		c->comm16[k] = fc->kind == LT_KIND_ARRAY && fc->text &&
 			       fc->length == 16;
 	}
 }
@@ -159,7 +159,7 @@ static int64_t fint_value(const struct lt_event *ev,
 	struct lt_value v;
 	if (lt_event_field(ev, (unsigned)c->f[k], &v) != 0)
 		return dflt;
-	if (v.kind == LT_FIELD_INT || v.kind == LT_FIELD_ENUM)
+	if (v.kind == LT_KIND_INT || v.kind == LT_KIND_ENUM)
 		return v.fc->is_signed ? v.i : (int64_t)v.u;
 	return dflt;
 }
@@ -231,7 +231,7 @@ static void fcomm(const struct lt_event *ev, const struct lt_model_class *c,
 	}
 	if (lt_event_field(ev, (unsigned)c->f[k], &v) != 0)
 		return;
-	if (!v.str || (v.kind != LT_FIELD_STRING && !v.fc->text))
+	if (!v.str || (v.kind != LT_KIND_STRING && !v.fc->text))
 		return;
 	size_t n = strnlen(v.str, v.len < 15 ? v.len : 15);
 	if (!n)
@@ -240,10 +240,10 @@ static void fcomm(const struct lt_event *ev, const struct lt_model_class *c,
 	memset(out + n, 0, 16 - n);
 }
 
-int lt_trace_has_event(const lt_trace_t *t, const char *name)
+int lt_reader_has_event(const lt_reader_t *t, const char *name)
 {
-	for (unsigned i = 0; i < lt_trace_nclasses(t); i++)
-		if (strcmp(lt_trace_class(t, i)->name, name) == 0)
+	for (unsigned i = 0; i < lt_reader_nclasses(t); i++)
+		if (strcmp(lt_reader_class(t, i)->name, name) == 0)
 			return 1;
 	return 0;
 }
@@ -253,9 +253,9 @@ int lt_event_int(const struct lt_event *ev, const char *name, int64_t *v)
 	struct lt_value val;
 	if (lt_event_field_by_name(ev, name, &val) != 0)
 		return -ENOENT;
-	if (val.kind == LT_FIELD_INT || val.kind == LT_FIELD_ENUM)
+	if (val.kind == LT_KIND_INT || val.kind == LT_KIND_ENUM)
 		*v = val.fc->is_signed ? val.i : (int64_t)val.u;
-	else if (val.kind == LT_FIELD_FLOAT)
+	else if (val.kind == LT_KIND_FLOAT)
 		*v = (int64_t)val.f;
 	else
 		return -ENOENT;

@@ -116,7 +116,7 @@ struct lt_cpu {
 struct lt_model_class; /* per event class: its kind and field indices */
 
 struct lt_model {
-	lt_trace_t *trace;
+	lt_reader_t *trace;
 	struct lt_model_class *cls;
 	unsigned ncls;
 	struct lt_thread **tab; /* open addressing by tid */
@@ -133,7 +133,7 @@ struct lt_model {
 	void *arg;
 };
 
-int lt_model_init(struct lt_model *m, lt_trace_t *t);
+int lt_model_init(struct lt_model *m, lt_reader_t *t);
 void lt_model_free(struct lt_model *m);
 /* Takes one event (in time order); returns its enum lt_kev. */
 int lt_model_feed(struct lt_model *m, const struct lt_event *ev);
@@ -169,7 +169,7 @@ void lt_cpu_irq_in(const struct lt_model *m, unsigned cpu, int64_t a, int64_t b,
 int lt_thread_in_irq(const struct lt_model *m, const struct lt_thread *th);
 
 /* 1 if the trace declares an event class called name. */
-int lt_trace_has_event(const lt_trace_t *t, const char *name);
+int lt_reader_has_event(const lt_reader_t *t, const char *name);
 
 /* The integer field name of ev, 0 and *v, or -ENOENT. */
 int lt_event_int(const struct lt_event *ev, const char *name, int64_t *v);

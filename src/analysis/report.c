@@ -153,7 +153,7 @@ static int copy_file(FILE *from, FILE *to)
 }
 
 /* The explanations of `analyze latency` for the worst anchors. */
-static int explanations(lt_trace_t *t, const struct lt_anchor *a,
+static int explanations(lt_reader_t *t, const struct lt_anchor *a,
 			uint64_t nanchors, FILE *out)
 {
 	struct lt_latency_opts o = { .anchor = *a, .by = "late_us" };
@@ -166,7 +166,7 @@ static int explanations(lt_trace_t *t, const struct lt_anchor *a,
 	FILE *mem = open_memstream(&text, &len);
 	if (!mem)
 		return -ENOMEM;
-	lt_trace_rewind(t);
+	lt_reader_rewind(t);
 	int ret = lt_analyze_latency(t, &o, mem);
 	fclose(mem);
 	fputs("ex:", out);
@@ -176,7 +176,7 @@ static int explanations(lt_trace_t *t, const struct lt_anchor *a,
 	return ret;
 }
 
-int lt_report_html(lt_trace_t *t, const struct lt_anchor *anc, FILE *out)
+int lt_report_html(lt_reader_t *t, const struct lt_anchor *anc, FILE *out)
 {
 	static const char *const names[F_N] = { "sl", "irq", "sp", "an" };
 	struct lt_model m;
@@ -195,7 +195,7 @@ int lt_report_html(lt_trace_t *t, const struct lt_anchor *anc, FILE *out)
 	m.on_slice = on_slice;
 	m.on_irq = on_irq;
 	m.arg = &r;
-	while ((ret = lt_trace_next(t, &ev)) > 0) {
+	while ((ret = lt_reader_next(t, &ev)) > 0) {
 		if (!m.nevents)
 			r.t0 = ev->ns;
 		lt_model_feed(&m, ev);

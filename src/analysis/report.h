@@ -19,8 +19,8 @@ extern const char lt_report_page_tail[];
 /*
  * Writes the page for t to out: reads t once through the model, then
  * (rewound) once more for the latency explanations of the anchors.
- * 0 or -errno (the reader's error: lt_trace_error()).
+ * 0 or -errno (the reader's error: lt_reader_error()).
  */
-int lt_report_html(lt_trace_t *t, const struct lt_anchor *anchor, FILE *out);
+int lt_report_html(lt_reader_t *t, const struct lt_anchor *anchor, FILE *out);
 
 #endif

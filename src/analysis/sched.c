@@ -64,16 +64,16 @@ static void account(struct lt_model *m, const struct lt_event *ev)
 	}
 }
 
-int lt_analyze_sched(lt_trace_t *t, unsigned top, FILE *out)
+int lt_analyze_sched(lt_reader_t *t, unsigned top, FILE *out)
 {
 	struct lt_model m;
 	const struct lt_event *ev;
-	if (!lt_trace_has_event(t, "sched:sched_switch"))
+	if (!lt_reader_has_event(t, "sched:sched_switch"))
 		return -ENODATA;
 	int ret = lt_model_init(&m, t);
 	if (ret)
 		return ret;
-	while ((ret = lt_trace_next(t, &ev)) > 0)
+	while ((ret = lt_reader_next(t, &ev)) > 0)
 		if (lt_model_feed(&m, ev) == LT_KEV_SWITCH)
 			account(&m, ev);
 	struct row *rows = calloc(m.nthreads ? m.nthreads : 1, sizeof(*rows));

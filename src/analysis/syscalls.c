@@ -95,7 +95,7 @@ static int field_int(const struct lt_event *ev, int16_t i, int64_t *v)
 	struct lt_value val;
 	if (i < 0 || lt_event_field(ev, (unsigned)i, &val) != 0)
 		return -ENOENT;
-	if (val.kind != LT_FIELD_INT && val.kind != LT_FIELD_ENUM)
+	if (val.kind != LT_KIND_INT && val.kind != LT_KIND_ENUM)
 		return -ENOENT;
 	*v = val.fc->is_signed ? val.i : (int64_t)val.u;
 	return 0;
@@ -366,17 +366,17 @@ static void report(struct sc_run *r, unsigned top, FILE *out)
 		(unsigned long long)r->lost_exit);
 }
 
-int lt_analyze_syscalls(lt_trace_t *t, unsigned top, FILE *out)
+int lt_analyze_syscalls(lt_reader_t *t, unsigned top, FILE *out)
 {
 	struct sc_run r = { 0 };
 	const struct lt_event *ev;
-	if (!lt_trace_has_event(t, "raw_syscalls:sys_enter") ||
-	    !lt_trace_has_event(t, "raw_syscalls:sys_exit"))
+	if (!lt_reader_has_event(t, "raw_syscalls:sys_enter") ||
+	    !lt_reader_has_event(t, "raw_syscalls:sys_exit"))
 		return -ENODATA;
 	int ret = lt_model_init(&r.m, t);
 	if (ret)
 		return ret;
-	r.ncls = lt_trace_nclasses(t);
+	r.ncls = lt_reader_nclasses(t);
 	r.cls = calloc(r.ncls ? r.ncls : 1, sizeof(*r.cls));
 	if (!r.cls)
 		ret = -ENOMEM;
@@ -388,7 +388,7 @@ int lt_analyze_syscalls(lt_trace_t *t, unsigned top, FILE *out)
 		ret = lt_topn_init(&r.slow, top);
 	if (ret)
 		goto out;
-	while ((ret = lt_trace_next(t, &ev)) > 0) {
+	while ((ret = lt_reader_next(t, &ev)) > 0) {
 		lt_model_feed(&r.m, ev); /* for the threads' names */
 		ret = feed(&r, ev);
 		if (ret < 0)

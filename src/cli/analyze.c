@@ -50,21 +50,21 @@ static const char analyze_usage[] =
 	"\n"
 	"  --top N   how many to show (default 5 for latency, 10 otherwise)\n";
 
-static int open_trace(const char *dir, lt_trace_t **t)
+static int open_trace(const char *dir, lt_reader_t **t)
 {
 	char err[512];
-	if (lt_trace_open(dir, NULL, t, err, sizeof(err)) < 0)
+	if (lt_reader_open(dir, NULL, t, err, sizeof(err)) < 0)
 		return lt_cli_error(ANALYZE, "cannot open trace %s: %s", dir,
 				    err);
 	return 0;
 }
 
 /* Figures near lost events can be wrong (a switch missed): says so. */
-static void warn_discarded(lt_trace_t *t, const char *dir)
+static void warn_discarded(lt_reader_t *t, const char *dir)
 {
 	uint64_t n = 0;
-	for (unsigned i = 0; i < lt_trace_nstreams(t); i++)
-		n += lt_stream_discarded(lt_trace_stream(t, i));
+	for (unsigned i = 0; i < lt_reader_nstreams(t); i++)
+		n += lt_stream_discarded(lt_reader_stream(t, i));
 	if (n)
 		fprintf(stderr,
 			"lowtrace: %s: warning: %s: the tracer discarded %llu "
@@ -124,7 +124,7 @@ static int analyze_run(int argc, char **argv)
 				    "(lowtrace analyze %s DIR)",
 				    what);
 	const char *dir = argv[1 + optind];
-	lt_trace_t *t;
+	lt_reader_t *t;
 	int ret;
 	if (strcmp(what, "latency") == 0) {
 		struct lt_latency_opts o = { .by = by, .top = top };
@@ -147,7 +147,7 @@ static int analyze_run(int argc, char **argv)
 	} else {
 		static const struct {
 			const char *name, *needs;
-			int (*fn)(lt_trace_t *, unsigned, FILE *);
+			int (*fn)(lt_reader_t *, unsigned, FILE *);
 		} simple[] = {
 			{ "sched", "sched", lt_analyze_sched },
 			{ "cpu", "sched", lt_analyze_cpu },
@@ -172,15 +172,16 @@ static int analyze_run(int argc, char **argv)
 				     "record with `lowtrace record -k %s`",
 				     dir, simple[i].needs, what,
 				     simple[i].needs);
-			lt_trace_close(t);
+			lt_reader_close(t);
 			return 1;
 		}
 	}
 	if (ret < 0)
-		lt_cli_error(ANALYZE, "reading %s: %s", dir, lt_trace_error(t));
+		lt_cli_error(ANALYZE, "reading %s: %s", dir,
+			     lt_reader_error(t));
 	else
 		warn_discarded(t, dir);
-	lt_trace_close(t);
+	lt_reader_close(t);
 	return ret < 0 ? 1 : 0;
 }
 

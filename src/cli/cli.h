@@ -37,7 +37,7 @@ struct lt_anchor;
  */
 int lt_cli_trace_to_file(const char *verb, const char *dir, const char *outp,
 			 const struct lt_anchor *a,
-			 int (*write)(lt_trace_t *t, const struct lt_anchor *a,
+			 int (*write)(lt_reader_t *t, const struct lt_anchor *a,
 				      FILE *out));
 
 /* 1 if argv holds -h or --help. */

@@ -74,29 +74,30 @@ static int export_run(int argc, char **argv)
 
 int lt_cli_trace_to_file(const char *verb, const char *dir, const char *outp,
 			 const struct lt_anchor *a,
-			 int (*write)(lt_trace_t *t, const struct lt_anchor *a,
+			 int (*write)(lt_reader_t *t, const struct lt_anchor *a,
 				      FILE *out))
 {
-	lt_trace_t *t;
+	lt_reader_t *t;
 	char err[512];
-	if (lt_trace_open(dir, NULL, &t, err, sizeof(err)) < 0)
+	if (lt_reader_open(dir, NULL, &t, err, sizeof(err)) < 0)
 		return lt_cli_error(verb, "cannot open trace %s: %s", dir, err);
 	FILE *out = strcmp(outp, "-") == 0 ? stdout : fopen(outp, "w");
 	if (!out) {
-		lt_trace_close(t);
+		lt_reader_close(t);
 		return lt_cli_error(verb, "cannot write %s: %s", outp,
 				    strerror(errno));
 	}
 	int ret = write(t, a, out);
 	if (ret < 0)
 		lt_cli_error(verb, "reading %s: %s", dir,
-			     ret == -EIO || ret == -ENOMEM ? strerror(-ret) :
-							     lt_trace_error(t));
+			     ret == -EIO || ret == -ENOMEM ?
+				     strerror(-ret) :
+				     lt_reader_error(t));
 	if (out != stdout && fclose(out) != 0 && ret >= 0) {
 		ret = -errno;
 		lt_cli_error(verb, "writing %s: %s", outp, strerror(errno));
 	}
-	lt_trace_close(t);
+	lt_reader_close(t);
 	return ret < 0 ? 1 : 0;
 }
 

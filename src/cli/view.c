@@ -236,20 +236,20 @@ struct view_opts {
 	int no_delta, stats, skip_bad;
 };
 
-static int iter_error(lt_trace_t *t, int r)
+static int iter_error(lt_reader_t *t, int r)
 {
 	if (r == -EBADMSG)
 		return lt_cli_error(VIEW,
 				    "%s (the trace is corrupt; --skip-bad "
 				    "reads past bad packets)",
-				    lt_trace_error(t));
-	return lt_cli_error(VIEW, "%s (%s)", lt_trace_error(t), strerror(-r));
+				    lt_reader_error(t));
+	return lt_cli_error(VIEW, "%s (%s)", lt_reader_error(t), strerror(-r));
 }
 
-static int run_stats(lt_trace_t *t, const unsigned char *sel, int64_t lo,
+static int run_stats(lt_reader_t *t, const unsigned char *sel, int64_t lo,
 		     int64_t hi)
 {
-	unsigned nc = lt_trace_nclasses(t);
+	unsigned nc = lt_reader_nclasses(t);
 	uint64_t *counts = calloc(nc ? nc : 1, sizeof(*counts));
 	uint64_t total = 0, fields = 0, sum = 0;
 	int64_t first = 0, last = 0;
@@ -261,7 +261,7 @@ static int run_stats(lt_trace_t *t, const unsigned char *sel, int64_t lo,
 	if (!counts)
 		return lt_cli_error(VIEW, "out of memory");
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	while ((r = lt_trace_next(t, &ev)) > 0) {
+	while ((r = lt_reader_next(t, &ev)) > 0) {
 		if (!sel[ev->cls->index] || ev->ns < lo || ev->ns > hi)
 			continue;
 		if (!total)
@@ -289,20 +289,20 @@ static int run_stats(lt_trace_t *t, const unsigned char *sel, int64_t lo,
 		printf("span: %lld .. %lld ns since the epoch\n",
 		       (long long)first, (long long)last);
 	for (unsigned i = 0; i < nc; i++) {
-		const struct lt_event_class *ec = lt_trace_class(t, i);
+		const struct lt_event_class *ec = lt_reader_class(t, i);
 		if (counts[i])
 			printf("  %-32s %12llu  (stream %u, id %llu)\n",
 			       ec->name, (unsigned long long)counts[i],
 			       ec->stream_id, (unsigned long long)ec->id);
 	}
 	uint64_t discarded = 0;
-	for (unsigned i = 0; i < lt_trace_nstreams(t); i++)
-		discarded += lt_stream_discarded(lt_trace_stream(t, i));
-	printf("streams: %u\n", lt_trace_nstreams(t));
+	for (unsigned i = 0; i < lt_reader_nstreams(t); i++)
+		discarded += lt_stream_discarded(lt_reader_stream(t, i));
+	printf("streams: %u\n", lt_reader_nstreams(t));
 	printf("discarded by the tracer: %llu\n",
 	       (unsigned long long)discarded);
 	printf("skipped packets: %llu\n",
-	       (unsigned long long)lt_trace_skipped_packets(t));
+	       (unsigned long long)lt_reader_skipped_packets(t));
 	printf("decode: %.3f s, %.0f events/s (checksum %llx)\n", secs,
 	       secs > 0 ? (double)total / secs : 0.0,
 	       (unsigned long long)(sum & 0xffff));
@@ -310,19 +310,19 @@ static int run_stats(lt_trace_t *t, const unsigned char *sel, int64_t lo,
 	return 0;
 }
 
-static int run_print(lt_trace_t *t, const unsigned char *sel, int64_t lo,
+static int run_print(lt_reader_t *t, const unsigned char *sel, int64_t lo,
 		     int64_t hi, int no_delta, struct out *o)
 {
 	struct tod_cache tc = { 0 };
 	const struct lt_event *ev;
 	int64_t prev = 0;
 	int have_prev = 0, r;
-	unsigned ns = lt_trace_nstreams(t);
+	unsigned ns = lt_reader_nstreams(t);
 	uint64_t *lost = calloc(ns ? ns : 1, sizeof(*lost));
 
 	if (!lost)
 		return lt_cli_error(VIEW, "out of memory");
-	while ((r = lt_trace_next(t, &ev)) > 0) {
+	while ((r = lt_reader_next(t, &ev)) > 0) {
 		if (__builtin_expect(ev->discarded != lost[ev->stream_index],
 				     0))
 			warn_lost(o, ev, &lost[ev->stream_index]);
@@ -431,7 +431,7 @@ static int view_run(int argc, char **argv)
 	struct view_opts vo = { 0 };
 	struct out o = { 0 };
 	char err[1024];
-	lt_trace_t *t = NULL;
+	lt_reader_t *t = NULL;
 	char *pats[64];
 	unsigned npats = 0;
 	unsigned char *sel = NULL;
@@ -444,12 +444,12 @@ static int view_run(int argc, char **argv)
 	o.buf = malloc(o.cap);
 	if (!o.buf)
 		return lt_cli_error(VIEW, "out of memory");
-	struct lt_trace_opts to = {
-		.flags = vo.skip_bad ? LT_TRACE_SKIP_BAD : 0,
+	struct lt_reader_opts to = {
+		.flags = vo.skip_bad ? LT_READER_SKIP_BAD : 0,
 		.warn = on_warning,
 		.warn_arg = &o,
 	};
-	int r = lt_trace_open(vo.dir, &to, &t, err, sizeof(err));
+	int r = lt_reader_open(vo.dir, &to, &t, err, sizeof(err));
 	if (r < 0) {
 		if (r == -EBADMSG)
 			rc = lt_cli_error(
@@ -475,7 +475,7 @@ static int view_run(int argc, char **argv)
 			pats[npats++] = tok;
 		}
 	}
-	unsigned nc = lt_trace_nclasses(t);
+	unsigned nc = lt_reader_nclasses(t);
 	sel = calloc(nc ? nc : 1, 1);
 	if (!sel) {
 		rc = lt_cli_error(VIEW, "out of memory");
@@ -483,9 +483,9 @@ static int view_run(int argc, char **argv)
 	}
 	for (unsigned i = 0; i < nc; i++)
 		sel[i] = !npats ||
-			 any_match(pats, npats, lt_trace_class(t, i)->name);
+			 any_match(pats, npats, lt_reader_class(t, i)->name);
 	if (vo.begin || vo.end) {
-		int64_t first = lt_trace_begin_ns(t);
+		int64_t first = lt_reader_begin_ns(t);
 		if (vo.begin && parse_time(vo.begin, first, &lo) < 0) {
 			rc = lt_cli_error(VIEW,
 					  "bad --begin time '%s' (give ns, "
@@ -507,7 +507,7 @@ static int view_run(int argc, char **argv)
 		rc = run_print(t, sel, lo, hi, vo.no_delta, &o);
 out:
 	free(sel);
-	lt_trace_close(t);
+	lt_reader_close(t);
 	free(o.buf);
 	return rc;
 }

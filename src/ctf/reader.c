@@ -54,7 +54,7 @@ struct lt_packet {
 };
 
 struct lt_stream {
-	struct lt_trace *t;
+	struct lt_reader *t;
 	unsigned index;
 	char *name, *path;
 	const unsigned char *data;
@@ -79,7 +79,7 @@ struct lt_stream {
 	const struct lt_event_class *fixed[LT_EV_ID_EXTENDED];
 };
 
-struct lt_trace {
+struct lt_reader {
 	struct lt_tsdl m;
 	struct lt_stream *streams;
 	unsigned nstreams;
@@ -174,10 +174,10 @@ int64_t lt_clock_ns(const struct lt_clock *c, uint64_t counts)
 
 /* Errors */
 
-static void set_err(struct lt_trace *t, const char *fmt, ...)
+static void set_err(struct lt_reader *t, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-static void set_err(struct lt_trace *t, const char *fmt, ...)
+static void set_err(struct lt_reader *t, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -185,7 +185,7 @@ static void set_err(struct lt_trace *t, const char *fmt, ...)
 	va_end(ap);
 }
 
-static void warn(struct lt_trace *t)
+static void warn(struct lt_reader *t)
 {
 	if (t->warn)
 		t->warn(t->warn_arg, t->err);
@@ -196,13 +196,13 @@ static void warn(struct lt_trace *t)
 /*
  * Checks the packet headers of s and indexes them.  A header that is not
  * sane (magic, packet_size) ends the stream there; one whose content is
- * bad is left out.  Either is an error unless LT_TRACE_SKIP_BAD.
+ * bad is left out.  Either is an error unless LT_READER_SKIP_BAD.
  */
-static int index_stream(struct lt_trace *t, struct lt_stream *s)
+static int index_stream(struct lt_reader *t, struct lt_stream *s)
 {
 	size_t cap = 0, released = 0;
 	uint64_t off = 0, prev_end = 0;
-	const int skip = t->flags & LT_TRACE_SKIP_BAD;
+	const int skip = t->flags & LT_READER_SKIP_BAD;
 
 	while (off < s->len) {
 		struct lt_packet_header h;
@@ -446,7 +446,7 @@ static int ev_fault(struct lt_stream *s, size_t pos, const char *fmt, ...)
 
 static int ev_fault(struct lt_stream *s, size_t pos, const char *fmt, ...)
 {
-	struct lt_trace *t = s->t;
+	struct lt_reader *t = s->t;
 	va_list ap;
 	int n = snprintf(t->err, sizeof(t->err), "%s: offset %llu: ", s->path,
 			 (unsigned long long)(s->pk[s->cur].off + pos));
@@ -540,7 +540,7 @@ static int decode(struct lt_stream *s)
 				goto past;
 			off[i] = (uint32_t)pos;
 			switch (fc->kind) {
-			case LT_FIELD_STRING: {
+			case LT_KIND_STRING: {
 				const unsigned char *z =
 					memchr(b + pos, 0, end - pos);
 				if (!z)
@@ -554,10 +554,10 @@ static int decode(struct lt_stream *s)
 				need = cnt[i] + 1;
 				break;
 			}
-			case LT_FIELD_ARRAY:
+			case LT_KIND_ARRAY:
 				need = (size_t)fc->length * fc->size;
 				break;
-			case LT_FIELD_SEQUENCE: {
+			case LT_KIND_SEQUENCE: {
 				const struct lt_field_class *lf =
 					&ec->fields[fc->length_field];
 				uint64_t n = ld_uint(b + off[fc->length_field],
@@ -648,7 +648,7 @@ int lt_stream_next(lt_stream_t *s, const struct lt_event **ev)
 			return 1;
 		}
 		if (r < 0) {
-			if (!(s->t->flags & LT_TRACE_SKIP_BAD)) {
+			if (!(s->t->flags & LT_READER_SKIP_BAD)) {
 				s->err = r;
 				return r;
 			}
@@ -669,7 +669,7 @@ static inline int heap_less(const struct lt_stream *a,
 	       (a->ev.ts == b->ev.ts && a->index < b->index);
 }
 
-static void sift_down(struct lt_trace *t, unsigned i)
+static void sift_down(struct lt_reader *t, unsigned i)
 {
 	struct lt_stream **h = t->heap;
 	unsigned n = t->nheap;
@@ -690,7 +690,7 @@ static void sift_down(struct lt_trace *t, unsigned i)
 
 /* The top stream's event changed: restores the heap (the common case,
  * the top still the earliest or two streams, without a call). */
-static inline void heap_fix_top(struct lt_trace *t)
+static inline void heap_fix_top(struct lt_reader *t)
 {
 	struct lt_stream **h = t->heap;
 	if (t->nheap == 2) {
@@ -706,7 +706,7 @@ static inline void heap_fix_top(struct lt_trace *t)
 		sift_down(t, 0);
 }
 
-int lt_trace_next(lt_trace_t *t, const struct lt_event **ev)
+int lt_reader_next(lt_reader_t *t, const struct lt_event **ev)
 {
 	const struct lt_event *e;
 	int r;
@@ -749,7 +749,7 @@ int lt_trace_next(lt_trace_t *t, const struct lt_event **ev)
 	return 1;
 }
 
-void lt_trace_rewind(lt_trace_t *t)
+void lt_reader_rewind(lt_reader_t *t)
 {
 	for (unsigned i = 0; i < t->nstreams; i++)
 		stream_rewind(&t->streams[i]);
@@ -760,7 +760,7 @@ void lt_trace_rewind(lt_trace_t *t)
 
 /* Opening */
 
-static int setup_streams(struct lt_trace *t, char *err, size_t errlen)
+static int setup_streams(struct lt_reader *t, char *err, size_t errlen)
 {
 	uint32_t nf = t->m.max_fields ? t->m.max_fields : 1;
 	t->heap = calloc(t->nstreams ? t->nstreams : 1, sizeof(*t->heap));
@@ -790,7 +790,7 @@ static int setup_streams(struct lt_trace *t, char *err, size_t errlen)
 			s->fixed[id] = ec && ec->fixed_size >= 0 ? ec : NULL;
 		}
 	}
-	lt_trace_rewind(t);
+	lt_reader_rewind(t);
 	t->err[0] = 0;
 	return 0;
 nomem:
@@ -798,9 +798,9 @@ nomem:
 	return -ENOMEM;
 }
 
-static struct lt_trace *trace_new(const struct lt_trace_opts *opts)
+static struct lt_reader *trace_new(const struct lt_reader_opts *opts)
 {
-	struct lt_trace *t = calloc(1, sizeof(*t));
+	struct lt_reader *t = calloc(1, sizeof(*t));
 	if (t) {
 		long pg = sysconf(_SC_PAGESIZE);
 		t->page = pg > 0 && !(pg & (pg - 1)) ? (size_t)pg : 4096;
@@ -813,12 +813,12 @@ static struct lt_trace *trace_new(const struct lt_trace_opts *opts)
 	return t;
 }
 
-int lt_trace_open_mem(const char *metadata, size_t metadata_len,
-		      const struct lt_mem_stream *streams, unsigned nstreams,
-		      const struct lt_trace_opts *opts, lt_trace_t **out,
-		      char *err, size_t errlen)
+int lt_reader_open_mem(const char *metadata, size_t metadata_len,
+		       const struct lt_mem_stream *streams, unsigned nstreams,
+		       const struct lt_reader_opts *opts, lt_reader_t **out,
+		       char *err, size_t errlen)
 {
-	struct lt_trace *t = trace_new(opts);
+	struct lt_reader *t = trace_new(opts);
 	int r;
 
 	*out = NULL;
@@ -855,7 +855,7 @@ int lt_trace_open_mem(const char *metadata, size_t metadata_len,
 	*out = t;
 	return 0;
 fail:
-	lt_trace_close(t);
+	lt_reader_close(t);
 	return r;
 }
 
@@ -864,7 +864,7 @@ static int cmp_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int read_metadata(struct lt_trace *t, const char *dir, char *err,
+static int read_metadata(struct lt_reader *t, const char *dir, char *err,
 			 size_t errlen)
 {
 	char path[4200];
@@ -937,10 +937,10 @@ static int map_stream(struct lt_stream *s, char *err, size_t errlen)
 	return 0;
 }
 
-int lt_trace_open(const char *dir, const struct lt_trace_opts *opts,
-		  lt_trace_t **out, char *err, size_t errlen)
+int lt_reader_open(const char *dir, const struct lt_reader_opts *opts,
+		   lt_reader_t **out, char *err, size_t errlen)
 {
-	struct lt_trace *t = trace_new(opts);
+	struct lt_reader *t = trace_new(opts);
 	char **names = NULL;
 	unsigned n = 0, cap = 0;
 	DIR *d = NULL;
@@ -957,7 +957,7 @@ int lt_trace_open(const char *dir, const struct lt_trace_opts *opts,
 	while (dl > 1 && dir[dl - 1] == '/')
 		dl--;
 	if (dl >= sizeof(dbuf)) {
-		lt_trace_close(t);
+		lt_reader_close(t);
 		snprintf(err, errlen, "%s: path too long", dir);
 		return -ENAMETOOLONG;
 	}
@@ -1030,11 +1030,11 @@ fail:
 		for (unsigned i = 0; i < n; i++)
 			free(names[i]);
 	free(names);
-	lt_trace_close(t);
+	lt_reader_close(t);
 	return r;
 }
 
-void lt_trace_close(lt_trace_t *t)
+void lt_reader_close(lt_reader_t *t)
 {
 	if (!t)
 		return;
@@ -1057,22 +1057,22 @@ void lt_trace_close(lt_trace_t *t)
 
 /* Accessors */
 
-const char *lt_trace_error(const lt_trace_t *t)
+const char *lt_reader_error(const lt_reader_t *t)
 {
 	return t->err;
 }
 
-uint64_t lt_trace_skipped_packets(const lt_trace_t *t)
+uint64_t lt_reader_skipped_packets(const lt_reader_t *t)
 {
 	return t->skipped;
 }
 
-unsigned lt_trace_nstreams(const lt_trace_t *t)
+unsigned lt_reader_nstreams(const lt_reader_t *t)
 {
 	return t->nstreams;
 }
 
-lt_stream_t *lt_trace_stream(lt_trace_t *t, unsigned i)
+lt_stream_t *lt_reader_stream(lt_reader_t *t, unsigned i)
 {
 	return i < t->nstreams ? &t->streams[i] : NULL;
 }
@@ -1087,7 +1087,7 @@ uint64_t lt_stream_npackets(const lt_stream_t *s)
 	return s->npk;
 }
 
-int64_t lt_trace_begin_ns(const lt_trace_t *t)
+int64_t lt_reader_begin_ns(const lt_reader_t *t)
 {
 	uint64_t min = UINT64_MAX;
 	for (unsigned i = 0; i < t->nstreams; i++)
@@ -1101,22 +1101,22 @@ uint64_t lt_stream_discarded(const lt_stream_t *s)
 	return s->npk ? s->pk[s->npk - 1].discarded : 0;
 }
 
-unsigned lt_trace_nclasses(const lt_trace_t *t)
+unsigned lt_reader_nclasses(const lt_reader_t *t)
 {
 	return t->m.nclasses;
 }
 
-const struct lt_event_class *lt_trace_class(const lt_trace_t *t, unsigned i)
+const struct lt_event_class *lt_reader_class(const lt_reader_t *t, unsigned i)
 {
 	return i < t->m.nclasses ? &t->m.classes[i] : NULL;
 }
 
-const struct lt_clock *lt_trace_clock(const lt_trace_t *t)
+const struct lt_clock *lt_reader_clock(const lt_reader_t *t)
 {
 	return &t->m.clock;
 }
 
-const char *lt_trace_env(const lt_trace_t *t, const char *key)
+const char *lt_reader_env(const lt_reader_t *t, const char *key)
 {
 	for (unsigned i = 0; i < t->m.nenv; i++)
 		if (!strcmp(t->m.env[i].key, key))
@@ -1148,7 +1148,7 @@ static void scalar_value(const struct lt_field_class *fc, uint8_t kind,
 	v->str = NULL;
 	v->len = 0;
 	v->data = p;
-	if (kind == LT_FIELD_FLOAT) {
+	if (kind == LT_KIND_FLOAT) {
 		if (fc->size == 4) {
 			float f;
 			memcpy(&f, p, 4);
@@ -1163,7 +1163,7 @@ static void scalar_value(const struct lt_field_class *fc, uint8_t kind,
 		v->i = sext(raw, fc->size);
 	else
 		v->u = raw;
-	if (kind == LT_FIELD_ENUM)
+	if (kind == LT_KIND_ENUM)
 		v->str = lt_enum_label(fc, v->u);
 }
 
@@ -1174,19 +1174,19 @@ int lt_event_field(const struct lt_event *ev, unsigned i, struct lt_value *v)
 	const struct lt_field_class *fc = &ev->cls->fields[i];
 	const unsigned char *p = ev->base + ev->off[i];
 	switch (fc->kind) {
-	case LT_FIELD_STRING:
+	case LT_KIND_STRING:
 		v->fc = fc;
-		v->kind = LT_FIELD_STRING;
+		v->kind = LT_KIND_STRING;
 		v->str = (const char *)p;
 		v->len = ev->count[i];
 		v->data = p;
 		return 0;
-	case LT_FIELD_ARRAY:
-	case LT_FIELD_SEQUENCE:
+	case LT_KIND_ARRAY:
+	case LT_KIND_SEQUENCE:
 		v->fc = fc;
 		v->kind = fc->kind;
 		v->data = p;
-		v->len = fc->kind == LT_FIELD_ARRAY ? fc->length : ev->count[i];
+		v->len = fc->kind == LT_KIND_ARRAY ? fc->length : ev->count[i];
 		v->str = NULL;
 		if (fc->text) {
 			v->str = (const char *)p;
@@ -1210,7 +1210,7 @@ int lt_event_field_by_name(const struct lt_event *ev, const char *name,
 
 int lt_value_elem(const struct lt_value *arr, size_t i, struct lt_value *out)
 {
-	if ((arr->kind != LT_FIELD_ARRAY && arr->kind != LT_FIELD_SEQUENCE) ||
+	if ((arr->kind != LT_KIND_ARRAY && arr->kind != LT_KIND_SEQUENCE) ||
 	    i >= arr->len)
 		return -EINVAL;
 	scalar_value(arr->fc, arr->fc->elem_kind, arr->data + i * arr->fc->size,
@@ -1535,9 +1535,9 @@ static char *fmt_int(char *p, const struct lt_value *v)
 static char *fmt_scalar(char *p, const struct lt_value *v)
 {
 	switch (v->kind) {
-	case LT_FIELD_INT:
+	case LT_KIND_INT:
 		return fmt_int(p, v);
-	case LT_FIELD_ENUM: {
+	case LT_KIND_ENUM: {
 		const struct lt_field_class *fc = v->fc;
 		unsigned nl = 0;
 		const char *first = NULL;
@@ -1579,7 +1579,7 @@ static char *fmt_scalar(char *p, const struct lt_value *v)
 		memcpy(p, " )", 2);
 		return p + 2;
 	}
-	case LT_FIELD_FLOAT:
+	case LT_KIND_FLOAT:
 		return lt_fmt_g(p, v->f);
 	}
 	return p;
@@ -1587,8 +1587,8 @@ static char *fmt_scalar(char *p, const struct lt_value *v)
 
 static size_t scalar_bound(const struct lt_field_class *fc, uint8_t kind)
 {
-	size_t b = kind == LT_FIELD_FLOAT ? 32 : 68; /* 0b + 64 digits */
-	if (kind == LT_FIELD_ENUM) {
+	size_t b = kind == LT_KIND_FLOAT ? 32 : 68; /* 0b + 64 digits */
+	if (kind == LT_KIND_ENUM) {
 		b += 32;
 		for (uint32_t i = 0; i < fc->nranges; i++)
 			b += 4 * strlen(fc->ranges[i].label) + 4;
@@ -1603,10 +1603,10 @@ size_t lt_format_bound_fixed(const struct lt_field_class *fcs, unsigned n)
 		const struct lt_field_class *fc = &fcs[i];
 		b += fc->name_len + 5;
 		switch (fc->kind) {
-		case LT_FIELD_STRING:
+		case LT_KIND_STRING:
 			b += 2;
 			break;
-		case LT_FIELD_ARRAY:
+		case LT_KIND_ARRAY:
 			if (fc->text)
 				b += 4 * (size_t)fc->length + 2;
 			else
@@ -1615,7 +1615,7 @@ size_t lt_format_bound_fixed(const struct lt_field_class *fcs, unsigned n)
 					     (16 +
 					      scalar_bound(fc, fc->elem_kind));
 			break;
-		case LT_FIELD_SEQUENCE:
+		case LT_KIND_SEQUENCE:
 			b += 6;
 			break;
 		default:
@@ -1634,9 +1634,9 @@ size_t lt_event_format_bound(const struct lt_event *ev)
 		return b;
 	for (uint32_t i = 0; i < ec->nfields; i++) {
 		const struct lt_field_class *fc = &ec->fields[i];
-		if (fc->kind == LT_FIELD_STRING) {
+		if (fc->kind == LT_KIND_STRING) {
 			b += 4 * (size_t)ev->count[i];
-		} else if (fc->kind == LT_FIELD_SEQUENCE) {
+		} else if (fc->kind == LT_KIND_SEQUENCE) {
 			size_t n = ev->count[i];
 			if (fc->text)
 				b += 4 * n;
@@ -1684,17 +1684,17 @@ char *lt_event_format(const struct lt_event *ev, char *p)
 			p = copy16(p, fc->prefix, fc->prefix_len);
 		else
 			p = copy16(p, fc->prefix + 1, fc->prefix_len - 1u);
-		if (fc->kind == LT_FIELD_INT) {
+		if (fc->kind == LT_KIND_INT) {
 			p = fmt_raw_int(p, fc, fp);
 			continue;
 		}
 		lt_event_field(ev, i, &v);
 		switch (fc->kind) {
-		case LT_FIELD_STRING:
+		case LT_KIND_STRING:
 			p = fmt_escaped(p, v.str, v.len);
 			break;
-		case LT_FIELD_ARRAY:
-		case LT_FIELD_SEQUENCE:
+		case LT_KIND_ARRAY:
+		case LT_KIND_SEQUENCE:
 			if (fc->text) {
 				p = fmt_escaped(p, v.str, (size_t)v.u);
 				break;
@@ -1706,7 +1706,7 @@ char *lt_event_format(const struct lt_event *ev, char *p)
 				p = lt_fmt_u64(p, j);
 				memcpy(p, "] = ", 4);
 				p += 4;
-				if (fc->elem_kind == LT_FIELD_INT) {
+				if (fc->elem_kind == LT_KIND_INT) {
 					p = fmt_raw_int(p, fc,
 							v.data + j * fc->size);
 					continue;

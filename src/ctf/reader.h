@@ -9,12 +9,12 @@
  * valid until the next call on the same iterator.
  *
  * Two ways to walk a trace: per stream (lt_stream_next(), one stream file
- * in file order) or merged (lt_trace_next(), every stream in time order by
+ * in file order) or merged (lt_reader_next(), every stream in time order by
  * a heap over the streams).  Do not mix them between two rewinds.
  *
  * Errors: every function that can fail returns a negative errno value and
  * leaves a message "FILE: offset N: what" (or "FILE:LINE: what" for the
- * metadata) that lt_trace_error() returns.  With LT_TRACE_SKIP_BAD a packet
+ * metadata) that lt_reader_error() returns.  With LT_READER_SKIP_BAD a packet
  * whose header is sane but whose content is not is skipped with a warning
  * (the events before the fault in it have already been handed out).
  */
@@ -24,17 +24,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct lt_trace lt_trace_t;
+typedef struct lt_reader lt_reader_t;
 typedef struct lt_stream lt_stream_t;
 
 /* Kinds of event fields. */
 enum lt_field_kind {
-	LT_FIELD_INT = 0, /* integer, signed or not */
-	LT_FIELD_ENUM = 1, /* integer with labels */
-	LT_FIELD_FLOAT = 2, /* IEEE 754, 32 or 64 bits */
-	LT_FIELD_STRING = 3, /* NUL-terminated */
-	LT_FIELD_ARRAY = 4, /* fixed length, of scalars */
-	LT_FIELD_SEQUENCE = 5, /* length from an earlier field, of scalars */
+	LT_KIND_INT = 0, /* integer, signed or not */
+	LT_KIND_ENUM = 1, /* integer with labels */
+	LT_KIND_FLOAT = 2, /* IEEE 754, 32 or 64 bits */
+	LT_KIND_STRING = 3, /* NUL-terminated */
+	LT_KIND_ARRAY = 4, /* fixed length, of scalars */
+	LT_KIND_SEQUENCE = 5, /* length from an earlier field, of scalars */
 };
 
 /* One label of an enumeration: values lo..hi (inclusive). */
@@ -72,7 +72,7 @@ struct lt_event_class {
 	uint64_t id;
 	uint32_t stream_id;
 	int loglevel; /* -1 when the metadata gives none */
-	uint32_t index; /* in lt_trace_class() order */
+	uint32_t index; /* in lt_reader_class() order */
 	uint32_t nfields;
 	const struct lt_field_class *fields;
 	/* decode plan: when every field has a fixed size and byte alignment,
@@ -122,16 +122,16 @@ struct lt_value {
 	const unsigned char *data; /* array/sequence elements */
 };
 
-#define LT_TRACE_SKIP_BAD 1u /* skip bad packets, warn, carry on */
+#define LT_READER_SKIP_BAD 1u /* skip bad packets, warn, carry on */
 
-struct lt_trace_opts {
+struct lt_reader_opts {
 	unsigned flags;
 	/* called for each warning (skipped packets); NULL: kept silent */
 	void (*warn)(void *arg, const char *msg);
 	void *warn_arg;
 };
 
-/* A stream file held in memory (lt_trace_open_mem()). */
+/* A stream file held in memory (lt_reader_open_mem()). */
 struct lt_mem_stream {
 	const char *name;
 	const void *data;
@@ -143,42 +143,42 @@ struct lt_mem_stream {
  * starting with '.', as a stream).  On failure returns a negative errno and
  * writes a message into err.  opts may be NULL.
  */
-int lt_trace_open(const char *dir, const struct lt_trace_opts *opts,
-		  lt_trace_t **out, char *err, size_t errlen);
+int lt_reader_open(const char *dir, const struct lt_reader_opts *opts,
+		   lt_reader_t **out, char *err, size_t errlen);
 /* The same from memory; the buffers must outlive the trace. */
-int lt_trace_open_mem(const char *metadata, size_t metadata_len,
-		      const struct lt_mem_stream *streams, unsigned nstreams,
-		      const struct lt_trace_opts *opts, lt_trace_t **out,
-		      char *err, size_t errlen);
-void lt_trace_close(lt_trace_t *t);
+int lt_reader_open_mem(const char *metadata, size_t metadata_len,
+		       const struct lt_mem_stream *streams, unsigned nstreams,
+		       const struct lt_reader_opts *opts, lt_reader_t **out,
+		       char *err, size_t errlen);
+void lt_reader_close(lt_reader_t *t);
 
 /* The message of the last error (empty when none). */
-const char *lt_trace_error(const lt_trace_t *t);
-/* Packets skipped under LT_TRACE_SKIP_BAD. */
-uint64_t lt_trace_skipped_packets(const lt_trace_t *t);
+const char *lt_reader_error(const lt_reader_t *t);
+/* Packets skipped under LT_READER_SKIP_BAD. */
+uint64_t lt_reader_skipped_packets(const lt_reader_t *t);
 
 /* Merged iteration: 1 and *ev set, 0 at the end, or a negative errno. */
-int lt_trace_next(lt_trace_t *t, const struct lt_event **ev);
+int lt_reader_next(lt_reader_t *t, const struct lt_event **ev);
 /* Starts every iteration over. */
-void lt_trace_rewind(lt_trace_t *t);
+void lt_reader_rewind(lt_reader_t *t);
 
-unsigned lt_trace_nstreams(const lt_trace_t *t);
-lt_stream_t *lt_trace_stream(lt_trace_t *t, unsigned i);
+unsigned lt_reader_nstreams(const lt_reader_t *t);
+lt_stream_t *lt_reader_stream(lt_reader_t *t, unsigned i);
 const char *lt_stream_name(const lt_stream_t *s);
 uint64_t lt_stream_npackets(const lt_stream_t *s);
 /* Events the tracer dropped in this stream (its last packet's count). */
 uint64_t lt_stream_discarded(const lt_stream_t *s);
-/* Per-stream iteration, same return values as lt_trace_next(). */
+/* Per-stream iteration, same return values as lt_reader_next(). */
 int lt_stream_next(lt_stream_t *s, const struct lt_event **ev);
 
-unsigned lt_trace_nclasses(const lt_trace_t *t);
-const struct lt_event_class *lt_trace_class(const lt_trace_t *t, unsigned i);
-const struct lt_clock *lt_trace_clock(const lt_trace_t *t);
+unsigned lt_reader_nclasses(const lt_reader_t *t);
+const struct lt_event_class *lt_reader_class(const lt_reader_t *t, unsigned i);
+const struct lt_clock *lt_reader_clock(const lt_reader_t *t);
 /* A value of the env block, as text, or NULL. */
-const char *lt_trace_env(const lt_trace_t *t, const char *key);
+const char *lt_reader_env(const lt_reader_t *t, const char *key);
 
 /* The earliest packet's timestamp_begin in ns since the epoch (0: none). */
-int64_t lt_trace_begin_ns(const lt_trace_t *t);
+int64_t lt_reader_begin_ns(const lt_reader_t *t);
 /* Clock counts to ns since the epoch, exactly (see struct lt_clock). */
 /* counts * 1e9 / freq as babeltrace2 computes it (in double). */
 uint64_t lt_clock_counts_to_ns(uint64_t freq, uint64_t counts);

@@ -1087,15 +1087,15 @@ static void scalar(struct parser *ps, const struct ty *t, int line,
 	const struct ty *it = t->kind == TY_ENUM ? t->elem : t;
 	switch (t->kind) {
 	case TY_INT:
-		*kind = LT_FIELD_INT;
+		*kind = LT_KIND_INT;
 		break;
 	case TY_ENUM:
-		*kind = LT_FIELD_ENUM;
+		*kind = LT_KIND_ENUM;
 		fc->ranges = t->ranges;
 		fc->nranges = t->nranges;
 		break;
 	case TY_FLOAT:
-		*kind = LT_FIELD_FLOAT;
+		*kind = LT_KIND_FLOAT;
 		break;
 	default:
 		fail(ps, line,
@@ -1140,7 +1140,7 @@ static void compile_event(struct parser *ps, const struct pevent *pe,
 				fail(ps, f->line, "field '%s' declared twice",
 				     f->name);
 		if (t->kind == TY_STRING) {
-			fc->kind = LT_FIELD_STRING;
+			fc->kind = LT_KIND_STRING;
 			fc->align = 1;
 			fixed = 0;
 		} else if (t->kind == TY_ARRAY || t->kind == TY_SEQUENCE) {
@@ -1152,8 +1152,8 @@ static void compile_event(struct parser *ps, const struct pevent *pe,
 				     f->name);
 			scalar(ps, t->elem, f->line, f->name, fc,
 			       &fc->elem_kind);
-			fc->kind = t->kind == TY_ARRAY ? LT_FIELD_ARRAY :
-							 LT_FIELD_SEQUENCE;
+			fc->kind = t->kind == TY_ARRAY ? LT_KIND_ARRAY :
+							 LT_KIND_SEQUENCE;
 			fc->text =
 				(uint8_t)(t->elem->kind == TY_INT &&
 					  t->elem->size == 8 && t->elem->text);
@@ -1188,7 +1188,7 @@ static void compile_event(struct parser *ps, const struct pevent *pe,
 					     f->name, t->length_ref);
 				const struct lt_field_class *lf =
 					&fcs[fc->length_field];
-				if (lf->kind != LT_FIELD_INT || lf->is_signed)
+				if (lf->kind != LT_KIND_INT || lf->is_signed)
 					fail(ps, f->line,
 					     "field '%s': length '%s' is not "
 					     "an unsigned integer",
@@ -1207,7 +1207,7 @@ static void compile_event(struct parser *ps, const struct pevent *pe,
 			fixed = 0;
 		if (fixed) {
 			offs[i] = off;
-			off += fc->kind == LT_FIELD_ARRAY ?
+			off += fc->kind == LT_KIND_ARRAY ?
 				       fc->size * fc->length :
 				       fc->size;
 		}

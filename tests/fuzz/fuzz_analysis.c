@@ -6,7 +6,7 @@
  *
  * The input is fuzz_reader.c's: a metadata text, a NUL byte, then one
  * stream file, opened as two streams.  The trace is opened with
- * LT_TRACE_SKIP_BAD, so that a damaged packet does not end the run
+ * LT_READER_SKIP_BAD, so that a damaged packet does not end the run
  * before the analyses see the rest; each analysis rewinds it.  Output
  * goes to /dev/null.
  */
@@ -24,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static FILE *sink;
 
-static void run_all(lt_trace_t *t)
+static void run_all(lt_reader_t *t)
 {
 	struct lt_anchor a;
 	char err[256];
@@ -36,19 +36,19 @@ static void run_all(lt_trace_t *t)
 				     .period_ns = 1000000,
 				     .top = 3 };
 	lt_analyze_latency(t, &lo, sink);
-	lt_trace_rewind(t);
+	lt_reader_rewind(t);
 	lt_analyze_jitter(t, &jo, sink);
-	lt_trace_rewind(t);
+	lt_reader_rewind(t);
 	lt_analyze_sched(t, 3, sink);
-	lt_trace_rewind(t);
+	lt_reader_rewind(t);
 	lt_analyze_cpu(t, 3, sink);
-	lt_trace_rewind(t);
+	lt_reader_rewind(t);
 	lt_analyze_syscalls(t, 3, sink);
-	lt_trace_rewind(t);
+	lt_reader_rewind(t);
 	lt_analyze_irq(t, 3, sink);
-	lt_trace_rewind(t);
+	lt_reader_rewind(t);
 	lt_export_chrome(t, &a, sink);
-	lt_trace_rewind(t);
+	lt_reader_rewind(t);
 	lt_report_html(t, &a, sink);
 }
 
@@ -64,12 +64,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_input_split(data, size, &in);
 	struct lt_mem_stream ms[2] = { { "a", in.stream, in.slen },
 				       { "b", in.stream, in.slen } };
-	struct lt_trace_opts o = { .flags = LT_TRACE_SKIP_BAD };
-	lt_trace_t *t;
-	if (lt_trace_open_mem(in.meta, in.mlen, ms, 2, &o, &t, err,
-			      sizeof(err)) == 0) {
+	struct lt_reader_opts o = { .flags = LT_READER_SKIP_BAD };
+	lt_reader_t *t;
+	if (lt_reader_open_mem(in.meta, in.mlen, ms, 2, &o, &t, err,
+			       sizeof(err)) == 0) {
 		run_all(t);
-		lt_trace_close(t);
+		lt_reader_close(t);
 	}
 	fuzz_input_free(&in);
 	return 0;

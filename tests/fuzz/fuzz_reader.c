@@ -4,7 +4,7 @@
  * An input is a metadata text, a NUL byte, then the bytes of one stream
  * file (no NUL: all of it is metadata and the stream is empty).  The
  * stream is opened twice over (two streams, so that the merge runs), in
- * strict mode and with LT_TRACE_SKIP_BAD; every event is decoded, every
+ * strict mode and with LT_READER_SKIP_BAD; every event is decoded, every
  * field and element read, and every event formatted into a buffer of
  * exactly lt_event_format_bound() bytes, so that AddressSanitizer sees a
  * bound that is too small.  Both buffers are copied to allocations of
@@ -19,18 +19,18 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void read_all(lt_trace_t *t)
+static void read_all(lt_reader_t *t)
 {
 	const struct lt_event *ev;
 	struct lt_value v, e;
 	long n = 0;
 
-	while (lt_trace_next(t, &ev) > 0 && n++ < 1000000) {
+	while (lt_reader_next(t, &ev) > 0 && n++ < 1000000) {
 		for (unsigned i = 0; i < ev->cls->nfields; i++) {
 			if (lt_event_field(ev, i, &v))
 				abort();
-			if (v.kind == LT_FIELD_ARRAY ||
-			    v.kind == LT_FIELD_SEQUENCE)
+			if (v.kind == LT_KIND_ARRAY ||
+			    v.kind == LT_KIND_SEQUENCE)
 				for (size_t j = 0; j < v.len; j++)
 					if (lt_value_elem(&v, j, &e))
 						abort();
@@ -55,15 +55,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct lt_mem_stream ms[2] = { { "a", in.stream, in.slen },
 				       { "b", in.stream, in.slen } };
 	for (int mode = 0; mode < 2; mode++) {
-		struct lt_trace_opts o = { .flags = mode ? LT_TRACE_SKIP_BAD :
-							   0 };
-		lt_trace_t *t;
-		if (lt_trace_open_mem(in.meta, in.mlen, ms, 2, &o, &t, err,
-				      sizeof(err)) == 0) {
+		struct lt_reader_opts o = { .flags = mode ? LT_READER_SKIP_BAD :
+							    0 };
+		lt_reader_t *t;
+		if (lt_reader_open_mem(in.meta, in.mlen, ms, 2, &o, &t, err,
+				       sizeof(err)) == 0) {
 			read_all(t);
-			lt_trace_rewind(t);
+			lt_reader_rewind(t);
 			read_all(t);
-			lt_trace_close(t);
+			lt_reader_close(t);
 		}
 	}
 	fuzz_input_free(&in);
