@@ -6,7 +6,10 @@
 #
 # DIR of --root holds src/ (the checkout's by default).
 # A unit is a source file with its own header (src/ring/ring.c and
-# src/ring/ring.h are the unit src/ring/ring); a module is a directory
+# src/ring/ring.h are the unit src/ring/ring), and with its architecture's
+# assembly (src/probe/probe_x86_64.S belongs to src/probe/probe: the
+# assembly's fast paths and their C fallbacks are one implementation in
+# two languages, each naming the other); a module is a directory
 # src/MODULE/.  Three graphs are checked:
 #   include  unit A includes a header of unit B (#include lines);
 #   link     A's object uses a symbol B's object defines (nm of DIR/src/*/*.o,
@@ -39,8 +42,14 @@ case $objs in /* | '') ;; *) objs=$PWD/$objs ;; esac
 case $allow in /* | '') ;; *) allow=$PWD/$allow ;; esac
 cd "$top" || exit 2
 
-unit() { # path -> unit: the path without its extension
-	printf '%s\n' "${1%.*}"
+unit() { # path -> unit: the path without its extension or architecture
+	local u=${1%.*} a
+	for a in x86_64 aarch64; do
+		case $u in
+		*_$a) [ -e "${u%_"$a"}.c" ] && u=${u%_"$a"} ;;
+		esac
+	done
+	printf '%s\n' "$u"
 }
 
 # include edges: "include FROM TO"
@@ -72,6 +81,7 @@ link_edges() {
 		u=${u%.o}
 		# an object left behind by a source file that is gone
 		[ -e "$u.c" ] || [ -e "$u.S" ] || continue
+		u=$(unit "$u.o")
 		nm -g --defined-only "$o" | awk -v u="$u" 'NF == 3 { print "D", $3, u }'
 		nm -u "$o" | awk -v u="$u" '{ print "U", $NF, u }'
 	done | awk '
