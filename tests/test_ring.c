@@ -96,7 +96,7 @@ LT_TEST(test_rseq_gives_current_cpu)
 {
 	pin_cpu0();
 #ifdef LT_HAVE_RSEQ
-	LT_ASSERT(__rseq_size != 0);
+	LT_ASSERT_CMP(__rseq_size, !=, 0);
 #endif
 	LT_ASSERT_EQ(lt_cpu_current(), sched_getcpu());
 	LT_ASSERT_EQ(lt_cpu_current(), 0);
@@ -117,8 +117,8 @@ LT_TEST(test_committed_events_read_back_in_order_with_header)
 	LT_ASSERT_EQ(sb.hdr->pid, getpid());
 	LT_ASSERT_EQ(sb.hdr->packet_seq_num, 0);
 	LT_ASSERT_EQ(sb.hdr->events_discarded, 0);
-	LT_ASSERT(memcmp(sb.hdr->uuid, "0123456789abcdef", 16) == 0);
-	LT_ASSERT(sb.hdr->timestamp_begin <= sb.hdr->timestamp_end);
+	LT_ASSERT_CMP(memcmp(sb.hdr->uuid, "0123456789abcdef", 16), ==, 0);
+	LT_ASSERT_CMP(sb.hdr->timestamp_begin, <=, sb.hdr->timestamp_end);
 	LT_ASSERT_EQ(sb.len, LT_PACKET_HDR_SIZE + 10 * (4 + 8));
 	const char *why = "";
 	LT_ASSERT_EQ(rd_walk_packet(sb.data, sb.len, size_u64, collect_ev,
@@ -145,7 +145,7 @@ LT_TEST(test_records_never_straddle_subbuffers)
 	}
 	lt_ring_flush(r, 0);
 	int pk = drain_cpu0(r, &coll);
-	LT_ASSERT(pk >= 1);
+	LT_ASSERT_CMP(pk, >=, 1);
 	LT_ASSERT_EQ(coll.n, next);
 	for (size_t i = 0; i < coll.n; i++)
 		LT_ASSERT_EQ(coll.seqs[i], i);
@@ -167,7 +167,7 @@ LT_TEST(test_discard_drops_and_counts_when_full)
 		else
 			LT_FAIL("unexpected %d", rc);
 	}
-	LT_ASSERT(dropped > 0);
+	LT_ASSERT_CMP(dropped, >, 0);
 	LT_ASSERT_EQ(lt_ring_lost(r, 0), dropped);
 	lt_ring_flush(r, 0);
 	drain_cpu0(r, &coll);
@@ -186,12 +186,12 @@ LT_TEST(test_events_discarded_grows_across_packets)
 	for (int i = 0; i < 500; i++)
 		write_seq(r, 1, (uint64_t)i);
 	uint64_t lost = lt_ring_lost(r, 0);
-	LT_ASSERT(lost > 0);
+	LT_ASSERT_CMP(lost, >, 0);
 	struct lt_ring_subbuf sb;
 	uint64_t prev = 0;
 	for (int i = 0; i < 6; i++) {
 		while (lt_ring_get_subbuf(r, 0, &sb) == 0) {
-			LT_ASSERT(sb.hdr->events_discarded >= prev);
+			LT_ASSERT_CMP(sb.hdr->events_discarded, >=, prev);
 			prev = sb.hdr->events_discarded;
 			lt_ring_put_subbuf(r, 0);
 		}
@@ -200,7 +200,7 @@ LT_TEST(test_events_discarded_grows_across_packets)
 	}
 	lt_ring_flush(r, 0);
 	while (lt_ring_get_subbuf(r, 0, &sb) == 0) {
-		LT_ASSERT(sb.hdr->events_discarded >= prev);
+		LT_ASSERT_CMP(sb.hdr->events_discarded, >=, prev);
 		prev = sb.hdr->events_discarded;
 		lt_ring_put_subbuf(r, 0);
 	}
@@ -228,7 +228,7 @@ LT_TEST(test_overwrite_keeps_newest_subbuffers)
 		LT_ASSERT_EQ(write_seq(r, 1, i), 0);
 	int n = lt_ring_snapshot(r, 0, snap_collect, &coll);
 	LT_ASSERT(n >= 3 && n <= 4);
-	LT_ASSERT(coll.n > 100);
+	LT_ASSERT_CMP(coll.n, >, 100);
 	/* a contiguous run that ends with the last event written */
 	LT_ASSERT_EQ(coll.seqs[coll.n - 1], total - 1);
 	for (size_t i = 1; i < coll.n; i++)
@@ -238,7 +238,7 @@ LT_TEST(test_overwrite_keeps_newest_subbuffers)
 	for (uint64_t i = total; i < total + 10; i++)
 		LT_ASSERT_EQ(write_seq(r, 1, i), 0);
 	coll.n = 0;
-	LT_ASSERT(lt_ring_snapshot(r, 0, snap_collect, &coll) >= 1);
+	LT_ASSERT_CMP(lt_ring_snapshot(r, 0, snap_collect, &coll), >=, 1);
 	LT_ASSERT_EQ(coll.seqs[coll.n - 1], total + 9);
 	lt_ring_destroy(r);
 }
@@ -410,7 +410,7 @@ LT_TEST(test_consumer_maps_buffer_in_forked_child)
 	int fd = lt_ring_fd(r);
 	/* the child writes, as a traced process does; the parent reads */
 	pid_t pid = fork();
-	LT_ASSERT(pid >= 0);
+	LT_ASSERT_CMP(pid, >=, 0);
 	if (pid == 0) {
 		struct lt_ring *m = NULL;
 		if (lt_ring_map(fd, &m) != 0)
@@ -448,7 +448,7 @@ LT_TEST(test_consumer_maps_buffer_in_forked_child)
 LT_TEST(test_map_rejects_bad_geometry)
 {
 	int fd = memfd_create("bad", 0);
-	LT_ASSERT(fd >= 0);
+	LT_ASSERT_CMP(fd, >=, 0);
 	char junk[8192];
 	for (size_t i = 0; i < sizeof(junk); i++)
 		junk[i] = (char)(i * 7);

@@ -90,7 +90,7 @@ LT_TEST(test_switch_timer_flushes_a_quiet_program)
 		struct timespec d = { 0, 20000000 };
 		nanosleep(&d, NULL);
 	}
-	LT_ASSERT(stream_bytes(dir) > 0);
+	LT_ASSERT_CMP(stream_bytes(dir), >, 0);
 	LT_ASSERT_EQ(lt_session_stop(s), 0);
 	int lines;
 	free(babeltrace(dir, &lines));
@@ -161,7 +161,7 @@ LT_TEST(test_first_lap_takes_no_page_fault)
 #elif defined(__SANITIZE_ADDRESS__)
 	fprintf(stderr, "  %ld faults (AddressSanitizer's shadow memory)\n",
 		faults);
-	LT_ASSERT(faults < 64);
+	LT_ASSERT_CMP(faults, <, 64);
 #else
 	LT_ASSERT_EQ(faults, 0);
 #endif
@@ -182,7 +182,7 @@ LT_TEST(test_full_buffers_count_lost_events)
 	LT_ASSERT_EQ(lt_session_stop(s), 0);
 	struct lt_session_stats st;
 	lt_session_get_stats(s, &st);
-	LT_ASSERT(st.events_lost > 0);
+	LT_ASSERT_CMP(st.events_lost, >, 0);
 	char *out = babeltrace(dir, NULL);
 	/* babeltrace2 reports the loss the packets record */
 	LT_ASSERT_CONTAINS(out, "discarded");
@@ -222,7 +222,7 @@ LT_TEST(test_bad_directory_is_an_error)
 {
 	int err = 0;
 	LT_ASSERT(lt_session_create("/proc/no/such/dir", NULL, &err) == NULL);
-	LT_ASSERT(err < 0);
+	LT_ASSERT_CMP(err, <, 0);
 	char cmd[700];
 	snprintf(cmd, sizeof(cmd),
 		 "LOWTRACE_TRACE=/proc/nope %s/examples/fields 1 2>&1",
