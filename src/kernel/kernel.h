@@ -40,6 +40,14 @@
 
 struct lt_kernel;
 
+/* An event's name in the trace when it is not its tracefs name (the
+ * dynamic events of dynevent.h: lowtrace_PID:python__gc__start is
+ * python:gc__start). */
+struct lt_kernel_alias {
+	const char *event; /* GROUP:NAME in tracefs */
+	const char *name; /* in the trace */
+};
+
 struct lt_kernel_options {
 	uint32_t stream_id; /* the kernel stream class's id in the trace */
 	uint8_t uuid[16]; /* the trace's, copied into every packet */
@@ -62,6 +70,8 @@ struct lt_kernel_options {
 	 */
 	const pid_t *pids;
 	size_t npids;
+	const struct lt_kernel_alias *aliases;
+	size_t naliases;
 };
 
 /* Called with each complete packet; the data is valid during the call. */

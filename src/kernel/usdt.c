@@ -232,24 +232,46 @@ static int find_program(const char *prog, char *out, size_t len)
 	return -ENOENT;
 }
 
+static const char *const lib_dirs[] = {
+	"/lib/x86_64-linux-gnu",
+	"/usr/lib/x86_64-linux-gnu",
+	"/lib/aarch64-linux-gnu",
+	"/usr/lib/aarch64-linux-gnu",
+	"/lib64",
+	"/usr/lib64",
+	"/lib",
+	"/usr/lib",
+	"/usr/local/lib",
+};
+
 /* A DT_NEEDED name in the usual library directories; 0 or -ENOENT. */
 static int find_library(const char *name, char *out)
 {
-	static const char *const dirs[] = {
-		"/lib/x86_64-linux-gnu",
-		"/usr/lib/x86_64-linux-gnu",
-		"/lib/aarch64-linux-gnu",
-		"/usr/lib/aarch64-linux-gnu",
-		"/lib64",
-		"/usr/lib64",
-		"/lib",
-		"/usr/lib",
-		"/usr/local/lib",
-	};
-	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+	for (size_t i = 0; i < sizeof(lib_dirs) / sizeof(lib_dirs[0]); i++) {
 		char cand[LT_USDT_PATH];
-		snprintf(cand, sizeof(cand), "%s/%s", dirs[i], name);
+		snprintf(cand, sizeof(cand), "%s/%s", lib_dirs[i], name);
 		if (access(cand, R_OK) == 0 && realpath(cand, out))
+			return 0;
+	}
+	return -ENOENT;
+}
+
+int lt_usdt_find_library(const char *name, char *out)
+{
+	if (find_library(name, out) == 0)
+		return 0;
+	size_t n = strlen(name);
+	for (size_t i = 0; i < sizeof(lib_dirs) / sizeof(lib_dirs[0]); i++) {
+		DIR *d = opendir(lib_dirs[i]);
+		struct dirent *e;
+		int found = 0;
+		while (d && !found && (e = readdir(d)))
+			if (strncmp(e->d_name, name, n) == 0 &&
+			    strncmp(e->d_name + n, ".so", 3) == 0)
+				found = find_library(e->d_name, out) == 0;
+		if (d)
+			closedir(d);
+		if (found)
 			return 0;
 	}
 	return -ENOENT;

@@ -56,6 +56,11 @@ int lt_usdt_read(struct lt_usdt_set *s, const char *path);
 int lt_usdt_binaries_of_pid(struct lt_usdt_set *s, pid_t pid);
 int lt_usdt_binaries_of_path(struct lt_usdt_set *s, const char *prog, int deps);
 
+/* A library by file name (libc.so.6) or short name (libc: the first
+ * libc.so* found) in the usual library directories, into out (of
+ * LT_USDT_PATH bytes); 0 or -ENOENT. */
+int lt_usdt_find_library(const char *name, char *out);
+
 /* Reads the notes of every binary in s->paths not read yet; how many
  * sites in all. */
 int lt_usdt_read_all(struct lt_usdt_set *s);

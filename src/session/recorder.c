@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "ctf/metadata.h"
+#include "kernel/dynevent.h"
 #include "kernel/kernel.h"
 #include "probe/probe.h"
 #include "ring/ring.h"
@@ -68,6 +69,7 @@ struct rec {
 	int stopped;
 	int idle_ms; /* the next wait for something to do */
 	struct lt_kernel *kern;
+	struct lt_dyn *dyn; /* uprobes and kprobes, removed at the end */
 	struct lt_stream_out *kout; /* per CPU */
 	uint32_t kernel_stream;
 	pid_t child;
@@ -83,6 +85,7 @@ struct rec {
 
 static uint64_t now_ms(void);
 static void finish(struct rec *R);
+static void watch_attached(struct rec *R);
 
 /* The fields of /proc/PID/stat after "PID (COMM)" (COMM may hold spaces
  * and parentheses), read into buf; NULL, with errno, if it cannot be. */
@@ -649,10 +652,60 @@ static void track_tree(struct rec *R)
 		;
 }
 
+static void print_err(const char *what, const char *err, int rc)
+{
+	const char *m = err[0] ? err : strerror(-rc);
+	if (strncmp(m, "lowtrace: ", 10) == 0)
+		m += 10;
+	fprintf(stderr, "lowtrace: record: %s%s\n", what, m);
+}
+
+/* 1 if a -k item is a kprobe (a dynamic event), not a tracepoint. */
+static int is_kprobe(const char *p)
+{
+	return strncmp(p, "kprobe:", 7) == 0 ||
+	       strncmp(p, "kretprobe:", 10) == 0;
+}
+
+/* The uprobes and kprobes, created before the kernel channel reads
+ * tracefs's events. */
+static int open_dynamic(struct rec *R, const char **kprobes, size_t nk)
+{
+	char err[1024] = "";
+	const struct lt_rec_options *o = R->o;
+	struct lt_dyn_spec ds = {
+		.usdt = o->usdt,
+		.nusdt = (size_t)o->nusdt,
+		.funcs = o->probes,
+		.nfuncs = (size_t)o->nprobes,
+		.kprobes = kprobes,
+		.nkprobes = nk,
+		.prog = o->argv ? o->argv[0] : NULL,
+		.pid = o->attach_pid,
+	};
+	int rc = lt_dyn_create(&ds, &R->dyn, err, sizeof(err));
+	if (rc)
+		print_err("", err, rc);
+	return rc;
+}
+
 static int open_kernel(struct rec *R)
 {
 	char err[512] = "";
 	static const pid_t none = -1; /* until the command's pid is known */
+	const char *pats[66], *kprobes[64];
+	size_t np = 0, nk = 0;
+	for (int i = 0; i < R->o->nkernel; i++) {
+		if (is_kprobe(R->o->kernel[i]))
+			kprobes[nk++] = R->o->kernel[i];
+		else
+			pats[np++] = R->o->kernel[i];
+	}
+	int rc = open_dynamic(R, kprobes, nk);
+	if (rc)
+		return rc;
+	if (lt_dyn_pattern(R->dyn))
+		pats[np++] = lt_dyn_pattern(R->dyn);
 	struct lt_kernel_options ko = {
 		.stream_id = R->kernel_stream,
 		.pid = (uint32_t)getpid(),
@@ -660,15 +713,19 @@ static int open_kernel(struct rec *R)
 		.pids = R->o->kernel_all ? NULL : &none,
 		.npids = R->o->kernel_all ? 0 : 1,
 	};
+	lt_dyn_aliases(R->dyn, &ko.aliases, &ko.naliases);
 	memcpy(ko.uuid, R->uuid, 16);
-	int rc = lt_kernel_open(R->o->kernel, (size_t)R->o->nkernel, &ko,
-				&R->kern, err, sizeof(err));
+	rc = lt_kernel_open(pats, np, &ko, &R->kern, err, sizeof(err));
 	if (rc) {
-		const char *m = err[0] ? err : strerror(-rc);
-		if (strncmp(m, "lowtrace: ", 10) == 0)
-			m += 10;
-		fprintf(stderr, "lowtrace: record: -k: %s\n", m);
+		print_err("-k: ", err, rc);
 		return rc;
+	}
+	if (R->o->attach_pid > 0) {
+		/* the process and the children it has now; forks from here
+		 * on are followed by the kernel channel */
+		lt_kernel_add_pid(R->kern, R->o->attach_pid);
+		for (int round = 0; round < 4 && add_children(R); round++)
+			;
 	}
 	uint32_t n = lt_kernel_ncpus(R->kern);
 	R->kout = calloc(n, sizeof(*R->kout));
@@ -732,7 +789,7 @@ static int open_recording(struct rec *R, const struct lt_rec_options *o,
 			strerror(-rc));
 		return rc;
 	}
-	if (o->nkernel) {
+	if (o->nkernel || o->nusdt || o->nprobes || o->attach_pid) {
 		R->kernel_stream = R->next_stream++;
 		rc = open_kernel(R);
 		if (rc)
@@ -756,6 +813,8 @@ static void close_recording(struct rec *R)
 		lt_kernel_close(R->kern);
 		free(R->kout);
 	}
+	/* after the perf events on them are closed */
+	lt_dyn_destroy(R->dyn);
 }
 
 /* Waits up to idle_ms for a connection or a message. */
@@ -838,7 +897,8 @@ static void consume(struct rec *R)
 static void watch_command(struct rec *R)
 {
 	int st;
-	if (!R->child_alive || waitpid(R->child, &st, WNOHANG) != R->child)
+	if (!R->o->argv || !R->child_alive ||
+	    waitpid(R->child, &st, WNOHANG) != R->child)
 		return;
 	R->child_alive = 0;
 	R->child_done_ms = now_ms();
@@ -869,8 +929,31 @@ static void record_until_done(struct rec *R)
 		consume(R);
 		pace(R, before);
 		watch_command(R);
+		watch_attached(R);
 		if (recording_done(R, alive))
 			break;
+	}
+}
+
+static volatile sig_atomic_t interrupted;
+
+static void on_interrupt(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+/* -p with no command: the recording lasts until the process exits or
+ * SIGINT/SIGTERM. */
+static void watch_attached(struct rec *R)
+{
+	if (R->o->argv || !R->child_alive)
+		return;
+	if (interrupted || (kill(R->o->attach_pid, 0) < 0 && errno == ESRCH) ||
+	    proc_gone(R->o->attach_pid)) {
+		R->res->attached_exited = !interrupted;
+		R->child_alive = 0;
+		R->child_done_ms = now_ms() - 2000;
 	}
 }
 
@@ -878,8 +961,15 @@ int lt_record_run(const struct lt_rec_options *o, struct lt_rec_result *res)
 {
 	static struct rec R;
 	int rc = open_recording(&R, o, res);
-	if (!rc)
+	if (!rc && !o->argv) {
+		struct sigaction sa = { .sa_handler = on_interrupt };
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+		signal(SIGPIPE, SIG_IGN);
+		R.child_alive = 1;
+	} else if (!rc) {
 		rc = start_command(&R);
+	}
 	if (!rc) {
 		record_until_done(&R);
 		if (!R.stopped)
