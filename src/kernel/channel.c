@@ -795,3 +795,9 @@ int lt_kernel_has_pid(const struct lt_kernel *k, pid_t pid)
 	return !k->npids ||
 	       bsearch(&pid, k->pids, k->npids, sizeof(pid), pid_cmp) != NULL;
 }
+
+size_t lt_kernel_pids(const struct lt_kernel *k, const pid_t **pids)
+{
+	*pids = k->pids;
+	return k->npids;
+}

@@ -137,6 +137,8 @@ void lt_kernel_close(struct lt_kernel *k);
 
 /* Adds a process (tgid) to the filter of a handle opened with one. */
 int lt_kernel_add_pid(struct lt_kernel *k, pid_t pid);
+/* The processes the filter keeps now (sorted); how many (0: no filter). */
+size_t lt_kernel_pids(const struct lt_kernel *k, const pid_t **pids);
 /* 1 if the handle's filter keeps pid (or it has no filter). */
 int lt_kernel_has_pid(const struct lt_kernel *k, pid_t pid);
 

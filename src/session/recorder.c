@@ -54,6 +54,16 @@ struct rproc {
 	struct lt_event_table events; /* by id, owned; a hole has no name */
 };
 
+/* A process of the kernel channel's tree and its command line, as
+ * /proc showed it last (a server may retitle itself: PostgreSQL's
+ * backends do). */
+struct cmdline {
+	int pid;
+	char text[160];
+};
+
+#define MAX_CMDLINES 1024
+
 struct rec {
 	const struct lt_rec_options *o;
 	struct lt_rec_result *res;
@@ -76,6 +86,8 @@ struct rec {
 	int child_alive;
 	uint64_t child_done_ms;
 	uint64_t last_scan_ms;
+	struct cmdline cmds[MAX_CMDLINES];
+	int ncmds;
 	struct {
 		char name[LT_PROTO_NAME];
 		uint64_t last_ms;
@@ -150,8 +162,9 @@ static void free_proc(struct rproc *p)
 
 static int write_metadata_to(struct rec *R, const char *dir, int only_overwrite)
 {
-	char *env_store = calloc((size_t)R->nprocs + 1, 64);
-	const char **env = calloc((size_t)R->nprocs * 2 + 2, sizeof(*env));
+	char *env_store = calloc((size_t)(R->nprocs + R->ncmds) + 1, 64);
+	const char **env =
+		calloc((size_t)(R->nprocs + R->ncmds) * 2 + 2, sizeof(*env));
 	uint32_t ne = 0;
 	int rc = -ENOMEM;
 
@@ -165,6 +178,15 @@ static int write_metadata_to(struct rec *R, const char *dir, int only_overwrite)
 		snprintf(name, 64, "process_%d_%d", p->pid, p->gen);
 		env[ne * 2] = name;
 		env[ne * 2 + 1] = p->comm;
+		ne++;
+	}
+	/* cmdline_PID: what the analyses say of a process besides its
+	 * command name */
+	for (int i = 0; i < R->ncmds; i++) {
+		char *name = env_store + (size_t)(R->nprocs + i) * 64;
+		snprintf(name, 64, "cmdline_%d", R->cmds[i].pid);
+		env[ne * 2] = name;
+		env[ne * 2 + 1] = R->cmds[i].text;
 		ne++;
 	}
 	struct lt_ctf_stream kernel = { R->kernel_stream, "kernel", NULL, 0 };
@@ -638,6 +660,43 @@ static int add_children(struct rec *R)
 	return added;
 }
 
+/* Reads the command line of each process of the tree, for the metadata;
+ * a process gone keeps its last one. */
+static void read_cmdlines(struct rec *R)
+{
+	const pid_t *pids;
+	size_t n = lt_kernel_pids(R->kern, &pids);
+	for (size_t i = 0; i < n; i++) {
+		char path[64], buf[160];
+		if (pids[i] <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pids[i]);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		ssize_t len = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (len <= 0)
+			continue;
+		while (len > 0 && buf[len - 1] == 0)
+			len--;
+		for (ssize_t k = 0; k < len; k++)
+			if ((unsigned char)buf[k] < 0x20)
+				buf[k] = ' ';
+		buf[len] = 0;
+		int k = 0;
+		while (k < R->ncmds && R->cmds[k].pid != pids[i])
+			k++;
+		if (k == R->ncmds) {
+			if (R->ncmds == MAX_CMDLINES)
+				continue;
+			R->ncmds++;
+		}
+		R->cmds[k].pid = pids[i];
+		memcpy(R->cmds[k].text, buf, (size_t)len + 1);
+	}
+}
+
 /*
  * Without --all the kernel channel keeps the command's process tree:
  * the processes that joined, and now and then those whose parent is kept
@@ -650,6 +709,7 @@ static void track_tree(struct rec *R)
 	R->last_scan_ms = now_ms();
 	for (int round = 0; round < 4 && add_children(R); round++)
 		;
+	read_cmdlines(R);
 }
 
 static void print_err(const char *what, const char *err, int rc)
@@ -751,6 +811,8 @@ static void close_kernel(struct rec *R)
 /* The end of the recording: what the buffers hold, the final metadata. */
 static void finish(struct rec *R)
 {
+	if (R->kern && !R->o->kernel_all)
+		read_cmdlines(R);
 	if (R->kern)
 		lt_kernel_flush(R->kern, kernel_packet, R);
 	lt_consumer_finish(&R->cons);
