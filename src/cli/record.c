@@ -442,7 +442,7 @@ static int record_run(int argc, char **argv)
 		} else if (strcmp(a, "-p") == 0) {
 			char *end;
 			long pid = strtol(v, &end, 10);
-			if (*end || pid <= 0 || pid > 1 << 22)
+			if (*end || pid <= 0 || pid > 0x7fffffff)
 				return lt_cli_error("record",
 						    "-p %s: a process id", v);
 			if (kill((pid_t)pid, 0) < 0 && errno == ESRCH)
