@@ -766,10 +766,16 @@ int lt_kernel_list(const char *pattern, FILE *out)
 		fprintf(stderr, "%s\n", err);
 		return rc;
 	}
-	for (size_t i = 0; i < n; i++)
+	int shown = 0;
+	for (size_t i = 0; i < n; i++) {
+		/* a recording's own probes (dynevent.h) are not the machine's */
+		if (strncmp(v[i].group, "lowtrace_", 9) == 0)
+			continue;
 		fprintf(out, "%s:%s\n", v[i].group, v[i].name);
+		shown++;
+	}
 	free(v);
-	return (int)n;
+	return shown;
 }
 
 int lt_kernel_add_pid(struct lt_kernel *k, pid_t pid)

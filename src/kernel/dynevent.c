@@ -5,9 +5,10 @@
  *	p:lowtrace_PID/python__function__return /usr/bin/python3.11:0xf20d4(0x683262)
  *		file=+0(%bp):ustring func=+0(%r12):ustring line=%ax:s32
  *
- * (the semaphore's file offset in parentheses: the kernel raises it while
- * the probe exists, so that a marker guarded by it fires); a function
- * probe takes its arguments from the x86-64 calling convention.
+ * (the semaphore's file offset in parentheses, the kernel's
+ * ref_ctr_offset: the kernel raises it while the probe exists, so that a
+ * marker guarded by it fires); a function probe takes its arguments from
+ * the x86-64 calling convention.
  */
 #include "kernel/dynevent.h"
 
