@@ -22,6 +22,14 @@ static int inside(const struct lt_elf *e, uint64_t off, uint64_t len)
 	return off <= e->size && len <= e->size - off;
 }
 
+/* The same, at an offset aligned for the structures read there (the
+ * mapping is page-aligned). */
+static int inside_aligned(const struct lt_elf *e, uint64_t off, uint64_t len,
+			  uint64_t align)
+{
+	return off % align == 0 && inside(e, off, len);
+}
+
 int lt_elf_open(const char *path, struct lt_elf *e)
 {
 	memset(e, 0, sizeof(*e));
@@ -46,8 +54,10 @@ int lt_elf_open(const char *path, struct lt_elf *e)
 	    h->e_ident[EI_DATA] != ELFDATA2LSB ||
 	    h->e_shentsize != sizeof(Elf64_Shdr) ||
 	    (h->e_phnum && h->e_phentsize != sizeof(Elf64_Phdr)) ||
-	    !inside(e, h->e_shoff, (uint64_t)h->e_shnum * sizeof(Elf64_Shdr)) ||
-	    !inside(e, h->e_phoff, (uint64_t)h->e_phnum * sizeof(Elf64_Phdr))) {
+	    !inside_aligned(e, h->e_shoff,
+			    (uint64_t)h->e_shnum * sizeof(Elf64_Shdr), 8) ||
+	    !inside_aligned(e, h->e_phoff,
+			    (uint64_t)h->e_phnum * sizeof(Elf64_Phdr), 8)) {
 		lt_elf_close(e);
 		return -ENOEXEC;
 	}
@@ -128,7 +138,7 @@ int lt_elf_sdt_notes(const struct lt_elf *e,
 	size_t len = 0;
 	const unsigned char *p = lt_elf_section(e, ".note.stapsdt", &len, NULL);
 	int count = 0;
-	if (!p)
+	if (!p || (uintptr_t)p % 4)
 		return 0;
 	for (size_t off = 0; off + sizeof(Elf64_Nhdr) <= len;) {
 		const Elf64_Nhdr *nh = (const void *)(p + off);
@@ -177,7 +187,7 @@ static int symbols_of(const struct lt_elf *e, unsigned type,
 		if (sh[i].sh_type != type || sh[i].sh_link >= e->shnum)
 			continue;
 		const Elf64_Shdr *str = &sh[sh[i].sh_link];
-		if (!inside(e, sh[i].sh_offset, sh[i].sh_size) ||
+		if (!inside_aligned(e, sh[i].sh_offset, sh[i].sh_size, 8) ||
 		    !inside(e, str->sh_offset, str->sh_size))
 			continue;
 		const Elf64_Sym *sym = (const void *)(e->map + sh[i].sh_offset);
@@ -223,7 +233,7 @@ int lt_elf_needed(const struct lt_elf *e, const char **names, int max)
 	const char *strs =
 		(const char *)lt_elf_section(e, ".dynstr", &slen, NULL);
 	int n = 0;
-	if (!dyn || !strs)
+	if (!dyn || !strs || (uintptr_t)dyn % 8)
 		return 0;
 	for (size_t off = 0; off + sizeof(Elf64_Dyn) <= len && n < max;
 	     off += sizeof(Elf64_Dyn)) {
