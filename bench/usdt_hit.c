@@ -82,5 +82,5 @@ int main(int argc, char **argv)
 	printf("usdt_hit: %ld hits, %.1f ns per iteration, %.1f cpu ns per "
 	       "iteration, semaphore %u\n",
 	       n, (t1 - t0) / d, (c1 - c0) / d, bench_hit_semaphore);
-	return 0;
+	return sink == -1;
 }
