@@ -11,7 +11,7 @@
 # slowest query's verdict names the lock wait and the backend whose
 # commit woke it; feeds bad input (unknown markers, a binary without
 # notes, a malformed type list, a string at a bad address, a PID that
-# exits, kprobes on a kernel without kprobe_events), and a recorder
+# exits, kprobes on a kernel without kprobe_events, not root), and a recorder
 # killed by SIGKILL.  After every case, no lowtrace probe is left in
 # uprobe_events.  Needs root, python3.11, PostgreSQL 15 and babeltrace2
 # (skips without them, fails under LOWTRACE_REQUIRE_ALL=1).
@@ -138,6 +138,11 @@ row nonzero '^lowtrace: record: -p 999999999: no such process' \
 	"$LT" record -o "$tmp/b8" -p 999999999 -u 'x:*'
 row nonzero 'this kernel has no kprobe_events' \
 	"$LT" record -o "$tmp/b9" -k 'kprobe:do_sys_openat2' -- /usr/bin/true
+if [ -x "$PY" ] && id nobody > /dev/null 2>&1; then
+	chmod o+x "$tmp" && mkdir -m 777 "$tmp/nobody"
+	row nonzero 'run as root' \
+		runuser -u nobody -- "$LT" record -o "$tmp/nobody/t" -u 'python:gc__start' -- "$PY" -c 1
+fi
 rows_end test_bad_input_is_refused
 check_clean test_bad_input_leaves_no_probe
 
