@@ -276,7 +276,7 @@ static char *fields_of(const struct lt_event *ev)
 		return NULL;
 	*lt_event_format(ev, buf) = 0;
 	/* the thread is said already; the probe's address says little */
-	char *p = buf + 2;
+	char *p = buf + (strncmp(buf, "{ ", 2) == 0 ? 2 : strlen(buf));
 	while (strncmp(p, "common_", 7) == 0 ||
 	       strncmp(p, "__probe_", 8) == 0) {
 		char *next = strstr(p, ", ");
