@@ -180,7 +180,11 @@ if [ -x "$PY" ]; then
 		sleep 0.05
 	done
 	had=$(grep -c "lowtrace_$rec/" "$UE")
-	child=$(pgrep -P "$rec")
+	child=
+	for st in /proc/[0-9]*/stat; do
+		[ "$(sed 's/.*) . \([0-9]*\) .*/\1/' "$st" 2> /dev/null)" = "$rec" ] &&
+			child="$child $(basename "$(dirname "$st")")"
+	done
 	kill -9 "$rec"
 	wait "$rec" 2> /dev/null
 	[ -n "$child" ] && kill $child 2> /dev/null
