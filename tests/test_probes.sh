@@ -169,6 +169,24 @@ if [ -x "$PY" ]; then
 	wait "$victim" 2> /dev/null
 	check_clean test_pid_leaves_no_probe
 
+	# SIGTERM ends the recording as the command's end would: the
+	# trace is whole and the probes are gone (the command runs on)
+	"$LT" record -o "$tmp/term" -u 'python:function__return' -- \
+		"$PY" -c 'import time; time.sleep(3)' > "$tmp/term.out" 2>&1 &
+	rec=$!
+	for _ in $(seq 100); do
+		grep -q "lowtrace_$rec/" "$UE" && break
+		sleep 0.05
+	done
+	kill -TERM "$rec"
+	wait "$rec"
+	st=$?
+	if [ "$st" = 143 ] && [ -z "$(left_behind)" ] && "$LT" view "$tmp/term" > /dev/null 2>&1; then
+		ok test_sigterm_recorder_cleans_up
+	else
+		fail test_sigterm_recorder_cleans_up "exit $st; $UE:"$'\n'"$(cat "$UE" "$tmp/term.out")"
+	fi
+
 	# a recorder killed by SIGKILL leaves its probes; the next one
 	# removes them (and nothing of another tool)
 	echo 'p:other_tool_test/keep /usr/bin/true:0x0' >> "$UE" 2> /dev/null

@@ -1001,32 +1001,44 @@ static volatile sig_atomic_t interrupted;
 
 static void on_interrupt(int sig)
 {
-	(void)sig;
-	interrupted = 1;
+	interrupted = sig;
 }
 
-/* -p with no command: the recording lasts until the process exits or
- * SIGINT/SIGTERM. */
+/*
+ * SIGTERM or SIGHUP (and SIGINT with -p and no command) end the
+ * recording as the command's end would: the buffers are drained and the
+ * probes created removed (a recorder killed by a signal it cannot catch
+ * leaves them to the next one).  The command is left running.  With -p
+ * and no command, the recording also ends when the process exits.
+ */
 static void watch_attached(struct rec *R)
 {
-	if (R->o->argv || !R->child_alive)
+	if (!R->child_alive)
 		return;
-	if (interrupted || (kill(R->o->attach_pid, 0) < 0 && errno == ESRCH) ||
-	    proc_gone(R->o->attach_pid)) {
-		R->res->attached_exited = !interrupted;
-		R->child_alive = 0;
-		R->child_done_ms = now_ms() - 2000;
-	}
+	int gone = !R->o->argv &&
+		   ((kill(R->o->attach_pid, 0) < 0 && errno == ESRCH) ||
+		    proc_gone(R->o->attach_pid));
+	if (!interrupted && !gone)
+		return;
+	R->res->attached_exited = gone && !interrupted;
+	if (interrupted && R->o->argv)
+		R->res->exit_status = 128 + interrupted;
+	R->child_alive = 0;
+	R->child_done_ms = now_ms() - 2000;
 }
 
 int lt_record_run(const struct lt_rec_options *o, struct lt_rec_result *res)
 {
 	static struct rec R;
+	struct sigaction sa = { .sa_handler = on_interrupt,
+				.sa_flags = SA_RESTART };
+	/* before the probes exist; exec gives the command the default
+	 * actions back */
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	int rc = open_recording(&R, o, res);
 	if (!rc && !o->argv) {
-		struct sigaction sa = { .sa_handler = on_interrupt };
 		sigaction(SIGINT, &sa, NULL);
-		sigaction(SIGTERM, &sa, NULL);
 		signal(SIGPIPE, SIG_IGN);
 		R.child_alive = 1;
 	} else if (!rc) {
