@@ -9,7 +9,9 @@
 # runs examples/pg-lock.sh (a private PostgreSQL cluster, one session
 # holding a row lock while another's UPDATE waits) and checks that the
 # slowest query's verdict names the lock wait and the backend whose
-# commit woke it; feeds bad input (unknown markers, a binary without
+# commit woke it; checks that a marker behind a semaphore fires while
+# probed (bench/usdt_hit) and that the semaphore is put back, and a
+# function's return value; feeds bad input (unknown markers, a binary without
 # notes, a malformed type list, a string at a bad address, a PID that
 # exits, kprobes on a kernel without kprobe_events, not root), and a recorder
 # killed by SIGKILL.  After every case, no lowtrace probe is left in
@@ -115,6 +117,36 @@ EOP
 		fail test_python_spans "$(cat "$tmp/py.spans")"
 	fi
 	check_clean test_python_leaves_no_probe
+fi
+
+# a marker behind a semaphore fires while probed, and the semaphore is
+# put back after: bench/usdt_hit prints its semaphore and the count
+HIT=$B/bench/usdt_hit
+if [ -x "$HIT" ]; then
+	"$LT" record -o "$tmp/hit" -u 'bench:hit(a,b,s:string)' -- "$HIT" 1000 > "$tmp/hit.out" 2>&1
+	n=$("$LT" view "$tmp/hit" 2>&1 | grep -c 'bench:hit: .*a = 999, b = 2997, s = "select"')
+	after=$("$HIT" 10)
+	if grep -q 'semaphore 1' "$tmp/hit.out" && [ "$n" = 1 ] &&
+		[ "$("$LT" view "$tmp/hit" 2>&1 | grep -c 'bench:hit:')" = 1000 ] &&
+		echo "$after" | grep -q 'semaphore 0'; then
+		ok test_semaphore_raised_while_probed
+	else
+		fail test_semaphore_raised_while_probed "$(cat "$tmp/hit.out"; echo "$after"; "$LT" view "$tmp/hit" 2>&1 | tail -3)"
+	fi
+else
+	fail test_semaphore_raised_while_probed "no $HIT (run make)"
+fi
+
+# a function and its return value, from the calling convention
+if [ -x "$PY" ]; then
+	"$LT" record -o "$tmp/fn" --probe 'libc:getpid%return(ret:s32)' -- \
+		"$PY" -c 'import os; print("pid", os.getpid())' > "$tmp/fn.out" 2>&1
+	pid=$(sed -n 's/^pid //p' "$tmp/fn.out")
+	if [ -n "$pid" ] && "$LT" view "$tmp/fn" 2>&1 | grep -q "libc:getpid__return: .*common_tgid = $pid, .*ret = $pid }"; then
+		ok test_function_return_value
+	else
+		fail test_function_return_value "$(cat "$tmp/fn.out"; "$LT" view "$tmp/fn" 2>&1 | head -5)"
+	fi
 fi
 
 # bad input: each a clear message and a non-zero exit, nothing left
