@@ -539,24 +539,37 @@ static void explain_span(FILE *f, const struct lt_model *m,
 			sp->tid);
 		return;
 	}
-	/* the spans inside it, by name: time and count, most time first */
+	/* the spans inside it, by name: count and time (nested ones of a
+	 * kind counted once), most time first */
 	struct lt_span in[64];
 	struct inner {
 		const char *name;
 		unsigned key, n;
-		int64_t ns;
+		int64_t ns, until;
 	} agg[64];
 	size_t n = lt_spans_inside(spans, sp->tid, sp->begin, sp->end, in, 64);
+	for (size_t i = 1; i < n; i++) /* by begin: they came by end */
+		for (size_t k = i; k > 0 && in[k].begin < in[k - 1].begin;
+		     k--) {
+			struct lt_span t = in[k];
+			in[k] = in[k - 1];
+			in[k - 1] = t;
+		}
 	size_t na = 0;
 	for (size_t i = 0; i < n; i++) {
 		size_t k = 0;
 		while (k < na && agg[k].key != in[i].key)
 			k++;
 		if (k == na)
-			agg[na++] =
-				(struct inner){ in[i].name, in[i].key, 0, 0 };
+			agg[na++] = (struct inner){ in[i].name, in[i].key, 0, 0,
+						    INT64_MIN };
 		agg[k].n++;
-		agg[k].ns += in[i].end - in[i].begin;
+		int64_t from =
+			in[i].begin > agg[k].until ? in[i].begin : agg[k].until;
+		if (in[i].end > from)
+			agg[k].ns += in[i].end - from;
+		if (in[i].end > agg[k].until)
+			agg[k].until = in[i].end;
 	}
 	for (size_t i = 0; i < na; i++) {
 		size_t best = i;
