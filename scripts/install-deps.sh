@@ -10,6 +10,7 @@ pkgs=(
 	spin                    # model checker for models/
 	linux-perf              # perf, benchmarked beside kernel tracing
 	chromium                # headless browser for the report test
+	postgresql-15 python3.11 # programs with USDT markers, traced by tests/test_probes.sh
 )
 missing=()
 for p in "${pkgs[@]}"; do

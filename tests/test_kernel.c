@@ -24,6 +24,7 @@
 #include "kernel/encode.h"
 #include "kernel/perf_ring.h"
 #include "kernel/tracefs.h"
+#include "kernel/usdt.h"
 
 /* Format files as this kernel (6.18) prints them. */
 static const char fmt_sched_switch[] =
@@ -335,6 +336,91 @@ LT_TEST(test_expand_wildcards_presets_and_duplicates)
 	LT_ASSERT_STREQ(v[6].name, "sched_waking");
 	LT_ASSERT_STREQ(v[7].name, "sys_enter_nanosleep");
 	free(v);
+}
+
+/* SDT argument specs as gcc writes them, into uprobe fetch arguments. */
+LT_TEST(test_usdt_specs_become_fetch_arguments)
+{
+	static const struct {
+		const char *spec, *type, *fetch;
+	} rows[] = {
+		{ "8@%rbx", NULL, "%bx:u64" },
+		{ "-4@%ebp", NULL, "%bp:s32" },
+		{ "-4@%r14d", NULL, "%r14:s32" },
+		{ "1@%sil", NULL, "%si:u8" },
+		{ "8@-144(%rbp)", NULL, "-144(%bp):u64" },
+		{ "4@(%r12)", NULL, "+0(%r12):u32" },
+		{ "2@12(%r12)", "s64", "+12(%r12):u16" }, /* not past it */
+		{ "-4@$1", NULL, "\\1:s32" },
+		{ "8@%rbx", "string", "+0(%bx):ustring" },
+		{ "8@-144(%rbp)", "string", "+0(-144(%bp)):ustring" },
+		{ "-4@%eax", "u8", "%ax:u8" },
+	};
+	int failed = 0;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct lt_usdt_arg a[4];
+		char out[128] = "", err[128] = "";
+		int n = lt_usdt_parse_args(rows[i].spec, a, 4, err,
+					   sizeof(err));
+		if (n == 1)
+			lt_usdt_fetch(&a[0], rows[i].type, 0, out, sizeof(out),
+				      err, sizeof(err));
+		failed +=
+			!LT_CHECK_ROW(rows[i].spec, strcmp(out, rows[i].fetch),
+				      0, out, rows[i].fetch);
+	}
+	LT_ASSERT_ROWS(failed, sizeof(rows) / sizeof(rows[0]));
+	struct lt_usdt_arg a[8];
+	char err[128];
+	LT_ASSERT_EQ(lt_usdt_parse_args("4@(%r12) 4@4(%r12) -4@%r13d", a, 8,
+					err, sizeof(err)),
+		     3);
+	LT_ASSERT_EQ(a[1].off, 4);
+	LT_ASSERT_EQ(
+		lt_usdt_parse_args("-4@52+Stats(%rip)", a, 8, err, sizeof(err)),
+		1);
+	LT_ASSERT_EQ(a[0].kind, LT_USDT_GLOBAL);
+	LT_ASSERT_STREQ(a[0].sym, "Stats");
+	LT_ASSERT_EQ(a[0].off, 52);
+	static const char *const bad[] = { "8@%xmm0", "3@%eax",
+					   "8@(%rax,%rbx,8)", "%eax",
+					   "8@12(%rip)" };
+	failed = 0;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = 0;
+		int rc = lt_usdt_parse_args(bad[i], a, 8, err, sizeof(err));
+		failed += !LT_CHECK_ROW(bad[i], rc, -EINVAL, err,
+					"is not one lowtrace can fetch");
+	}
+	LT_ASSERT_ROWS(failed, sizeof(bad) / sizeof(bad[0]));
+}
+
+LT_TEST(test_usdt_type_lists)
+{
+	const char *names[8], *types[8];
+	char buf[256], err[256];
+	LT_ASSERT_EQ(lt_usdt_parse_types("file:string,,line:int", buf,
+					 sizeof(buf), names, types, 8, err,
+					 sizeof(err)),
+		     3);
+	LT_ASSERT_STREQ(names[0], "file");
+	LT_ASSERT_STREQ(types[0], "string");
+	LT_ASSERT(names[1] == NULL && types[1] == NULL);
+	LT_ASSERT_STREQ(types[2], "s32");
+	static const char *const bad[] = { "file:strng", "1x:u32", "a b",
+					   "a:u128" };
+	int failed = 0;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = 0;
+		int rc = lt_usdt_parse_types(bad[i], buf, sizeof(buf), names,
+					     types, 8, err, sizeof(err));
+		failed += !LT_CHECK_ROW(bad[i], rc, -EINVAL, err,
+					"is not NAME:TYPE");
+	}
+	LT_ASSERT_ROWS(failed, sizeof(bad) / sizeof(bad[0]));
+	LT_ASSERT_STREQ(lt_usdt_signature("postgresql", "query__start"),
+			"query:string");
+	LT_ASSERT(lt_usdt_signature("postgresql", "no__such") == NULL);
 }
 
 LT_TEST(test_unknown_event_suggests_a_close_name)

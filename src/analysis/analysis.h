@@ -34,15 +34,30 @@ int lt_anchor_match_memo(const struct lt_anchor *a, const struct lt_event *ev,
 			 uint8_t *memo);
 /* '*' glob. */
 int lt_glob_match(const char *pat, const char *s);
+/* The thread an event is of: its "tid" field, else the kernel's
+ * "common_tid", else the process of its stream. */
+int32_t lt_event_tid(const struct lt_event *ev);
 
 struct lt_latency_opts {
 	struct lt_anchor anchor;
 	const char *by; /* field giving the lateness, default "late_us" */
 	unsigned top; /* worst anchors explained */
+	/* instead of anchors, spans "START..END" (span.h) of min_ns or
+	 * more, the slowest explained from start to end */
+	const char *span;
+	int64_t min_ns;
 };
 /* Prints the explanations of the top worst anchors; 0 or -errno. */
 int lt_analyze_latency(lt_reader_t *t, const struct lt_latency_opts *o,
 		       FILE *out);
+
+/*
+ * Spans (span.h) ranked by duration: per pair, count, total, mean,
+ * worst and a histogram by decade; then the top slowest spans with their
+ * start's fields.  span: one pair "START..END", or NULL for the pairs
+ * found by name.  -ENODATA when the trace has no span.
+ */
+int lt_analyze_spans(lt_reader_t *t, const char *span, unsigned top, FILE *out);
 
 struct lt_jitter_opts {
 	const char *event;

@@ -117,6 +117,15 @@ static int cond_match(const struct lt_anchor *a, const struct lt_event *ev)
 	}
 }
 
+int32_t lt_event_tid(const struct lt_event *ev)
+{
+	int64_t tid;
+	if (lt_event_int(ev, "tid", &tid) == 0 ||
+	    lt_event_int(ev, "common_tid", &tid) == 0)
+		return (int32_t)tid;
+	return (int32_t)ev->pid;
+}
+
 int64_t lt_parse_duration(const char *s)
 {
 	char *end;

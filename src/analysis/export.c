@@ -111,9 +111,7 @@ static void on_slice(void *arg, unsigned cpu, const struct lt_cslice *s)
 
 static void anchor(struct exp *x, const struct lt_event *ev)
 {
-	int64_t tid;
-	if (lt_event_int(ev, "tid", &tid) != 0)
-		tid = ev->pid;
+	int64_t tid = lt_event_tid(ev);
 	/* end the running slice here, so the track stays in time order */
 	const struct lt_model *m = x->m;
 	if (ev->cpu < m->ncpus && m->cpus[ev->cpu].cur == tid) {

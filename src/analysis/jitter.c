@@ -39,9 +39,7 @@ int lt_analyze_jitter(lt_reader_t *t, const struct lt_jitter_opts *o, FILE *out)
 		if (!lt_glob_match(o->event, ev->cls->name))
 			continue;
 		nev++;
-		int64_t tid, seq = -1;
-		if (lt_event_int(ev, "tid", &tid) != 0)
-			tid = ev->pid;
+		int64_t tid = lt_event_tid(ev), seq = -1;
 		lt_event_int(ev, "seq", &seq);
 		unsigned i = 0;
 		while (i < nth && th[i].tid != tid)

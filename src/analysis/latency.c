@@ -20,6 +20,7 @@
  */
 #include "analysis/analysis.h"
 #include "analysis/model.h"
+#include "analysis/span.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -196,6 +197,112 @@ static void chain(FILE *f, const struct lt_model *m, int32_t tid, int64_t a,
 	chain(f, m, st.next, st.wa, st.wb, seen, depth + 1);
 }
 
+/* A window of a thread's time to explain (where_went). */
+struct window {
+	int32_t tid;
+	const struct lt_thread *th;
+	int64_t a, b; /* the window */
+	int32_t cpu; /* where it was woken for, -1: unknown */
+	int64_t timer; /* an anchor's: from the due time to the wake-up */
+	int32_t waker; /* of that wake-up */
+	int64_t due; /* an anchor's due time */
+	int64_t total; /* the lateness, or the span's duration */
+	const struct lt_span *span; /* NULL for an anchor */
+	const struct lt_span_tracker *spans;
+};
+
+static void where_went(FILE *f, const struct lt_model *m,
+		       const struct window *w);
+
+/* "ENV cmdline_PID", the command line the recorder saw, or NULL. */
+static const char *cmdline(const struct lt_model *m, int32_t pid)
+{
+	char key[32];
+	snprintf(key, sizeof(key), "cmdline_%d", pid);
+	return pid > 0 ? lt_reader_env(m->trace, key) : NULL;
+}
+
+/* The span inside w's span that overlaps [a, b] most, or NULL. */
+static const char *inside_block(const struct window *w, int64_t a, int64_t b)
+{
+	struct lt_span in[64];
+	size_t n = lt_spans_inside(w->spans, w->tid, w->span->begin,
+				   w->span->end, in, 64);
+	const char *best = NULL;
+	int64_t most = 0;
+	for (size_t i = 0; i < n; i++) {
+		int64_t d = clip(in[i].begin, in[i].end, a, b);
+		if (d > most)
+			most = d, best = in[i].name;
+	}
+	return best;
+}
+
+#define MARKS_SEEN 64 /* of the waker's markers, looked at */
+
+/*
+ * What the thread that ended a wait had just done, from its markers:
+ * the latest one of a kind seen once among its last ones (a commit,
+ * among the lock acquisitions and releases that come by the dozen),
+ * else its latest; and how many others came after it, by name.
+ */
+static void waker_marks(FILE *f, const struct lt_span_tracker *spans,
+			int32_t tid, int64_t ns)
+{
+	const char *names[MARKS_SEEN];
+	int64_t at[MARKS_SEEN];
+	size_t n = lt_spans_marks_before(spans, tid, ns, names, at, MARKS_SEEN);
+	size_t pick = 0;
+	if (!n)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		size_t same = 0;
+		for (size_t k = 0; k < n; k++)
+			same += strcmp(names[k], names[i]) == 0;
+		if (same == 1) {
+			pick = i;
+			break;
+		}
+	}
+	fprintf(f, ", %.3f ms after its %s", ms(ns - at[pick]), names[pick]);
+	/* those after it, by name, in the order they first came */
+	int said = 0;
+	for (size_t i = pick; i-- > 0;) {
+		size_t k = pick, cnt = 0;
+		while (--k > i && strcmp(names[k], names[i]) != 0)
+			;
+		if (k > i)
+			continue; /* counted at its first */
+		for (k = 0; k < pick; k++)
+			cnt += strcmp(names[k], names[i]) == 0;
+		fprintf(f, "%s%s x%zu", said++ ? ", " : " (then ", names[i],
+			cnt);
+	}
+	if (said)
+		fputc(')', f);
+}
+
+/* A span's verdict when blocked: in which inner span, who woke it, what
+ * that thread had just done, its command line. */
+static void span_blocked(FILE *f, const struct lt_model *m,
+			 const struct window *w, int64_t blocked,
+			 int64_t block_a, int64_t block_b, int32_t unblocker)
+{
+	const char *in = inside_block(w, block_a, block_b);
+	fprintf(f, "%.1f ms", ms(blocked));
+	if (in)
+		fprintf(f, " in %s", in);
+	fputs(", until ", f);
+	who(f, m, unblocker);
+	fputs(" woke it (a lock or resource it held)", f);
+	if (unblocker > 0)
+		waker_marks(f, w->spans, unblocker, block_b);
+	fputc('\n', f);
+	const char *cmd = cmdline(m, lt_model_tgid(m, unblocker));
+	if (cmd)
+		fprintf(f, "   the waker's command line: %s\n", cmd);
+}
+
 /* Writes the explanation of one anchor at ev into f. */
 static void explain(FILE *f, const struct lt_model *m,
 		    const struct lt_event *ev, int32_t tid, int64_t late_ns,
@@ -247,8 +354,34 @@ static void explain(FILE *f, const struct lt_model *m,
 		      "the trace)\n",
 		      f);
 	}
+	struct window w = {
+		.tid = tid,
+		.th = th,
+		.a = wake,
+		.b = t_end,
+		.cpu = wake_cpu,
+		.timer = found ? wake - due : 0,
+		.waker = waker,
+		.due = due,
+		.total = late_ns,
+	};
+	where_went(f, m, &w);
+}
 
-	/* the states from the wake-up to the anchor */
+/*
+ * Where a thread's time went over a window: runnable (and behind whom),
+ * blocked (and who ended the longest block), running, irq and softirq,
+ * then the verdict naming the largest part, and for a block the chain of
+ * wakers behind it.  For an anchor the window runs from its wake-up to
+ * the anchor (timer: how late that wake-up was); for a span, from its
+ * start to its end (w->span).
+ */
+static void where_went(FILE *f, const struct lt_model *m,
+		       const struct window *w)
+{
+	int32_t tid = w->tid, waker = w->waker, wake_cpu = w->cpu;
+	const struct lt_thread *th = w->th;
+	int64_t wake = w->a, t_end = w->b, due = w->due, late_ns = w->total;
 	struct states st;
 	walk_states(m, th, tid, wake, t_end, &st);
 	struct shares sh = st.sh;
@@ -291,7 +424,7 @@ static void explain(FILE *f, const struct lt_model *m,
 		ms(soft), main_cpu);
 
 	/* the verdict: the largest part */
-	int64_t timer = found ? wake - due : 0;
+	int64_t timer = w->timer;
 	if (timer > WAKE_SLACK_NS && waker > 0) {
 		/* woken by a thread long after the due time: the timer's
 		 * own wake-up is not in the trace, and it then blocked on
@@ -316,9 +449,11 @@ static void explain(FILE *f, const struct lt_model *m,
 		best = irq + soft, kind = 2;
 	if (timer > best)
 		best = timer, kind = 3;
+	if (w->span && running > best)
+		best = running, kind = 4;
 	fputs("   verdict: ", f);
 	/* best * 10 < late_ns, which overflows on a corrupt trace's times */
-	if (late_ns > 0 && best <= (late_ns - 1) / 10) {
+	if (!w->span && late_ns > 0 && best <= (late_ns - 1) / 10) {
 		fprintf(f,
 			"late %.3f ms with no scheduling cause in the "
 			"trace\n",
@@ -332,15 +467,26 @@ static void explain(FILE *f, const struct lt_model *m,
 		who(f, m, sh.n ? sh.s[0].tid : -1);
 		break;
 	case 1:
-		fprintf(f, "blocked %.1f ms after waking, until ", ms(blocked));
-		who(f, m, unblocker);
-		fputs(" woke it (a lock or resource it held)\n", f);
+		if (w->span) {
+			fputs("blocked ", f);
+			span_blocked(f, m, w, blocked, block_a, block_b,
+				     unblocker);
+		} else {
+			fprintf(f, "blocked %.1f ms after waking, until ",
+				ms(blocked));
+			who(f, m, unblocker);
+			fputs(" woke it (a lock or resource it held)\n", f);
+		}
 		int32_t seen[CHAIN_MAX + 1] = { tid };
 		chain(f, m, unblocker, block_a, block_b, seen, 1);
 		return;
 	case 2:
 		fprintf(f, "%.1f ms in irq/softirq on CPU %d", ms(irq + soft),
 			main_cpu);
+		break;
+	case 4:
+		fprintf(f, "running %.1f ms: its own work, not a wait",
+			ms(running));
 		break;
 	default:
 		fprintf(f, "the timer fired %.1f ms late (woken by ",
@@ -374,9 +520,184 @@ static int64_t unit_ns(const char *by)
 	return 1000;
 }
 
+/* Writes the explanation of one span into f. */
+static void explain_span(FILE *f, const struct lt_model *m,
+			 const struct lt_span_tracker *spans,
+			 const struct lt_span *sp)
+{
+	int64_t dur = sp->end - sp->begin;
+	fprintf(f, "%s at +%.6f s, ", sp->name, rel_s(m, sp->begin));
+	who(f, m, sp->tid);
+	fprintf(f, ": %.3f ms\n", ms(dur));
+	if (*sp->fields)
+		fprintf(f, "   %s\n", sp->fields);
+	const struct lt_thread *th = lt_model_thread(m, sp->tid);
+	if (!th) {
+		fprintf(f,
+			"   no scheduling events for tid %d (record with "
+			"-k sched)\n   verdict: unknown\n",
+			sp->tid);
+		return;
+	}
+	/* the spans inside it, by name: count and time (nested ones of a
+	 * kind counted once), most time first */
+	struct lt_span in[64];
+	struct inner {
+		const char *name;
+		unsigned key, n;
+		int64_t ns, until;
+	} agg[64];
+	size_t n = lt_spans_inside(spans, sp->tid, sp->begin, sp->end, in, 64);
+	for (size_t i = 1; i < n; i++) /* by begin: they came by end */
+		for (size_t k = i; k > 0 && in[k].begin < in[k - 1].begin;
+		     k--) {
+			struct lt_span t = in[k];
+			in[k] = in[k - 1];
+			in[k - 1] = t;
+		}
+	size_t na = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t k = 0;
+		while (k < na && agg[k].key != in[i].key)
+			k++;
+		if (k == na)
+			agg[na++] = (struct inner){ in[i].name, in[i].key, 0, 0,
+						    INT64_MIN };
+		agg[k].n++;
+		int64_t from =
+			in[i].begin > agg[k].until ? in[i].begin : agg[k].until;
+		if (in[i].end > from)
+			agg[k].ns += in[i].end - from;
+		if (in[i].end > agg[k].until)
+			agg[k].until = in[i].end;
+	}
+	for (size_t i = 0; i < na; i++) {
+		size_t best = i;
+		for (size_t k = i + 1; k < na; k++)
+			if (agg[k].ns > agg[best].ns)
+				best = k;
+		struct inner tmp = agg[i];
+		agg[i] = agg[best];
+		agg[best] = tmp;
+		fprintf(f, "%s%s %.3f ms",
+			i ? ", " : "   inside: ", agg[i].name, ms(agg[i].ns));
+		if (agg[i].n > 1)
+			fprintf(f, " (%u)", agg[i].n);
+	}
+	if (na)
+		fputc('\n', f);
+	if (lt_thread_truncated(th, sp->begin))
+		fputs("   (history of the window partly dropped)\n", f);
+	struct window w = {
+		.tid = sp->tid,
+		.th = th,
+		.a = sp->begin,
+		.b = sp->end,
+		.cpu = -1,
+		.waker = -1,
+		.due = sp->begin,
+		.total = dur,
+		.span = sp,
+		.spans = spans,
+	};
+	where_went(f, m, &w);
+}
+
+struct span_run {
+	const struct lt_model *m;
+	const struct lt_span_tracker *spans;
+	const struct lt_latency_opts *o;
+	struct result *res;
+	unsigned nres, top;
+	uint64_t nspans;
+	int err;
+};
+
+/* Keeps the explanation of a span among the top slowest. */
+static void on_span(void *arg, const struct lt_span *sp)
+{
+	struct span_run *r = arg;
+	int64_t dur = sp->end - sp->begin;
+	if (!sp->given || dur < r->o->min_ns)
+		return;
+	r->nspans++;
+	unsigned slot = r->nres;
+	if (r->nres == r->top) {
+		slot = 0;
+		for (unsigned i = 1; i < r->nres; i++)
+			if (r->res[i].key < r->res[slot].key)
+				slot = i;
+		if (r->res[slot].key >= dur)
+			return;
+		free(r->res[slot].text);
+		r->res[slot].text = NULL;
+	} else {
+		r->nres++;
+	}
+	size_t len = 0;
+	FILE *f = open_memstream(&r->res[slot].text, &len);
+	if (!f) {
+		r->err = -ENOMEM;
+		return;
+	}
+	explain_span(f, r->m, r->spans, sp);
+	fclose(f);
+	r->res[slot].key = dur;
+}
+
+static int latency_spans(lt_reader_t *t, const struct lt_latency_opts *o,
+			 FILE *out)
+{
+	struct lt_span_pair pair;
+	char err[256];
+	int ret = lt_span_parse(o->span, &pair, err, sizeof(err));
+	if (ret)
+		return ret;
+	struct lt_model m;
+	ret = lt_model_init(&m, t);
+	if (ret)
+		return ret;
+	struct span_run r = { .m = &m, .o = o, .top = o->top ? o->top : 5 };
+	struct lt_span_tracker *spans = lt_spans_new(t, &pair);
+	r.spans = spans;
+	r.res = calloc(r.top, sizeof(*r.res));
+	if (!spans || !r.res)
+		ret = -ENOMEM;
+	const struct lt_event *ev;
+	while (!ret && !r.err && (ret = lt_reader_next(t, &ev)) > 0) {
+		lt_model_feed(&m, ev);
+		ret = lt_spans_feed(spans, ev, on_span, &r);
+	}
+	if (!ret && r.err)
+		ret = r.err;
+	if (ret == 0) {
+		qsort(r.res, r.nres, sizeof(*r.res), by_key_desc);
+		fprintf(out, "%llu spans %s", (unsigned long long)r.nspans,
+			o->span);
+		if (o->min_ns)
+			fprintf(out, " of %.3f ms or more", ms(o->min_ns));
+		fprintf(out, "; the %u slowest, with where the time went:\n",
+			r.nres);
+		for (unsigned i = 0; i < r.nres; i++)
+			fprintf(out, "#%u %s", i + 1, r.res[i].text);
+		if (m.nsched == 0)
+			fputs("(no kernel scheduling events in the trace: "
+			      "record with -k sched)\n",
+			      out);
+	}
+	for (unsigned i = 0; r.res && i < r.nres; i++)
+		free(r.res[i].text);
+	free(r.res);
+	lt_spans_free(spans);
+	lt_model_free(&m);
+	return ret;
+}
+
 int lt_analyze_latency(lt_reader_t *t, const struct lt_latency_opts *o,
 		       FILE *out)
 {
+	if (o->span)
+		return latency_spans(t, o, out);
 	struct lt_model m;
 	const char *by = o->by ? o->by : "late_us";
 	unsigned top = o->top ? o->top : 5, nres = 0;
@@ -398,10 +719,8 @@ int lt_analyze_latency(lt_reader_t *t, const struct lt_latency_opts *o,
 		if (!lt_anchor_match_memo(&o->anchor, ev, memo))
 			continue;
 		nanchors++;
-		int64_t byval = 0, tid;
+		int64_t byval = 0, tid = lt_event_tid(ev);
 		lt_event_int(ev, by, &byval);
-		if (lt_event_int(ev, "tid", &tid) != 0)
-			tid = ev->pid;
 		unsigned slot = nres;
 		if (nres == top) {
 			slot = 0;

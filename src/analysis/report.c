@@ -6,6 +6,8 @@
  *   irq      irq/softirq windows, flat: cpu, begin, end, vec, soft
  *   sp       per-thread state spans, flat: tid, begin, end, state
  *   an       anchors, flat: time, tid, lateness (late_us), cpu
+ *   spn      spans (span.h: start/end markers paired per thread), flat:
+ *            tid, begin, end, kind (an index into spk, their names)
  *   ex       the text of `analyze latency` for the worst anchors
  *
  * Times are microseconds from the first event.  Each array is streamed
@@ -18,6 +20,7 @@
  */
 #include "analysis/report.h"
 #include "analysis/model.h"
+#include "analysis/span.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -25,7 +28,7 @@
 
 #define SCAN_EVERY 16 /* events between two scans of the threads' rings */
 
-enum { F_SL, F_IRQ, F_SP, F_AN, F_N };
+enum { F_SL, F_IRQ, F_SP, F_AN, F_SPN, F_N };
 
 struct rep {
 	struct lt_model *m;
@@ -110,11 +113,17 @@ static void scan_threads(struct rep *r)
 	}
 }
 
+static void on_span(void *arg, const struct lt_span *sp)
+{
+	struct rep *r = arg;
+	sep(r, F_SPN);
+	fprintf(r->f[F_SPN], "%d,%.3f,%.3f,%u", sp->tid, us(r, sp->begin),
+		us(r, sp->end), sp->key);
+}
+
 static void anchor(struct rep *r, const struct lt_event *ev)
 {
-	int64_t tid, late = 0;
-	if (lt_event_int(ev, "tid", &tid) != 0)
-		tid = ev->pid;
+	int64_t tid = lt_event_tid(ev), late = 0;
 	lt_event_int(ev, "late_us", &late);
 	sep(r, F_AN);
 	fprintf(r->f[F_AN], "%.3f,%d,%lld,%u", us(r, ev->ns), (int32_t)tid,
@@ -178,13 +187,17 @@ static int explanations(lt_reader_t *t, const struct lt_anchor *a,
 
 int lt_report_html(lt_reader_t *t, const struct lt_anchor *anc, FILE *out)
 {
-	static const char *const names[F_N] = { "sl", "irq", "sp", "an" };
+	static const char *const names[F_N] = { "sl", "irq", "sp", "an",
+						"spn" };
 	struct lt_model m;
 	struct rep r = { .m = &m };
 	const struct lt_event *ev;
 	int ret = lt_model_init(&m, t);
 	if (ret)
 		return ret;
+	struct lt_span_tracker *spans = lt_spans_new(t, NULL);
+	if (!spans)
+		ret = -ENOMEM;
 	for (int k = 0; k < F_N; k++) {
 		r.first[k] = 1;
 		if (!(r.f[k] = tmpfile()))
@@ -203,6 +216,8 @@ int lt_report_html(lt_reader_t *t, const struct lt_anchor *anc, FILE *out)
 			scan_threads(&r);
 		if (anc && lt_anchor_match(anc, ev))
 			anchor(&r, ev);
+		if (lt_spans_feed(spans, ev, on_span, &r) < 0)
+			ret = -ENOMEM;
 	}
 	if (ret < 0)
 		goto out;
@@ -229,6 +244,12 @@ int lt_report_html(lt_reader_t *t, const struct lt_anchor *anc, FILE *out)
 		m.nevents ? us(&r, m.last_ns) : 0.0, (unsigned long long)r.lost,
 		(unsigned long long)r.nanchors);
 	threads_out(&r, out);
+	fputs("spk:[", out);
+	for (unsigned i = 0; i < lt_spans_nkeys(spans); i++) {
+		fputs(i ? "," : "", out);
+		js_str(out, lt_spans_key(spans, i));
+	}
+	fputs("],\n", out);
 	for (int k = 0; k < F_N; k++) {
 		fprintf(out, "%s:[", names[k]);
 		fflush(r.f[k]);
@@ -249,6 +270,7 @@ out:
 	for (int k = 0; k < F_N; k++)
 		if (r.f[k])
 			fclose(r.f[k]);
+	lt_spans_free(spans);
 	lt_model_free(&m);
 	return ret;
 }

@@ -3,7 +3,8 @@
  * style before the data object D, the script after it.  The script
  * builds per-row sorted arrays from D, draws the CPU and thread views on
  * one canvas (spans narrower than a pixel merged per pixel column, found
- * by binary search on the visible range), the anchor markers, the
+ * by binary search on the visible range), spans as a thin bar under
+ * their thread's row, the anchor markers, the
  * histogram of the anchors' lateness and the anchor list; zoom and pan
  * with the mouse and keys.  After the first draw it sets
  * body.dataset.painted to the painted pixels it samples, which the
@@ -119,7 +120,10 @@ const char lt_report_page_tail[] =
 	"  return out;\n"
 	"}\n"
 	"const cpuRows = rows(D.sl, 4, 3), irqRows = rows(D.irq, 5, 4);\n"
-	"const thRows = rows(D.sp, 4, 3);\n"
+	"const thRows = rows(D.sp, 4, 3), spnRows = rows(D.spn || [], 4, 3);\n"
+	"/* span kinds: a colour each */\n"
+	"const SPC = [\"#6a3d9a\", \"#1f78b4\", \"#b15928\", \"#33a02c\", \"#fb9a99\", \"#a6cee3\"];\n"
+	"const spc = (k) => SPC[k % SPC.length];\n"
 	"const anc = [];\n"
 	"for (let i = 0; i < D.an.length; i += 4)\n"
 	"  anc.push({ t: D.an[i], tid: D.an[i + 1], late: D.an[i + 2],\n"
@@ -233,6 +237,7 @@ const char lt_report_page_tail[] =
 	"  thOrder.forEach((tid, i) => {\n"
 	"    const y = yTh + i * TRH;\n"
 	"    drawRow(ctx, thRows.get(tid), y + 2, TRH - 4, (s) => ST[s]);\n"
+	"    drawRow(ctx, spnRows.get(tid), y + TRH - 4, 3, spc);\n"
 	"    label(ctx, who(tid), y + TRH / 2);\n"
 	"  });\n"
 	"  /* anchors: the wait from the due time on the thread, a line on its\n"
@@ -334,6 +339,10 @@ const char lt_report_page_tail[] =
 	"  el.appendChild(document.createTextNode(\"\\u2003CPUs: a colour per thread (idle: blank);\"));\n"
 	"  item(IRQ, \"irq\"); item(SOFT, \"softirq\");\n"
 	"  item(ANC, \"anchor\"); item(\"rgba(208,0,0,0.25)\", \"its lateness (from the due time)\");\n"
+	"  const used = new Set();\n"
+	"  for (let i = 3; i < (D.spn || []).length; i += 4) used.add(D.spn[i]);\n"
+	"  if (used.size) el.appendChild(document.createTextNode(\"\\u2003Spans (under a thread's row):\"));\n"
+	"  (D.spk || []).forEach((n, k) => { if (used.has(k)) item(spc(k), n); });\n"
 	"}\n"
 	"legend();\n"
 	"$(\"stats\").textContent = D.nevents + \" events, \" + D.ncpus + \" CPUs, \" +\n"

@@ -4,6 +4,7 @@
  * src/analysis/ over a recorded trace (docs/analysis.md).
  */
 #include "analysis/analysis.h"
+#include "analysis/span.h"
 #include "cli/cli.h"
 #include "ctf/reader.h"
 
@@ -18,8 +19,11 @@ static const char analyze_usage[] =
 	"usage: lowtrace analyze latency DIR [--anchor 'EVENT[ if FIELD OP "
 	"N]']\n"
 	"                                    [--by FIELD] [--top N]\n"
+	"       lowtrace analyze latency DIR --span 'START..END' [--min "
+	"DURATION]\n"
 	"       lowtrace analyze jitter DIR --event EVENT --period DURATION "
 	"[--top N]\n"
+	"       lowtrace analyze spans DIR [--span 'START..END'] [--top N]\n"
 	"       lowtrace analyze sched|cpu|syscalls|irq DIR [--top N]\n"
 	"\n"
 	"latency: for each of the N worst anchors (default demo:late, ranked "
@@ -29,6 +33,13 @@ static const char analyze_usage[] =
 	"  who ran on its CPU meanwhile, time blocked and who woke it, irq and\n"
 	"  softirq time, and a verdict.  Needs kernel events: record with\n"
 	"  `lowtrace record -k sched,irq --all -- CMD`.\n"
+	"latency --span: pairs START and END events per thread (nesting\n"
+	"  respected) and explains the slowest spans from start to end the\n"
+	"  same way, with the start's fields and the spans inside (e.g.\n"
+	"  postgresql:query__start..postgresql:query__done; --min 100ms).\n"
+	"spans: per kind of span (the --span pair, or pairs found by name:\n"
+	"  X__start/X__done, X__entry/X__return, ...), count, total, mean,\n"
+	"  worst and a histogram; then the longest spans.\n"
 	"jitter: ranks the worst expiries of a periodic EVENT (default\n"
 	"  demo:tick) by the interval between consecutive events of a thread\n"
 	"  less --period (10ms, 500us, 1s).\n"
@@ -83,10 +94,12 @@ static int analyze_run(int argc, char **argv)
 		{ "top", required_argument, NULL, 'n' },
 		{ "event", required_argument, NULL, 'e' },
 		{ "period", required_argument, NULL, 'p' },
+		{ "span", required_argument, NULL, 's' },
+		{ "min", required_argument, NULL, 'm' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *anchor = "demo:late", *by = NULL, *event = "demo:tick";
-	const char *period = NULL;
+	const char *period = NULL, *span = NULL, *min = NULL;
 	unsigned top = 0;
 	int c;
 
@@ -113,6 +126,12 @@ static int analyze_run(int argc, char **argv)
 		case 'p':
 			period = optarg;
 			break;
+		case 's':
+			span = optarg;
+			break;
+		case 'm':
+			min = optarg;
+			break;
 		default:
 			return lt_cli_error(ANALYZE, "bad option (see lowtrace "
 						     "help analyze)");
@@ -127,13 +146,39 @@ static int analyze_run(int argc, char **argv)
 	lt_reader_t *t;
 	int ret;
 	if (strcmp(what, "latency") == 0) {
-		struct lt_latency_opts o = { .by = by, .top = top };
+		struct lt_latency_opts o = { .by = by,
+					     .top = top,
+					     .span = span };
 		char err[256];
+		struct lt_span_pair pair;
 		if (lt_anchor_parse(anchor, &o.anchor, err, sizeof(err)) != 0)
 			return lt_cli_error(ANALYZE, "--anchor: %s", err);
+		if (span && lt_span_parse(span, &pair, err, sizeof(err)))
+			return lt_cli_error(ANALYZE, "--span: %s", err);
+		o.min_ns = min ? lt_parse_duration(min) : 0;
+		if (o.min_ns < 0)
+			return lt_cli_error(ANALYZE,
+					    "bad --min '%s' (e.g. 100ms)", min);
 		if (open_trace(dir, &t))
 			return 1;
 		ret = lt_analyze_latency(t, &o, stdout);
+	} else if (strcmp(what, "spans") == 0) {
+		char err[256];
+		struct lt_span_pair pair;
+		if (span && lt_span_parse(span, &pair, err, sizeof(err)))
+			return lt_cli_error(ANALYZE, "--span: %s", err);
+		if (open_trace(dir, &t))
+			return 1;
+		ret = lt_analyze_spans(t, span, top ? top : 10, stdout);
+		if (ret == -ENODATA) {
+			lt_cli_error(ANALYZE,
+				     "%s has no spans%s%s (start and end "
+				     "events on one thread: record USDT "
+				     "markers with `lowtrace record -u`)",
+				     dir, span ? " " : "", span ? span : "");
+			lt_reader_close(t);
+			return 1;
+		}
 	} else if (strcmp(what, "jitter") == 0) {
 		struct lt_jitter_opts o = { .event = event, .top = top };
 		o.period_ns = period ? lt_parse_duration(period) : 10000000;
@@ -160,8 +205,8 @@ static int analyze_run(int argc, char **argv)
 		if (i == n)
 			return lt_cli_error(ANALYZE,
 					    "unknown analysis '%s' (latency, "
-					    "jitter, sched, cpu, syscalls or "
-					    "irq)",
+					    "spans, jitter, sched, cpu, "
+					    "syscalls or irq)",
 					    what);
 		if (open_trace(dir, &t))
 			return 1;

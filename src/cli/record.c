@@ -2,6 +2,7 @@
  * record.c - `lowtrace record`: run a command and trace it.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "kernel/dynevent.h"
 #include "probe/filter.h"
 #include "probe/probe.h"
 #include "session/preflight.h"
@@ -17,6 +19,7 @@
 
 static const char usage[] =
 	"usage: lowtrace record [OPTIONS] -- COMMAND [ARGS...]\n"
+	"       lowtrace record [OPTIONS] -p PID [-- COMMAND [ARGS...]]\n"
 	"\n"
 	"Runs COMMAND with tracing set up and writes its trace (CTF 1.8).\n"
 	"Processes COMMAND forks, and programs they exec, are traced too.\n"
@@ -38,6 +41,20 @@ static const char usage[] =
 	"  -k EVENTS           kernel tracepoints, comma-separated, `*` wildcards\n"
 	"                      (sched:sched_switch,irq:*) or presets: sched, irq,\n"
 	"                      syscalls, timer; needs root (perf_event_open)\n"
+	"                      kprobe:FUNC, kretprobe:FUNC where the kernel has\n"
+	"                      kprobe_events\n"
+	"  -u 'PROVIDER:NAME[(NAME:TYPE,...)],...'\n"
+	"                      USDT markers of COMMAND, of its libraries and of\n"
+	"                      -p PID's files, `*` wildcards (python:function__*);\n"
+	"                      fields named and typed by the list, else by the\n"
+	"                      known signatures (PostgreSQL, Python), else\n"
+	"                      arg0.. by the marker; TYPE: string, s8..s64,\n"
+	"                      u8..u64, x32, x64 (`lowtrace list --probes`)\n"
+	"  --probe 'BIN:FUNC[(NAME:TYPE,...)]'  a uprobe on a function, its\n"
+	"                      arguments in the calling convention's registers;\n"
+	"  --probe 'BIN:FUNC%return[(ret:TYPE)]'  on its return, with its value\n"
+	"  -p PID              also record PID and what it forks from now on;\n"
+	"                      without COMMAND, until PID exits or Ctrl-C\n"
 	"  --all               kernel events of every process, not only of\n"
 	"                      COMMAND's process tree\n"
 	"  --channel NAME:subbuf-size=SIZE,subbufs=N,mode=discard|overwrite\n"
@@ -339,7 +356,7 @@ static void summary(const struct lt_rec_options *o,
 				(unsigned long long)c->lost_disk);
 		fprintf(stderr, ".");
 	}
-	if (o->nkernel) {
+	if (o->nkernel || o->nusdt || o->nprobes || o->attach_pid) {
 		fprintf(stderr, " Channel kernel: %llu events in %llu packet%s",
 			(unsigned long long)r->kernel_events,
 			(unsigned long long)r->kernel_packets,
@@ -414,6 +431,24 @@ static int record_run(int argc, char **argv)
 				o.kernel[o.nkernel++] = strdup(p);
 			}
 			free(list);
+		} else if (strcmp(a, "-u") == 0 || strcmp(a, "--probe") == 0) {
+			int is_u = a[1] == 'u';
+			const char **to = is_u ? o.usdt : o.probes;
+			int *n = is_u ? &o.nusdt : &o.nprobes;
+			*n += lt_dyn_split(strdup(v), to + *n, 64 - *n);
+			if (*n >= 64)
+				return lt_cli_error("record",
+						    "at most 64 %s items", a);
+		} else if (strcmp(a, "-p") == 0) {
+			char *end;
+			long pid = strtol(v, &end, 10);
+			if (*end || pid <= 0 || pid > 0x7fffffff)
+				return lt_cli_error("record",
+						    "-p %s: a process id", v);
+			if (kill((pid_t)pid, 0) < 0 && errno == ESRCH)
+				return lt_cli_error(
+					"record", "-p %s: no such process", v);
+			o.attach_pid = (int)pid;
 		} else if (strcmp(a, "--trigger") == 0) {
 			if (nt >= 16)
 				return lt_cli_error("record",
@@ -477,11 +512,11 @@ static int record_run(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (i >= argc) {
+	if (i >= argc && !o.attach_pid) {
 		lt_cli_error("record", "no command to run (put it after --)");
 		return 2;
 	}
-	o.argv = argv + i;
+	o.argv = i < argc ? argv + i : NULL;
 	/* patterns after channels, so that @CHANNEL may name any of them */
 	for (int k = 0; k < ne; k++)
 		if (add_rules(&o, eargs[k], level))
@@ -495,7 +530,7 @@ static int record_run(int argc, char **argv)
 		if (add_trigger(&o, targs[k], level))
 			return 2;
 	/* a filter that does not fit the program's events stops here */
-	if (lt_preflight_check(o.argv, o.rules, o.nrules))
+	if (o.argv && lt_preflight_check(o.argv, o.rules, o.nrules))
 		return 2;
 	if (!o.dir) {
 		time_t t = time(NULL);
@@ -518,6 +553,11 @@ static int record_run(int argc, char **argv)
 		return 1;
 	o.nrules = user_rules;
 	summary(&o, &res);
+	if (res.attached_exited)
+		fprintf(stderr,
+			"lowtrace: record: process %d exited; the trace ends "
+			"there\n",
+			o.attach_pid);
 	return res.exit_status;
 }
 

@@ -276,7 +276,8 @@ static int pid_cmp(const void *a, const void *b)
  * the patterns do not name it.
  */
 static int load_events(struct lt_kernel *k, const char *const *patterns,
-		       size_t n, int follow, char *err, size_t errlen)
+		       size_t n, int follow, const struct lt_kernel_options *o,
+		       char *err, size_t errlen)
 {
 	static const struct lt_kname fork_ev = { "sched",
 						 "sched_process_fork" };
@@ -315,6 +316,10 @@ static int load_events(struct lt_kernel *k, const char *const *patterns,
 		k->nev++;
 		snprintf(e->full, sizeof(e->full), "%s:%s", names[i].group,
 			 names[i].name);
+		for (size_t a = 0; a < o->naliases; a++)
+			if (strcmp(o->aliases[a].event, e->full) == 0)
+				snprintf(e->full, sizeof(e->full), "%s",
+					 o->aliases[a].name);
 		e->desc = lt_kencode_fields(&e->fmt, &e->ndesc);
 		if (!e->desc) {
 			rc = -ENOMEM;
@@ -382,7 +387,7 @@ int lt_kernel_open(const char *const *patterns, size_t n,
 	struct lt_kernel *k = calloc(1, sizeof(*k));
 	if (!k)
 		return -ENOMEM;
-	rc = load_events(k, patterns, n, o->npids > 0, err, errlen);
+	rc = load_events(k, patterns, n, o->npids > 0, o, err, errlen);
 	if (rc)
 		goto fail;
 	k->cpus = calloc((size_t)non, sizeof(*k->cpus));
@@ -761,10 +766,16 @@ int lt_kernel_list(const char *pattern, FILE *out)
 		fprintf(stderr, "%s\n", err);
 		return rc;
 	}
-	for (size_t i = 0; i < n; i++)
+	int shown = 0;
+	for (size_t i = 0; i < n; i++) {
+		/* a recording's own probes (dynevent.h) are not the machine's */
+		if (strncmp(v[i].group, "lowtrace_", 9) == 0)
+			continue;
 		fprintf(out, "%s:%s\n", v[i].group, v[i].name);
+		shown++;
+	}
 	free(v);
-	return (int)n;
+	return shown;
 }
 
 int lt_kernel_add_pid(struct lt_kernel *k, pid_t pid)
@@ -789,4 +800,10 @@ int lt_kernel_has_pid(const struct lt_kernel *k, pid_t pid)
 {
 	return !k->npids ||
 	       bsearch(&pid, k->pids, k->npids, sizeof(pid), pid_cmp) != NULL;
+}
+
+size_t lt_kernel_pids(const struct lt_kernel *k, const pid_t **pids)
+{
+	*pids = k->pids;
+	return k->npids;
 }

@@ -51,6 +51,24 @@ struct lt_field_desc *lt_kencode_fields(const struct lt_kformat *f,
 	return d;
 }
 
+/*
+ * A string a probe could not fetch (a uprobe's `+0(%di):ustring` at a
+ * bad address): the kernel writes a __data_loc of length 0, where a
+ * string it has always holds its NUL.  The event keeps this marker, as
+ * the kernel's own text output does, rather than an empty string.
+ */
+#define FAULT "(fault)"
+
+static int fetch_failed(const struct lt_kfield *k, const unsigned char *raw,
+			uint32_t raw_size)
+{
+	uint32_t v = 0;
+	if ((uint32_t)k->offset + 4 > raw_size)
+		return 0;
+	memcpy(&v, raw + k->offset, 4);
+	return (v >> 16) == 0;
+}
+
 /* Where a __data_loc field's data lies in the record: offset and length,
  * cut to the record. */
 static void dyn_loc(const struct lt_kfield *k, const unsigned char *raw,
@@ -93,6 +111,10 @@ uint32_t lt_kencode_size(const struct lt_kformat *f, const unsigned char *raw,
 			n += k->count * k->elem_size;
 			break;
 		case LT_KF_STRING:
+			if (fetch_failed(k, raw, raw_size)) {
+				n += sizeof(FAULT);
+				break;
+			}
 			dyn_loc(k, raw, raw_size, &off, &len);
 			n += str_len(raw + off, len) + 1;
 			break;
@@ -139,6 +161,11 @@ void lt_kencode(const struct lt_kformat *f, uint32_t tid, uint32_t tgid,
 					k->count * k->elem_size);
 			break;
 		case LT_KF_STRING:
+			if (fetch_failed(k, raw, raw_size)) {
+				memcpy(out, FAULT, sizeof(FAULT));
+				out += sizeof(FAULT);
+				break;
+			}
 			dyn_loc(k, raw, raw_size, &off, &len);
 			len = str_len(raw + off, len);
 			memcpy(out, raw + off, len);

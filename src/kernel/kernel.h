@@ -40,6 +40,14 @@
 
 struct lt_kernel;
 
+/* An event's name in the trace when it is not its tracefs name (the
+ * dynamic events of dynevent.h: lowtrace_PID:python__gc__start is
+ * python:gc__start). */
+struct lt_kernel_alias {
+	const char *event; /* GROUP:NAME in tracefs */
+	const char *name; /* in the trace */
+};
+
 struct lt_kernel_options {
 	uint32_t stream_id; /* the kernel stream class's id in the trace */
 	uint8_t uuid[16]; /* the trace's, copied into every packet */
@@ -62,6 +70,8 @@ struct lt_kernel_options {
 	 */
 	const pid_t *pids;
 	size_t npids;
+	const struct lt_kernel_alias *aliases;
+	size_t naliases;
 };
 
 /* Called with each complete packet; the data is valid during the call. */
@@ -127,6 +137,8 @@ void lt_kernel_close(struct lt_kernel *k);
 
 /* Adds a process (tgid) to the filter of a handle opened with one. */
 int lt_kernel_add_pid(struct lt_kernel *k, pid_t pid);
+/* The processes the filter keeps now (sorted); how many (0: no filter). */
+size_t lt_kernel_pids(const struct lt_kernel *k, const pid_t **pids);
 /* 1 if the handle's filter keeps pid (or it has no filter). */
 int lt_kernel_has_pid(const struct lt_kernel *k, pid_t pid);
 

@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "ctf/metadata.h"
+#include "kernel/dynevent.h"
 #include "kernel/kernel.h"
 #include "probe/probe.h"
 #include "ring/ring.h"
@@ -53,6 +54,16 @@ struct rproc {
 	struct lt_event_table events; /* by id, owned; a hole has no name */
 };
 
+/* A process of the kernel channel's tree and its command line, as
+ * /proc showed it last (a server may retitle itself: PostgreSQL's
+ * backends do). */
+struct cmdline {
+	int pid;
+	char text[160];
+};
+
+#define MAX_CMDLINES 1024
+
 struct rec {
 	const struct lt_rec_options *o;
 	struct lt_rec_result *res;
@@ -68,12 +79,15 @@ struct rec {
 	int stopped;
 	int idle_ms; /* the next wait for something to do */
 	struct lt_kernel *kern;
+	struct lt_dyn *dyn; /* uprobes and kprobes, removed at the end */
 	struct lt_stream_out *kout; /* per CPU */
 	uint32_t kernel_stream;
 	pid_t child;
 	int child_alive;
 	uint64_t child_done_ms;
 	uint64_t last_scan_ms;
+	struct cmdline cmds[MAX_CMDLINES];
+	int ncmds;
 	struct {
 		char name[LT_PROTO_NAME];
 		uint64_t last_ms;
@@ -83,6 +97,7 @@ struct rec {
 
 static uint64_t now_ms(void);
 static void finish(struct rec *R);
+static void watch_attached(struct rec *R);
 
 /* The fields of /proc/PID/stat after "PID (COMM)" (COMM may hold spaces
  * and parentheses), read into buf; NULL, with errno, if it cannot be. */
@@ -147,8 +162,9 @@ static void free_proc(struct rproc *p)
 
 static int write_metadata_to(struct rec *R, const char *dir, int only_overwrite)
 {
-	char *env_store = calloc((size_t)R->nprocs + 1, 64);
-	const char **env = calloc((size_t)R->nprocs * 2 + 2, sizeof(*env));
+	char *env_store = calloc((size_t)(R->nprocs + R->ncmds) + 1, 64);
+	const char **env =
+		calloc((size_t)(R->nprocs + R->ncmds) * 2 + 2, sizeof(*env));
 	uint32_t ne = 0;
 	int rc = -ENOMEM;
 
@@ -162,6 +178,15 @@ static int write_metadata_to(struct rec *R, const char *dir, int only_overwrite)
 		snprintf(name, 64, "process_%d_%d", p->pid, p->gen);
 		env[ne * 2] = name;
 		env[ne * 2 + 1] = p->comm;
+		ne++;
+	}
+	/* cmdline_PID: what the analyses say of a process besides its
+	 * command name */
+	for (int i = 0; i < R->ncmds; i++) {
+		char *name = env_store + (size_t)(R->nprocs + i) * 64;
+		snprintf(name, 64, "cmdline_%d", R->cmds[i].pid);
+		env[ne * 2] = name;
+		env[ne * 2 + 1] = R->cmds[i].text;
 		ne++;
 	}
 	struct lt_ctf_stream kernel = { R->kernel_stream, "kernel", NULL, 0 };
@@ -635,6 +660,43 @@ static int add_children(struct rec *R)
 	return added;
 }
 
+/* Reads the command line of each process of the tree, for the metadata;
+ * a process gone keeps its last one. */
+static void read_cmdlines(struct rec *R)
+{
+	const pid_t *pids;
+	size_t n = lt_kernel_pids(R->kern, &pids);
+	for (size_t i = 0; i < n; i++) {
+		char path[64], buf[160];
+		if (pids[i] <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pids[i]);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		ssize_t len = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (len <= 0)
+			continue;
+		while (len > 0 && buf[len - 1] == 0)
+			len--;
+		for (ssize_t k = 0; k < len; k++)
+			if ((unsigned char)buf[k] < 0x20)
+				buf[k] = ' ';
+		buf[len] = 0;
+		int k = 0;
+		while (k < R->ncmds && R->cmds[k].pid != pids[i])
+			k++;
+		if (k == R->ncmds) {
+			if (R->ncmds == MAX_CMDLINES)
+				continue;
+			R->ncmds++;
+		}
+		R->cmds[k].pid = pids[i];
+		memcpy(R->cmds[k].text, buf, (size_t)len + 1);
+	}
+}
+
 /*
  * Without --all the kernel channel keeps the command's process tree:
  * the processes that joined, and now and then those whose parent is kept
@@ -647,12 +709,63 @@ static void track_tree(struct rec *R)
 	R->last_scan_ms = now_ms();
 	for (int round = 0; round < 4 && add_children(R); round++)
 		;
+	read_cmdlines(R);
+}
+
+static void print_err(const char *what, const char *err, int rc)
+{
+	const char *m = err[0] ? err : strerror(-rc);
+	if (strncmp(m, "lowtrace: ", 10) == 0)
+		m += 10;
+	fprintf(stderr, "lowtrace: record: %s%s\n", what, m);
+}
+
+/* 1 if a -k item is a kprobe (a dynamic event), not a tracepoint. */
+static int is_kprobe(const char *p)
+{
+	return strncmp(p, "kprobe:", 7) == 0 ||
+	       strncmp(p, "kretprobe:", 10) == 0;
+}
+
+/* The uprobes and kprobes, created before the kernel channel reads
+ * tracefs's events. */
+static int open_dynamic(struct rec *R, const char **kprobes, size_t nk)
+{
+	char err[1024] = "";
+	const struct lt_rec_options *o = R->o;
+	struct lt_dyn_spec ds = {
+		.usdt = o->usdt,
+		.nusdt = (size_t)o->nusdt,
+		.funcs = o->probes,
+		.nfuncs = (size_t)o->nprobes,
+		.kprobes = kprobes,
+		.nkprobes = nk,
+		.prog = o->argv ? o->argv[0] : NULL,
+		.pid = o->attach_pid,
+	};
+	int rc = lt_dyn_create(&ds, &R->dyn, err, sizeof(err));
+	if (rc)
+		print_err("", err, rc);
+	return rc;
 }
 
 static int open_kernel(struct rec *R)
 {
 	char err[512] = "";
 	static const pid_t none = -1; /* until the command's pid is known */
+	const char *pats[66], *kprobes[64];
+	size_t np = 0, nk = 0;
+	for (int i = 0; i < R->o->nkernel; i++) {
+		if (is_kprobe(R->o->kernel[i]))
+			kprobes[nk++] = R->o->kernel[i];
+		else
+			pats[np++] = R->o->kernel[i];
+	}
+	int rc = open_dynamic(R, kprobes, nk);
+	if (rc)
+		return rc;
+	if (lt_dyn_pattern(R->dyn))
+		pats[np++] = lt_dyn_pattern(R->dyn);
 	struct lt_kernel_options ko = {
 		.stream_id = R->kernel_stream,
 		.pid = (uint32_t)getpid(),
@@ -660,15 +773,19 @@ static int open_kernel(struct rec *R)
 		.pids = R->o->kernel_all ? NULL : &none,
 		.npids = R->o->kernel_all ? 0 : 1,
 	};
+	lt_dyn_aliases(R->dyn, &ko.aliases, &ko.naliases);
 	memcpy(ko.uuid, R->uuid, 16);
-	int rc = lt_kernel_open(R->o->kernel, (size_t)R->o->nkernel, &ko,
-				&R->kern, err, sizeof(err));
+	rc = lt_kernel_open(pats, np, &ko, &R->kern, err, sizeof(err));
 	if (rc) {
-		const char *m = err[0] ? err : strerror(-rc);
-		if (strncmp(m, "lowtrace: ", 10) == 0)
-			m += 10;
-		fprintf(stderr, "lowtrace: record: -k: %s\n", m);
+		print_err("-k: ", err, rc);
 		return rc;
+	}
+	if (R->o->attach_pid > 0) {
+		/* the process and the children it has now; forks from here
+		 * on are followed by the kernel channel */
+		lt_kernel_add_pid(R->kern, R->o->attach_pid);
+		for (int round = 0; round < 4 && add_children(R); round++)
+			;
 	}
 	uint32_t n = lt_kernel_ncpus(R->kern);
 	R->kout = calloc(n, sizeof(*R->kout));
@@ -694,6 +811,8 @@ static void close_kernel(struct rec *R)
 /* The end of the recording: what the buffers hold, the final metadata. */
 static void finish(struct rec *R)
 {
+	if (R->kern && !R->o->kernel_all)
+		read_cmdlines(R);
 	if (R->kern)
 		lt_kernel_flush(R->kern, kernel_packet, R);
 	lt_consumer_finish(&R->cons);
@@ -732,7 +851,7 @@ static int open_recording(struct rec *R, const struct lt_rec_options *o,
 			strerror(-rc));
 		return rc;
 	}
-	if (o->nkernel) {
+	if (o->nkernel || o->nusdt || o->nprobes || o->attach_pid) {
 		R->kernel_stream = R->next_stream++;
 		rc = open_kernel(R);
 		if (rc)
@@ -756,6 +875,8 @@ static void close_recording(struct rec *R)
 		lt_kernel_close(R->kern);
 		free(R->kout);
 	}
+	/* after the perf events on them are closed */
+	lt_dyn_destroy(R->dyn);
 }
 
 /* Waits up to idle_ms for a connection or a message. */
@@ -838,7 +959,8 @@ static void consume(struct rec *R)
 static void watch_command(struct rec *R)
 {
 	int st;
-	if (!R->child_alive || waitpid(R->child, &st, WNOHANG) != R->child)
+	if (!R->o->argv || !R->child_alive ||
+	    waitpid(R->child, &st, WNOHANG) != R->child)
 		return;
 	R->child_alive = 0;
 	R->child_done_ms = now_ms();
@@ -869,17 +991,59 @@ static void record_until_done(struct rec *R)
 		consume(R);
 		pace(R, before);
 		watch_command(R);
+		watch_attached(R);
 		if (recording_done(R, alive))
 			break;
 	}
 }
 
+static volatile sig_atomic_t interrupted;
+
+static void on_interrupt(int sig)
+{
+	interrupted = sig;
+}
+
+/*
+ * SIGTERM or SIGHUP (and SIGINT with -p and no command) end the
+ * recording as the command's end would: the buffers are drained and the
+ * probes created removed (a recorder killed by a signal it cannot catch
+ * leaves them to the next one).  The command is left running.  With -p
+ * and no command, the recording also ends when the process exits.
+ */
+static void watch_attached(struct rec *R)
+{
+	if (!R->child_alive)
+		return;
+	int gone = !R->o->argv &&
+		   ((kill(R->o->attach_pid, 0) < 0 && errno == ESRCH) ||
+		    proc_gone(R->o->attach_pid));
+	if (!interrupted && !gone)
+		return;
+	R->res->attached_exited = gone && !interrupted;
+	if (interrupted && R->o->argv)
+		R->res->exit_status = 128 + interrupted;
+	R->child_alive = 0;
+	R->child_done_ms = now_ms() - 2000;
+}
+
 int lt_record_run(const struct lt_rec_options *o, struct lt_rec_result *res)
 {
 	static struct rec R;
+	struct sigaction sa = { .sa_handler = on_interrupt,
+				.sa_flags = SA_RESTART };
+	/* before the probes exist; exec gives the command the default
+	 * actions back */
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	int rc = open_recording(&R, o, res);
-	if (!rc)
+	if (!rc && !o->argv) {
+		sigaction(SIGINT, &sa, NULL);
+		signal(SIGPIPE, SIG_IGN);
+		R.child_alive = 1;
+	} else if (!rc) {
 		rc = start_command(&R);
+	}
 	if (!rc) {
 		record_until_done(&R);
 		if (!R.stopped)

@@ -36,6 +36,15 @@ struct lt_rec_options {
 	const char *kernel[64];
 	int nkernel;
 	int kernel_all;
+	/* uprobes: USDT markers (-u) and functions (--probe); they go to
+	 * the kernel channel */
+	const char *usdt[64];
+	int nusdt;
+	const char *probes[64];
+	int nprobes;
+	/* -p: a running process, and what it forks from then on; argv may
+	 * then be NULL (recording until it exits or SIGINT) */
+	int attach_pid;
 };
 
 struct lt_rec_result {
@@ -48,6 +57,7 @@ struct lt_rec_result {
 	int triggers, triggers_held; /* received; ignored in a hold-off */
 	int stopped; /* by `lowtrace stop` or a trigger */
 	uint64_t kernel_events, kernel_lost, kernel_packets, kernel_bytes;
+	int attached_exited; /* the -p process ended before the recording */
 };
 
 /* Runs the command and records it; 0 or -errno (the trace may be partial). */

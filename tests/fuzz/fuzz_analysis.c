@@ -47,6 +47,13 @@ static void run_all(lt_reader_t *t)
 	lt_reader_rewind(t);
 	lt_analyze_irq(t, 3, sink);
 	lt_reader_rewind(t);
+	/* spans: the pairs found by name (irq and softirq entries and
+	 * exits), and a given pair explained */
+	lt_analyze_spans(t, NULL, 3, sink);
+	lt_reader_rewind(t);
+	struct lt_latency_opts so = { .top = 3, .span = "*_entry..*_exit" };
+	lt_analyze_latency(t, &so, sink);
+	lt_reader_rewind(t);
 	lt_export_chrome(t, &a, sink);
 	lt_reader_rewind(t);
 	lt_report_html(t, &a, sink);
