@@ -14,7 +14,9 @@
 # LTTng-UST always reads; its ring: rseq channels); with the cycle counter
 # forced (LOWTRACE_CLOCK=counter), which a machine whose kernel distrusts
 # the TSC takes only on the user's word; and with the counter and the
-# compare-and-swap ring (LOWTRACE_RING_SYNC=atomic), the ring without rseq.
+# compare-and-swap ring (LOWTRACE_RING_SYNC=atomic), the ring without rseq;
+# and, as it chooses, from C++: bench/tp_lowtrace.c compiled by g++
+# (bench/tp_lowtrace_cxx.cpp).
 #
 #	sudo bash bench/compare-lttng.sh        (from the repository)
 #
@@ -55,7 +57,8 @@ if [ -z "${LT_BENCH_INSIDE:-}" ]; then
 	fi
 	command -v unshare >/dev/null || die "unshare (util-linux) missing"
 
-	make -s -j2 "BUILD=$BUILD" "$BUILD/bench/tp_lowtrace" >&2
+	make -s -j2 "BUILD=$BUILD" "$BUILD/bench/tp_lowtrace" \
+		"$BUILD/bench/tp_lowtrace_cxx" >&2
 	mkdir -p "$BUILD/bench"
 	# flags are lists of words
 	# shellcheck disable=SC2086,SC2046
@@ -107,6 +110,8 @@ done
 lttng -n list >/dev/null 2>&1 || die "lttng-sessiond does not answer"
 
 LT=$BUILD/bench/tp_lowtrace
+# the same source compiled as C++ (bench/tp_lowtrace_cxx.cpp)
+LTCXX=$BUILD/bench/tp_lowtrace_cxx
 UST=$BUILD/bench/tp_lttng
 
 # field NAME LINE: the value of NAME=... in LINE
@@ -149,14 +154,16 @@ lost() {
 		"max $(maximum "$1.lostpct")%"
 }
 
-# run_lowtrace VARIANT THREADS: VARIANT lowtrace, ltcounter or ltatomic
+# run_lowtrace VARIANT THREADS: VARIANT lowtrace, ltcounter, ltatomic or
+# ltcxx (the C++ build, as lowtrace otherwise)
 run_lowtrace() {
-	local v=$1 t=$2 out env=()
+	local v=$1 t=$2 out env=() prog=$LT
 	case $v in
 	ltcounter) env=(LOWTRACE_CLOCK=counter) ;;
 	ltatomic) env=(LOWTRACE_CLOCK=counter LOWTRACE_RING_SYNC=atomic) ;;
+	ltcxx) prog=$LTCXX ;;
 	esac
-	out=$(env "${env[@]}" "$LT" enabled "$t" "$EVENTS" "$WORK/lt-trace") ||
+	out=$(env "${env[@]}" "$prog" enabled "$t" "$EVENTS" "$WORK/lt-trace") ||
 		die "tp_lowtrace failed: $out"
 	rm -rf "$WORK/lt-trace"
 	record "$v" "$t" "$(field ns "$out")" "$(field events "$out")" \
@@ -197,6 +204,7 @@ for r in $(seq "$RUNS"); do
 		run_lowtrace ltcounter "$t"
 		if [ "$t" = 1 ]; then
 			run_lowtrace ltatomic "$t"
+			run_lowtrace ltcxx "$t"
 		fi
 	done
 	for tr in lowtrace lttng; do
@@ -237,7 +245,8 @@ for t in 1 2; do
 done
 for v in "ltcounter 1 enabled, counter clock" \
 	"ltcounter 2 enabled, counter, aggregate" \
-	"ltatomic 1 enabled, counter, atomic ring"; do
+	"ltatomic 1 enabled, counter, atomic ring" \
+	"ltcxx 1 enabled, from C++"; do
 	read -r k t label <<<"$v"
 	a=$(median "$k-$t.ns")
 	b=$(median "lttng-$t.ns")

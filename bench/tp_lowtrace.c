@@ -1,6 +1,8 @@
 /*
  * bench/tp_lowtrace.c - one run of lowtrace's tracepoint, for
- * bench/compare-lttng.sh beside bench/lttng/tp_lttng.c.
+ * bench/compare-lttng.sh beside bench/lttng/tp_lttng.c.  Compiled as C
+ * here and as C++ by bench/tp_lowtrace_cxx.cpp: the same event and loop
+ * from either language.
  *
  * The event has two 32-bit integer fields, like bench_lttng:ev.
  *
@@ -31,9 +33,12 @@ static void check(int rc, const char *what)
 
 static void run_enabled(int nthreads, long n, const char *dir)
 {
-	struct lt_session_options opts = {
-		.channel = { .subbuf_size = 1 << 20, .n_subbufs = 4 },
-	};
+	/* assigned, not designated: bench/tp_lowtrace_cxx.cpp is this file
+	 * in C++11 */
+	struct lt_session_options opts;
+	memset(&opts, 0, sizeof(opts));
+	opts.channel.subbuf_size = 1 << 20;
+	opts.channel.n_subbufs = 4;
 	const char *ow = getenv("TP_OVERWRITE");
 	opts.channel.overwrite = ow && *ow == '1';
 	struct lt_session_stats st;

@@ -45,6 +45,12 @@
  * Events register themselves when the object that defines them is loaded
  * (the executable, a shared library, a library opened with dlopen) and
  * unregister when it is unloaded.  Link with -llowtrace.
+ *
+ * The same macros work in C (C11 with GNU extensions) and in C++11 or
+ * later (g++, clang++), where a field's expression may be an enum class
+ * (LT_FIELD_ENUM, LT_FIELD_INT) and a string must be a const char * or
+ * char * (std::string::c_str()); an event may be defined inside a
+ * namespace and called from it.
  */
 #ifndef LOWTRACE_TRACEPOINT_H
 #define LOWTRACE_TRACEPOINT_H
@@ -56,6 +62,71 @@
 #include <lowtrace/types.h>
 #define LT__SEQ_INTERNALS 1
 #include <lowtrace/tp_seq.h>
+
+/*
+ * What the field macros ask of an expression's type, in each language's
+ * own terms: C11's _Static_assert, __typeof__ and _Generic; C++'s
+ * static_assert, decltype and <type_traits>.  LT__TYPE(x) is x's type as
+ * a variable holding its value has it (arrays and functions decayed).
+ */
+#ifdef __cplusplus
+#include <type_traits>
+
+namespace lt__cxx
+{
+template <typename T> using decay_t = typename std::decay<T>::type;
+template <typename T, bool = std::is_enum<T>::value> struct arith {
+	typedef T type;
+};
+template <typename T> struct arith<T, true> {
+	typedef typename std::underlying_type<T>::type type;
+};
+template <typename T> constexpr bool is_int()
+{
+	return std::is_integral<T>::value || std::is_enum<T>::value;
+}
+template <typename T> constexpr bool is_signed()
+{
+	return std::is_signed<typename arith<T>::type>::value;
+}
+template <typename T> constexpr bool is_float()
+{
+	return std::is_same<T, float>::value || std::is_same<T, double>::value;
+}
+template <typename T> constexpr bool is_string()
+{
+	return std::is_same<T, char *>::value ||
+	       std::is_same<T, const char *>::value;
+}
+template <typename T> T zero()
+{
+	return T();
+}
+} // namespace lt__cxx
+
+#define LT__TYPE(x) lt__cxx::decay_t<decltype(x)>
+#define LT__STATIC_ASSERT(c, msg) static_assert(c, msg)
+#define LT__SIGNED(x) (lt__cxx::is_signed<LT__TYPE(x)>())
+#define LT__IS_INT(x) (lt__cxx::is_int<LT__TYPE(x)>())
+#define LT__IS_FLOAT(x) (lt__cxx::is_float<LT__TYPE(x)>())
+#define LT__IS_STRING(x) (lt__cxx::is_string<LT__TYPE(x)>())
+#define LT__ZERO(t, n) lt__cxx::zero<t>()
+#else
+#define LT__TYPE(x) __typeof__(x)
+#define LT__STATIC_ASSERT(c, msg) _Static_assert(c, msg)
+#define LT__SIGNED(x) ((__typeof__(x))-1 < (__typeof__(x))1)
+#define LT__IS_INT(x) ((__typeof__(x))1.5 == 1)
+#define LT__IS_FLOAT(x)                                        \
+	(__builtin_types_compatible_p(__typeof__(x), float) || \
+	 __builtin_types_compatible_p(__typeof__(x), double))
+#define LT__IS_STRING(x) \
+	_Generic((x), char * : 1, const char * : 1, default : 0)
+#define LT__ZERO(t, n) \
+	(t)            \
+	{              \
+		0      \
+	}
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -151,11 +222,6 @@ static inline void lt__put_seq(struct lt__writer *w, const void *p,
 #define LT__LIST_20(op, t, n, ...) op(t, n), LT__LIST_18(op, __VA_ARGS__)
 #define LT__PARAM(t, n) t n
 #define LT__NAME(t, n) n
-#define LT__ZERO(t, n) \
-	(t)            \
-	{              \
-		0      \
-	}
 /* the parameters "t1 n1, ...", the arguments "n1, ...", and zeros */
 #define LT__PARAMS(...) LT__LIST(LT__PARAM, __VA_ARGS__)
 #define LT__NAMES(...) LT__LIST(LT__NAME, __VA_ARGS__)
@@ -183,9 +249,6 @@ static inline void lt__put_seq(struct lt__writer *w, const void *p,
 #define LT_FIELD_ARRAY(name, ptr, count) (ARRAY, name, ptr, count)
 #define LT_FIELD_SEQUENCE(name, ptr, len) (SEQ, name, ptr, len)
 #define LT_FIELD_CHARS(name, ptr, count) (CHARS, name, ptr, count)
-
-#define LT__SIGNED(x) ((__typeof__(x))-1 < (__typeof__(x))1)
-#define LT__IS_INT(x) ((__typeof__(x))1.5 == 1)
 
 /* The field's description (a static initializer). */
 #define LT__D_INT(name, expr, b) \
@@ -218,44 +281,40 @@ static inline void lt__put_seq(struct lt__writer *w, const void *p,
 #define LT__DESCS(seq) LT__CAT(LT__DA seq, _END)
 
 /* The field's serialisation (statements in the probe). */
-#define LT__W_INT(name, expr, b)                                            \
-	{                                                                   \
-		_Static_assert(LT__IS_INT(expr), #name ": not an integer"); \
-		__typeof__(expr) lt__v = (expr);                            \
-		lt__put(&lt__w, &lt__v, sizeof(lt__v));                     \
+#define LT__W_INT(name, expr, b)                                               \
+	{                                                                      \
+		LT__STATIC_ASSERT(LT__IS_INT(expr), #name ": not an integer"); \
+		LT__TYPE(expr) lt__v = (expr);                                 \
+		lt__put(&lt__w, &lt__v, sizeof(lt__v));                        \
 	}
 #define LT__W_ENUM(name, expr, e) LT__W_INT(name, expr, 10)
-#define LT__IS_FLOAT(x)                                        \
-	(__builtin_types_compatible_p(__typeof__(x), float) || \
-	 __builtin_types_compatible_p(__typeof__(x), double))
-#define LT__W_FLOAT(name, expr)                                  \
-	{                                                        \
-		_Static_assert(LT__IS_FLOAT(expr),               \
-			       #name ": not a float or double"); \
-		__typeof__(expr) lt__v = (expr);                 \
-		lt__put(&lt__w, &lt__v, sizeof(lt__v));          \
+#define LT__W_FLOAT(name, expr)                                     \
+	{                                                           \
+		LT__STATIC_ASSERT(LT__IS_FLOAT(expr),               \
+				  #name ": not a float or double"); \
+		LT__TYPE(expr) lt__v = (expr);                      \
+		lt__put(&lt__w, &lt__v, sizeof(lt__v));             \
 	}
-#define LT__W_STRING(name, expr)                                              \
-	{                                                                     \
-		_Static_assert(_Generic((expr), char * : 1, const char * : 1, \
-					default : 0),                         \
-			       #name ": not a string");                       \
-		lt__put_string(&lt__w, (expr));                               \
+#define LT__W_STRING(name, expr)                           \
+	{                                                  \
+		LT__STATIC_ASSERT(LT__IS_STRING(expr),     \
+				  #name ": not a string"); \
+		lt__put_string(&lt__w, (expr));            \
 	}
-#define LT__W_ARRAY(name, p, n)                                             \
-	{                                                                   \
-		_Static_assert(LT__IS_INT((p)[0]), #name ": not integers"); \
-		lt__put(&lt__w, (p), sizeof((p)[0]) * (size_t)(n));         \
+#define LT__W_ARRAY(name, p, n)                                                \
+	{                                                                      \
+		LT__STATIC_ASSERT(LT__IS_INT((p)[0]), #name ": not integers"); \
+		lt__put(&lt__w, (p), sizeof((p)[0]) * (size_t)(n));            \
 	}
-#define LT__W_SEQ(name, p, n)                                               \
-	{                                                                   \
-		_Static_assert(LT__IS_INT((p)[0]), #name ": not integers"); \
-		lt__put_seq(&lt__w, (p), (uint32_t)(n), sizeof((p)[0]));    \
+#define LT__W_SEQ(name, p, n)                                                  \
+	{                                                                      \
+		LT__STATIC_ASSERT(LT__IS_INT((p)[0]), #name ": not integers"); \
+		lt__put_seq(&lt__w, (p), (uint32_t)(n), sizeof((p)[0]));       \
 	}
-#define LT__W_CHARS(name, p, n)                                           \
-	{                                                                 \
-		_Static_assert(sizeof((p)[0]) == 1, #name ": not chars"); \
-		lt__put_chars(&lt__w, (const char *)(p), (size_t)(n));    \
+#define LT__W_CHARS(name, p, n)                                              \
+	{                                                                    \
+		LT__STATIC_ASSERT(sizeof((p)[0]) == 1, #name ": not chars"); \
+		lt__put_chars(&lt__w, (const char *)(p), (size_t)(n));       \
 	}
 #define LT__W(kind, ...) LT__KIND(LT__W_, kind)(__VA_ARGS__)
 #define LT__WA(...) LT__W LT__EMPTY()(__VA_ARGS__) LT__WB
