@@ -1,7 +1,8 @@
 /*
  * test_cxx.cpp - lowtrace's public headers from C++: events of every
  * field kind called from a namespace, a member function, a template, a
- * lambda and a second translation unit (test_cxx_tu2.cpp).  Traced with
+ * lambda and a second translation unit (test_cxx_tu2.cpp), and
+ * lt_tracef markers from each, whose text it prints too.  Traced with
  * LOWTRACE_TRACE; tests/test_cxx.sh reads the trace back with lowtrace
  * view and babeltrace2.  Also compiles the other public headers.
  *
@@ -21,6 +22,7 @@ namespace cxxns
 static void in_namespace(int i)
 {
 	lt_trace(cxxns, inner, i, 0.25 * i);
+	CXX_MARK("namespace %d %s", i, "cxxns");
 }
 } // namespace cxxns
 
@@ -33,6 +35,7 @@ class worker {
 	{
 		lt_trace(cxxtp, small, id_, v);
 		lt_trace(cxxtp, where, "member", (int)id_);
+		CXX_MARK("member id %u v %lld", id_, (long long)v);
 	}
 
     private:
@@ -42,6 +45,7 @@ class worker {
 template <typename T> static void in_template(T v)
 {
 	lt_trace(cxxtp, small, (uint32_t)sizeof(T), (int64_t)v);
+	CXX_MARK("template sizeof %zu value %lld", sizeof(T), (long long)v);
 }
 
 int main(int argc, char **argv)
@@ -53,6 +57,7 @@ int main(int argc, char **argv)
 	worker w(1000);
 	auto lambda = [&w](int i) {
 		lt_trace(cxxtp, where, "lambda", i);
+		CXX_MARK("lambda %d %.2f", i, i * 0.5);
 		w.step(-i);
 	};
 	for (int i = 0; i < rounds; i++) {
@@ -80,6 +85,5 @@ int main(int argc, char **argv)
 		lambda(i);
 		cxx_tu2_emit(i);
 	}
-	std::printf("test_cxx: %d rounds\n", rounds);
 	return 0;
 }

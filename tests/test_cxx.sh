@@ -6,7 +6,9 @@
 # must hold every event with the values the program gave (every field
 # kind; calls from a namespace, a member function, a template, a lambda
 # and the second translation unit), and babeltrace2 must read it as
-# `lowtrace view` does (tests/compare_babeltrace.py).
+# `lowtrace view` does (tests/compare_babeltrace.py).  The lt_tracef
+# markers of the same places print their text on stdout: `lowtrace view`
+# must print the same; selected by file, only that file's are recorded.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 B=${BUILD:-build}
@@ -24,8 +26,8 @@ for cxx in gnu clang; do
 		continue
 	fi
 	d=$tmp/$cxx
-	if ! out=$(LOWTRACE_TRACE=$d "$prog" $rounds 2>&1); then
-		fail "run_$cxx" "$out"
+	if ! LOWTRACE_TRACE=$d "$prog" $rounds > "$tmp/$cxx.out" 2>&1; then
+		fail "run_$cxx" "$(cat "$tmp/$cxx.out")"
 		continue
 	fi
 	if ! "$LT" view "$d" > "$tmp/$cxx.lt" 2> "$tmp/$cxx.err" || [ -s "$tmp/$cxx.err" ]; then
@@ -53,13 +55,29 @@ for cxx in gnu clang; do
 		grep -q -- "$want" "$tmp/$cxx.lt" || missing="$missing [$want]"
 	done
 	[ -z "$missing" ] && ok "values_$cxx" || fail "values_$cxx" "not in the trace:$missing"
+	# the markers: printf's text, 6 a round
+	sed -n 's/^\[[^]]*\] ([^)]*) cpu [0-9]* lt_tracef:[^ ]*: //p' "$tmp/$cxx.lt" > "$tmp/$cxx.txt"
+	if dd=$(diff "$tmp/$cxx.out" "$tmp/$cxx.txt") && [ "$(wc -l < "$tmp/$cxx.txt")" -eq $((6 * rounds)) ]; then
+		ok "markers_$cxx"
+	else
+		fail "markers_$cxx" "printf (<) and lowtrace view (>) differ:"$'\n'"$dd"
+	fi
+	LOWTRACE_TRACE=$tmp/$cxx-tu2 LOWTRACE_EVENTS='lt_tracef:tests/test_cxx_tu2.cpp:*' \
+		"$prog" $rounds > /dev/null 2>&1
+	got=$("$LT" view "$tmp/$cxx-tu2" | sed 's/^[^ ]* [^ ]* cpu [0-9]* //' | sort | uniq -c | sed 's/^ *//')
+	if [ "$(wc -l <<< "$got")" -eq $rounds ] && ! grep -qv "^1 lt_tracef:tests/test_cxx_tu2.cpp:[0-9]*: tu2 tu2-[0-9] round [0-9]$" <<< "$got"; then
+		ok "markers_by_file_$cxx"
+	else
+		fail "markers_by_file_$cxx" "$got"
+	fi
 	if ! command -v babeltrace2 > /dev/null 2>&1 || [ ! -x "$PY" ]; then
 		skip "babeltrace2_$cxx" "babeltrace2 or /usr/bin/python3 missing"
 		continue
 	fi
+	"$LT" view --fields "$d" > "$tmp/$cxx.ltf"
 	if ! babeltrace2 "$d" > "$tmp/$cxx.bt" 2> "$tmp/$cxx.bterr" || [ -s "$tmp/$cxx.bterr" ]; then
 		fail "babeltrace2_$cxx" "$(head -c 600 "$tmp/$cxx.bterr")"
-	elif out=$("$PY" "$top/tests/compare_babeltrace.py" "$tmp/$cxx.bt" "$tmp/$cxx.lt" 2>&1); then
+	elif out=$("$PY" "$top/tests/compare_babeltrace.py" "$tmp/$cxx.bt" "$tmp/$cxx.ltf" 2>&1); then
 		ok "babeltrace2_$cxx ($out)"
 	else
 		fail "babeltrace2_$cxx" "$out"

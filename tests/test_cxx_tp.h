@@ -6,6 +6,7 @@
 #ifndef TESTS_TEST_CXX_TP_H
 #define TESTS_TEST_CXX_TP_H
 
+#include <cstdio>
 #include <lowtrace/tracepoint.h>
 
 enum class cxx_color : uint8_t { red = 0, green = 1, blue = 7 };
@@ -52,6 +53,14 @@ namespace cxxns
 LT_EVENT(cxxns, inner, LT_INFO, LT_ARGS(int, i, double, x),
 	 LT_FIELDS(LT_FIELD_INT(i, i) LT_FIELD_FLOAT(x, x)))
 }
+
+/* a marker, and its text by printf on stdout: test_cxx.sh compares */
+#define CXX_MARK(...)                     \
+	do {                              \
+		lt_tracef(__VA_ARGS__);   \
+		std::printf(__VA_ARGS__); \
+		std::putchar('\n');       \
+	} while (0)
 
 /* test_cxx_tu2.cpp */
 void cxx_tu2_emit(int round);
