@@ -49,6 +49,15 @@ else
 fi
 grep -q 'hex float' "$tmp/in.lt" && fail unsupported_not_recorded "in the trace" || ok unsupported_not_recorded
 
+# a trace's format that does not fit its fields (the metadata is not
+# the registry's to trust): "?" for each conversion that does not fit
+cp -r "$tmp/in" "$tmp/bad"
+sed -i 's/lowtrace-format:frame %u late by %lld us (%s)/lowtrace-format:frame %s late by %f us (%d) %d/' \
+	"$tmp/bad/metadata"
+got=$("$LT" view "$tmp/bad" 2>&1 | grep -c 'frame ? late by ? us (?) $')
+[ "$got" -eq $rounds ] && ok misfit_format_in_trace || fail misfit_format_in_trace \
+	"$("$LT" view "$tmp/bad" 2>&1 | grep frame | head -3)"
+
 # 2. babeltrace2 reads the arguments as typed fields
 if ! command -v babeltrace2 > /dev/null 2>&1 || [ ! -x "$PY" ]; then
 	skip babeltrace2 "babeltrace2 or /usr/bin/python3 missing"

@@ -1807,6 +1807,17 @@ char *lt_event_format_marker(const struct lt_event *ev, char *p, size_t room)
 		char spec[64];
 		if (c.len >= sizeof(spec) || lt_event_field(ev, k++, &v) != 0)
 			break;
+		/* the trace's metadata, not the registry, said the format
+		 * fits the fields: a conversion whose field is of another
+		 * kind is shown as "?" */
+		int want = strchr("fFeEgG", c.conv) ? LT_KIND_FLOAT :
+			   c.conv == 's'	    ? LT_KIND_STRING :
+						      LT_KIND_INT;
+		int kind = v.kind == LT_KIND_ENUM ? LT_KIND_INT : v.kind;
+		if (kind != want || (kind == LT_KIND_STRING && !v.str)) {
+			*p++ = '?';
+			continue;
+		}
 		memcpy(spec, fmt + c.start, c.len);
 		spec[c.len] = 0;
 		int n = format_conv(p, left + 1, spec, &c, &v);
