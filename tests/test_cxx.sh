@@ -83,4 +83,37 @@ for cxx in gnu clang; do
 		fail "babeltrace2_$cxx" "$out"
 	fi
 done
+
+# rcu.h's read side compiles to the same instructions from C and from
+# C++ (<stdatomic.h> there, <atomic> here): one function of each
+# flavour's read side, compiled by gcc and by g++, disassembled
+cat > "$tmp/rs.c" <<'SRC'
+#include <lowtrace/rcu.h>
+#ifdef __cplusplus
+extern "C"
+#endif
+int rs(int *p);
+int rs(int *p)
+{
+	lt_rcu_read_lock();
+	int v = *p;
+	lt_rcu_read_unlock();
+	if (lt_rcu_read_lock_outer())
+		lt_rcu_read_unlock_outer();
+	lt_rcu_qsbr_quiescent_state();
+	return v + lt_rcu_read_ongoing();
+}
+SRC
+cp "$tmp/rs.c" "$tmp/rs.cpp"
+dis() { objdump -d --no-show-raw-insn "$1" | sed -n '/<rs>:/,$p' | sed 's/^ *[0-9a-f]*://'; }
+if ! command -v objdump > /dev/null 2>&1; then
+	skip rcu_read_side_same_code "objdump missing"
+elif ! out=$(gcc -std=gnu11 -O2 -I"$top/include" -c "$tmp/rs.c" -o "$tmp/rs_c.o" 2>&1 &&
+	g++ -std=c++11 -O2 -Wall -Wextra -Werror -I"$top/include" -c "$tmp/rs.cpp" -o "$tmp/rs_cxx.o" 2>&1); then
+	fail rcu_read_side_same_code "$out"
+elif d=$(diff <(dis "$tmp/rs_c.o") <(dis "$tmp/rs_cxx.o")) && [ -n "$(dis "$tmp/rs_c.o")" ]; then
+	ok rcu_read_side_same_code
+else
+	fail rcu_read_side_same_code "C (<) and C++ (>) differ:"$'\n'"$d"
+fi
 finish
