@@ -17,6 +17,22 @@
 
 #include "test_cxx_tp.h"
 
+/* the markers' compile-time grammar: the conversions of a format, or -1
+ * (tests/test_marker.c has the same formats for the registry's check) */
+static_assert(lt__cxx::tf_count("a %d %5.2f %-10s %lld %hhx %zu %p %c %% %G", 0,
+				0) == 9,
+	      "supported conversions");
+static_assert(lt__cxx::tf_count("100%% sure", 0, 0) == 0, "%%");
+static_assert(lt__cxx::tf_count("%a", 0, 0) == -1, "%a");
+static_assert(lt__cxx::tf_count("%n", 0, 0) == -1, "%n");
+static_assert(lt__cxx::tf_count("%Lf", 0, 0) == -1, "%Lf");
+static_assert(lt__cxx::tf_count("%ls", 0, 0) == -1, "%ls");
+static_assert(lt__cxx::tf_count("%lc", 0, 0) == -1, "%lc");
+static_assert(lt__cxx::tf_count("%lp", 0, 0) == -1, "%lp");
+static_assert(lt__cxx::tf_count("%*d", 0, 0) == -1, "%*d");
+static_assert(lt__cxx::tf_count("%m", 0, 0) == -1, "%m");
+static_assert(lt__cxx::tf_count("trailing %", 0, 0) == -1, "trailing %");
+
 namespace cxxns
 {
 static void in_namespace(int i)

@@ -590,34 +590,32 @@ constexpr int tf_len(const char *f, int i)
 		       i + 1 :
 		       i;
 }
-constexpr bool tf_conv(const char *f, int start, int i)
+/* the conversion at f[i]; m where its length modifier began (none: i) */
+constexpr bool tf_conv(const char *f, int m, int i)
 {
-	return (f[i] == 'd' || f[i] == 'i' || f[i] == 'u' || f[i] == 'o' ||
-		f[i] == 'x' || f[i] == 'X' || f[i] == 'p' || f[i] == 'f' ||
-		f[i] == 'F' || f[i] == 'e' || f[i] == 'E' || f[i] == 'g' ||
-		f[i] == 'G' ||
-		((f[i] == 's' || f[i] == 'c') &&
-		 (i == start || f[i - 1] != 'l'))) &&
-	       !((f[i] == 's' || f[i] == 'c' || f[i] == 'p') && i != start &&
-		 (f[i - 1] == 'h' || f[i - 1] == 'j' || f[i - 1] == 'z' ||
-		  f[i - 1] == 't'));
+	return f[i] == 'd' || f[i] == 'i' || f[i] == 'u' || f[i] == 'o' ||
+	       f[i] == 'x' || f[i] == 'X' || f[i] == 'f' || f[i] == 'F' ||
+	       f[i] == 'e' || f[i] == 'E' || f[i] == 'g' || f[i] == 'G' ||
+	       ((f[i] == 's' || f[i] == 'c' || f[i] == 'p') && m == i);
 }
 constexpr int tf_count(const char *f, int i, int n);
-constexpr int tf_spec(const char *f, int start, int i, int n)
+constexpr int tf_spec(const char *f, int m, int i, int n)
 {
-	return tf_conv(f, start, i) ? tf_count(f, i + 1, n + 1) : -1;
+	return tf_conv(f, m, i) ? tf_count(f, i + 1, n + 1) : -1;
 }
-constexpr int tf_at(const char *f, int i, int n)
+constexpr int tf_at(const char *f, int m, int n)
 {
-	return tf_spec(f, i,
-		       tf_len(f, tf_prec(f, tf_digits(f, tf_flags(f, i)))), n);
+	return tf_spec(f, m, tf_len(f, m), n);
 }
 constexpr int tf_count(const char *f, int i, int n)
 {
-	return !f[i]	       ? n :
-	       f[i] != '%'     ? tf_count(f, i + 1, n) :
-	       f[i + 1] == '%' ? tf_count(f, i + 2, n) :
-				 tf_at(f, i + 1, n);
+	return !f[i] ? n :
+	       f[i] != '%' ?
+		       tf_count(f, i + 1, n) :
+	       f[i + 1] == '%' ?
+		       tf_count(f, i + 2, n) :
+		       tf_at(f, tf_prec(f, tf_digits(f, tf_flags(f, i + 1))),
+			     n);
 }
 } // namespace lt__cxx
 
