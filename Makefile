@@ -120,7 +120,7 @@ check: all
 bench: all
 	BUILD=$(BUILD) bash bench/run.sh
 
-FORMAT_SRC = $(shell git ls-files '*.c' '*.h' 2>/dev/null)
+FORMAT_SRC = $(shell git ls-files '*.c' '*.cpp' '*.h' 2>/dev/null)
 format:
 	clang-format -i $(FORMAT_SRC)
 format-check:

@@ -14,7 +14,13 @@
 # LTTng-UST always reads; its ring: rseq channels); with the cycle counter
 # forced (LOWTRACE_CLOCK=counter), which a machine whose kernel distrusts
 # the TSC takes only on the user's word; and with the counter and the
-# compare-and-swap ring (LOWTRACE_RING_SYNC=atomic), the ring without rseq.
+# compare-and-swap ring (LOWTRACE_RING_SYNC=atomic), the ring without rseq;
+# and, as it chooses, from C++: bench/tp_lowtrace.c compiled by g++
+# (bench/tp_lowtrace_cxx.cpp).
+#
+# Markers, one thread: lowtrace's lt_tracef (bench/tp_tracef.c) beside
+# LTTng-UST's tracef() (tp_lttng.c built with -DTP_TRACEF), both
+# "ev %d %d" with the same two integers, and beside the LT_EVENT.
 #
 #	sudo bash bench/compare-lttng.sh        (from the repository)
 #
@@ -55,7 +61,8 @@ if [ -z "${LT_BENCH_INSIDE:-}" ]; then
 	fi
 	command -v unshare >/dev/null || die "unshare (util-linux) missing"
 
-	make -s -j2 "BUILD=$BUILD" "$BUILD/bench/tp_lowtrace" >&2
+	make -s -j2 "BUILD=$BUILD" "$BUILD/bench/tp_lowtrace" \
+		"$BUILD/bench/tp_lowtrace_cxx" "$BUILD/bench/tp_tracef" >&2
 	mkdir -p "$BUILD/bench"
 	# flags are lists of words
 	# shellcheck disable=SC2086,SC2046
@@ -64,6 +71,13 @@ if [ -z "${LT_BENCH_INSIDE:-}" ]; then
 		bench/lttng/tp_lttng.c bench/lttng/tp_lttng_provider.c \
 		$(pkg-config --libs lttng-ust) ||
 		die "building bench/lttng/tp_lttng.c failed"
+	# shellcheck disable=SC2086,SC2046
+	${CC:-gcc} $BENCH_CFLAGS $BENCH_WARN $BENCH_ALIGN -Ibench -Ibench/lttng \
+		$(pkg-config --cflags lttng-ust) -DTP_TRACEF \
+		-o "$BUILD/bench/tp_lttng_tracef" \
+		bench/lttng/tp_lttng.c bench/lttng/tp_lttng_provider.c \
+		$(pkg-config --libs lttng-ust) ||
+		die "building bench/lttng/tp_lttng.c -DTP_TRACEF failed"
 
 	# /run/lttng has to exist to be mounted on; remove it after if new
 	made_rundir=
@@ -107,6 +121,11 @@ done
 lttng -n list >/dev/null 2>&1 || die "lttng-sessiond does not answer"
 
 LT=$BUILD/bench/tp_lowtrace
+# the same source compiled as C++ (bench/tp_lowtrace_cxx.cpp)
+LTCXX=$BUILD/bench/tp_lowtrace_cxx
+# markers: lt_tracef, LTTng-UST's tracef()
+LTTF=$BUILD/bench/tp_tracef
+USTTF=$BUILD/bench/tp_lttng_tracef
 UST=$BUILD/bench/tp_lttng
 
 # field NAME LINE: the value of NAME=... in LINE
@@ -149,28 +168,35 @@ lost() {
 		"max $(maximum "$1.lostpct")%"
 }
 
-# run_lowtrace VARIANT THREADS: VARIANT lowtrace, ltcounter or ltatomic
+# run_lowtrace VARIANT THREADS: VARIANT lowtrace, ltcounter, ltatomic,
+# ltcxx (the C++ build, as lowtrace otherwise) or lttracef (lt_tracef)
 run_lowtrace() {
-	local v=$1 t=$2 out env=()
+	local v=$1 t=$2 out env=() prog=$LT
 	case $v in
 	ltcounter) env=(LOWTRACE_CLOCK=counter) ;;
 	ltatomic) env=(LOWTRACE_CLOCK=counter LOWTRACE_RING_SYNC=atomic) ;;
+	ltcxx) prog=$LTCXX ;;
+	lttracef) prog=$LTTF ;;
 	esac
-	out=$(env "${env[@]}" "$LT" enabled "$t" "$EVENTS" "$WORK/lt-trace") ||
+	out=$(env "${env[@]}" "$prog" enabled "$t" "$EVENTS" "$WORK/lt-trace") ||
 		die "tp_lowtrace failed: $out"
 	rm -rf "$WORK/lt-trace"
 	record "$v" "$t" "$(field ns "$out")" "$(field events "$out")" \
 		"$(field lost "$out")"
 }
 
+# run_lttng THREADS [tracef]: bench_lttng:ev, or tracef()'s event
 run_lttng() {
-	local t=$1 s=bench-$$ out stats lost
+	local t=$1 s=bench-$$ out stats lost prog=$UST ev=bench_lttng:ev key=lttng
+	if [ "${2:-}" = tracef ]; then
+		prog=$USTTF ev=lttng_ust_tracef:event key=lttngtracef
+	fi
 	lttng -n create "$s" --output="$WORK/ust-trace" >/dev/null
 	lttng -n enable-channel -u -s "$s" --subbuf-size=1M --num-subbuf=4 \
 		--discard ch >/dev/null
-	lttng -n enable-event -u -s "$s" -c ch bench_lttng:ev >/dev/null
+	lttng -n enable-event -u -s "$s" -c ch "$ev" >/dev/null
 	lttng -n start "$s" >/dev/null
-	out=$("$UST" enabled "$t" "$EVENTS") || {
+	out=$("$prog" enabled "$t" "$EVENTS") || {
 		lttng -n destroy "$s" >/dev/null 2>&1
 		die "tp_lttng failed: $out"
 	}
@@ -180,7 +206,7 @@ run_lttng() {
 	rm -rf "$WORK/ust-trace"
 	lost=$(sed -n 's/.*Discarded events: *\([0-9]*\).*/\1/p' <<<"$stats")
 	[ -n "$lost" ] || die "no 'Discarded events' in lttng list: $stats"
-	record lttng "$t" "$(field ns "$out")" "$(field events "$out")" "$lost"
+	record "$key" "$t" "$(field ns "$out")" "$(field events "$out")" "$lost"
 }
 
 echo "compare-lttng: $RUNS runs of $EVENTS events per thread, each tracer" >&2
@@ -197,6 +223,14 @@ for r in $(seq "$RUNS"); do
 		run_lowtrace ltcounter "$t"
 		if [ "$t" = 1 ]; then
 			run_lowtrace ltatomic "$t"
+			run_lowtrace ltcxx "$t"
+			if [ $((r % 2)) = 1 ]; then
+				run_lowtrace lttracef "$t"
+				run_lttng "$t" tracef
+			else
+				run_lttng "$t" tracef
+				run_lowtrace lttracef "$t"
+			fi
 		fi
 	done
 	for tr in lowtrace lttng; do
@@ -237,13 +271,18 @@ for t in 1 2; do
 done
 for v in "ltcounter 1 enabled, counter clock" \
 	"ltcounter 2 enabled, counter, aggregate" \
-	"ltatomic 1 enabled, counter, atomic ring"; do
+	"ltatomic 1 enabled, counter, atomic ring" \
+	"ltcxx 1 enabled, from C++"; do
 	read -r k t label <<<"$v"
 	a=$(median "$k-$t.ns")
 	b=$(median "lttng-$t.ns")
 	printf '%-26s %3d %9.2f %9.2f %6s   %-26s\n' "$label" "$t" "$a" "$b" \
 		"$(ratio "$b" "$a")" "$(lost "$k-$t")"
 done
+a=$(median "lttracef-1.ns")
+b=$(median "lttngtracef-1.ns")
+printf '%-26s %3d %9.2f %9.2f %6s   %-26s %s\n' "marker (tracef)" 1 "$a" "$b" \
+	"$(ratio "$b" "$a")" "$(lost lttracef-1)" "$(lost lttngtracef-1)"
 for t in 1 2; do
 	a=$(median "lowtrace-$t.kept")
 	b=$(median "lttng-$t.kept")
@@ -263,6 +302,8 @@ loop_row "disabled, loop with work" dwork
 loop_row "the work alone" work
 printf '%-26s %3d %9.2f\n' "rdtsc alone (floor)" 1 "$(median rdtsc)"
 echo
+echo "marker: lt_tracef(\"ev %d %d\", i, i ^ 0x55) beside LTTng-UST's tracef() of"
+echo "the same; lt_tracef / LT_EVENT (enabled, 1 thread): $(ratio "$(median lttracef-1.ns)" "$(median lowtrace-1.ns)")."
 echo "ratio: LTTng-UST / lowtrace.  lost: median events lost per run (% of"
 echo "the run's events), and the worst run.  per event kept: wall time over"
 echo "the events that reached the trace.  Disabled, empty, work, rdtsc: ns"

@@ -108,7 +108,7 @@ struct bench_job {
 
 static void *bench_worker(void *arg)
 {
-	struct bench_job *j = arg;
+	struct bench_job *j = (struct bench_job *)arg;
 	bench_pin(j->cpu);
 	pthread_barrier_wait(j->start_line);
 	bench_traced_loop(j->n);

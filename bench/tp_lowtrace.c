@@ -1,6 +1,8 @@
 /*
  * bench/tp_lowtrace.c - one run of lowtrace's tracepoint, for
- * bench/compare-lttng.sh beside bench/lttng/tp_lttng.c.
+ * bench/compare-lttng.sh beside bench/lttng/tp_lttng.c.  Compiled as C
+ * here and as C++ by bench/tp_lowtrace_cxx.cpp: the same event and loop
+ * from either language.
  *
  * The event has two 32-bit integer fields, like bench_lttng:ev.
  *
@@ -15,10 +17,17 @@
 #include <lowtrace/lowtrace.h>
 #include <lowtrace/tracepoint.h>
 
+/* bench/tp_tracef.c: the same two fields from a marker, lt_tracef */
+#ifdef TP_TRACEF
+#define TP_HIT(i) lt_tracef("ev %d %d", (int32_t)(i), (int32_t)((i) ^ 0x55))
+#define TP_PATTERN "lt_tracef:*"
+#else
 LT_EVENT(bench, ev, LT_INFO, LT_ARGS(int32_t, a, int32_t, b),
 	 LT_FIELDS(LT_FIELD_INT(a, a) LT_FIELD_INT(b, b)))
 
 #define TP_HIT(i) lt_trace(bench, ev, (int32_t)(i), (int32_t)((i) ^ 0x55))
+#define TP_PATTERN "bench:ev"
+#endif
 #include "tp_harness.h"
 
 static void check(int rc, const char *what)
@@ -31,9 +40,12 @@ static void check(int rc, const char *what)
 
 static void run_enabled(int nthreads, long n, const char *dir)
 {
-	struct lt_session_options opts = {
-		.channel = { .subbuf_size = 1 << 20, .n_subbufs = 4 },
-	};
+	/* assigned, not designated: bench/tp_lowtrace_cxx.cpp is this file
+	 * in C++11 */
+	struct lt_session_options opts;
+	memset(&opts, 0, sizeof(opts));
+	opts.channel.subbuf_size = 1 << 20;
+	opts.channel.n_subbufs = 4;
 	const char *ow = getenv("TP_OVERWRITE");
 	opts.channel.overwrite = ow && *ow == '1';
 	struct lt_session_stats st;
@@ -42,7 +54,7 @@ static void run_enabled(int nthreads, long n, const char *dir)
 	lt_session_t *s = lt_session_create(dir, &opts, &err);
 	if (!s)
 		check(err ? err : -1, "lt_session_create");
-	check(lt_session_enable(s, "bench:ev", NULL, NULL), "enable");
+	check(lt_session_enable(s, TP_PATTERN, NULL, NULL), "enable");
 	check(lt_session_start(s), "start");
 	double ns = bench_run(nthreads, n);
 	check(lt_session_stop(s), "stop");

@@ -2,5 +2,5 @@
 # loops are aligned as the script aligns those of the LTTng side
 # (BENCH_ALIGN there): a loop that straddles a 64-byte line costs a cycle
 # more per iteration, which would show as tracepoint cost.
-$(BUILD)/obj/bench/tp_lowtrace.o: CFLAGS += -falign-loops=32
-$(BUILD)/obj/bench/tp_lowtrace.o: mk/bench-lttng.mk
+$(BUILD)/obj/bench/tp_lowtrace.o $(BUILD)/obj/bench/tp_tracef.o: CFLAGS += -falign-loops=32
+$(BUILD)/obj/bench/tp_lowtrace.o $(BUILD)/obj/bench/tp_tracef.o: mk/bench-lttng.mk

@@ -4,6 +4,7 @@
 set -euo pipefail
 pkgs=(
 	build-essential make gcc clang clang-format libclang-rt-14-dev valgrind
+	g++ cmake pkg-config     # C++ test, install test (CMake and pkg-config users)
 	babeltrace2 python3-bt2 # reference CTF reader the tests compare against
 	liburcu-dev             # liburcu, benchmarked beside our RCU
 	liblttng-ust-dev lttng-tools # LTTng-UST, benchmarked beside our tracer

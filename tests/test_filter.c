@@ -253,7 +253,7 @@ static const struct lt_ctf_event *lookup_all(void *arg, uint32_t id)
 {
 	static struct lt_ctf_event e;
 	(void)arg;
-	e = (struct lt_ctf_event){ id, "ft:all", LT_INFO, NULL, 0 };
+	e = (struct lt_ctf_event){ id, "ft:all", LT_INFO, NULL, 0, NULL };
 	e.fields = all_fields(&e.nfields);
 	return &e;
 }

@@ -21,7 +21,7 @@ static int round_trip(const struct lt_field_desc *f, uint32_t n,
 		      struct lt_ctf_event *ev)
 {
 	static unsigned char buf[8192];
-	const struct lt_ctf_event in = { 7, "test:event", 4, f, n };
+	const struct lt_ctf_event in = { 7, "test:event", 4, f, n, NULL };
 	ssize_t len = lt_proto_event_encode(buf, sizeof(buf), &in);
 	LT_ASSERT_CMP(len, >, 0);
 	enum lt_msg_type type;

@@ -9,13 +9,25 @@
  *	tp_lttng floor 1 N            "rdtsc=..."
  *
  * Built by the script: cc -I bench -I bench/lttng tp_lttng.c
- * tp_lttng_provider.c -llttng-ust -ldl.
+ * tp_lttng_provider.c -llttng-ust -ldl; with -DTP_TRACEF (tp_lttng_tracef)
+ * the event is LTTng-UST's tracef("ev %d %d", ...), beside lowtrace's
+ * lt_tracef (bench/tp_tracef.c).
  */
 #include "tp_lttng_tp.h"
 
+#ifdef TP_TRACEF
+#include <lttng/tracef.h>
+#define TP_HIT(i) \
+	lttng_ust_tracef("ev %d %d", (int32_t)(i), (int32_t)((i) ^ 0x55))
+#define TP_ENABLED() (lttng_ust_tracepoint_lttng_ust_tracef___event.state)
+#define TP_NAME "lttng_ust_tracef:event"
+#else
 #define TP_HIT(i)                                           \
 	lttng_ust_tracepoint(bench_lttng, ev, (int32_t)(i), \
 			     (int32_t)((i) ^ 0x55))
+#define TP_ENABLED() lttng_ust_tracepoint_enabled(bench_lttng, ev)
+#define TP_NAME "bench_lttng:ev"
+#endif
 #include "tp_harness.h"
 
 /*
@@ -26,12 +38,12 @@
 static void wait_enabled(void)
 {
 	for (int k = 0; k < 500; k++) {
-		if (lttng_ust_tracepoint_enabled(bench_lttng, ev))
+		if (TP_ENABLED())
 			return;
 		struct timespec d = { 0, 10000000 };
 		nanosleep(&d, NULL);
 	}
-	fprintf(stderr, "tp_lttng: bench_lttng:ev never got enabled "
+	fprintf(stderr, "tp_lttng: " TP_NAME " never got enabled "
 			"(is a session started with it?)\n");
 	exit(1);
 }
@@ -48,9 +60,8 @@ int main(int argc, char **argv)
 		double ns = bench_run(nthreads, n);
 		printf("ns=%.3f events=%ld\n", ns, n * nthreads);
 	} else if (!strcmp(mode, "disabled")) {
-		if (lttng_ust_tracepoint_enabled(bench_lttng, ev)) {
-			fprintf(stderr,
-				"tp_lttng: bench_lttng:ev is enabled\n");
+		if (TP_ENABLED()) {
+			fprintf(stderr, "tp_lttng: " TP_NAME " is enabled\n");
 			return 1;
 		}
 		bench_disabled(n);

@@ -22,8 +22,33 @@
 #ifndef LOWTRACE_RCU_H
 #define LOWTRACE_RCU_H
 
-#include <stdatomic.h>
 #include <stddef.h>
+
+/*
+ * The atomics of C11 in C, those of <atomic> in C++: the same operations
+ * on types of the same size, alignment and representation, so that the
+ * structures below have one layout and the inline read side compiles to
+ * the same instructions in both languages.
+ */
+#ifdef __cplusplus
+#include <atomic>
+#define LT__RCU_ATOMIC(T) std::atomic<T>
+#define LT__RCU_STD std::
+static_assert(sizeof(std::atomic<unsigned long>) == sizeof(unsigned long) &&
+		      alignof(std::atomic<unsigned long>) ==
+			      alignof(unsigned long) &&
+		      ATOMIC_LONG_LOCK_FREE == 2,
+	      "std::atomic<unsigned long> is not laid out as in C");
+#else
+#include <stdatomic.h>
+#define LT__RCU_ATOMIC(T) _Atomic(T)
+#define LT__RCU_STD
+#endif
+#define LT__RCU_LOAD(p, mo) LT__RCU_STD atomic_load_explicit(p, LT__RCU_STD mo)
+#define LT__RCU_STORE(p, v, mo) \
+	LT__RCU_STD atomic_store_explicit(p, v, LT__RCU_STD mo)
+#define LT__RCU_SIGNAL_FENCE() \
+	LT__RCU_STD atomic_signal_fence(LT__RCU_STD memory_order_seq_cst)
 
 #ifdef __cplusplus
 extern "C" {
@@ -68,7 +93,7 @@ static inline void lt_rcu_smp_mb(void)
 #else
 static inline void lt_rcu_smp_mb(void)
 {
-	atomic_thread_fence(memory_order_seq_cst);
+	LT__RCU_STD atomic_thread_fence(LT__RCU_STD memory_order_seq_cst);
 }
 #endif
 
@@ -107,7 +132,7 @@ static inline void lt_rcu_smp_mb(void)
 
 struct lt_rcu_gp {
 	/* Phase and LT_RCU_COUNT: what a reader's outermost lock stores. */
-	atomic_ulong ctr;
+	LT__RCU_ATOMIC(unsigned long) ctr;
 	/* Nonzero without membarrier: readers execute full fences. */
 	int use_fence;
 };
@@ -119,9 +144,9 @@ struct lt_rcu_gp {
  * (an add becomes a lea that does not set the flags the check reads).
  */
 struct lt_rcu_reader {
-	atomic_ulong ctr;
+	LT__RCU_ATOMIC(unsigned long) ctr;
 	/* Next record on the global reader list (src/rcu/memb.c). */
-	struct lt_rcu_reader *_Atomic next;
+	LT__RCU_ATOMIC(struct lt_rcu_reader *) next;
 	/* Nonzero once the record is on the reader list. */
 	int registered;
 };
@@ -143,7 +168,7 @@ static inline void lt_rcu_reader_barrier(void)
 	if (lt_rcu_unlikely(lt_rcu_gp.use_fence))
 		lt_rcu_smp_mb();
 	else
-		atomic_signal_fence(memory_order_seq_cst);
+		LT__RCU_SIGNAL_FENCE();
 }
 
 /*
@@ -156,12 +181,11 @@ static inline void lt_rcu_read_lock(void)
 
 	if (lt_rcu_unlikely(!lt_rcu_reader.registered))
 		lt_rcu_register_slow();
-	tmp = atomic_load_explicit(&lt_rcu_reader.ctr, memory_order_relaxed);
+	tmp = LT__RCU_LOAD(&lt_rcu_reader.ctr, memory_order_relaxed);
 	if (lt_rcu_likely(!(tmp & LT_RCU_NEST_MASK))) {
-		unsigned long gp = atomic_load_explicit(&lt_rcu_gp.ctr,
-							memory_order_relaxed);
-		atomic_store_explicit(&lt_rcu_reader.ctr, gp,
-				      LT_RCU_READER_STORE);
+		unsigned long gp =
+			LT__RCU_LOAD(&lt_rcu_gp.ctr, memory_order_relaxed);
+		LT__RCU_STORE(&lt_rcu_reader.ctr, gp, LT_RCU_READER_STORE);
 		/*
 		 * pairs with the membarrier() (or fence) in
 		 * lt_rcu_synchronize after the updater's unpublish and before
@@ -171,8 +195,8 @@ static inline void lt_rcu_read_lock(void)
 		 */
 		lt_rcu_reader_barrier();
 	} else {
-		atomic_store_explicit(&lt_rcu_reader.ctr, tmp + LT_RCU_COUNT,
-				      memory_order_relaxed);
+		LT__RCU_STORE(&lt_rcu_reader.ctr, tmp + LT_RCU_COUNT,
+			      memory_order_relaxed);
 	}
 }
 
@@ -180,7 +204,7 @@ static inline void lt_rcu_read_lock(void)
 static inline void lt_rcu_read_unlock(void)
 {
 	unsigned long tmp =
-		atomic_load_explicit(&lt_rcu_reader.ctr, memory_order_relaxed);
+		LT__RCU_LOAD(&lt_rcu_reader.ctr, memory_order_relaxed);
 
 	/*
 	 * pairs with the membarrier() (or fence) in lt_rcu_synchronize
@@ -189,8 +213,8 @@ static inline void lt_rcu_read_unlock(void)
 	 * reader no longer touches the old data.
 	 */
 	lt_rcu_reader_barrier();
-	atomic_store_explicit(&lt_rcu_reader.ctr, tmp - LT_RCU_COUNT,
-			      LT_RCU_READER_STORE);
+	LT__RCU_STORE(&lt_rcu_reader.ctr, tmp - LT_RCU_COUNT,
+		      LT_RCU_READER_STORE);
 }
 
 /* Nonzero once this thread is a registered reader. */
@@ -217,31 +241,30 @@ static inline int lt_rcu_fenceless(void)
 static inline int lt_rcu_read_lock_outer(void)
 {
 	unsigned long tmp =
-		atomic_load_explicit(&lt_rcu_reader.ctr, memory_order_relaxed);
+		LT__RCU_LOAD(&lt_rcu_reader.ctr, memory_order_relaxed);
 	if (lt_rcu_unlikely(tmp & LT_RCU_NEST_MASK))
 		return 0;
-	atomic_store_explicit(
-		&lt_rcu_reader.ctr,
-		atomic_load_explicit(&lt_rcu_gp.ctr, memory_order_relaxed),
-		LT_RCU_READER_STORE);
+	LT__RCU_STORE(&lt_rcu_reader.ctr,
+		      LT__RCU_LOAD(&lt_rcu_gp.ctr, memory_order_relaxed),
+		      LT_RCU_READER_STORE);
 	/* as lt_rcu_read_lock()'s barrier, fenceless */
-	atomic_signal_fence(memory_order_seq_cst);
+	LT__RCU_SIGNAL_FENCE();
 	return 1;
 }
 
 static inline void lt_rcu_read_unlock_outer(void)
 {
 	unsigned long tmp =
-		atomic_load_explicit(&lt_rcu_reader.ctr, memory_order_relaxed);
-	atomic_signal_fence(memory_order_seq_cst);
-	atomic_store_explicit(&lt_rcu_reader.ctr, tmp - LT_RCU_COUNT,
-			      LT_RCU_READER_STORE);
+		LT__RCU_LOAD(&lt_rcu_reader.ctr, memory_order_relaxed);
+	LT__RCU_SIGNAL_FENCE();
+	LT__RCU_STORE(&lt_rcu_reader.ctr, tmp - LT_RCU_COUNT,
+		      LT_RCU_READER_STORE);
 }
 
 /* Nonzero if the calling thread is inside a read-side section. */
 static inline int lt_rcu_read_ongoing(void)
 {
-	return (atomic_load_explicit(&lt_rcu_reader.ctr, memory_order_relaxed) &
+	return (LT__RCU_LOAD(&lt_rcu_reader.ctr, memory_order_relaxed) &
 		LT_RCU_NEST_MASK) != 0;
 }
 
@@ -267,14 +290,14 @@ unsigned long lt_rcu_gp_count(void);
 
 struct lt_rcu_qsbr_reader {
 	/* 0 offline, else the gp counter at the last quiescent state. */
-	atomic_ulong ctr;
+	LT__RCU_ATOMIC(unsigned long) ctr;
 	struct lt_rcu_qsbr_reader *prev, *next;
 	int registered;
 };
 
-extern atomic_ulong lt_rcu_qsbr_gp_ctr;
+extern LT__RCU_ATOMIC(unsigned long) lt_rcu_qsbr_gp_ctr;
 /* Nonzero while an updater sleeps on it (futex) waiting for readers. */
-extern atomic_int lt_rcu_qsbr_waiting;
+extern LT__RCU_ATOMIC(int) lt_rcu_qsbr_waiting;
 extern __thread struct lt_rcu_qsbr_reader lt_rcu_qsbr_reader
 	__attribute__((tls_model("initial-exec")));
 
@@ -288,12 +311,12 @@ void lt_rcu_qsbr_wake_updater(void);
  */
 static inline void lt_rcu_qsbr_read_lock(void)
 {
-	atomic_signal_fence(memory_order_seq_cst);
+	LT__RCU_SIGNAL_FENCE();
 }
 
 static inline void lt_rcu_qsbr_read_unlock(void)
 {
-	atomic_signal_fence(memory_order_seq_cst);
+	LT__RCU_SIGNAL_FENCE();
 }
 
 /* Announce that this thread holds no RCU-protected reference. */
@@ -307,9 +330,8 @@ static inline void lt_rcu_qsbr_quiescent_state(void)
 	 * the updater sees the announcement and frees.
 	 */
 	lt_rcu_smp_mb();
-	gp = atomic_load_explicit(&lt_rcu_qsbr_gp_ctr, memory_order_relaxed);
-	atomic_store_explicit(&lt_rcu_qsbr_reader.ctr, gp,
-			      memory_order_release);
+	gp = LT__RCU_LOAD(&lt_rcu_qsbr_gp_ctr, memory_order_relaxed);
+	LT__RCU_STORE(&lt_rcu_qsbr_reader.ctr, gp, memory_order_release);
 	/*
 	 * pairs with the fence in lt_rcu_qsbr_synchronize before the
 	 * counter update: having copied the new value, later reads see
@@ -317,8 +339,8 @@ static inline void lt_rcu_qsbr_quiescent_state(void)
 	 * lt_rcu_qsbr_waiting: it sees this store or we see the flag.
 	 */
 	lt_rcu_smp_mb();
-	if (lt_rcu_unlikely(atomic_load_explicit(&lt_rcu_qsbr_waiting,
-						 memory_order_relaxed)))
+	if (lt_rcu_unlikely(
+		    LT__RCU_LOAD(&lt_rcu_qsbr_waiting, memory_order_relaxed)))
 		lt_rcu_qsbr_wake_updater();
 }
 

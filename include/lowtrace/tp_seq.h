@@ -105,8 +105,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* glibc's offset of the thread's struct rseq from the thread pointer */
+/* glibc's offset of the thread's struct rseq from the thread pointer
+ * (declared as <sys/rseq.h> does, C linkage in C++ too) */
+#ifdef __cplusplus
+extern "C" const ptrdiff_t __rseq_offset;
+#else
 extern const ptrdiff_t __rseq_offset;
+#endif
 
 /*
  * The sequence, in AT&T syntax, for one call site; STOREX and STOREY

@@ -45,6 +45,12 @@
  * Events register themselves when the object that defines them is loaded
  * (the executable, a shared library, a library opened with dlopen) and
  * unregister when it is unloaded.  Link with -llowtrace.
+ *
+ * The same macros work in C (C11 with GNU extensions) and in C++11 or
+ * later (g++, clang++), where a field's expression may be an enum class
+ * (LT_FIELD_ENUM, LT_FIELD_INT) and a string must be a const char * or
+ * char * (std::string::c_str()); an event may be defined inside a
+ * namespace and called from it.
  */
 #ifndef LOWTRACE_TRACEPOINT_H
 #define LOWTRACE_TRACEPOINT_H
@@ -56,6 +62,71 @@
 #include <lowtrace/types.h>
 #define LT__SEQ_INTERNALS 1
 #include <lowtrace/tp_seq.h>
+
+/*
+ * What the field macros ask of an expression's type, in each language's
+ * own terms: C11's _Static_assert, __typeof__ and _Generic; C++'s
+ * static_assert, decltype and <type_traits>.  LT__TYPE(x) is x's type as
+ * a variable holding its value has it (arrays and functions decayed).
+ */
+#ifdef __cplusplus
+#include <type_traits>
+
+namespace lt__cxx
+{
+template <typename T> using decay_t = typename std::decay<T>::type;
+template <typename T, bool = std::is_enum<T>::value> struct arith {
+	typedef T type;
+};
+template <typename T> struct arith<T, true> {
+	typedef typename std::underlying_type<T>::type type;
+};
+template <typename T> constexpr bool is_int()
+{
+	return std::is_integral<T>::value || std::is_enum<T>::value;
+}
+template <typename T> constexpr bool is_signed()
+{
+	return std::is_signed<typename arith<T>::type>::value;
+}
+template <typename T> constexpr bool is_float()
+{
+	return std::is_same<T, float>::value || std::is_same<T, double>::value;
+}
+template <typename T> constexpr bool is_string()
+{
+	return std::is_same<T, char *>::value ||
+	       std::is_same<T, const char *>::value;
+}
+template <typename T> T zero()
+{
+	return T();
+}
+} // namespace lt__cxx
+
+#define LT__TYPE(x) lt__cxx::decay_t<decltype(x)>
+#define LT__STATIC_ASSERT(c, msg) static_assert(c, msg)
+#define LT__SIGNED(x) (lt__cxx::is_signed<LT__TYPE(x)>())
+#define LT__IS_INT(x) (lt__cxx::is_int<LT__TYPE(x)>())
+#define LT__IS_FLOAT(x) (lt__cxx::is_float<LT__TYPE(x)>())
+#define LT__IS_STRING(x) (lt__cxx::is_string<LT__TYPE(x)>())
+#define LT__ZERO(t, n) lt__cxx::zero<t>()
+#else
+#define LT__TYPE(x) __typeof__(x)
+#define LT__STATIC_ASSERT(c, msg) _Static_assert(c, msg)
+#define LT__SIGNED(x) ((__typeof__(x))-1 < (__typeof__(x))1)
+#define LT__IS_INT(x) ((__typeof__(x))1.5 == 1)
+#define LT__IS_FLOAT(x)                                        \
+	(__builtin_types_compatible_p(__typeof__(x), float) || \
+	 __builtin_types_compatible_p(__typeof__(x), double))
+#define LT__IS_STRING(x) \
+	_Generic((x), char * : 1, const char * : 1, default : 0)
+#define LT__ZERO(t, n) \
+	(t)            \
+	{              \
+		0      \
+	}
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -151,11 +222,6 @@ static inline void lt__put_seq(struct lt__writer *w, const void *p,
 #define LT__LIST_20(op, t, n, ...) op(t, n), LT__LIST_18(op, __VA_ARGS__)
 #define LT__PARAM(t, n) t n
 #define LT__NAME(t, n) n
-#define LT__ZERO(t, n) \
-	(t)            \
-	{              \
-		0      \
-	}
 /* the parameters "t1 n1, ...", the arguments "n1, ...", and zeros */
 #define LT__PARAMS(...) LT__LIST(LT__PARAM, __VA_ARGS__)
 #define LT__NAMES(...) LT__LIST(LT__NAME, __VA_ARGS__)
@@ -183,9 +249,6 @@ static inline void lt__put_seq(struct lt__writer *w, const void *p,
 #define LT_FIELD_ARRAY(name, ptr, count) (ARRAY, name, ptr, count)
 #define LT_FIELD_SEQUENCE(name, ptr, len) (SEQ, name, ptr, len)
 #define LT_FIELD_CHARS(name, ptr, count) (CHARS, name, ptr, count)
-
-#define LT__SIGNED(x) ((__typeof__(x))-1 < (__typeof__(x))1)
-#define LT__IS_INT(x) ((__typeof__(x))1.5 == 1)
 
 /* The field's description (a static initializer). */
 #define LT__D_INT(name, expr, b) \
@@ -218,44 +281,40 @@ static inline void lt__put_seq(struct lt__writer *w, const void *p,
 #define LT__DESCS(seq) LT__CAT(LT__DA seq, _END)
 
 /* The field's serialisation (statements in the probe). */
-#define LT__W_INT(name, expr, b)                                            \
-	{                                                                   \
-		_Static_assert(LT__IS_INT(expr), #name ": not an integer"); \
-		__typeof__(expr) lt__v = (expr);                            \
-		lt__put(&lt__w, &lt__v, sizeof(lt__v));                     \
+#define LT__W_INT(name, expr, b)                                               \
+	{                                                                      \
+		LT__STATIC_ASSERT(LT__IS_INT(expr), #name ": not an integer"); \
+		LT__TYPE(expr) lt__v = (expr);                                 \
+		lt__put(&lt__w, &lt__v, sizeof(lt__v));                        \
 	}
 #define LT__W_ENUM(name, expr, e) LT__W_INT(name, expr, 10)
-#define LT__IS_FLOAT(x)                                        \
-	(__builtin_types_compatible_p(__typeof__(x), float) || \
-	 __builtin_types_compatible_p(__typeof__(x), double))
-#define LT__W_FLOAT(name, expr)                                  \
-	{                                                        \
-		_Static_assert(LT__IS_FLOAT(expr),               \
-			       #name ": not a float or double"); \
-		__typeof__(expr) lt__v = (expr);                 \
-		lt__put(&lt__w, &lt__v, sizeof(lt__v));          \
+#define LT__W_FLOAT(name, expr)                                     \
+	{                                                           \
+		LT__STATIC_ASSERT(LT__IS_FLOAT(expr),               \
+				  #name ": not a float or double"); \
+		LT__TYPE(expr) lt__v = (expr);                      \
+		lt__put(&lt__w, &lt__v, sizeof(lt__v));             \
 	}
-#define LT__W_STRING(name, expr)                                              \
-	{                                                                     \
-		_Static_assert(_Generic((expr), char * : 1, const char * : 1, \
-					default : 0),                         \
-			       #name ": not a string");                       \
-		lt__put_string(&lt__w, (expr));                               \
+#define LT__W_STRING(name, expr)                           \
+	{                                                  \
+		LT__STATIC_ASSERT(LT__IS_STRING(expr),     \
+				  #name ": not a string"); \
+		lt__put_string(&lt__w, (expr));            \
 	}
-#define LT__W_ARRAY(name, p, n)                                             \
-	{                                                                   \
-		_Static_assert(LT__IS_INT((p)[0]), #name ": not integers"); \
-		lt__put(&lt__w, (p), sizeof((p)[0]) * (size_t)(n));         \
+#define LT__W_ARRAY(name, p, n)                                                \
+	{                                                                      \
+		LT__STATIC_ASSERT(LT__IS_INT((p)[0]), #name ": not integers"); \
+		lt__put(&lt__w, (p), sizeof((p)[0]) * (size_t)(n));            \
 	}
-#define LT__W_SEQ(name, p, n)                                               \
-	{                                                                   \
-		_Static_assert(LT__IS_INT((p)[0]), #name ": not integers"); \
-		lt__put_seq(&lt__w, (p), (uint32_t)(n), sizeof((p)[0]));    \
+#define LT__W_SEQ(name, p, n)                                                  \
+	{                                                                      \
+		LT__STATIC_ASSERT(LT__IS_INT((p)[0]), #name ": not integers"); \
+		lt__put_seq(&lt__w, (p), (uint32_t)(n), sizeof((p)[0]));       \
 	}
-#define LT__W_CHARS(name, p, n)                                           \
-	{                                                                 \
-		_Static_assert(sizeof((p)[0]) == 1, #name ": not chars"); \
-		lt__put_chars(&lt__w, (const char *)(p), (size_t)(n));    \
+#define LT__W_CHARS(name, p, n)                                              \
+	{                                                                    \
+		LT__STATIC_ASSERT(sizeof((p)[0]) == 1, #name ": not chars"); \
+		lt__put_chars(&lt__w, (const char *)(p), (size_t)(n));       \
 	}
 #define LT__W(kind, ...) LT__KIND(LT__W_, kind)(__VA_ARGS__)
 #define LT__WA(...) LT__W LT__EMPTY()(__VA_ARGS__) LT__WB
@@ -296,6 +355,29 @@ static inline void lt__put_seq(struct lt__writer *w, const void *p,
 #define LT__EMIT_WORDS8 lt_probe_emit_words8
 #define LT__EMIT_WORDS4 lt_probe_emit_words4
 #endif
+
+/* A payload of FIXED bytes, 4 to 16, that WRITES serialises into lt__w:
+ * in two words, with no buffer in memory, to the inline sequence of
+ * tp_seq.h where there is one, else to the library (D its descriptor). */
+#define LT__EMIT_FIXED(D, FIXED, WRITES)                                       \
+	do {                                                                   \
+		char lt__buf[16];                                              \
+		struct lt__writer lt__w = { lt__buf, 0, 16, 0 };               \
+		uint64_t lt__lo = 0, lt__hi = 0;                               \
+		WRITES(void) lt__w;                                            \
+		if ((FIXED) >= 8) {                                            \
+			memcpy(&lt__lo, lt__buf, 8);                           \
+			memcpy(&lt__hi, lt__buf + (FIXED)-8, 8);               \
+			LT__EMIT_WORDS8(D, lt__lo, lt__hi, (uint32_t)(FIXED)); \
+		} else {                                                       \
+			uint32_t lt__x, lt__y;                                 \
+			memcpy(&lt__x, lt__buf, 4);                            \
+			memcpy(&lt__y, lt__buf + (FIXED)-4, 4);                \
+			lt__lo = lt__x;                                        \
+			lt__hi = lt__y;                                        \
+			LT__EMIT_WORDS4(D, lt__lo, lt__hi, (uint32_t)(FIXED)); \
+		}                                                              \
+	} while (0)
 
 #define LT__EVENT_COMMON(prov, ev, level)                               \
 	static struct lt_event_desc lt__ev_##prov##__##ev               \
@@ -348,30 +430,11 @@ static inline void lt__put_seq(struct lt__writer *w, const void *p,
 	{                                                                     \
 		LT__MAP(LT__VOID, LT__UNPAREN args)                           \
 		const size_t lt__fixed = 0 LT__SIZE(fields);                  \
-		if (lt__fixed >= 4 && lt__fixed <= 16) {                      \
-			char lt__buf[16];                                     \
-			struct lt__writer lt__w = { lt__buf, 0, 16, 0 };      \
-			uint64_t lt__lo = 0, lt__hi = 0;                      \
-			LT__WRITES(fields)                                    \
-			if (lt__fixed >= 8) {                                 \
-				memcpy(&lt__lo, lt__buf, 8);                  \
-				memcpy(&lt__hi, lt__buf + lt__fixed - 8, 8);  \
-				LT__EMIT_WORDS8(&lt__ev_##prov##__##ev,       \
-						lt__lo, lt__hi,               \
-						(uint32_t)lt__fixed);         \
-			} else {                                              \
-				uint32_t lt__x, lt__y;                        \
-				memcpy(&lt__x, lt__buf, 4);                   \
-				memcpy(&lt__y, lt__buf + lt__fixed - 4, 4);   \
-				lt__lo = lt__x;                               \
-				lt__hi = lt__y;                               \
-				LT__EMIT_WORDS4(&lt__ev_##prov##__##ev,       \
-						lt__lo, lt__hi,               \
-						(uint32_t)lt__fixed);         \
-			}                                                     \
-		} else {                                                      \
+		if (lt__fixed >= 4 && lt__fixed <= 16)                        \
+			LT__EMIT_FIXED(&lt__ev_##prov##__##ev, lt__fixed,     \
+				       LT__WRITES(fields));                   \
+		else                                                          \
 			lt__probe_mem_##prov##__##ev(LT__NAMES args);         \
-		}                                                             \
 	}
 
 /* An event that carries no fields. */
@@ -419,6 +482,416 @@ static inline void lt__put_seq(struct lt__writer *w, const void *p,
 	__builtin_expect(__atomic_load_n(&lt__ev_##prov##__##ev.enabled, \
 					 __ATOMIC_RELAXED),              \
 			 0)
+
+/*
+ * Markers: lt_tracef("frame %u late by %lld us (%s)", id, late, name)
+ * anywhere, with no definition elsewhere.  Each call site is an event of
+ * its own, provider "lt_tracef", named "FILE:LINE" (so -e 'lt_tracef:*'
+ * or -e 'lt_tracef:src/net.c:*' select them), log level LT_DEBUG, with
+ * one field per argument (arg0, arg1, ...) typed by the compiler: an
+ * integer of the argument's size and sign, a float or double, a string
+ * (char *, const char *: copied, at most LT_STRING_MAX bytes), or a
+ * pointer (a 64-bit hexadecimal integer).  The format is a string
+ * literal; it goes into the trace's metadata with the fields, and the
+ * reader formats the text (`lowtrace view`): nothing is formatted and
+ * nothing allocated on the tracing path, which is an LT_EVENT's (the
+ * inline sequence for 4 to 16 bytes of integers and floats).
+ *
+ * Conversions: d i u o x X c with the length modifiers hh h l ll j z t,
+ * f F e E g G, s, p, and %%; flags, width and precision as digits.  Not
+ * supported: %n, %a, %m, long double (L), wide characters and strings
+ * (%lc, %ls), '*' widths.  At most 10 arguments.
+ *
+ * Checked by the compiler: the arguments against the format (the printf
+ * format attribute: -Wformat, in -Wall), a type the field kinds cannot
+ * hold (long double, a struct: an error); in C++ also every conversion
+ * and their number (static_assert).  C has no compile-time means to
+ * parse the literal, so there the registry checks each marker as its
+ * object loads: a marker with an unsupported conversion, a count of
+ * arguments that differs, or an argument of the wrong kind for its
+ * conversion (%p needs a void *, %s a string) is reported on stderr and
+ * stays disabled.
+ */
+
+/* the fields() of every marker's event: says what its descriptor is */
+__attribute__((unused)) static const struct lt_field_desc *lt__marker_tag(void)
+{
+	static const struct lt_field_desc lt__t[] = {
+		{ "", LT_FT_MARKER, 0, 0, 0, 0, NULL },
+		{ NULL, 0, 0, 0, 0, 0, NULL }
+	};
+	return lt__t;
+}
+
+/* printf's checks of the arguments against the format, never called */
+__attribute__((unused, format(printf, 1, 2))) static inline void
+lt__tf_check(const char *fmt, ...)
+{
+	(void)fmt;
+}
+
+/* an argument's kind: 0 pointer, 1 integer, 2 float, 3 string, -1 none */
+#ifdef __cplusplus
+extern "C++" {
+namespace lt__cxx
+{
+template <typename T> constexpr int tf_kind()
+{
+	return is_string<T>()		 ? 3 :
+	       is_float<T>()		 ? 2 :
+	       is_int<T>()		 ? 1 :
+	       std::is_pointer<T>::value ? 0 :
+					   -1;
+}
+inline void tf_put(struct lt__writer *w, const char *s)
+{
+	lt__put_string(w, s);
+}
+inline void tf_put(struct lt__writer *w, char *s)
+{
+	lt__put_string(w, s);
+}
+template <typename T> inline void tf_put(struct lt__writer *w, T *p)
+{
+	uint64_t u = (uint64_t)(uintptr_t)p;
+	lt__put(w, &u, 8);
+}
+template <typename T>
+inline typename std::enable_if<!std::is_pointer<T>::value>::type
+tf_put(struct lt__writer *w, T v)
+{
+	lt__put(w, &v, sizeof(v));
+}
+
+/* the format's conversions from f[i], counted from n; -1 at one that is
+ * not supported (the grammar of src/ctf/marker.c's lt_marker_next()) */
+constexpr int tf_flags(const char *f, int i)
+{
+	return (f[i] == '-' || f[i] == '+' || f[i] == ' ' || f[i] == '#' ||
+		f[i] == '0' || f[i] == '\'') ?
+		       tf_flags(f, i + 1) :
+		       i;
+}
+constexpr int tf_digits(const char *f, int i)
+{
+	return (f[i] >= '0' && f[i] <= '9') ? tf_digits(f, i + 1) : i;
+}
+constexpr int tf_prec(const char *f, int i)
+{
+	return f[i] == '.' ? tf_digits(f, i + 1) : i;
+}
+constexpr int tf_len(const char *f, int i)
+{
+	return ((f[i] == 'h' && f[i + 1] == 'h') ||
+		(f[i] == 'l' && f[i + 1] == 'l')) ?
+		       i + 2 :
+	       (f[i] == 'h' || f[i] == 'l' || f[i] == 'j' || f[i] == 'z' ||
+		f[i] == 't') ?
+		       i + 1 :
+		       i;
+}
+/* the conversion at f[i]; m where its length modifier began (none: i) */
+constexpr bool tf_conv(const char *f, int m, int i)
+{
+	return f[i] == 'd' || f[i] == 'i' || f[i] == 'u' || f[i] == 'o' ||
+	       f[i] == 'x' || f[i] == 'X' || f[i] == 'f' || f[i] == 'F' ||
+	       f[i] == 'e' || f[i] == 'E' || f[i] == 'g' || f[i] == 'G' ||
+	       ((f[i] == 's' || f[i] == 'c' || f[i] == 'p') && m == i);
+}
+constexpr int tf_count(const char *f, int i, int n);
+constexpr int tf_spec(const char *f, int m, int i, int n)
+{
+	return tf_conv(f, m, i) ? tf_count(f, i + 1, n + 1) : -1;
+}
+constexpr int tf_at(const char *f, int m, int n)
+{
+	return tf_spec(f, m, tf_len(f, m), n);
+}
+constexpr int tf_count(const char *f, int i, int n)
+{
+	return !f[i] ? n :
+	       f[i] != '%' ?
+		       tf_count(f, i + 1, n) :
+	       f[i + 1] == '%' ?
+		       tf_count(f, i + 2, n) :
+		       tf_at(f, tf_prec(f, tf_digits(f, tf_flags(f, i + 1))),
+			     n);
+}
+} // namespace lt__cxx
+
+/*
+ * A marker registers on its own, as its object loads, by the dynamic
+ * initialisation of a static member of a class template instantiated
+ * for a class local to the call site: g++ drops the section attribute
+ * of a static local in a template or an inline function (it has vague
+ * linkage) or stops at a section type conflict, so C++'s markers are
+ * not in the lt_events section.
+ */
+namespace lt__cxx
+{
+template <typename Site> struct tf_reg {
+	tf_reg()
+	{
+		lt_probe_register_range(Site::range(), Site::range() + 1);
+		lt_session_autostart();
+	}
+	~tf_reg()
+	{
+		lt_probe_unregister_range(Site::range(), Site::range() + 1);
+	}
+	static tf_reg instance;
+};
+template <typename Site> tf_reg<Site> tf_reg<Site>::instance;
+} // namespace lt__cxx
+}
+#define LT__TF_REGISTER(d)                                              \
+	struct lt__tf_site {                                            \
+		static struct lt_event_desc *const *range()             \
+		{                                                       \
+			static struct lt_event_desc *const lt__r[1] = { \
+				&d.ev                                   \
+			};                                              \
+			return lt__r;                                   \
+		}                                                       \
+	};                                                              \
+	(void)&lt__cxx::tf_reg<lt__tf_site>::instance;
+#define LT__TF_KIND(x) (lt__cxx::tf_kind<LT__TYPE(x)>())
+#define LT__TF_SIGNED_ARG(x) LT__SIGNED(x)
+#define LT__TF_PUT(x) lt__cxx::tf_put(&lt__w, (x))
+/* the enabled path in a function of its own, an inline lambda: clang
+ * checks the asm goto of the inline sequence against the labels of
+ * every other one in the function, which C++ forbids jumping past
+ * initialisations */
+#define LT__TF_BODY(...) [&]() __attribute__((always_inline)){ __VA_ARGS__ }();
+#define LT__TF_COUNT_CHECK(fmt, n)                                      \
+	static_assert(lt__cxx::tf_count(fmt, 0, 0) == (n),              \
+		      "lt_tracef: a conversion that is not supported, " \
+		      "or not one argument per conversion");
+#else
+#define LT__TF_INTS(v)                                                         \
+_Bool:                                                                         \
+	v, char : v,                                                           \
+		  signed char : v,                                             \
+				unsigned char : v,                             \
+						short : v,                     \
+							unsigned short : v,    \
+									 int   \
+	    : v,                                                               \
+	      unsigned : v,                                                    \
+			 long : v,                                             \
+				unsigned long : v,                             \
+						long long : v,                 \
+							    unsigned long long \
+	    : v
+#define LT__TF_KIND(x)                                                     \
+	_Generic((x), char * : 3, const char * : 3, float : 2, double : 2, \
+		 LT__TF_INTS(1), default : 0)
+#define LT__TF_SIGNED_ARG(x)                                         \
+	_Generic((x), signed char : 1, short : 1, int : 1, long : 1, \
+		 long long : 1, char                                 \
+		 : (char)-1 < 0, float : 1, double : 1, default : 0)
+#define LT__TF_PUT_FN(name, T)                                                \
+	__attribute__((unused)) static inline void name(struct lt__writer *w, \
+							T v)                  \
+	{                                                                     \
+		lt__put(w, &v, sizeof(v));                                    \
+	}
+LT__TF_PUT_FN(lt__tf_put_b, _Bool)
+LT__TF_PUT_FN(lt__tf_put_c, char)
+LT__TF_PUT_FN(lt__tf_put_sc, signed char)
+LT__TF_PUT_FN(lt__tf_put_uc, unsigned char)
+LT__TF_PUT_FN(lt__tf_put_h, short)
+LT__TF_PUT_FN(lt__tf_put_uh, unsigned short)
+LT__TF_PUT_FN(lt__tf_put_i, int)
+LT__TF_PUT_FN(lt__tf_put_u, unsigned)
+LT__TF_PUT_FN(lt__tf_put_l, long)
+LT__TF_PUT_FN(lt__tf_put_ul, unsigned long)
+LT__TF_PUT_FN(lt__tf_put_ll, long long)
+LT__TF_PUT_FN(lt__tf_put_ull, unsigned long long)
+LT__TF_PUT_FN(lt__tf_put_f, float)
+LT__TF_PUT_FN(lt__tf_put_d, double)
+__attribute__((unused)) static inline void lt__tf_put_str(struct lt__writer *w,
+							  const char *s)
+{
+	lt__put_string(w, s);
+}
+/* any other pointer; anything else (long double, a struct) fails here */
+__attribute__((unused)) static inline void
+lt__tf_put_ptr(struct lt__writer *w, const volatile void *p)
+{
+	uint64_t u = (uint64_t)(uintptr_t)p;
+	lt__put(w, &u, 8);
+}
+#define LT__TF_PUT(x) \
+	_Generic((x), char * : lt__tf_put_str, const char * : lt__tf_put_str, \
+		 float : lt__tf_put_f, double : lt__tf_put_d,                 \
+		 _Bool : lt__tf_put_b, char : lt__tf_put_c,                   \
+		 signed char : lt__tf_put_sc, unsigned char : lt__tf_put_uc,  \
+		 short : lt__tf_put_h, unsigned short : lt__tf_put_uh,        \
+		 int : lt__tf_put_i, unsigned : lt__tf_put_u,                 \
+		 long : lt__tf_put_l, unsigned long : lt__tf_put_ul,          \
+		 long long : lt__tf_put_ll,                                   \
+		 unsigned long long : lt__tf_put_ull,                         \
+		 default : lt__tf_put_ptr)(&lt__w, (x))
+#define LT__TF_COUNT_CHECK(fmt, n)
+/* in the object's lt_events section, as LT_EVENT's descriptors */
+#define LT__TF_REGISTER(d)                                               \
+	static struct lt_event_desc *const lt__tf_p LT__SECTION = &d.ev; \
+	(void)lt__tf_p;
+#define LT__TF_BODY(...)    \
+	{                   \
+		__VA_ARGS__ \
+	}
+#endif
+
+/* argument i's field description, serialisation, and fixed size */
+#define LT__TF_DESC(i, x)                                                   \
+	{ "arg" #i,                                                         \
+	  LT__TF_KIND(x) == 3 ? LT_FT_STRING :                              \
+	  LT__TF_KIND(x) == 2 ? LT_FT_FLOAT :                               \
+				LT_FT_INT,                                  \
+	  (uint8_t)(LT__TF_KIND(x) == 3 ? 1 :                               \
+		    LT__TF_KIND(x) == 0 ? 8 :                               \
+					  sizeof(x)),                       \
+	  LT__TF_KIND(x) == 1 ? LT__TF_SIGNED_ARG(x) : LT__TF_KIND(x) == 2, \
+	  (uint8_t)(LT__TF_KIND(x) == 0 ? 16 : 10),                         \
+	  0,                                                                \
+	  NULL },
+#define LT__TF_WRITE(i, x)                                                 \
+	LT__STATIC_ASSERT(LT__TF_KIND(x) >= 0,                             \
+			  "lt_tracef: argument " #i " is not an integer, " \
+			  "a float or double, a string or a pointer");     \
+	LT__TF_PUT(x);
+#define LT__TF_SIZE(i, x)                              \
+	+(LT__TF_KIND(x) == 3 ? (size_t)LT_EVENT_MAX : \
+	  LT__TF_KIND(x) == 0 ? (size_t)8 :            \
+				sizeof(x))
+
+#define LT__TF_NAME __FILE__ ":" LT__STR(__LINE__)
+
+/* One call site: its descriptor, then the event as LT_EVENT's probe
+ * writes it (fixed payloads of 4 to 16 bytes by the inline sequence). */
+#define LT__TF_SITE(fmt, n, descs, writes, size, call)                         \
+	do {                                                                   \
+		static const struct lt_field_desc lt__tf_f[] = { descs{        \
+			NULL, 0, 0, 0, 0, 0, NULL } };                         \
+		static struct lt_marker_desc lt__tf_d = {                      \
+			{ 0, LT__LAYOUT, LT_DEBUG, "lt_tracef", LT__TF_NAME,   \
+			  "lt_tracef:" LT__TF_NAME, lt__marker_tag, 0, NULL,   \
+			  NULL },                                              \
+			"" fmt "",                                             \
+			lt__tf_f                                               \
+		};                                                             \
+		LT__TF_REGISTER(lt__tf_d)                                      \
+		LT__TF_COUNT_CHECK(fmt, n)                                     \
+		if (0)                                                         \
+			lt__tf_check call;                                     \
+		if (__builtin_expect(__atomic_load_n(&lt__tf_d.ev.enabled,     \
+						     __ATOMIC_RELAXED),        \
+				     0))                                       \
+			LT__TF_BODY(                                           \
+				if ((0 size) >= 4 && (0 size) <= 16) {         \
+					LT__EMIT_FIXED(&lt__tf_d.ev, (0 size), \
+						       writes);                \
+				} else {                                       \
+					char lt__buf[(0 size) < LT_EVENT_MAX ? \
+							     (0 size) + 1 :    \
+							     LT_EVENT_MAX +    \
+								     1];       \
+					struct lt__writer lt__w = {            \
+						lt__buf, 0,                    \
+						(uint32_t)sizeof(lt__buf) - 1, \
+						0                              \
+					};                                     \
+					writes lt_probe_emit(                  \
+						&lt__tf_d.ev, lt__buf,         \
+						lt__w.off, lt__w.overflow);    \
+				})                                             \
+	} while (0)
+
+#define LT__TF_EACH_1(op, a0) op(0, a0)
+#define LT__TF_EACH_2(op, a0, a1) op(0, a0) op(1, a1)
+#define LT__TF_EACH_3(op, a0, a1, a2) op(0, a0) op(1, a1) op(2, a2)
+#define LT__TF_EACH_4(op, a0, a1, a2, a3) \
+	op(0, a0) op(1, a1) op(2, a2) op(3, a3)
+#define LT__TF_EACH_5(op, a0, a1, a2, a3, a4) \
+	op(0, a0) op(1, a1) op(2, a2) op(3, a3) op(4, a4)
+#define LT__TF_EACH_6(op, a0, a1, a2, a3, a4, a5) \
+	op(0, a0) op(1, a1) op(2, a2) op(3, a3) op(4, a4) op(5, a5)
+#define LT__TF_EACH_7(op, a0, a1, a2, a3, a4, a5, a6) \
+	op(0, a0) op(1, a1) op(2, a2) op(3, a3) op(4, a4) op(5, a5) op(6, a6)
+#define LT__TF_EACH_8(op, a0, a1, a2, a3, a4, a5, a6, a7)                     \
+	op(0, a0) op(1, a1) op(2, a2) op(3, a3) op(4, a4) op(5, a5) op(6, a6) \
+		op(7, a7)
+#define LT__TF_EACH_9(op, a0, a1, a2, a3, a4, a5, a6, a7, a8)                 \
+	op(0, a0) op(1, a1) op(2, a2) op(3, a3) op(4, a4) op(5, a5) op(6, a6) \
+		op(7, a7) op(8, a8)
+#define LT__TF_EACH_10(op, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9)            \
+	op(0, a0) op(1, a1) op(2, a2) op(3, a3) op(4, a4) op(5, a5) op(6, a6) \
+		op(7, a7) op(8, a8) op(9, a9)
+#define LT__TRACEF_1(fmt) LT__TF_SITE(fmt, 0, , , , (fmt))
+#define LT__TRACEF_2(fmt, a0)                               \
+	LT__TF_SITE(fmt, 1, LT__TF_EACH_1(LT__TF_DESC, a0), \
+		    LT__TF_EACH_1(LT__TF_WRITE, a0),        \
+		    LT__TF_EACH_1(LT__TF_SIZE, a0), (fmt, a0))
+#define LT__TRACEF_3(fmt, a0, a1)                               \
+	LT__TF_SITE(fmt, 2, LT__TF_EACH_2(LT__TF_DESC, a0, a1), \
+		    LT__TF_EACH_2(LT__TF_WRITE, a0, a1),        \
+		    LT__TF_EACH_2(LT__TF_SIZE, a0, a1), (fmt, a0, a1))
+#define LT__TRACEF_4(fmt, a0, a1, a2)                               \
+	LT__TF_SITE(fmt, 3, LT__TF_EACH_3(LT__TF_DESC, a0, a1, a2), \
+		    LT__TF_EACH_3(LT__TF_WRITE, a0, a1, a2),        \
+		    LT__TF_EACH_3(LT__TF_SIZE, a0, a1, a2), (fmt, a0, a1, a2))
+#define LT__TRACEF_5(fmt, a0, a1, a2, a3)                               \
+	LT__TF_SITE(fmt, 4, LT__TF_EACH_4(LT__TF_DESC, a0, a1, a2, a3), \
+		    LT__TF_EACH_4(LT__TF_WRITE, a0, a1, a2, a3),        \
+		    LT__TF_EACH_4(LT__TF_SIZE, a0, a1, a2, a3),         \
+		    (fmt, a0, a1, a2, a3))
+#define LT__TRACEF_6(fmt, a0, a1, a2, a3, a4)                               \
+	LT__TF_SITE(fmt, 5, LT__TF_EACH_5(LT__TF_DESC, a0, a1, a2, a3, a4), \
+		    LT__TF_EACH_5(LT__TF_WRITE, a0, a1, a2, a3, a4),        \
+		    LT__TF_EACH_5(LT__TF_SIZE, a0, a1, a2, a3, a4),         \
+		    (fmt, a0, a1, a2, a3, a4))
+#define LT__TRACEF_7(fmt, a0, a1, a2, a3, a4, a5)                        \
+	LT__TF_SITE(fmt, 6,                                              \
+		    LT__TF_EACH_6(LT__TF_DESC, a0, a1, a2, a3, a4, a5),  \
+		    LT__TF_EACH_6(LT__TF_WRITE, a0, a1, a2, a3, a4, a5), \
+		    LT__TF_EACH_6(LT__TF_SIZE, a0, a1, a2, a3, a4, a5),  \
+		    (fmt, a0, a1, a2, a3, a4, a5))
+#define LT__TRACEF_8(fmt, a0, a1, a2, a3, a4, a5, a6)                        \
+	LT__TF_SITE(fmt, 7,                                                  \
+		    LT__TF_EACH_7(LT__TF_DESC, a0, a1, a2, a3, a4, a5, a6),  \
+		    LT__TF_EACH_7(LT__TF_WRITE, a0, a1, a2, a3, a4, a5, a6), \
+		    LT__TF_EACH_7(LT__TF_SIZE, a0, a1, a2, a3, a4, a5, a6),  \
+		    (fmt, a0, a1, a2, a3, a4, a5, a6))
+#define LT__TRACEF_9(fmt, a0, a1, a2, a3, a4, a5, a6, a7)                    \
+	LT__TF_SITE(                                                         \
+		fmt, 8,                                                      \
+		LT__TF_EACH_8(LT__TF_DESC, a0, a1, a2, a3, a4, a5, a6, a7),  \
+		LT__TF_EACH_8(LT__TF_WRITE, a0, a1, a2, a3, a4, a5, a6, a7), \
+		LT__TF_EACH_8(LT__TF_SIZE, a0, a1, a2, a3, a4, a5, a6, a7),  \
+		(fmt, a0, a1, a2, a3, a4, a5, a6, a7))
+#define LT__TRACEF_10(fmt, a0, a1, a2, a3, a4, a5, a6, a7, a8)                 \
+	LT__TF_SITE(fmt, 9,                                                    \
+		    LT__TF_EACH_9(LT__TF_DESC, a0, a1, a2, a3, a4, a5, a6, a7, \
+				  a8),                                         \
+		    LT__TF_EACH_9(LT__TF_WRITE, a0, a1, a2, a3, a4, a5, a6,    \
+				  a7, a8),                                     \
+		    LT__TF_EACH_9(LT__TF_SIZE, a0, a1, a2, a3, a4, a5, a6, a7, \
+				  a8),                                         \
+		    (fmt, a0, a1, a2, a3, a4, a5, a6, a7, a8))
+#define LT__TRACEF_11(fmt, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9)           \
+	LT__TF_SITE(fmt, 10,                                                 \
+		    LT__TF_EACH_10(LT__TF_DESC, a0, a1, a2, a3, a4, a5, a6,  \
+				   a7, a8, a9),                              \
+		    LT__TF_EACH_10(LT__TF_WRITE, a0, a1, a2, a3, a4, a5, a6, \
+				   a7, a8, a9),                              \
+		    LT__TF_EACH_10(LT__TF_SIZE, a0, a1, a2, a3, a4, a5, a6,  \
+				   a7, a8, a9),                              \
+		    (fmt, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9))
+
+/* A marker: lt_tracef(FORMAT, args...), FORMAT a string literal. */
+#define lt_tracef(...) LT__CAT(LT__TRACEF_, LT__NARGS(__VA_ARGS__))(__VA_ARGS__)
 
 /*
  * Every object that includes this header registers the events of its

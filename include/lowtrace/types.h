@@ -49,6 +49,9 @@ enum lt_field_type {
 	LT_FT_ARRAY,
 	LT_FT_SEQUENCE,
 	LT_FT_CHARS,
+	/* the only entry of the list an lt_tracef call site's fields()
+	 * returns: its descriptor is a struct lt_marker_desc */
+	LT_FT_MARKER = 0x7f,
 };
 
 struct lt_enum_entry {
@@ -85,6 +88,19 @@ struct lt_event_desc {
 	uint32_t id;
 	void *targets; /* where the event goes; published with RCU */
 	void *seq; /* the ring the inline sequence writes, or NULL */
+};
+
+/*
+ * An lt_tracef call site (a marker): an event of provider "lt_tracef"
+ * named "FILE:LINE", whose fields are its arguments (arg0, arg1, ...)
+ * and whose format goes into the trace's metadata.  Its event's fields()
+ * returns the list that says so (LT_FT_MARKER); format and fields follow
+ * the event, which struct lt_event_desc itself leaves unchanged.
+ */
+struct lt_marker_desc {
+	struct lt_event_desc ev;
+	const char *format;
+	const struct lt_field_desc *fields;
 };
 
 #define LT_EVENT_MAX 4096 /* payload bytes of one event */

@@ -18,13 +18,17 @@
  * condition "FIELD OP INTEGER" (== != < <= > >=). */
 struct lt_anchor {
 	char spec[256]; /* as given */
-	char name[128];
+	char name[128]; /* a glob on the event's name, or on its format */
+	int by_format; /* "format:GLOB": markers (lt_tracef) by format */
 	char field[64];
 	int op; /* 0: no condition */
 	int64_t val;
 };
 
-/* Parses "NAME" or "NAME if FIELD OP INTEGER"; 0 or -EINVAL with err. */
+/* Parses "NAME" or "NAME if FIELD OP INTEGER"; 0 or -EINVAL with err.
+ * NAME is a glob on event names (markers by location:
+ * "lt_tracef:src/net.c:*"), or "format:GLOB", a glob on the formats of
+ * markers ("format:frame * late*"). */
 int lt_anchor_parse(const char *spec, struct lt_anchor *a, char *err,
 		    size_t errlen);
 int lt_anchor_match(const struct lt_anchor *a, const struct lt_event *ev);

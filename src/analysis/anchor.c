@@ -1,7 +1,8 @@
 /*
  * anchor.c - anchors: the events an analysis starts from, given by name
- * ('*' wildcards) and an optional integer condition on one field,
- * "demo:tick if late_us > 5000".
+ * ('*' wildcards) or, for lt_tracef's markers, by format
+ * ("format:frame * late*"), and an optional integer condition on one
+ * field, "demo:tick if late_us > 5000".
  */
 #include "analysis/analysis.h"
 #include "analysis/model.h"
@@ -47,6 +48,10 @@ int lt_anchor_parse(const char *spec, struct lt_anchor *a, char *err,
 		return -EINVAL;
 	}
 	memcpy(a->name, spec, n);
+	if (!strncmp(a->name, "format:", 7)) {
+		a->by_format = 1;
+		memmove(a->name, a->name + 7, n - 7 + 1);
+	}
 	snprintf(a->spec, sizeof(a->spec), "%s", spec);
 	if (!cond)
 		return 0;
@@ -78,9 +83,17 @@ int lt_anchor_parse(const char *spec, struct lt_anchor *a, char *err,
 
 static int cond_match(const struct lt_anchor *a, const struct lt_event *ev);
 
+static int class_match(const struct lt_anchor *a,
+		       const struct lt_event_class *c)
+{
+	if (a->by_format)
+		return c->format && lt_glob_match(a->name, c->format);
+	return lt_glob_match(a->name, c->name);
+}
+
 int lt_anchor_match(const struct lt_anchor *a, const struct lt_event *ev)
 {
-	if (!lt_glob_match(a->name, ev->cls->name))
+	if (!class_match(a, ev->cls))
 		return 0;
 	return cond_match(a, ev);
 }
@@ -90,7 +103,7 @@ int lt_anchor_match_memo(const struct lt_anchor *a, const struct lt_event *ev,
 {
 	uint8_t *m = &memo[ev->cls->index];
 	if (!*m)
-		*m = lt_glob_match(a->name, ev->cls->name) ? 2 : 1;
+		*m = class_match(a, ev->cls) ? 2 : 1;
 	return *m == 2 && cond_match(a, ev);
 }
 

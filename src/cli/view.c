@@ -7,7 +7,9 @@
  * The time of day is local time (TZ=UTC for UTC), like babeltrace2's; the
  * delta is to the previous printed event.  Lines are built in a large
  * buffer with hand-written number formatting and written with write(2).
- * --stats decodes every event and field without printing them.
+ * An lt_tracef marker's line has its text, its format with its fields,
+ * instead of the fields (--fields: the fields, as babeltrace2 prints
+ * them).  --stats decodes every event and field without printing them.
  */
 #define _GNU_SOURCE
 #include "analysis/analysis.h"
@@ -28,14 +30,15 @@
 static const char view_usage[] =
 	"usage: lowtrace view DIR [-e PATTERN[,PATTERN...]] [--begin TIME] "
 	"[--end TIME]\n"
-	"                     [--no-delta] [--stats] [--skip-bad]\n"
+	"                     [--no-delta] [--fields] [--stats] [--skip-bad]\n"
 	"\n"
 	"Prints the events of the trace in DIR in time order, one line each:\n"
 	"  [HH:MM:SS.nnnnnnnnn] (+S.nnnnnnnnn) cpu N name: { field = value, "
 	"... }\n"
 	"The time of day is local time (set TZ=UTC for UTC); the delta is to "
 	"the\n"
-	"previous printed event.\n"
+	"previous printed event.  A marker (lt_tracef) shows its text:\n"
+	"  ... cpu N lt_tracef:FILE:LINE: frame 7 late by 120 us\n"
 	"\n"
 	"  -e PATTERNS   only events whose name matches one of the patterns "
 	"(comma\n"
@@ -50,6 +53,7 @@ static const char view_usage[] =
 	"                time of day HH:MM:SS[.frac] on the day the trace "
 	"starts\n"
 	"  --no-delta    leave out the (+S.nnnnnnnnn) column\n"
+	"  --fields      markers' fields instead of their text\n"
 	"  --stats       decode every event without printing; print counts\n"
 	"  --skip-bad    skip corrupt packets (with a warning) instead of "
 	"stopping\n";
@@ -233,7 +237,7 @@ struct view_opts {
 	const char *dir;
 	char *patterns;
 	const char *begin, *end;
-	int no_delta, stats, skip_bad;
+	int no_delta, fields, stats, skip_bad;
 };
 
 static int iter_error(lt_reader_t *t, int r)
@@ -311,7 +315,7 @@ static int run_stats(lt_reader_t *t, const unsigned char *sel, int64_t lo,
 }
 
 static int run_print(lt_reader_t *t, const unsigned char *sel, int64_t lo,
-		     int64_t hi, int no_delta, struct out *o)
+		     int64_t hi, int no_delta, int fields, struct out *o)
 {
 	struct tod_cache tc = { 0 };
 	const struct lt_event *ev;
@@ -330,7 +334,10 @@ static int run_print(lt_reader_t *t, const unsigned char *sel, int64_t lo,
 			continue;
 		const char *name = ev->cls->name;
 		size_t nl = ev->cls->name_len;
-		size_t need = 96 + nl + lt_event_format_bound(ev);
+		int text = ev->cls->format && !fields;
+		size_t need =
+			96 + nl +
+			(text ? LT_MARKER_TEXT_MAX : lt_event_format_bound(ev));
 		if (out_reserve(o, need) < 0)
 			return lt_cli_error(VIEW, "out of memory");
 		char *p = o->buf + o->len;
@@ -364,7 +371,10 @@ static int run_print(lt_reader_t *t, const unsigned char *sel, int64_t lo,
 		p += nl;
 		*p++ = ':';
 		*p++ = ' ';
-		p = lt_event_format(ev, p);
+		if (text)
+			p = lt_event_format_marker(ev, p, LT_MARKER_TEXT_MAX);
+		else
+			p = lt_event_format(ev, p);
 		*p++ = '\n';
 		o->len = (size_t)(p - o->buf);
 		prev = ev->ns;
@@ -389,6 +399,8 @@ static int parse_args(int argc, char **argv, struct view_opts *vo)
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!strcmp(a, "--no-delta")) {
 			vo->no_delta = 1;
+		} else if (!strcmp(a, "--fields")) {
+			vo->fields = 1;
 		} else if (!strcmp(a, "--stats") || !strcmp(a, "--count")) {
 			vo->stats = 1;
 		} else if (!strcmp(a, "--skip-bad")) {
@@ -504,7 +516,7 @@ static int view_run(int argc, char **argv)
 	if (vo.stats)
 		rc = run_stats(t, sel, lo, hi);
 	else
-		rc = run_print(t, sel, lo, hi, vo.no_delta, &o);
+		rc = run_print(t, sel, lo, hi, vo.no_delta, vo.fields, &o);
 out:
 	free(sel);
 	lt_reader_close(t);

@@ -6,6 +6,7 @@
  * the probes pack payloads.
  */
 #include "ctf/metadata.h"
+#include "ctf/marker.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -69,6 +70,21 @@ static void sb_quoted(struct sbuf *b, const char *s)
 			sb_printf(b, "%c", c);
 	}
 	sb_printf(b, "\"");
+}
+
+/* prefix then s, one quoted literal */
+static void sb_quoted_uri(struct sbuf *b, const char *prefix, const char *s)
+{
+	size_t n = strlen(prefix), m = strlen(s);
+	char *t = malloc(n + m + 1);
+	if (!t) {
+		b->oom = 1;
+		return;
+	}
+	memcpy(t, prefix, n);
+	memcpy(t + n, s, m + 1);
+	sb_quoted(b, t);
+	free(t);
 }
 
 void lt_ctf_uuid_str(const uint8_t u[16], char out[37])
@@ -387,8 +403,15 @@ char *lt_ctf_metadata_text(const struct lt_ctf_trace *t, size_t *len)
 			sb_quoted(&b, e->name);
 			sb_printf(&b,
 				  ";\n\tid = %u;\n\tstream_id = %u;\n"
-				  "\tloglevel = %d;\n\tfields := struct {\n",
+				  "\tloglevel = %d;\n",
 				  e->id, t->streams[s].id, e->loglevel);
+			if (e->format) {
+				/* babeltrace2 takes the attribute quietly */
+				sb_printf(&b, "\tmodel.emf.uri = ");
+				sb_quoted_uri(&b, LT_MARKER_URI, e->format);
+				sb_printf(&b, ";\n");
+			}
+			sb_printf(&b, "\tfields := struct {\n");
 			struct names nm;
 			if (field_names(e->fields, e->nfields, &nm))
 				b.oom = 1;

@@ -23,6 +23,7 @@ struct lt_ctf_event {
 	int loglevel;
 	const struct lt_field_desc *fields;
 	uint32_t nfields;
+	const char *format; /* an lt_tracef marker's (marker.h), else NULL */
 };
 
 /* A stream class: one channel of one process (or the kernel), and the

@@ -18,6 +18,7 @@
  */
 #define _GNU_SOURCE
 #include "ctf/reader.h"
+#include "ctf/marker.h"
 #include "ctf/tsdl.h"
 #include "ring/ring.h"
 
@@ -26,6 +27,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1724,4 +1726,105 @@ char *lt_event_format(const struct lt_event *ev, char *p)
 	}
 	memcpy(p, " }", 2);
 	return p + 2;
+}
+
+/* One conversion of a marker with its field's value, as printf would. */
+static int format_conv(char *p, size_t room, const char *spec,
+		       const struct lt_marker_piece *c,
+		       const struct lt_value *v)
+{
+	int is_signed = v->fc && v->fc->is_signed;
+	int64_t i = is_signed ? v->i : (int64_t)v->u;
+	uint64_t u = v->u;
+	switch (c->conv) {
+	case 'd':
+	case 'i':
+		switch (c->length) {
+		case LT_LEN_L:
+			return snprintf(p, room, spec, (long)i);
+		case LT_LEN_LL:
+			return snprintf(p, room, spec, (long long)i);
+		case LT_LEN_J:
+			return snprintf(p, room, spec, (intmax_t)i);
+		case LT_LEN_Z:
+			return snprintf(p, room, spec, (ssize_t)i);
+		case LT_LEN_T:
+			return snprintf(p, room, spec, (ptrdiff_t)i);
+		default: /* hh, h: printf narrows the int itself */
+			return snprintf(p, room, spec, (int)i);
+		}
+	case 'c':
+		return snprintf(p, room, spec, (int)i);
+	case 'p':
+		return snprintf(p, room, spec, (void *)(uintptr_t)u);
+	case 's': {
+		char s[LT_STRING_MAX];
+		size_t n = v->len < sizeof(s) - 1 ? v->len : sizeof(s) - 1;
+		memcpy(s, v->str, n);
+		s[n] = 0;
+		return snprintf(p, room, spec, s);
+	}
+	case 'f':
+	case 'F':
+	case 'e':
+	case 'E':
+	case 'g':
+	case 'G':
+		return snprintf(p, room, spec, v->f);
+	default: /* u o x X */
+		switch (c->length) {
+		case LT_LEN_L:
+			return snprintf(p, room, spec, (unsigned long)u);
+		case LT_LEN_LL:
+			return snprintf(p, room, spec, (unsigned long long)u);
+		case LT_LEN_J:
+			return snprintf(p, room, spec, (uintmax_t)u);
+		case LT_LEN_Z:
+		case LT_LEN_T:
+			return snprintf(p, room, spec, (size_t)u);
+		default:
+			return snprintf(p, room, spec, (unsigned)u);
+		}
+	}
+}
+
+char *lt_event_format_marker(const struct lt_event *ev, char *p, size_t room)
+{
+	const char *fmt = ev->cls->format;
+	struct lt_marker_piece c;
+	size_t pos = 0;
+	unsigned k = 0;
+	char *end = p + room - 1;
+	while (p < end && lt_marker_next(fmt, &pos, &c) > 0) {
+		size_t left = (size_t)(end - p);
+		if (!c.conv) {
+			size_t n = c.len < left ? c.len : left;
+			memcpy(p, fmt + c.start, n);
+			p += n;
+			continue;
+		}
+		struct lt_value v;
+		char spec[64];
+		if (c.len >= sizeof(spec) || lt_event_field(ev, k++, &v) != 0)
+			break;
+		/* the trace's metadata, not the registry, said the format
+		 * fits the fields: a conversion whose field is of another
+		 * kind is shown as "?" */
+		int want = strchr("fFeEgG", c.conv) ? LT_KIND_FLOAT :
+			   c.conv == 's'	    ? LT_KIND_STRING :
+						      LT_KIND_INT;
+		int kind = v.kind == LT_KIND_ENUM ? LT_KIND_INT : v.kind;
+		if (kind != want || (kind == LT_KIND_STRING && !v.str)) {
+			*p++ = '?';
+			continue;
+		}
+		memcpy(spec, fmt + c.start, c.len);
+		spec[c.len] = 0;
+		int n = format_conv(p, left + 1, spec, &c, &v);
+		if (n < 0)
+			break;
+		p += (size_t)n < left ? (size_t)n : left;
+	}
+	*p = 0;
+	return p;
 }

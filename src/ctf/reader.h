@@ -72,6 +72,8 @@ struct lt_event_class {
 	uint64_t id;
 	uint32_t stream_id;
 	int loglevel; /* -1 when the metadata gives none */
+	/* an lt_tracef marker's format (ctf/marker.h), else NULL */
+	const char *format;
 	uint32_t index; /* in lt_reader_class() order */
 	uint32_t nfields;
 	const struct lt_field_class *fields;
@@ -200,6 +202,14 @@ const char *lt_enum_label(const struct lt_field_class *fc, uint64_t raw);
  */
 size_t lt_event_format_bound(const struct lt_event *ev);
 char *lt_event_format(const struct lt_event *ev, char *p);
+
+/*
+ * A marker's text (cls->format set): its format with its fields, as
+ * printf would have written it, at p, at most room - 1 bytes and a NUL;
+ * returns the end (the NUL).
+ */
+#define LT_MARKER_TEXT_MAX 8192
+char *lt_event_format_marker(const struct lt_event *ev, char *p, size_t room);
 
 /* Number formatting used by the formatter; p must have 21 bytes. */
 char *lt_fmt_u64(char *p, uint64_t v);

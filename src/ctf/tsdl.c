@@ -11,7 +11,9 @@
  * is nothing else to free on the way.
  */
 #include "ctf/tsdl.h"
+#include "ctf/marker.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -131,6 +133,7 @@ struct parser {
 		uint64_t id;
 		int64_t stream_id; /* -1: not given */
 		int loglevel;
+		const char *format; /* a marker's (ctf/marker.h) */
 		struct ty *fields;
 		int line, has_id;
 	} * events;
@@ -274,6 +277,18 @@ static void lex_string(struct parser *ps)
 			case '0':
 				c = 0;
 				break;
+			case 'x': { /* two hex digits: what the writer escapes */
+				int v = 0, k = 0;
+				for (; k < 2 && q < e &&
+				       isxdigit((unsigned char)*q);
+				     k++, q++)
+					v = v * 16 +
+					    (isdigit((unsigned char)*q) ?
+						     *q - '0' :
+						     (*q | 32) - 'a' + 10);
+				c = k ? (char)v : 'x';
+				break;
+			}
 			default:
 				break;
 			}
@@ -916,6 +931,10 @@ static void assign(struct parser *ps, enum block b, const char *lhs,
 			if (l < 0 || l > 1000)
 				fail(ps, v->line, "loglevel: out of range");
 			ev->loglevel = (int)l;
+		} else if (!strcmp(lhs, "model.emf.uri") && v->kind != V_NUM &&
+			   !strncmp(v->s, LT_MARKER_URI,
+				    strlen(LT_MARKER_URI))) {
+			ev->format = v->s + strlen(LT_MARKER_URI);
 		}
 		break;
 	case B_OTHER:
@@ -1217,6 +1236,7 @@ static void compile_event(struct parser *ps, const struct pevent *pe,
 	ec->fmt_bound = (uint32_t)lt_format_bound_fixed(fcs, n);
 	ec->id = pe->id;
 	ec->loglevel = pe->loglevel;
+	ec->format = pe->format;
 	ec->nfields = n;
 	ec->fields = fcs;
 	ec->fixed_size = fixed ? (int32_t)off : -1;

@@ -325,8 +325,9 @@ static int load_events(struct lt_kernel *k, const char *const *patterns,
 			rc = -ENOMEM;
 			break;
 		}
-		k->ctf[i] = (struct lt_ctf_event){ (uint32_t)i, e->full,
-						   LT_INFO, e->desc, e->ndesc };
+		k->ctf[i] =
+			(struct lt_ctf_event){ (uint32_t)i, e->full,  LT_INFO,
+					       e->desc,	    e->ndesc, NULL };
 		e->target_off = e->child_off = -1;
 		e->follow_only = i >= k->nctf;
 		const char *target = NULL;

@@ -20,12 +20,14 @@
 #include <strings.h>
 
 #include "clock/clock.h"
+#include "ctf/marker.h"
 #include "ctf/metadata.h"
 #include "probe/filter.h"
 #include "probe/targets.h"
 
 struct entry {
 	char *name;
+	char *format; /* an lt_tracef marker's, else NULL */
 	int loglevel;
 	uint32_t id;
 	struct lt_field_desc *fields;
@@ -362,10 +364,28 @@ static void report_misfits(const struct entry *e)
 static void add_desc(struct lt_event_desc *d)
 {
 	const struct lt_field_desc *f = d->fields ? d->fields() : NULL;
+	const char *format = NULL;
+	char err[600];
+
+	if (f && f[0].name && f[0].type == LT_FT_MARKER) {
+		/* an lt_tracef call site: the fields and format follow */
+		const struct lt_marker_desc *m =
+			(const struct lt_marker_desc *)d;
+		f = m->fields;
+		format = m->format;
+		if (lt_marker_check(format, f, count_fields(f), err,
+				    sizeof(err)) < 0) {
+			fprintf(stderr,
+				"lowtrace: marker %s stays disabled: %s\n",
+				d->full, err);
+			return;
+		}
+	}
 	uint32_t n = count_fields(f);
 	struct entry *e = find_entry(d->full);
 
-	if (e && !same_layout(e, f, n, d->loglevel)) {
+	if (e && (!same_layout(e, f, n, d->loglevel) ||
+		  (format && (!e->format || strcmp(format, e->format))))) {
 		fprintf(stderr,
 			"lowtrace: event %s is defined twice with different "
 			"fields or log level; the later definition stays "
@@ -383,8 +403,12 @@ static void add_desc(struct lt_event_desc *d)
 		}
 		e->name = strdup(d->full);
 		e->fields = copy_fields(f, n);
-		if (!e->name || !e->fields) {
+		e->format = format ? strdup(format) : NULL;
+		if (!e->name || !e->fields || (format && !e->format)) {
 			free(e->name);
+			free(e->format);
+			if (e->fields)
+				free_fields(e->fields, n);
 			free(e);
 			return;
 		}
@@ -394,8 +418,9 @@ static void add_desc(struct lt_event_desc *d)
 		entries[nentries++] = e;
 		atomic_fetch_add(&generation, 1);
 		if (listener) {
-			struct lt_ctf_event pe = { e->id, e->name, e->loglevel,
-						   e->fields, e->nfields };
+			struct lt_ctf_event pe = { e->id,	e->name,
+						   e->loglevel, e->fields,
+						   e->nfields,	e->format };
 			listener(listener_arg, &pe);
 		}
 	}
@@ -613,8 +638,8 @@ void lt_probe_set_listener(lt_probe_event_fn fn, void *arg)
 	listener_arg = arg;
 	for (size_t i = 0; fn && i < nentries; i++) {
 		struct entry *e = entries[i];
-		struct lt_ctf_event pe = { e->id, e->name, e->loglevel,
-					   e->fields, e->nfields };
+		struct lt_ctf_event pe = { e->id,     e->name,	  e->loglevel,
+					   e->fields, e->nfields, e->format };
 		fn(arg, &pe);
 	}
 	pthread_mutex_unlock(&reg_lock);
@@ -658,8 +683,8 @@ void lt_probe_foreach_event(lt_probe_event_fn fn, void *arg)
 	pthread_mutex_lock(&reg_lock);
 	for (size_t i = 0; i < nentries; i++) {
 		struct entry *e = entries[i];
-		struct lt_ctf_event pe = { e->id, e->name, e->loglevel,
-					   e->fields, e->nfields };
+		struct lt_ctf_event pe = { e->id,     e->name,	  e->loglevel,
+					   e->fields, e->nfields, e->format };
 		fn(arg, &pe);
 	}
 	pthread_mutex_unlock(&reg_lock);

@@ -198,6 +198,9 @@ ssize_t lt_proto_event_encode(void *buf, size_t cap,
 			w_bytes(&w, &e->hi, 8);
 		}
 	}
+	/* a marker's format, last: an older agent's message ends before */
+	if (ev->format)
+		w_str(&w, ev->format);
 	if (w.full)
 		return -E2BIG;
 	lt_proto_init(buf, LT_MSG_EVENT, w.len);
@@ -280,6 +283,7 @@ void lt_proto_event_free(struct lt_ctf_event *ev)
 	}
 	free((void *)ev->fields);
 	free((char *)ev->name);
+	free((char *)ev->format);
 	memset(ev, 0, sizeof(*ev));
 }
 
@@ -367,6 +371,8 @@ int lt_proto_event_decode(const void *buf, size_t len, struct lt_ctf_event *ev)
 				goto bad;
 		}
 	}
+	if (r.off < len && !(ev->format = r_str(&r)))
+		goto bad;
 	if (r.off != len || !lt_ctf_field_names_ok(ev->fields, ev->nfields))
 		goto bad;
 	return 0;

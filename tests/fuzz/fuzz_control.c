@@ -89,7 +89,7 @@ static void write_seeds(const char *dir)
 	uint8_t msg[4096], payload[64];
 	for (unsigned i = 0; i < sizeof(payload); i++)
 		payload[i] = (uint8_t)(i * 37 + 1);
-	const struct lt_ctf_event ev = { 3, "fuzz:every_type", 4, f, 8 };
+	const struct lt_ctf_event ev = { 3, "fuzz:every_type", 4, f, 8, NULL };
 	ssize_t n = lt_proto_event_encode(msg, sizeof(msg), &ev);
 	if (n < 0)
 		exit(1);

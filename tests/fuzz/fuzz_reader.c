@@ -8,7 +8,8 @@
  * field and element read, and every event formatted into a buffer of
  * exactly lt_event_format_bound() bytes, so that AddressSanitizer sees a
  * bound that is too small.  Both buffers are copied to allocations of
- * their exact size, for the same reason.
+ * their exact size, for the same reason.  A marker's text (an event
+ * whose class has a format) is written into its room too.
  */
 #include "ctf/reader.h"
 #include "fuzz_input.h"
@@ -43,6 +44,16 @@ static void read_all(lt_reader_t *t)
 		if ((size_t)(end - buf) > bound)
 			abort();
 		free(buf);
+		if (ev->cls->format) { /* a marker's text, in its room */
+			char *text = malloc(LT_MARKER_TEXT_MAX);
+			if (!text)
+				abort();
+			end = lt_event_format_marker(ev, text,
+						     LT_MARKER_TEXT_MAX);
+			if ((size_t)(end - text) >= LT_MARKER_TEXT_MAX)
+				abort();
+			free(text);
+		}
 	}
 }
 
