@@ -20,9 +20,9 @@ FUZZ_TIME ?= 60
 FUZZ_DIR := build/fuzz
 FUZZ_ANALYSIS_TIME ?= 45
 FUZZ_CONTROL_TIME ?= 30
-FUZZ_SRC := tests/fuzz/fuzz_reader.c src/ctf/reader.c src/ctf/tsdl.c
-FUZZ_ANALYSIS_SRC := tests/fuzz/fuzz_analysis.c src/ctf/reader.c \
-	src/ctf/tsdl.c $(wildcard src/analysis/*.c)
+FUZZ_SRC := tests/fuzz/fuzz_reader.c $(READER_SRC)
+FUZZ_ANALYSIS_SRC := tests/fuzz/fuzz_analysis.c $(READER_SRC) \
+	$(wildcard src/analysis/*.c)
 FUZZ_FLAGS := -std=gnu11 $(WARN) -g -O1 -Iinclude -Isrc \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
@@ -40,7 +40,7 @@ $(FUZZ_DIR)/fuzz_analysis: $(FUZZ_ANALYSIS_SRC) $(wildcard src/ctf/*.h) \
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(FUZZ_ANALYSIS_SRC) -lm
 
 FUZZ_CONTROL_SRC := tests/fuzz/fuzz_control.c src/session/proto.c \
-	src/ctf/metadata.c src/probe/filter.c src/ctf/reader.c src/ctf/tsdl.c
+	src/ctf/metadata.c src/probe/filter.c $(READER_SRC)
 $(FUZZ_DIR)/fuzz_control: $(FUZZ_CONTROL_SRC) $(wildcard src/ctf/*.h) \
 		src/session/proto.h src/probe/filter.h src/ring/ring.h \
 		tests/event_metadata.h

@@ -11,6 +11,8 @@
  * is nothing else to free on the way.
  */
 #include "ctf/tsdl.h"
+#include "ctf/clock_ns.h"
+#include "ctf/format.h"
 
 #include <errno.h>
 #include <setjmp.h>

@@ -10,7 +10,7 @@
 #ifndef LT_CTF_TSDL_H
 #define LT_CTF_TSDL_H
 
-#include "ctf/reader.h"
+#include "ctf/types.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -63,9 +63,5 @@ const struct lt_stream_class *lt_tsdl_stream(const struct lt_tsdl *m,
 					     uint32_t id);
 const struct lt_event_class *lt_tsdl_event(const struct lt_stream_class *sc,
 					   uint64_t id);
-
-/* The formatted size bound of fields, strings and sequences aside
- * (reader.c, beside the formatter). */
-size_t lt_format_bound_fixed(const struct lt_field_class *fcs, unsigned n);
 
 #endif

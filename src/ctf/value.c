@@ -1,0 +1,101 @@
+/*
+ * value.c - reading a decoded event's field values where the decoder
+ * noted them (value.h).
+ */
+#include "ctf/value.h"
+#include "ctf/load.h"
+
+#include <errno.h>
+#include <string.h>
+
+const char *lt_enum_label(const struct lt_field_class *fc, uint64_t raw)
+{
+	for (uint32_t i = 0; i < fc->nranges; i++) {
+		const struct lt_enum_range *r = &fc->ranges[i];
+		int in = fc->is_signed ? ((int64_t)raw >= r->lo &&
+					  (int64_t)raw <= r->hi) :
+					 (raw >= (uint64_t)r->lo &&
+					  raw <= (uint64_t)r->hi);
+		if (in)
+			return r->label;
+	}
+	return NULL;
+}
+
+static void scalar_value(const struct lt_field_class *fc, uint8_t kind,
+			 const unsigned char *p, struct lt_value *v)
+{
+	v->fc = fc;
+	v->kind = kind;
+	v->str = NULL;
+	v->len = 0;
+	v->data = p;
+	if (kind == LT_KIND_FLOAT) {
+		if (fc->size == 4) {
+			float f;
+			memcpy(&f, p, 4);
+			v->f = f;
+		} else {
+			memcpy(&v->f, p, 8);
+		}
+		return;
+	}
+	uint64_t raw = ld_uint(p, fc->size);
+	if (fc->is_signed)
+		v->i = sext(raw, fc->size);
+	else
+		v->u = raw;
+	if (kind == LT_KIND_ENUM)
+		v->str = lt_enum_label(fc, v->u);
+}
+
+int lt_event_field(const struct lt_event *ev, unsigned i, struct lt_value *v)
+{
+	if (i >= ev->cls->nfields)
+		return -EINVAL;
+	const struct lt_field_class *fc = &ev->cls->fields[i];
+	const unsigned char *p = ev->base + ev->off[i];
+	switch (fc->kind) {
+	case LT_KIND_STRING:
+		v->fc = fc;
+		v->kind = LT_KIND_STRING;
+		v->str = (const char *)p;
+		v->len = ev->count[i];
+		v->data = p;
+		return 0;
+	case LT_KIND_ARRAY:
+	case LT_KIND_SEQUENCE:
+		v->fc = fc;
+		v->kind = fc->kind;
+		v->data = p;
+		v->len = fc->kind == LT_KIND_ARRAY ? fc->length : ev->count[i];
+		v->str = NULL;
+		if (fc->text) {
+			v->str = (const char *)p;
+			v->u = strnlen(v->str, v->len); /* text length */
+		}
+		return 0;
+	default:
+		scalar_value(fc, fc->kind, p, v);
+		return 0;
+	}
+}
+
+int lt_event_field_by_name(const struct lt_event *ev, const char *name,
+			   struct lt_value *v)
+{
+	for (unsigned i = 0; i < ev->cls->nfields; i++)
+		if (!strcmp(ev->cls->fields[i].name, name))
+			return lt_event_field(ev, i, v);
+	return -ENOENT;
+}
+
+int lt_value_elem(const struct lt_value *arr, size_t i, struct lt_value *out)
+{
+	if ((arr->kind != LT_KIND_ARRAY && arr->kind != LT_KIND_SEQUENCE) ||
+	    i >= arr->len)
+		return -EINVAL;
+	scalar_value(arr->fc, arr->fc->elem_kind, arr->data + i * arr->fc->size,
+		     out);
+	return 0;
+}
