@@ -62,6 +62,8 @@ void lt_arena_free(struct lt_arena *a)
 
 /* Types as parsed */
 
+enum { BO_NATIVE = 0, BO_LE = 1, BO_BE = 2 };
+
 enum ty_kind {
 	TY_INT,
 	TY_ENUM,
@@ -86,6 +88,7 @@ struct ty {
 	int line;
 	unsigned size, align; /* bits */
 	int is_signed, base, text;
+	int bo; /* byte order: BO_NATIVE (the trace's), BO_LE or BO_BE */
 	const char *map; /* clock the integer maps to */
 	unsigned exp_dig, mant_dig;
 	struct lt_enum_range *ranges;
@@ -139,6 +142,14 @@ struct parser {
 	unsigned nevents, capevents;
 	struct lt_env_entry *env;
 	unsigned nenv, capenv;
+	/* type names: typealias and typedef names, "struct NAME",
+	 * "variant NAME" and "enum NAME" */
+	struct tname {
+		const char *name;
+		struct ty *type;
+	} * names;
+	unsigned nnames, capnames;
+	int trace_bo; /* BO_LE or BO_BE */
 };
 
 __attribute__((noreturn, format(printf, 3, 4))) static void
@@ -511,16 +522,91 @@ static int val_bool(struct parser *ps, const struct val *v, const char *what)
 	fail(ps, v->line, "%s: expected true or false", what);
 }
 
-static void check_byte_order(struct parser *ps, const struct val *v)
+static int parse_byte_order(struct parser *ps, const struct val *v)
 {
-	if (v->kind == V_IDENT &&
-	    (!strcmp(v->s, "le") || !strcmp(v->s, "native")))
-		return;
+	if (v->kind == V_IDENT && !strcmp(v->s, "le"))
+		return BO_LE;
 	if (v->kind == V_IDENT &&
 	    (!strcmp(v->s, "be") || !strcmp(v->s, "network")))
-		fail(ps, v->line,
-		     "byte_order: big-endian traces are not supported");
-	fail(ps, v->line, "byte_order: expected le");
+		return BO_BE;
+	if (v->kind == V_IDENT && !strcmp(v->s, "native"))
+		return BO_NATIVE;
+	fail(ps, v->line, "byte_order: expected le, be, network or native");
+}
+
+/* Type names */
+
+static struct ty *find_name(const struct parser *ps, const char *name)
+{
+	for (unsigned i = ps->nnames; i-- > 0;)
+		if (!strcmp(ps->names[i].name, name))
+			return ps->names[i].type;
+	return NULL;
+}
+
+/* Whether some type name starts with the words of prefix. */
+static int name_prefix(const struct parser *ps, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	for (unsigned i = 0; i < ps->nnames; i++)
+		if (!strncmp(ps->names[i].name, prefix, n) &&
+		    (ps->names[i].name[n] == 0 || ps->names[i].name[n] == ' '))
+			return 1;
+	return 0;
+}
+
+static void add_name(struct parser *ps, const char *name, struct ty *t)
+{
+	ps->names = grow(ps, ps->names, ps->nnames, &ps->capnames,
+			 sizeof(*ps->names));
+	ps->names[ps->nnames++] = (struct tname){ name, t };
+}
+
+static const char *join2(struct parser *ps, const char *a, const char *b)
+{
+	size_t na = strlen(a), nb = strlen(b);
+	char *d = alloc(ps, na + nb + 2);
+	memcpy(d, a, na);
+	d[na] = ' ';
+	memcpy(d + na + 1, b, nb + 1);
+	return d;
+}
+
+/* The identifier after the current token, without consuming anything. */
+static const char *peek_ident(struct parser *ps)
+{
+	const char *p = ps->p;
+	int line = ps->line;
+	struct tok t = ps->t;
+	next(ps);
+	const char *r = ps->t.kind == TK_IDENT ? ps->t.s : NULL;
+	ps->p = p;
+	ps->line = line;
+	ps->t = t;
+	return r;
+}
+
+/* A type name of one or more words ("uint8_t", "unsigned long"): the
+ * longest run of identifiers that names a type. */
+static struct ty *named_type(struct parser *ps)
+{
+	int line = ps->t.line;
+	const char *name = ps->t.s;
+	for (;;) {
+		const char *w = peek_ident(ps);
+		if (!w)
+			break;
+		const char *longer = join2(ps, name, w);
+		if (!name_prefix(ps, longer))
+			break;
+		next(ps);
+		name = longer;
+	}
+	struct ty *t = find_name(ps, name);
+	if (!t)
+		fail(ps, line, "unknown type '%s'", name);
+	next(ps);
+	return t;
 }
 
 static int parse_base(struct parser *ps, const struct val *v)
@@ -598,7 +684,7 @@ static void parse_attrs(struct parser *ps, struct ty *t)
 		} else if (!strcmp(name, "base") && t->kind == TY_INT) {
 			t->base = parse_base(ps, &v);
 		} else if (!strcmp(name, "byte_order")) {
-			check_byte_order(ps, &v);
+			t->bo = parse_byte_order(ps, &v);
 		} else if (!strcmp(name, "encoding")) {
 			t->text = parse_encoding(ps, &v);
 		} else if (!strcmp(name, "map") && t->kind == TY_INT) {
@@ -634,12 +720,17 @@ static void parse_attrs(struct parser *ps, struct ty *t)
 }
 
 static struct ty *parse_type(struct parser *ps, int depth);
+static void parse_type_decl(struct parser *ps);
 
 static void parse_fields(struct parser *ps, struct ty *t, int depth)
 {
 	unsigned cap = 0;
 	expect(ps, "{");
 	while (!is_punct(ps, "}")) {
+		if (is_ident(ps, "typealias") || is_ident(ps, "typedef")) {
+			parse_type_decl(ps);
+			continue;
+		}
 		struct ty *ft = parse_type(ps, depth + 1);
 		int line = ps->t.line;
 		const char *name = expect_ident(ps, "a field name");
@@ -764,32 +855,73 @@ static struct ty *parse_type(struct parser *ps, int depth)
 		return t;
 	}
 	if (is_ident(ps, "enum")) {
-		t = new_ty(ps, TY_ENUM);
+		int line = ps->t.line;
 		next(ps);
-		if (ps->t.kind == TK_IDENT)
-			next(ps); /* the enum's own name */
-		expect(ps, ":");
-		t->elem = parse_type(ps, depth + 1);
+		const char *name = NULL;
+		if (ps->t.kind == TK_IDENT) {
+			name = join2(ps, "enum", ps->t.s);
+			next(ps);
+			if (!is_punct(ps, ":") && !is_punct(ps, "{")) {
+				struct ty *nt = find_name(ps, name);
+				if (!nt)
+					fail(ps, line, "unknown type '%s'",
+					     name);
+				return nt;
+			}
+		}
+		t = new_ty(ps, TY_ENUM);
+		t->line = line;
+		if (is_punct(ps, ":")) {
+			next(ps);
+			t->elem = parse_type(ps, depth + 1);
+		} else {
+			t->elem = find_name(ps, "int");
+			if (!t->elem)
+				fail(ps, line,
+				     "enum without a container type and no "
+				     "'int' type declared");
+		}
 		if (t->elem->kind != TY_INT)
 			fail(ps, t->line, "enum container is not an integer");
 		t->size = t->elem->size;
 		t->align = t->elem->align;
 		t->is_signed = t->elem->is_signed;
 		parse_enum_body(ps, t);
+		if (name)
+			add_name(ps, name, t);
 		return t;
 	}
 	if (is_ident(ps, "struct") || is_ident(ps, "variant")) {
 		int variant = is_ident(ps, "variant");
-		t = new_ty(ps, variant ? TY_VARIANT : TY_STRUCT);
+		int line = ps->t.line;
+		const char *name = NULL, *tag = NULL;
 		next(ps);
-		if (ps->t.kind == TK_IDENT)
-			next(ps); /* the type's own name */
+		if (ps->t.kind == TK_IDENT) {
+			name = join2(ps, variant ? "variant" : "struct",
+				     ps->t.s);
+			next(ps);
+		}
 		if (variant && is_punct(ps, "<")) {
 			next(ps);
 			const char *first = expect_ident(ps, "a tag name");
-			t->length_ref = dotted(ps, first);
+			tag = dotted(ps, first);
 			expect(ps, ">");
 		}
+		if (name && !is_punct(ps, "{")) {
+			struct ty *nt = find_name(ps, name);
+			if (!nt)
+				fail(ps, line, "unknown type '%s'", name);
+			if (!tag)
+				return nt;
+			/* a named variant given its tag where it is used */
+			t = alloc(ps, sizeof(*t));
+			*t = *nt;
+			t->length_ref = tag;
+			return t;
+		}
+		t = new_ty(ps, variant ? TY_VARIANT : TY_STRUCT);
+		t->line = line;
+		t->length_ref = tag;
 		parse_fields(ps, t, depth);
 		t->align = 8;
 		for (unsigned i = 0; i < t->nfields; i++) {
@@ -813,12 +945,40 @@ static struct ty *parse_type(struct parser *ps, int depth)
 				t->align = (unsigned)al;
 			expect(ps, ")");
 		}
+		if (name)
+			add_name(ps, name, t);
 		return t;
 	}
 	if (is_ident(ps, "typealias") || is_ident(ps, "typedef"))
-		fail(ps, ps->t.line, "%s is not supported (write types inline)",
-		     ps->t.s);
-	fail(ps, ps->t.line, "unknown type '%s'", ps->t.s);
+		fail(ps, ps->t.line, "%s where a type is expected", ps->t.s);
+	return named_type(ps);
+}
+
+/*
+ * "typealias TYPE := NAME;" or "typedef TYPE NAME;", NAME of one or more
+ * words, at the top level or in a struct's body.
+ */
+static void parse_type_decl(struct parser *ps)
+{
+	int alias = is_ident(ps, "typealias");
+	int line = ps->t.line;
+	next(ps);
+	struct ty *t = parse_type(ps, 0);
+	if (alias)
+		expect(ps, ":=");
+	if (ps->t.kind != TK_IDENT)
+		fail(ps, ps->t.line, "expected a type name, found '%s'",
+		     tok_text(ps));
+	const char *name = ps->t.s;
+	next(ps);
+	while (ps->t.kind == TK_IDENT) {
+		name = join2(ps, name, ps->t.s);
+		next(ps);
+	}
+	if (is_punct(ps, "*"))
+		fail(ps, line, "pointer type names are not supported");
+	expect(ps, ";");
+	add_name(ps, name, t);
 }
 
 /* Blocks */
@@ -871,7 +1031,11 @@ static void assign(struct parser *ps, enum block b, const char *lhs,
 			parse_uuid(ps, v, ps->m->uuid);
 			ps->m->has_uuid = 1;
 		} else if (!strcmp(lhs, "byte_order")) {
-			check_byte_order(ps, v);
+			int bo = parse_byte_order(ps, v);
+			if (bo == BO_NATIVE)
+				fail(ps, v->line,
+				     "byte_order: the trace's must be le or be");
+			ps->trace_bo = bo;
 		}
 		break;
 	case B_ENV:
@@ -1103,6 +1267,12 @@ static void scalar(struct parser *ps, const struct ty *t, int line,
 		fail(ps, line,
 		     "field '%s': arrays of this type are not supported", name);
 	}
+	int bo = it->bo ? it->bo : ps->trace_bo;
+	if (bo == BO_BE && it->size > 8)
+		fail(ps, line,
+		     "field '%s': big-endian fields are not supported in "
+		     "event payloads",
+		     name);
 	if (it->size % 8 || it->align % 8 || it->align > 1024)
 		fail(ps, line,
 		     "field '%s': only byte-sized fields aligned on 1 to 128 "
@@ -1332,25 +1502,105 @@ static void finish(struct parser *ps)
 	m->nenv = ps->nenv;
 }
 
+/* The metadata packet header's size in bytes: magic, uuid, checksum,
+ * content_size, packet_size, compression, encryption and checksum
+ * schemes, major, minor. */
+#define META_HDR 37
+#define META_MAGIC 0x75d11d57u
+
+static uint32_t ld32_bo(const unsigned char *p, int be)
+{
+	return be ? (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+			       (uint32_t)p[2] << 8 | p[3] :
+		    (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 |
+			       (uint32_t)p[1] << 8 | p[0];
+}
+
+/*
+ * Packetized metadata: the text is the concatenation of the packets'
+ * contents.  Returns it (in m's arena, *len set) or NULL with err set.
+ */
+static const char *unpacketize(const unsigned char *b, size_t *len,
+			       const char *path, struct lt_tsdl *m, char *err,
+			       size_t errlen)
+{
+	size_t n = *len, off = 0, out = 0;
+	int be = b[0] == 0x75;
+	char *text = lt_arena_alloc(&m->arena, n + 1);
+	if (!text) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		return NULL;
+	}
+	while (off < n) {
+		const unsigned char *h = b + off;
+		if (n - off < META_HDR) {
+			snprintf(err, errlen,
+				 "%s: offset %zu: truncated metadata packet "
+				 "header",
+				 path, off);
+			return NULL;
+		}
+		if (ld32_bo(h, be) != META_MAGIC) {
+			snprintf(err, errlen,
+				 "%s: offset %zu: bad metadata packet magic "
+				 "0x%08x",
+				 path, off, ld32_bo(h, be));
+			return NULL;
+		}
+		uint32_t content = ld32_bo(h + 24, be);
+		uint32_t size = ld32_bo(h + 28, be);
+		if (size % 8 || size / 8 < META_HDR || size / 8 > n - off ||
+		    content > size || content % 8 || content / 8 < META_HDR) {
+			snprintf(err, errlen,
+				 "%s: offset %zu: bad metadata packet sizes "
+				 "(content %u, packet %u bits, %zu bytes "
+				 "left)",
+				 path, off, content, size, n - off);
+			return NULL;
+		}
+		if (h[32] || h[33] || h[34]) {
+			snprintf(err, errlen,
+				 "%s: offset %zu: compressed, encrypted or "
+				 "checksummed metadata is not supported",
+				 path, off + 32);
+			return NULL;
+		}
+		if (h[35] != 1 || h[36] != 8) {
+			snprintf(err, errlen,
+				 "%s: offset %zu: metadata version %u.%u, "
+				 "expected 1.8",
+				 path, off + 35, h[35], h[36]);
+			return NULL;
+		}
+		memcpy(text + out, h + META_HDR, content / 8 - META_HDR);
+		out += content / 8 - META_HDR;
+		off += size / 8;
+	}
+	text[out] = 0;
+	*len = out;
+	return text;
+}
+
 int lt_tsdl_parse(const char *text, size_t len, const char *path,
 		  struct lt_tsdl *m, char *err, size_t errlen)
 {
 	struct parser *ps;
 	static const char magic[] = "/* CTF 1.";
+	const unsigned char *b = (const unsigned char *)text;
 
 	memset(m, 0, sizeof(*m));
-	if (len < sizeof(magic) - 1 || memcmp(text, magic, sizeof(magic) - 1)) {
-		if (len >= 4 && (unsigned char)text[0] == 0x57 &&
-		    (unsigned char)text[1] == 0x1d &&
-		    (unsigned char)text[2] == 0xd1 &&
-		    (unsigned char)text[3] == 0x75)
-			snprintf(err, errlen,
-				 "%s:1: packetized metadata is not supported",
-				 path);
-		else
-			snprintf(err, errlen,
-				 "%s:1: does not start with \"/* CTF 1.8 */\"",
-				 path);
+	if (len >= 4 &&
+	    ((b[0] == 0x57 && b[1] == 0x1d && b[2] == 0xd1 && b[3] == 0x75) ||
+	     (b[0] == 0x75 && b[1] == 0xd1 && b[2] == 0x1d && b[3] == 0x57))) {
+		text = unpacketize(b, &len, path, m, err, errlen);
+		if (!text) {
+			lt_tsdl_free(m);
+			return -EINVAL;
+		}
+	} else if (len < sizeof(magic) - 1 ||
+		   memcmp(text, magic, sizeof(magic) - 1)) {
+		snprintf(err, errlen,
+			 "%s:1: does not start with \"/* CTF 1.8 */\"", path);
 		return -EINVAL;
 	}
 	if (memchr(text, 0, len)) {
@@ -1371,6 +1621,7 @@ int lt_tsdl_parse(const char *text, size_t len, const char *path,
 	ps->err = err;
 	ps->errlen = errlen;
 	ps->a = &m->arena;
+	ps->trace_bo = BO_LE;
 	if (setjmp(ps->jb)) {
 		lt_tsdl_free(m);
 		return -EINVAL;
@@ -1393,10 +1644,12 @@ int lt_tsdl_parse(const char *text, size_t len, const char *path,
 		else if (is_ident(ps, "callsite"))
 			parse_block(ps, B_OTHER);
 		else if (is_ident(ps, "typealias") || is_ident(ps, "typedef"))
-			fail(ps, ps->t.line,
-			     "%s is not supported (write types inline)",
-			     ps->t.s);
-		else
+			parse_type_decl(ps);
+		else if (is_ident(ps, "struct") || is_ident(ps, "variant") ||
+			 is_ident(ps, "enum")) {
+			parse_type(ps, 0); /* a named type's declaration */
+			expect(ps, ";");
+		} else
 			fail(ps, ps->t.line, "unknown block '%s'", ps->t.s);
 	}
 	finish(ps);
