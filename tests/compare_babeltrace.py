@@ -13,8 +13,10 @@ difference, and exits non-zero on a difference.
 import re
 import sys
 
-BT = re.compile(r"^\[(\d\d:\d\d:\d\d\.\d{9})\] \((\+[0-9?.]+)\) (\S+) (\S+): "
-                r"\{ cpu_id = (\d+), pid = (\d+) \}, (\{.*\})$")
+# babeltrace2's line: the host when the trace's env names one, then the
+# packet context (cpu_id, and lowtrace's pid)
+BT = re.compile(r"^\[(\d\d:\d\d:\d\d\.\d{9})\] \((\+[0-9?.]+)\) (?:(\S+) )?(\S+): "
+                r"\{ cpu_id = (\d+)(?:, pid = (\d+))? \}, (\{.*\})$")
 LT = re.compile(r"^\[(\d\d:\d\d:\d\d\.\d{9})\] \((\+[0-9?.]+)\) cpu (\d+) (\S+): "
                 r"(\{.*\})$")
 
@@ -154,6 +156,23 @@ def load(path, rx, bt):
     return out
 
 
+def same(bt, lt):
+    """Values equal, but for babeltrace2 2.0.4's empty strings: it prints
+    an empty string field as the string printed before it."""
+    if bt == lt:
+        return True
+    if lt == ("str", "") and bt[0] == "str":
+        return True
+    if bt[0] != lt[0] or len(bt) != len(lt):
+        return False
+    if bt[0] in ("struct",):
+        return all(x[0] == y[0] and same(x[1], y[1]) for x, y in zip(bt[1], lt[1])) \
+            and len(bt[1]) == len(lt[1])
+    if bt[0] == "array":
+        return len(bt[1]) == len(lt[1]) and all(same(x, y) for x, y in zip(bt[1], lt[1]))
+    return False
+
+
 def groups(events):
     """Runs of events with the same time, each sorted for comparison."""
     out, cur = [], []
@@ -181,7 +200,8 @@ def main():
     for a, b in zip(gb, gl):
         ka = sorted((e[0], e[2], e[3], repr(e[4])) for e in a)
         kb = sorted((e[0], e[2], e[3], repr(e[4])) for e in b)
-        if ka != kb:
+        if ka != kb and not (len(a) == 1 and len(b) == 1 and
+                             a[0][:4] == b[0][:4] and same(a[0][4], b[0][4])):
             print("FAIL compare: babeltrace2 line %d differs from lowtrace line %d" % (a[0][5], b[0][5]))
             print("  babeltrace2: %s" % (ka,))
             print("  lowtrace:    %s" % (kb,))

@@ -442,7 +442,7 @@ size_t lt_event_format_bound(const struct lt_event *ev)
 static inline char *fmt_raw_int(char *p, const struct lt_field_class *fc,
 				const unsigned char *fp)
 {
-	uint64_t raw = ld_uint(fp, fc->size);
+	uint64_t raw = ld_uint_bo(fp, fc->size, fc->be);
 	if (fc->base != 10)
 		return fmt_radix(p, raw, fc->base);
 	return fc->is_signed ? lt_fmt_i64(p, sext(raw, fc->size)) :

@@ -50,6 +50,17 @@ static inline uint64_t ld_uint(const unsigned char *p, unsigned size)
 	}
 }
 
+/* A field of size bytes in either byte order (be: big-endian). */
+static inline uint64_t ld_uint_bo(const unsigned char *p, unsigned size, int be)
+{
+	if (__builtin_expect(!be, 1))
+		return ld_uint(p, size);
+	uint64_t v = 0;
+	for (unsigned i = 0; i < size; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
 static inline int64_t sext(uint64_t v, unsigned size)
 {
 	unsigned sh = 64 - 8 * size;

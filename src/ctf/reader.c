@@ -47,6 +47,7 @@ struct lt_packet {
 	uint64_t ts_begin, ts_end;
 	uint64_t seq, discarded;
 	uint32_t cpu, pid;
+	uint32_t hdr_len; /* bytes of packet header and context */
 	int open_end; /* timestamp_end 0 on the last packet: no upper bound */
 };
 
@@ -128,8 +129,9 @@ static int index_stream(struct lt_reader *t, struct lt_stream *s)
 	const int skip = t->flags & LT_READER_SKIP_BAD;
 
 	while (off < s->len) {
-		struct lt_packet_header h;
-		uint64_t left = s->len - off;
+		struct lt_hvals h;
+		uint64_t left = s->len - off, bit = 0;
+		const unsigned char *pb = s->data + off;
 		if (s->map_len && off >= released + LT_WINDOW) {
 			/* only the headers are read here: their pages go */
 			size_t lo = (size_t)off & ~(t->page - 1);
@@ -137,41 +139,78 @@ static int index_stream(struct lt_reader *t, struct lt_stream *s)
 				MADV_DONTNEED);
 			released = lo;
 		}
-		if (left < LT_PACKET_HDR_SIZE) {
+		h.set = 0;
+		int hr = lt_hdr_read(t->m.pkt_header, pb, left, &bit, &h);
+		if (hr == 0 && (h.set & 1u << LT_ROLE_MAGIC) &&
+		    h.v[LT_ROLE_MAGIC] != LT_PACKET_MAGIC) {
 			set_err(t,
-				"%s: offset %llu: truncated packet header "
-				"(%llu bytes left, a header has %u)",
-				s->path, (unsigned long long)off,
-				(unsigned long long)left, LT_PACKET_HDR_SIZE);
-			goto fatal;
-		}
-		memcpy(&h, s->data + off, sizeof(h));
-		if (h.magic != LT_PACKET_MAGIC) {
-			set_err(t,
-				"%s: offset %llu: bad packet magic 0x%08x "
+				"%s: offset %llu: bad packet magic 0x%08llx "
 				"(expected 0x%08x)",
-				s->path, (unsigned long long)off, h.magic,
+				s->path, (unsigned long long)off,
+				(unsigned long long)h.v[LT_ROLE_MAGIC],
 				LT_PACKET_MAGIC);
 			goto fatal;
 		}
-		if (h.packet_size == 0 || h.packet_size % 8 ||
-		    h.packet_size / 8 < LT_PACKET_HDR_SIZE) {
-			set_err(t, "%s: offset %llu: bad packet_size %llu bits",
+		const struct lt_stream_class *sc = NULL;
+		uint64_t sid = h.set & 1u << LT_ROLE_STREAM_ID ?
+				       h.v[LT_ROLE_STREAM_ID] :
+				       t->m.streams[0].id;
+		if (hr == 0) {
+			if (sid <= UINT32_MAX)
+				sc = lt_tsdl_stream(&t->m, (uint32_t)sid);
+			if (!sc) {
+				/* the packet's size is unknown: stop here */
+				set_err(t,
+					"%s: offset %llu: stream_id %llu is not "
+					"in the metadata",
+					s->path,
+					(unsigned long long)(off +
+							     h.at[LT_ROLE_STREAM_ID] /
+								     8),
+					(unsigned long long)sid);
+				goto fatal;
+			}
+			hr = lt_hdr_read(sc->pkt_context, pb, left, &bit, &h);
+		}
+		if (hr == -1) {
+			set_err(t,
+				"%s: offset %llu: truncated packet header "
+				"(%llu bytes left)",
 				s->path, (unsigned long long)off,
-				(unsigned long long)h.packet_size);
+				(unsigned long long)left);
 			goto fatal;
 		}
-		if (h.packet_size / 8 > left) {
+		if (hr) {
+			set_err(t,
+				"%s: offset %llu: packet header: a variant's "
+				"tag selects no option",
+				s->path, (unsigned long long)(off + bit / 8));
+			goto fatal;
+		}
+		uint64_t hdr_len = (bit + 7) / 8;
+		uint64_t psize = h.set & 1u << LT_ROLE_PACKET_SIZE ?
+					 h.v[LT_ROLE_PACKET_SIZE] :
+					 8 * left;
+		uint64_t csize = h.set & 1u << LT_ROLE_CONTENT_SIZE ?
+					 h.v[LT_ROLE_CONTENT_SIZE] :
+					 psize;
+		if (psize == 0 || psize % 8 || psize / 8 < hdr_len) {
+			set_err(t, "%s: offset %llu: bad packet_size %llu bits",
+				s->path, (unsigned long long)off,
+				(unsigned long long)psize);
+			goto fatal;
+		}
+		if (psize / 8 > left) {
 			set_err(t,
 				"%s: offset %llu: packet_size %llu bytes goes "
 				"past the end of the file (%llu bytes left)",
 				s->path, (unsigned long long)off,
-				(unsigned long long)(h.packet_size / 8),
+				(unsigned long long)(psize / 8),
 				(unsigned long long)left);
 			goto fatal;
 		}
 		/* the header is sane: a bad packet can be stepped over */
-		uint64_t size = h.packet_size / 8;
+		uint64_t size = psize / 8;
 		if (size > UINT32_MAX) {
 			set_err(t,
 				"%s: offset %llu: packets of 4 GiB or more are "
@@ -180,64 +219,69 @@ static int index_stream(struct lt_reader *t, struct lt_stream *s)
 			goto fatal;
 		}
 		int last = off + size == s->len;
-		const struct lt_stream_class *sc = NULL;
-		if (h.content_size > h.packet_size) {
+		if (csize > psize) {
 			set_err(t,
 				"%s: offset %llu: content_size %llu bits is "
 				"more than packet_size %llu bits",
 				s->path, (unsigned long long)off,
-				(unsigned long long)h.content_size,
-				(unsigned long long)h.packet_size);
+				(unsigned long long)csize,
+				(unsigned long long)psize);
 			goto bad;
 		}
-		if (h.content_size < 8 * LT_PACKET_HDR_SIZE ||
-		    h.content_size % 8) {
+		if (csize < 8 * hdr_len) {
 			set_err(t,
 				"%s: offset %llu: bad content_size %llu bits",
 				s->path, (unsigned long long)off,
-				(unsigned long long)h.content_size);
+				(unsigned long long)csize);
 			goto bad;
 		}
-		if (t->m.has_uuid && memcmp(h.uuid, t->m.uuid, 16)) {
+		if (t->m.has_uuid && (h.set & 1u << LT_ROLE_UUID) &&
+		    memcmp(pb + h.at[LT_ROLE_UUID] / 8, t->m.uuid, 16)) {
 			set_err(t,
 				"%s: offset %llu: packet uuid differs from "
 				"the metadata's",
-				s->path, (unsigned long long)off + 4);
-			goto bad;
-		}
-		sc = lt_tsdl_stream(&t->m, h.stream_id);
-		if (!sc) {
-			set_err(t,
-				"%s: offset %llu: stream_id %u is not in the "
-				"metadata",
-				s->path, (unsigned long long)off + 20,
-				h.stream_id);
+				s->path,
+				(unsigned long long)(off +
+						     h.at[LT_ROLE_UUID] / 8));
 			goto bad;
 		}
 		if (s->sc && sc != s->sc) {
 			set_err(t,
-				"%s: offset %llu: stream_id %u differs from "
+				"%s: offset %llu: stream_id %llu differs from "
 				"the stream's %u",
-				s->path, (unsigned long long)off + 20,
-				h.stream_id, s->sc->id);
+				s->path,
+				(unsigned long long)(off +
+						     h.at[LT_ROLE_STREAM_ID] /
+							     8),
+				(unsigned long long)sid, s->sc->id);
 			goto bad;
 		}
-		int open_end = h.timestamp_end == 0 && last;
-		if (!open_end && h.timestamp_end < h.timestamp_begin) {
+		int has_begin = !!(h.set & 1u << LT_ROLE_TS_BEGIN);
+		int has_end = !!(h.set & 1u << LT_ROLE_TS_END);
+		uint64_t ts_begin =
+			has_begin ? h.v[LT_ROLE_TS_BEGIN] : prev_end;
+		uint64_t ts_end = has_end ? h.v[LT_ROLE_TS_END] : 0;
+		int open_end = !has_end || (ts_end == 0 && last);
+		if (!open_end && ts_end < ts_begin) {
 			set_err(t,
 				"%s: offset %llu: timestamp_end %llu is before "
 				"timestamp_begin %llu",
-				s->path, (unsigned long long)off + 40,
-				(unsigned long long)h.timestamp_end,
-				(unsigned long long)h.timestamp_begin);
+				s->path,
+				(unsigned long long)(off +
+						     h.at[LT_ROLE_TS_END] / 8),
+				(unsigned long long)ts_end,
+				(unsigned long long)ts_begin);
 			goto bad;
 		}
-		if (h.timestamp_begin < prev_end) {
+		if (ts_begin < prev_end) {
 			set_err(t,
 				"%s: offset %llu: timestamp_begin %llu is "
 				"before the previous packet's end %llu",
-				s->path, (unsigned long long)off + 32,
-				(unsigned long long)h.timestamp_begin,
+				s->path,
+				(unsigned long long)(off +
+						     h.at[LT_ROLE_TS_BEGIN] /
+							     8),
+				(unsigned long long)ts_begin,
 				(unsigned long long)prev_end);
 			goto bad;
 		}
@@ -254,17 +298,25 @@ static int index_stream(struct lt_reader *t, struct lt_stream *s)
 		s->pk[s->npk++] = (struct lt_packet){
 			.off = off,
 			.size = size,
-			.content = h.content_size / 8,
-			.ts_begin = h.timestamp_begin,
-			.ts_end = h.timestamp_end,
-			.seq = h.packet_seq_num,
-			.discarded = h.events_discarded,
-			.cpu = h.cpu_id,
-			.pid = h.pid,
+			.content = csize / 8,
+			.hdr_len = (uint32_t)hdr_len,
+			.ts_begin = ts_begin,
+			.ts_end = ts_end,
+			.seq = h.set & 1u << LT_ROLE_SEQ ? h.v[LT_ROLE_SEQ] :
+							   s->npk,
+			.discarded = h.set & 1u << LT_ROLE_DISCARDED ?
+					     h.v[LT_ROLE_DISCARDED] :
+					     0,
+			.cpu = h.set & 1u << LT_ROLE_CPU ?
+				       (uint32_t)h.v[LT_ROLE_CPU] :
+				       0,
+			.pid = h.set & 1u << LT_ROLE_PID ?
+				       (uint32_t)h.v[LT_ROLE_PID] :
+				       0,
 			.open_end = open_end,
 		};
-		if (!open_end)
-			prev_end = h.timestamp_end;
+		if (has_end && !open_end)
+			prev_end = ts_end;
 		off += size;
 		continue;
 bad:
@@ -327,7 +379,7 @@ static void window_at(struct lt_stream *s, size_t off, size_t need)
 static void enter_packet(struct lt_stream *s, const struct lt_packet *p)
 {
 	s->pbase = s->data + p->off;
-	s->pos = LT_PACKET_HDR_SIZE;
+	s->pos = p->hdr_len;
 	s->end = p->content;
 	s->prev_ts = p->ts_begin;
 	s->ts_end = p->ts_end;
@@ -385,6 +437,63 @@ static int ev_fault(struct lt_stream *s, size_t pos, const char *fmt, ...)
 
 #define LT_TS_MASK ((1ull << LT_EV_TS_BITS) - 1)
 
+/*
+ * Reads an event header of any layout (the stream class's compiled one) at
+ * s->pos: 1 with *pos after it and id and timestamp set, 0 at the packet's
+ * end, or -EBADMSG.
+ */
+static int header_any(struct lt_stream *s, size_t *pos, uint64_t *id,
+		      uint64_t *ts, size_t *idpos, size_t *tspos)
+{
+	struct lt_hvals h;
+	uint64_t bit = 8 * (uint64_t)s->pos;
+	if (s->pos >= s->end)
+		return 0;
+	h.set = 0;
+	int r = lt_hdr_read(s->sc->ev_header, s->pbase, s->end, &bit, &h);
+	if (r == -1) {
+		/* padding after the last event up to the header's
+		 * alignment is the packet's end, not a fault */
+		if (bit >= 8 * (uint64_t)s->end)
+			return 0;
+		return ev_fault(s, (size_t)(bit / 8),
+				"event header past the content end");
+	}
+	if (r)
+		return ev_fault(s, (size_t)(bit / 8),
+				"event header: a variant's tag selects no "
+				"option");
+	*id = h.set & 1u << LT_ROLE_ID ? h.v[LT_ROLE_ID] : 0;
+	*idpos = h.set & 1u << LT_ROLE_ID ? (size_t)(h.at[LT_ROLE_ID] / 8) :
+					    s->pos;
+	*tspos = h.set & 1u << LT_ROLE_TS ? (size_t)(h.at[LT_ROLE_TS] / 8) :
+					    s->pos;
+	uint64_t prev = s->prev_ts;
+	if (!(h.set & 1u << LT_ROLE_TS)) {
+		*ts = prev;
+	} else if (h.ts_bits == 64) {
+		*ts = h.v[LT_ROLE_TS];
+		if (*ts < prev)
+			return ev_fault(s, *tspos,
+					"timestamp %llu is before the "
+					"previous %llu",
+					(unsigned long long)*ts,
+					(unsigned long long)prev);
+	} else {
+		/* fewer bits: the low bits of a clock that wrapped at most
+		 * once since the previous event */
+		uint64_t mask = (1ull << h.ts_bits) - 1;
+		uint64_t low = h.v[LT_ROLE_TS];
+		*ts = (prev & ~mask) | low;
+		if (low < (prev & mask))
+			*ts += mask + 1;
+		if (*ts < prev)
+			return ev_fault(s, *tspos, "timestamp wraps past 2^64");
+	}
+	*pos = (size_t)((bit + 7) / 8);
+	return 1;
+}
+
 /* Decodes the event at s->pos: 1, 0 at the packet's end, or -EBADMSG. */
 static int decode(struct lt_stream *s)
 {
@@ -394,6 +503,12 @@ static int decode(struct lt_stream *s)
 	uint64_t id, ts;
 	size_t idpos = pos, tspos = pos; /* for messages */
 
+	if (!s->sc->own_layout) {
+		int r = header_any(s, &pos, &id, &ts, &idpos, &tspos);
+		if (r <= 0)
+			return r;
+		goto payload;
+	}
 	if (pos >= end)
 		return 0;
 	if (end - pos < LT_EV_HDR_COMPACT)
@@ -427,6 +542,7 @@ static int decode(struct lt_stream *s)
 					(unsigned long long)s->prev_ts);
 		pos += LT_EV_HDR_EXTENDED;
 	}
+payload:
 	if (ts > s->ts_end && !s->open_end)
 		return ev_fault(s, tspos,
 				"timestamp %llu is after the packet's "
@@ -483,8 +599,9 @@ static int decode(struct lt_stream *s)
 			case LT_KIND_SEQUENCE: {
 				const struct lt_field_class *lf =
 					&ec->fields[fc->length_field];
-				uint64_t n = ld_uint(b + off[fc->length_field],
-						     lf->size);
+				uint64_t n =
+					ld_uint_bo(b + off[fc->length_field],
+						   lf->size, lf->be);
 				if (n > (end - pos) / fc->size)
 					return ev_fault(
 						s, off[fc->length_field],
@@ -707,7 +824,9 @@ static int setup_streams(struct lt_reader *t, char *err, size_t errlen)
 		/* the packet headers' pages: read again as the pass goes */
 		if (s->map_len > LT_WINDOW)
 			madvise((void *)s->data, s->map_len, MADV_DONTNEED);
-		for (uint32_t id = 0; s->sc && id < LT_EV_ID_EXTENDED; id++) {
+		for (uint32_t id = 0;
+		     s->sc && s->sc->own_layout && id < LT_EV_ID_EXTENDED;
+		     id++) {
 			const struct lt_event_class *ec =
 				lt_tsdl_event(s->sc, id);
 			s->fixed[id] = ec && ec->fixed_size >= 0 ? ec : NULL;

@@ -923,9 +923,14 @@ static struct ty *parse_type(struct parser *ps, int depth)
 		t->line = line;
 		t->length_ref = tag;
 		parse_fields(ps, t, depth);
-		t->align = 8;
-		for (unsigned i = 0; i < t->nfields; i++) {
+		/* bits: the widest field's alignment; a variant is aligned
+		 * as the option it holds, so a struct or variant holding
+		 * one is not aligned by it */
+		t->align = 1;
+		for (unsigned i = 0; i < t->nfields && !variant; i++) {
 			unsigned fa = t->fields[i].type->align;
+			if (t->fields[i].type->kind == TY_VARIANT)
+				fa = 1;
 			if (t->fields[i].type->kind == TY_ARRAY ||
 			    t->fields[i].type->kind == TY_SEQUENCE)
 				fa = t->fields[i].type->elem ?
@@ -1166,10 +1171,16 @@ struct flat {
 	unsigned off, size; /* bits */
 };
 
-/* Lays out a header struct's scalar fields from bit offset *off. */
+/* Lays out a header struct's scalar fields from bit offset *off: the
+ * count of fields, or LAYOUT_NOT_FLAT when some is not an integer or a
+ * byte array, or there are more than max. */
+#define LAYOUT_NOT_FLAT 0xffffffffu
 static unsigned layout(struct parser *ps, const struct ty *t, unsigned off,
 		       struct flat *out, unsigned n, unsigned max)
 {
+	(void)ps;
+	if (!t || t->kind != TY_STRUCT)
+		return LAYOUT_NOT_FLAT;
 	off = (off + t->align - 1) & ~(t->align - 1);
 	for (unsigned i = 0; i < t->nfields; i++) {
 		const struct ty *f = t->fields[i].type;
@@ -1182,21 +1193,19 @@ static unsigned layout(struct parser *ps, const struct ty *t, unsigned off,
 			size = 8 * (unsigned)f->length;
 			align = f->elem->align;
 		} else {
-			fail(ps, t->fields[i].line,
-			     "packet header field '%s' has an unexpected type",
-			     t->fields[i].name);
+			return LAYOUT_NOT_FLAT;
 		}
 		off = (off + align - 1) & ~(align - 1);
 		if (n >= max)
-			fail(ps, t->fields[i].line,
-			     "packet header has too many fields");
+			return LAYOUT_NOT_FLAT;
 		out[n++] = (struct flat){ t->fields[i].name, off, size };
 		off += size;
 	}
 	return n;
 }
 
-static void check_packet_layout(struct parser *ps, const struct pstream *st)
+/* Whether st's packet header and context have lowtrace's layout. */
+static int own_packet_layout(struct parser *ps, const struct pstream *st)
 {
 	static const struct flat want[] = {
 		{ "magic", 0, 32 },
@@ -1215,35 +1224,197 @@ static void check_packet_layout(struct parser *ps, const struct pstream *st)
 	enum { NW = sizeof(want) / sizeof(want[0]) };
 	struct flat got[NW];
 	unsigned n = layout(ps, ps->packet_header, 0, got, 0, NW);
-	unsigned hend = n ? got[n - 1].off + got[n - 1].size : 0;
-	if (!st->context)
-		fail(ps, st->line, "stream %u has no packet.context", st->id);
+	if (n == LAYOUT_NOT_FLAT || n == 0)
+		return 0;
+	unsigned hend = got[n - 1].off + got[n - 1].size;
 	n = layout(ps, st->context, hend, got, n, NW);
-	for (unsigned i = 0; i < NW; i++) {
+	if (n == LAYOUT_NOT_FLAT)
+		return 0;
+	for (unsigned i = 0; i < NW; i++)
 		if (i >= n || strcmp(got[i].name, want[i].name) ||
 		    got[i].off != want[i].off || got[i].size != want[i].size)
-			fail(ps, st->line,
-			     "stream %u: packet header and context differ "
-			     "from lowtrace's layout at '%s'",
-			     st->id, want[i].name);
-	}
+			return 0;
+	return 1;
 }
 
-static void check_event_header(struct parser *ps, const struct pstream *st)
+/* Whether st's event header is lowtrace's compact/extended one. */
+static int own_event_header(struct parser *ps, const struct pstream *st)
 {
 	const struct ty *h = st->header;
-	if (!h)
-		fail(ps, st->line, "stream %u has no event.header", st->id);
-	if (h->nfields != 2 || h->fields[0].type->kind != TY_ENUM ||
+	if (!h || h->nfields != 2 || h->fields[0].type->kind != TY_ENUM ||
 	    h->fields[0].type->size != 5 || strcmp(h->fields[0].name, "id") ||
 	    h->fields[1].type->kind != TY_VARIANT ||
 	    h->fields[1].type->nfields != 2 ||
 	    strcmp(h->fields[1].type->fields[0].name, "compact") ||
 	    strcmp(h->fields[1].type->fields[1].name, "extended"))
-		fail(ps, h->line,
-		     "stream %u: event.header is not lowtrace's compact/"
-		     "extended header",
-		     st->id);
+		return 0;
+	const struct ty *c = h->fields[1].type->fields[0].type;
+	const struct ty *e = h->fields[1].type->fields[1].type;
+	struct flat got[2];
+	if (h->align != 32 || c->nfields != 1 ||
+	    c->fields[0].type->kind != TY_INT ||
+	    c->fields[0].type->size != 27 || c->fields[0].type->align != 1 ||
+	    layout(ps, e, 8, got, 0, 2) != 2 || strcmp(got[0].name, "id") ||
+	    got[0].off != 8 || got[0].size != 32 ||
+	    strcmp(got[1].name, "timestamp") || got[1].off != 40 ||
+	    got[1].size != 64)
+		return 0;
+	(void)ps;
+	return 1;
+}
+
+/* Header compilation (header.h) */
+
+struct hcomp {
+	struct parser *ps;
+	int event; /* an event header: roles id and timestamp */
+	unsigned nregs;
+	const char *reg_name[LT_HDR_REGS];
+	const struct ty *reg_type[LT_HDR_REGS];
+};
+
+static uint8_t role_of(const char *name, int event)
+{
+	static const struct {
+		const char *name;
+		uint8_t role;
+	} pkt[] = {
+		{ "magic", LT_ROLE_MAGIC },
+		{ "uuid", LT_ROLE_UUID },
+		{ "stream_id", LT_ROLE_STREAM_ID },
+		{ "stream_instance_id", LT_ROLE_STREAM_INSTANCE_ID },
+		{ "timestamp_begin", LT_ROLE_TS_BEGIN },
+		{ "timestamp_end", LT_ROLE_TS_END },
+		{ "content_size", LT_ROLE_CONTENT_SIZE },
+		{ "packet_size", LT_ROLE_PACKET_SIZE },
+		{ "packet_seq_num", LT_ROLE_SEQ },
+		{ "events_discarded", LT_ROLE_DISCARDED },
+		{ "cpu_id", LT_ROLE_CPU },
+		{ "pid", LT_ROLE_PID },
+	};
+	if (!name)
+		return LT_ROLE_NONE;
+	if (event)
+		return !strcmp(name, "id")	  ? LT_ROLE_ID :
+		       !strcmp(name, "timestamp") ? LT_ROLE_TS :
+						    LT_ROLE_NONE;
+	for (size_t i = 0; i < sizeof(pkt) / sizeof(pkt[0]); i++)
+		if (!strcmp(name, pkt[i].name))
+			return pkt[i].role;
+	return LT_ROLE_NONE;
+}
+
+static void compile_hnode(struct hcomp *hc, const struct ty *t,
+			  const char *name, int line, struct lt_hnode *out)
+{
+	struct parser *ps = hc->ps;
+	out->align = t->align ? t->align : 1;
+	switch (t->kind) {
+	case TY_INT:
+	case TY_ENUM: {
+		const struct ty *it = t->kind == TY_ENUM ? t->elem : t;
+		int bo = it->bo ? it->bo : ps->trace_bo;
+		if (hc->nregs >= LT_HDR_REGS)
+			fail(ps, line, "header has too many fields");
+		out->kind = LT_HN_INT;
+		out->size = (uint8_t)it->size;
+		out->be = bo == BO_BE;
+		out->tag_signed = (uint8_t)it->is_signed;
+		out->role = role_of(name, hc->event);
+		out->reg = (uint8_t)hc->nregs;
+		hc->reg_name[hc->nregs] = name ? name : "";
+		hc->reg_type[hc->nregs++] = t;
+		return;
+	}
+	case TY_ARRAY:
+		if (t->elem->kind != TY_INT || t->elem->size != 8)
+			break;
+		out->kind = LT_HN_BYTES;
+		out->align = t->elem->align;
+		out->length = (uint32_t)t->length;
+		out->role = name && !strcmp(name, "uuid") && t->length == 16 ?
+				    LT_ROLE_UUID :
+				    LT_ROLE_NONE;
+		return;
+	case TY_STRUCT: {
+		struct lt_hnode *kids = alloc(
+			ps, (t->nfields ? t->nfields : 1) * sizeof(*kids));
+		for (unsigned i = 0; i < t->nfields; i++)
+			compile_hnode(hc, t->fields[i].type, t->fields[i].name,
+				      t->fields[i].line, &kids[i]);
+		out->kind = LT_HN_STRUCT;
+		out->kids = kids;
+		out->nkids = t->nfields;
+		return;
+	}
+	case TY_VARIANT: {
+		const char *ref = t->length_ref, *dot;
+		if (!ref)
+			fail(ps, line, "header variant '%s' has no tag",
+			     name ? name : "");
+		dot = strrchr(ref, '.');
+		if (dot)
+			ref = dot + 1;
+		if (ref[0] == '_' && ref[1])
+			ref++;
+		int reg = -1;
+		for (unsigned i = hc->nregs; i-- > 0;)
+			if (!strcmp(hc->reg_name[i], ref)) {
+				reg = (int)i;
+				break;
+			}
+		if (reg < 0 || hc->reg_type[reg]->kind != TY_ENUM)
+			fail(ps, line,
+			     "variant '%s': tag '%s' is not an earlier enum",
+			     name ? name : "", t->length_ref);
+		const struct ty *tag = hc->reg_type[reg];
+		struct lt_hnode *kids = alloc(
+			ps, (t->nfields ? t->nfields : 1) * sizeof(*kids));
+		struct lt_hsel *sel = alloc(
+			ps, (tag->nranges ? tag->nranges : 1) * sizeof(*sel));
+		unsigned nsel = 0;
+		for (unsigned i = 0; i < t->nfields; i++) {
+			compile_hnode(hc, t->fields[i].type, t->fields[i].name,
+				      t->fields[i].line, &kids[i]);
+			for (unsigned j = 0; j < tag->nranges; j++)
+				if (!strcmp(tag->ranges[j].label,
+					    t->fields[i].name))
+					sel[nsel++] = (struct lt_hsel){
+						(uint64_t)tag->ranges[j].lo,
+						(uint64_t)tag->ranges[j].hi, i
+					};
+		}
+		out->kind = LT_HN_VARIANT;
+		out->align = 1; /* the option's own alignment applies */
+		out->reg = (uint8_t)reg;
+		out->tag_signed = (uint8_t)tag->is_signed;
+		out->kids = kids;
+		out->nkids = t->nfields;
+		out->sel = sel;
+		out->nsel = nsel;
+		return;
+	}
+	default:
+		break;
+	}
+	fail(ps, line,
+	     "header field '%s': only integers, enums, byte arrays, structs "
+	     "and variants are supported in headers",
+	     name ? name : "");
+}
+
+static const struct lt_hnode *compile_header(struct parser *ps,
+					     const struct ty *t, int event)
+{
+	struct hcomp hc = { .ps = ps, .event = event };
+	struct lt_hnode *n = alloc(ps, sizeof(*n));
+	if (!t) {
+		n->kind = LT_HN_STRUCT;
+		n->align = 1;
+		return n;
+	}
+	compile_hnode(&hc, t, NULL, t->line, n);
+	return n;
 }
 
 /* Fills a field class's scalar part from an integer, enum or float type. */
@@ -1268,11 +1439,7 @@ static void scalar(struct parser *ps, const struct ty *t, int line,
 		     "field '%s': arrays of this type are not supported", name);
 	}
 	int bo = it->bo ? it->bo : ps->trace_bo;
-	if (bo == BO_BE && it->size > 8)
-		fail(ps, line,
-		     "field '%s': big-endian fields are not supported in "
-		     "event payloads",
-		     name);
+	fc->be = bo == BO_BE && it->size > 8;
 	if (it->size % 8 || it->align % 8 || it->align > 1024)
 		fail(ps, line,
 		     "field '%s': only byte-sized fields aligned on 1 to 128 "
@@ -1384,6 +1551,15 @@ static void compile_event(struct parser *ps, const struct pevent *pe,
 				       fc->size;
 		}
 	}
+	/* the payload struct is aligned as its widest field: the first
+	 * field starts there */
+	if (n && st->align / 8 > fcs[0].align) {
+		if (st->align > 1024)
+			fail(ps, st->line, "event \"%s\": alignment too large",
+			     pe->name);
+		fcs[0].align = (uint8_t)(st->align / 8);
+		fixed = 0;
+	}
 	ec->name = pe->name;
 	ec->name_len = (uint32_t)strlen(pe->name);
 	ec->fmt_bound = (uint32_t)lt_format_bound_fixed(fcs, n);
@@ -1408,8 +1584,8 @@ static void finish(struct parser *ps)
 {
 	struct lt_tsdl *m = ps->m;
 
-	if (!ps->have_trace || !ps->packet_header)
-		fail(ps, ps->line, "no trace block with a packet.header");
+	if (!ps->have_trace)
+		fail(ps, ps->line, "no trace block");
 	if (!ps->have_clock || !m->clock.freq)
 		fail(ps, ps->line, "no clock block with a frequency");
 	if (!ps->nstreams)
@@ -1431,6 +1607,7 @@ static void finish(struct parser *ps)
 	c->base_ns = c->offset_s * 1000000000 +
 		     (int64_t)lt_clock_counts_to_ns(c->freq, c->offset);
 
+	m->pkt_header = compile_header(ps, ps->packet_header, 0);
 	m->nstreams = ps->nstreams;
 	m->streams = alloc(ps, ps->nstreams * sizeof(*m->streams));
 	for (unsigned i = 0; i < ps->nstreams; i++) {
@@ -1439,9 +1616,12 @@ static void finish(struct parser *ps)
 			if (ps->streams[j].id == st->id)
 				fail(ps, st->line,
 				     "stream id %u declared twice", st->id);
-		check_packet_layout(ps, st);
-		check_event_header(ps, st);
-		m->streams[i].id = st->id;
+		struct lt_stream_class *sc = &m->streams[i];
+		sc->id = st->id;
+		sc->own_layout =
+			own_packet_layout(ps, st) && own_event_header(ps, st);
+		sc->pkt_context = compile_header(ps, st->context, 0);
+		sc->ev_header = compile_header(ps, st->header, 1);
 	}
 
 	m->nclasses = ps->nevents;

@@ -10,6 +10,7 @@
 #ifndef LT_CTF_TSDL_H
 #define LT_CTF_TSDL_H
 
+#include "ctf/header.h"
 #include "ctf/types.h"
 
 #include <stddef.h>
@@ -26,6 +27,11 @@ void lt_arena_free(struct lt_arena *a);
 
 struct lt_stream_class {
 	uint32_t id;
+	/* the packet context and event header as compiled (header.h) */
+	const struct lt_hnode *pkt_context, *ev_header;
+	/* packet header, context and event header have lowtrace's layout
+	 * (docs/ctf-layout.md): the reader's fast paths apply */
+	int own_layout;
 	/* event classes by id: a table when ids are small, else sorted */
 	const struct lt_event_class **table;
 	uint64_t table_len;
@@ -42,6 +48,7 @@ struct lt_tsdl {
 	uint8_t uuid[16];
 	int has_uuid;
 	struct lt_clock clock;
+	const struct lt_hnode *pkt_header; /* the trace's packet.header */
 	struct lt_stream_class *streams;
 	uint32_t nstreams;
 	struct lt_event_class *classes;

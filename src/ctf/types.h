@@ -43,6 +43,7 @@ struct lt_field_class {
 	uint8_t is_signed;
 	uint8_t base; /* 2, 8, 10 or 16 */
 	uint8_t text; /* array or sequence of 8-bit chars: a string */
+	uint8_t be; /* big-endian (scalars, elements) */
 	uint32_t length; /* fixed array's element count */
 	int32_t length_field; /* sequence: index of its length field */
 	const struct lt_enum_range *ranges;

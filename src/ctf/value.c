@@ -31,16 +31,18 @@ static void scalar_value(const struct lt_field_class *fc, uint8_t kind,
 	v->len = 0;
 	v->data = p;
 	if (kind == LT_KIND_FLOAT) {
+		uint64_t bits = ld_uint_bo(p, fc->size, fc->be);
 		if (fc->size == 4) {
 			float f;
-			memcpy(&f, p, 4);
+			uint32_t b32 = (uint32_t)bits;
+			memcpy(&f, &b32, 4);
 			v->f = f;
 		} else {
-			memcpy(&v->f, p, 8);
+			memcpy(&v->f, &bits, 8);
 		}
 		return;
 	}
-	uint64_t raw = ld_uint(p, fc->size);
+	uint64_t raw = ld_uint_bo(p, fc->size, fc->be);
 	if (fc->is_signed)
 		v->i = sext(raw, fc->size);
 	else
