@@ -133,8 +133,17 @@ class Parser:
 
 
 def fields(text):
+    """The payload, after the contexts' structs when there are some (their
+    fields first, then a count of the structs)."""
     p = Parser(text)
     v = p.value()
+    groups = [v]
+    while p.peek(","):
+        p.eat(",")
+        groups.append(p.value())
+    if len(groups) > 1:
+        v = ("struct", sum((g[1] for g in groups), ()) +
+             (("(structs)", ("int", len(groups))),))
     p.ws()
     if p.i != len(p.s):
         raise ValueError("trailing text in %r" % text)

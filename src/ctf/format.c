@@ -389,7 +389,8 @@ static size_t scalar_bound(const struct lt_field_class *fc, uint8_t kind)
 
 size_t lt_format_bound_fixed(const struct lt_field_class *fcs, unsigned n)
 {
-	size_t b = 4 + 16; /* copy16() may write 15 bytes ahead */
+	/* copy16() may write 15 bytes ahead; " }, {" per section */
+	size_t b = 4 + 16 + 8 * LT_NSECTIONS;
 	for (unsigned i = 0; i < n; i++) {
 		const struct lt_field_class *fc = &fcs[i];
 		b += fc->name_len + 5;
@@ -470,8 +471,13 @@ char *lt_event_format(const struct lt_event *ev, char *p)
 	for (uint32_t i = 0; i < ec->nfields; i++) {
 		const struct lt_field_class *fc = &ec->fields[i];
 		const unsigned char *fp = ev->base + ev->off[i];
-		/* ", NAME = " (the first field's without the comma) */
-		if (i)
+		/* ", NAME = " (the first field's without the comma); the
+		 * contexts and the payload each in braces */
+		if (__builtin_expect(i && fc->sec_first, 0)) {
+			memcpy(p, " }, {", 5);
+			p += 5;
+		}
+		if (i && !fc->sec_first)
 			p = copy16(p, fc->prefix, fc->prefix_len);
 		else
 			p = copy16(p, fc->prefix + 1, fc->prefix_len - 1u);
@@ -512,6 +518,11 @@ char *lt_event_format(const struct lt_event *ev, char *p)
 			p = fmt_scalar(p, &v);
 			break;
 		}
+	}
+	if (__builtin_expect(!ec->nsec[LT_SEC_PAYLOAD], 0)) {
+		/* contexts without a payload */
+		memcpy(p, " }, { }", 7);
+		return p + 7;
 	}
 	memcpy(p, " }", 2);
 	return p + 2;

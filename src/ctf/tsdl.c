@@ -128,7 +128,7 @@ struct parser {
 	struct pstream {
 		uint32_t id;
 		int line;
-		struct ty *context, *header;
+		struct ty *context, *header, *event_context;
 	} * streams;
 	unsigned nstreams, capstreams;
 	struct pevent {
@@ -136,7 +136,7 @@ struct parser {
 		uint64_t id;
 		int64_t stream_id; /* -1: not given */
 		int loglevel;
-		struct ty *fields;
+		struct ty *fields, *context;
 		int line, has_id;
 	} * events;
 	unsigned nevents, capevents;
@@ -1109,13 +1109,11 @@ static void assign_type(struct parser *ps, enum block b, const char *lhs,
 	} else if (b == B_STREAM && !strcmp(lhs, "event.header")) {
 		st->header = t;
 	} else if (b == B_STREAM && !strcmp(lhs, "event.context")) {
-		if (t->nfields)
-			fail(ps, line, "event.context is not supported");
+		st->event_context = t;
 	} else if (b == B_EVENT && !strcmp(lhs, "fields")) {
 		ev->fields = t;
 	} else if (b == B_EVENT && !strcmp(lhs, "context")) {
-		if (t->nfields)
-			fail(ps, line, "event context is not supported");
+		ev->context = t;
 	}
 }
 
@@ -1451,114 +1449,174 @@ static void scalar(struct parser *ps, const struct ty *t, int line,
 	fc->base = (uint8_t)it->base;
 }
 
-static void compile_event(struct parser *ps, const struct pevent *pe,
-			  struct lt_event_class *ec)
+/* The section a sequence's length path names (absolute paths), or -1
+ * for a relative one; *name is set to the field's name in it. */
+static int length_section(const char *ref, const char **name)
 {
-	const struct ty *st = pe->fields;
-	unsigned n = st ? st->nfields : 0;
+	static const char *const pre[LT_NSECTIONS] = { "stream.event.context.",
+						       "event.context.",
+						       "event.fields." };
+	for (int s = 0; s < LT_NSECTIONS; s++)
+		if (!strncmp(ref, pre[s], strlen(pre[s]))) {
+			*name = ref + strlen(pre[s]);
+			return s;
+		}
+	*name = ref;
+	return -1;
+}
+
+/*
+ * Compiles an event's fields: the stream's event context, the event's
+ * context and its payload, in that order, into one list (ec->nsec says
+ * how many fields each section has).
+ */
+static void compile_event(struct parser *ps, const struct pevent *pe,
+			  const struct pstream *pst, struct lt_event_class *ec)
+{
+	const struct ty *secs[LT_NSECTIONS] = { pst->event_context, pe->context,
+						pe->fields };
+	unsigned n = 0;
+	for (int sec = 0; sec < LT_NSECTIONS; sec++) {
+		if (secs[sec] && secs[sec]->kind != TY_STRUCT)
+			fail(ps, pe->line,
+			     "event \"%s\": a context is not a struct",
+			     pe->name);
+		n += secs[sec] ? secs[sec]->nfields : 0;
+	}
 	struct lt_field_class *fcs = alloc(ps, (n ? n : 1) * sizeof(*fcs));
 	uint32_t *offs = alloc(ps, (n ? n : 1) * sizeof(*offs));
+	unsigned sec_first[LT_NSECTIONS] = { 0 };
 	int fixed = 1;
 	uint32_t off = 0;
+	unsigned i = 0;
 
-	for (unsigned i = 0; i < n; i++) {
-		const struct ty_field *f = &st->fields[i];
-		const struct ty *t = f->type;
-		struct lt_field_class *fc = &fcs[i];
-		fc->name = f->name;
-		fc->name_len = (uint32_t)strlen(f->name);
-		fc->prefix_len = fc->name_len + 5;
-		char *pre = alloc(ps, fc->prefix_len + 16);
-		memcpy(pre, ", ", 2);
-		memcpy(pre + 2, f->name, fc->name_len);
-		memcpy(pre + 2 + fc->name_len, " = ", 3);
-		fc->prefix = pre;
-		fc->length_field = -1;
-		for (unsigned j = 0; j < i; j++)
-			if (!strcmp(fcs[j].name, f->name))
-				fail(ps, f->line, "field '%s' declared twice",
-				     f->name);
-		if (t->kind == TY_STRING) {
-			fc->kind = LT_KIND_STRING;
-			fc->align = 1;
-			fixed = 0;
-		} else if (t->kind == TY_ARRAY || t->kind == TY_SEQUENCE) {
-			if (t->elem->kind == TY_ARRAY ||
-			    t->elem->kind == TY_SEQUENCE)
-				fail(ps, f->line,
-				     "field '%s': arrays of arrays are not "
-				     "supported",
-				     f->name);
-			scalar(ps, t->elem, f->line, f->name, fc,
-			       &fc->elem_kind);
-			fc->kind = t->kind == TY_ARRAY ? LT_KIND_ARRAY :
-							 LT_KIND_SEQUENCE;
-			fc->text =
-				(uint8_t)(t->elem->kind == TY_INT &&
-					  t->elem->size == 8 && t->elem->text);
-			if (fc->size % fc->align)
-				fail(ps, f->line,
-				     "field '%s': element size is not a "
-				     "multiple of its alignment",
-				     f->name);
-			if (t->kind == TY_ARRAY) {
-				fc->length = (uint32_t)t->length;
-			} else {
-				const char *ref = t->length_ref;
-				const char *dot = strrchr(ref, '.');
-				if (dot) {
-					if (strncmp(ref, "event.fields.", 13))
-						fail(ps, f->line,
-						     "field '%s': length '%s' "
-						     "is not a field of this "
-						     "event",
-						     f->name, ref);
-					ref = dot + 1;
-				}
-				if (ref[0] == '_' && ref[1])
-					ref++;
-				for (unsigned j = 0; j < i; j++)
-					if (!strcmp(fcs[j].name, ref))
-						fc->length_field = (int32_t)j;
-				if (fc->length_field < 0)
+	for (int sec = 0; sec < LT_NSECTIONS; sec++) {
+		const struct ty *st = secs[sec];
+		unsigned first = i;
+		sec_first[sec] = i;
+		ec->nsec[sec] = st ? st->nfields : 0;
+		for (unsigned fi = 0; st && fi < st->nfields; fi++, i++) {
+			const struct ty_field *f = &st->fields[fi];
+			const struct ty *t = f->type;
+			struct lt_field_class *fc = &fcs[i];
+			fc->name = f->name;
+			fc->name_len = (uint32_t)strlen(f->name);
+			fc->prefix_len = fc->name_len + 5;
+			char *pre = alloc(ps, fc->prefix_len + 16);
+			memcpy(pre, ", ", 2);
+			memcpy(pre + 2, f->name, fc->name_len);
+			memcpy(pre + 2 + fc->name_len, " = ", 3);
+			fc->prefix = pre;
+			fc->length_field = -1;
+			fc->sec_first = fi == 0;
+			for (unsigned j = first; j < i; j++)
+				if (!strcmp(fcs[j].name, f->name))
 					fail(ps, f->line,
-					     "field '%s': length '%s' is not "
-					     "an earlier field",
-					     f->name, t->length_ref);
-				const struct lt_field_class *lf =
-					&fcs[fc->length_field];
-				if (lf->kind != LT_KIND_INT || lf->is_signed)
-					fail(ps, f->line,
-					     "field '%s': length '%s' is not "
-					     "an unsigned integer",
-					     f->name, t->length_ref);
+					     "field '%s' declared twice",
+					     f->name);
+			if (t->kind == TY_STRING) {
+				fc->kind = LT_KIND_STRING;
+				fc->align = 1;
 				fixed = 0;
+			} else if (t->kind == TY_ARRAY ||
+				   t->kind == TY_SEQUENCE) {
+				if (t->elem->kind == TY_ARRAY ||
+				    t->elem->kind == TY_SEQUENCE)
+					fail(ps, f->line,
+					     "field '%s': arrays of arrays are not "
+					     "supported",
+					     f->name);
+				scalar(ps, t->elem, f->line, f->name, fc,
+				       &fc->elem_kind);
+				fc->kind = t->kind == TY_ARRAY ?
+						   LT_KIND_ARRAY :
+						   LT_KIND_SEQUENCE;
+				fc->text = (uint8_t)(t->elem->kind == TY_INT &&
+						     t->elem->size == 8 &&
+						     t->elem->text);
+				if (fc->size % fc->align)
+					fail(ps, f->line,
+					     "field '%s': element size is not a "
+					     "multiple of its alignment",
+					     f->name);
+				if (t->kind == TY_ARRAY) {
+					fc->length = (uint32_t)t->length;
+				} else {
+					const char *ref;
+					int ls = length_section(t->length_ref,
+								&ref);
+					if (strchr(ref, '.'))
+						fail(ps, f->line,
+						     "field '%s': length '%s' is not a "
+						     "field of this event",
+						     f->name, t->length_ref);
+					if (ref[0] == '_' && ref[1])
+						ref++;
+					/* a relative name: this section, then the
+				 * ones before; an absolute one: its own */
+					unsigned
+						lo = ls < 0 ? 0 : sec_first[ls],
+						hi = ls < 0 || ls == sec ?
+							     i :
+							     sec_first[ls] +
+								     ec->nsec[ls];
+					if (ls > sec)
+						hi = lo;
+					for (unsigned j = lo; j < hi; j++)
+						if (!strcmp(fcs[j].name, ref))
+							fc->length_field =
+								(int32_t)j;
+					if (ls < 0)
+						for (unsigned j = first; j < i;
+						     j++)
+							if (!strcmp(fcs[j].name,
+								    ref))
+								fc->length_field =
+									(int32_t)
+										j;
+					if (fc->length_field < 0)
+						fail(ps, f->line,
+						     "field '%s': length '%s' is not "
+						     "an earlier field",
+						     f->name, t->length_ref);
+					const struct lt_field_class *lf =
+						&fcs[fc->length_field];
+					if (lf->kind != LT_KIND_INT ||
+					    lf->is_signed)
+						fail(ps, f->line,
+						     "field '%s': length '%s' is not "
+						     "an unsigned integer",
+						     f->name, t->length_ref);
+					fixed = 0;
+				}
+			} else if (t->kind == TY_STRUCT ||
+				   t->kind == TY_VARIANT) {
+				fail(ps, f->line,
+				     "field '%s': nested structs and variants are not "
+				     "supported in event payloads",
+				     f->name);
+			} else {
+				scalar(ps, t, f->line, f->name, fc, &fc->kind);
 			}
-		} else if (t->kind == TY_STRUCT || t->kind == TY_VARIANT) {
-			fail(ps, f->line,
-			     "field '%s': nested structs and variants are not "
-			     "supported in event payloads",
-			     f->name);
-		} else {
-			scalar(ps, t, f->line, f->name, fc, &fc->kind);
+			if (fc->align != 1)
+				fixed = 0;
+			if (fixed) {
+				offs[i] = off;
+				off += fc->kind == LT_KIND_ARRAY ?
+					       fc->size * fc->length :
+					       fc->size;
+			}
 		}
-		if (fc->align != 1)
+		/* a struct is aligned as its widest field: its first field
+	 * starts there */
+		if (st && st->nfields && st->align / 8 > fcs[first].align) {
+			if (st->align > 1024)
+				fail(ps, st->line,
+				     "event \"%s\": alignment too large",
+				     pe->name);
+			fcs[first].align = (uint8_t)(st->align / 8);
 			fixed = 0;
-		if (fixed) {
-			offs[i] = off;
-			off += fc->kind == LT_KIND_ARRAY ?
-				       fc->size * fc->length :
-				       fc->size;
 		}
-	}
-	/* the payload struct is aligned as its widest field: the first
-	 * field starts there */
-	if (n && st->align / 8 > fcs[0].align) {
-		if (st->align > 1024)
-			fail(ps, st->line, "event \"%s\": alignment too large",
-			     pe->name);
-		fcs[0].align = (uint8_t)(st->align / 8);
-		fixed = 0;
 	}
 	ec->name = pe->name;
 	ec->name_len = (uint32_t)strlen(pe->name);
@@ -1641,7 +1699,11 @@ static void finish(struct parser *ps)
 		if (!lt_tsdl_stream(m, (uint32_t)pe->stream_id))
 			fail(ps, pe->line, "event \"%s\": no stream %lld",
 			     pe->name, (long long)pe->stream_id);
-		compile_event(ps, pe, ec);
+		const struct pstream *pst = NULL;
+		for (unsigned j = 0; j < ps->nstreams; j++)
+			if (ps->streams[j].id == (uint32_t)pe->stream_id)
+				pst = &ps->streams[j];
+		compile_event(ps, pe, pst, ec);
 		ec->stream_id = (uint32_t)pe->stream_id;
 		ec->index = i;
 		if (ec->nfields > m->max_fields)

@@ -44,11 +44,16 @@ struct lt_field_class {
 	uint8_t base; /* 2, 8, 10 or 16 */
 	uint8_t text; /* array or sequence of 8-bit chars: a string */
 	uint8_t be; /* big-endian (scalars, elements) */
+	uint8_t sec_first; /* the first field of its section (LT_SEC_*) */
 	uint32_t length; /* fixed array's element count */
 	int32_t length_field; /* sequence: index of its length field */
 	const struct lt_enum_range *ranges;
 	uint32_t nranges;
 };
+
+/* The sections of an event's fields, in order: the stream's event
+ * context, the event's context, the payload. */
+enum { LT_SEC_STREAM_CTX, LT_SEC_EVENT_CTX, LT_SEC_PAYLOAD, LT_NSECTIONS };
 
 struct lt_event_class {
 	const char *name;
@@ -59,6 +64,8 @@ struct lt_event_class {
 	uint32_t index; /* in lt_reader_class() order */
 	uint32_t nfields;
 	const struct lt_field_class *fields;
+	/* fields of each section (LT_SEC_*), in fields in that order */
+	uint32_t nsec[LT_NSECTIONS];
 	/* decode plan: when every field has a fixed size and byte alignment,
 	 * the payload's size and the fields' offsets are constants */
 	int32_t fixed_size; /* -1 when not fixed */
