@@ -76,8 +76,14 @@ if [ -z "${LT_UST_INSIDE:-}" ]; then
 			fail "compare_$name" "$out"
 		fi
 	}
-	compare ust_per_uid "$(dirname "$(find "$tmp/uid" -name metadata | head -1)")"
-	compare ust_per_pid "$(dirname "$(find "$tmp/pid" -name metadata | head -1)")"
+	compare ust_per_uid "$tmp/uid"
+	compare ust_per_pid "$tmp/pid"
+	n=$(find "$tmp/pid" -name metadata | wc -l)
+	if [ "$n" -eq 2 ]; then
+		ok "per_pid_session_has_two_traces_merged"
+	else
+		fail per_pid_session_has_two_traces_merged "$n traces in $(find "$tmp/pid")"
+	fi
 	finish
 fi
 
@@ -107,7 +113,11 @@ record() { # name, buffers option, contexts...
 		lttng -n add-context -u -s "$s" -c ch -t "$c" > /dev/null
 	done
 	lttng -n start "$s" > /dev/null
+	# two processes at once: per-PID buffers make two traces of them,
+	# whose events interleave
+	"$tmp/ust_fields" 300 &
 	"$tmp/ust_fields" 300
+	wait $!
 	lttng -n stop "$s" > /dev/null
 	lttng -n destroy "$s" > /dev/null
 }

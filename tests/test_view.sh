@@ -112,6 +112,16 @@ for k in bug446190 flipping-endianness; do
 		skip "compare_lttng_kernel_$k" "no ../shared/data/$k"
 	fi
 done
+# a tree of traces (both of them, one big-endian, in subdirectories):
+# found and merged in time order, as babeltrace2 merges a directory
+if [ -n "$shared" ] && [ -d "$shared/bug446190" ] && [ -d "$shared/flipping-endianness" ]; then
+	mkdir -p "$tmp/tree/kernel"
+	cp -r "$shared/bug446190" "$tmp/tree/kernel/a"
+	cp -r "$shared/flipping-endianness" "$tmp/tree/b"
+	compare_dir lttng_kernel_tree "$tmp/tree"
+else
+	skip compare_lttng_kernel_tree "no ../shared/data"
+fi
 
 # the generated traces hold what the comparison must cover (printed here
 # when babeltrace2 is missing and compare_full did not)

@@ -53,6 +53,7 @@ struct lt_packet {
 
 struct lt_stream {
 	struct lt_reader *t;
+	const struct lt_tsdl *m; /* its trace's metadata */
 	unsigned index;
 	char *name, *path;
 	const unsigned char *data;
@@ -77,8 +78,15 @@ struct lt_stream {
 	const struct lt_event_class *fixed[LT_EV_ID_EXTENDED];
 };
 
-struct lt_reader {
+/* One trace of the tree lt_reader_open() was given: its metadata. */
+struct lt_part {
 	struct lt_tsdl m;
+	char *meta; /* metadata text we read */
+};
+
+struct lt_reader {
+	struct lt_part *parts;
+	unsigned nparts;
 	struct lt_stream *streams;
 	unsigned nstreams;
 	unsigned flags;
@@ -86,7 +94,6 @@ struct lt_reader {
 	void *warn_arg;
 	uint64_t skipped;
 	char err[1024];
-	char *meta; /* metadata text we read */
 	size_t page; /* the system's page size, for madvise() */
 	/* merged iteration */
 	struct lt_stream **heap;
@@ -140,7 +147,7 @@ static int index_stream(struct lt_reader *t, struct lt_stream *s)
 			released = lo;
 		}
 		h.set = 0;
-		int hr = lt_hdr_read(t->m.pkt_header, pb, left, &bit, &h);
+		int hr = lt_hdr_read(s->m->pkt_header, pb, left, &bit, &h);
 		if (hr == 0 && (h.set & 1u << LT_ROLE_MAGIC) &&
 		    h.v[LT_ROLE_MAGIC] != LT_PACKET_MAGIC) {
 			set_err(t,
@@ -154,10 +161,10 @@ static int index_stream(struct lt_reader *t, struct lt_stream *s)
 		const struct lt_stream_class *sc = NULL;
 		uint64_t sid = h.set & 1u << LT_ROLE_STREAM_ID ?
 				       h.v[LT_ROLE_STREAM_ID] :
-				       t->m.streams[0].id;
+				       s->m->streams[0].id;
 		if (hr == 0) {
 			if (sid <= UINT32_MAX)
-				sc = lt_tsdl_stream(&t->m, (uint32_t)sid);
+				sc = lt_tsdl_stream(s->m, (uint32_t)sid);
 			if (!sc) {
 				/* the packet's size is unknown: stop here */
 				set_err(t,
@@ -235,8 +242,8 @@ static int index_stream(struct lt_reader *t, struct lt_stream *s)
 				(unsigned long long)csize);
 			goto bad;
 		}
-		if (t->m.has_uuid && (h.set & 1u << LT_ROLE_UUID) &&
-		    memcmp(pb + h.at[LT_ROLE_UUID] / 8, t->m.uuid, 16)) {
+		if (s->m->has_uuid && (h.set & 1u << LT_ROLE_UUID) &&
+		    memcmp(pb + h.at[LT_ROLE_UUID] / 8, s->m->uuid, 16)) {
 			set_err(t,
 				"%s: offset %llu: packet uuid differs from "
 				"the metadata's",
@@ -632,7 +639,7 @@ past:
 	}
 	s->prev_ts = ts;
 	s->pos = pos;
-	ev->ns = ctf_clock_ns(&s->t->m.clock, ts);
+	ev->ns = ctf_clock_ns(&s->m->clock, ts);
 	return 1;
 }
 
@@ -669,7 +676,7 @@ static inline int decode_fast(struct lt_stream *s)
 	ev->off = ec->fixed_off;
 	s->prev_ts = ts;
 	s->pos = pos + (size_t)ec->fixed_size;
-	ev->ns = ctf_clock_ns(&s->t->m.clock, ts);
+	ev->ns = ctf_clock_ns(&s->m->clock, ts);
 	return 1;
 }
 
@@ -705,8 +712,13 @@ int lt_stream_next(lt_stream_t *s, const struct lt_event **ev)
 static inline int heap_less(const struct lt_stream *a,
 			    const struct lt_stream *b)
 {
-	return a->ev.ts < b->ev.ts ||
-	       (a->ev.ts == b->ev.ts && a->index < b->index);
+	/* by time since the epoch, as babeltrace2 merges (the traces of a
+	 * tree have clocks of their own), then by clock counts (a clock
+	 * faster than 1 GHz has several in a ns), then by stream */
+	return a->ev.ns < b->ev.ns ||
+	       (a->ev.ns == b->ev.ns &&
+		(a->ev.ts < b->ev.ts ||
+		 (a->ev.ts == b->ev.ts && a->index < b->index)));
 }
 
 static void sift_down(struct lt_reader *t, unsigned i)
@@ -802,7 +814,10 @@ void lt_reader_rewind(lt_reader_t *t)
 
 static int setup_streams(struct lt_reader *t, char *err, size_t errlen)
 {
-	uint32_t nf = t->m.max_fields ? t->m.max_fields : 1;
+	uint32_t nf = 1;
+	for (unsigned i = 0; i < t->nparts; i++)
+		if (t->parts[i].m.max_fields > nf)
+			nf = t->parts[i].m.max_fields;
 	t->heap = calloc(t->nstreams ? t->nstreams : 1, sizeof(*t->heap));
 	if (!t->heap)
 		goto nomem;
@@ -868,8 +883,15 @@ int lt_reader_open_mem(const char *metadata, size_t metadata_len,
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	r = lt_tsdl_parse(metadata, metadata_len, "metadata", &t->m, err,
-			  errlen);
+	t->parts = calloc(1, sizeof(*t->parts));
+	if (!t->parts) {
+		r = -ENOMEM;
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	t->nparts = 1;
+	r = lt_tsdl_parse(metadata, metadata_len, "metadata", &t->parts[0].m,
+			  err, errlen);
 	if (r < 0)
 		goto fail;
 	t->streams = calloc(nstreams ? nstreams : 1, sizeof(*t->streams));
@@ -881,6 +903,7 @@ int lt_reader_open_mem(const char *metadata, size_t metadata_len,
 	t->nstreams = nstreams;
 	for (unsigned i = 0; i < nstreams; i++) {
 		struct lt_stream *s = &t->streams[i];
+		s->m = &t->parts[0].m;
 		s->name = strdup(streams[i].name);
 		s->path = strdup(streams[i].name);
 		s->data = streams[i].data;
@@ -906,7 +929,7 @@ static int cmp_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int read_metadata(struct lt_reader *t, const char *dir, char *err,
+static int read_metadata(struct lt_part *t, const char *dir, char *err,
 			 size_t errlen)
 {
 	char path[4200];
@@ -979,13 +1002,109 @@ static int map_stream(struct lt_stream *s, char *err, size_t errlen)
 	return 0;
 }
 
+/* Appends a copy of str to the list. */
+static int push_str(char ***list, unsigned *n, unsigned *cap, const char *str)
+{
+	if (*n == *cap) {
+		unsigned nc = *cap ? *cap * 2 : 16;
+		char **nl = realloc(*list, nc * sizeof(*nl));
+		if (!nl)
+			return -ENOMEM;
+		*list = nl;
+		*cap = nc;
+	}
+	if (!((*list)[*n] = strdup(str)))
+		return -ENOMEM;
+	(*n)++;
+	return 0;
+}
+
+static void free_strs(char **list, unsigned n)
+{
+	for (unsigned i = 0; list && i < n; i++)
+		free(list[i]);
+	free(list);
+}
+
+/*
+ * The traces under dir: dir itself when it holds a metadata file, else
+ * every directory below it that does (an LTTng session: kernel/,
+ * ust/uid/UID/64-bit/, ust/pid/...), not descending into a trace nor
+ * through symbolic links.
+ */
+static int find_traces(const char *dir, int depth, char ***list, unsigned *n,
+		       unsigned *cap)
+{
+	char path[4200];
+	struct stat st;
+	snprintf(path, sizeof(path), "%s/metadata", dir);
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+		return push_str(list, n, cap, dir);
+	if (depth >= 8)
+		return 0;
+	DIR *d = opendir(dir);
+	if (!d)
+		return depth ? 0 : -errno;
+	char **subs = NULL;
+	unsigned ns = 0, cs = 0;
+	int r = 0;
+	struct dirent *de;
+	while (r == 0 && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+			r = push_str(&subs, &ns, &cs, path);
+	}
+	closedir(d);
+	if (ns)
+		qsort(subs, ns, sizeof(*subs), cmp_name);
+	for (unsigned i = 0; r == 0 && i < ns; i++)
+		r = find_traces(subs[i], depth + 1, list, n, cap);
+	free_strs(subs, ns);
+	return r;
+}
+
+/* The stream files of the trace in dir (regular files but the metadata,
+ * not starting with '.'), sorted. */
+static int list_streams(const char *dir, char ***names, unsigned *n, char *err,
+			size_t errlen)
+{
+	unsigned cap = 0;
+	DIR *d = opendir(dir);
+	if (!d) {
+		int r = -errno;
+		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+		return r;
+	}
+	struct dirent *de;
+	int r = 0;
+	while (r == 0 && (de = readdir(d))) {
+		if (de->d_name[0] == '.' || !strcmp(de->d_name, "metadata"))
+			continue;
+		char path[4200];
+		struct stat st;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+			continue;
+		r = push_str(names, n, &cap, de->d_name);
+	}
+	closedir(d);
+	if (r < 0) {
+		snprintf(err, errlen, "out of memory");
+		return r;
+	}
+	if (*n)
+		qsort(*names, *n, sizeof(**names), cmp_name);
+	return 0;
+}
+
 int lt_reader_open(const char *dir, const struct lt_reader_opts *opts,
 		   lt_reader_t **out, char *err, size_t errlen)
 {
 	struct lt_reader *t = trace_new(opts);
-	char **names = NULL;
-	unsigned n = 0, cap = 0;
-	DIR *d = NULL;
+	char **tdirs = NULL;
+	unsigned ntd = 0, tcap = 0;
 	int r;
 
 	*out = NULL;
@@ -1006,72 +1125,81 @@ int lt_reader_open(const char *dir, const struct lt_reader_opts *opts,
 	memcpy(dbuf, dir, dl);
 	dbuf[dl] = 0;
 	dir = dbuf;
-	r = read_metadata(t, dir, err, errlen);
-	if (r < 0)
-		goto fail;
-	d = opendir(dir);
-	if (!d) {
-		r = -errno;
-		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
-		goto fail;
-	}
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.' || !strcmp(de->d_name, "metadata"))
-			continue;
-		char path[4200];
-		struct stat st;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
-			continue;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 16;
-			char **nn = realloc(names, cap * sizeof(*nn));
-			if (!nn)
-				goto nomem;
-			names = nn;
-		}
-		if (!(names[n] = strdup(de->d_name)))
-			goto nomem;
-		n++;
-	}
-	closedir(d);
-	d = NULL;
-	if (n)
-		qsort(names, n, sizeof(*names), cmp_name);
-	t->streams = calloc(n ? n : 1, sizeof(*t->streams));
-	if (!t->streams)
+	r = find_traces(dir, 0, &tdirs, &ntd, &tcap);
+	if (r == -ENOMEM)
 		goto nomem;
-	t->nstreams = n;
-	for (unsigned i = 0; i < n; i++) {
-		struct lt_stream *s = &t->streams[i];
-		size_t pl = strlen(dir) + strlen(names[i]) + 2;
-		s->name = names[i];
-		names[i] = NULL;
-		s->path = malloc(pl);
-		if (!s->path)
-			goto nomem;
-		snprintf(s->path, pl, "%s/%s", dir, s->name);
-		r = map_stream(s, err, errlen);
+	if (r < 0 || !ntd) {
+		/* no trace in the tree: the error of the top's metadata */
+		r = r < 0 ? r : -ENOENT;
+		snprintf(err, errlen, "%s/metadata: %s", dir, strerror(-r));
+		goto fail;
+	}
+	t->parts = calloc(ntd, sizeof(*t->parts));
+	if (!t->parts)
+		goto nomem;
+	t->nparts = ntd;
+	unsigned base = 0; /* classes of the traces before */
+	for (unsigned k = 0; k < ntd; k++) {
+		struct lt_part *pt = &t->parts[k];
+		r = read_metadata(pt, tdirs[k], err, errlen);
 		if (r < 0)
 			goto fail;
+		for (unsigned i = 0; i < pt->m.nclasses; i++)
+			pt->m.classes[i].index += base;
+		base += pt->m.nclasses;
+		char **files = NULL;
+		unsigned nf = 0;
+		r = list_streams(tdirs[k], &files, &nf, err, errlen);
+		if (r < 0)
+			goto fail;
+		struct lt_stream *ns = realloc(
+			t->streams, (t->nstreams + nf + 1) * sizeof(*ns));
+		if (!ns) {
+			free_strs(files, nf);
+			goto nomem;
+		}
+		t->streams = ns;
+		memset(ns + t->nstreams, 0, (nf + 1) * sizeof(*ns));
+		for (unsigned i = 0; i < nf; i++) {
+			struct lt_stream *s = &t->streams[t->nstreams++];
+			/* in a tree, a stream is named by its path in it */
+			const char *rel = tdirs[k] + dl;
+			rel += *rel == '/';
+			size_t pl = strlen(tdirs[k]) + strlen(files[i]) + 2;
+			size_t nl = strlen(rel) + strlen(files[i]) + 2;
+			s->m = &pt->m;
+			s->path = malloc(pl);
+			s->name = malloc(nl);
+			if (!s->path || !s->name) {
+				free_strs(files, nf);
+				goto nomem;
+			}
+			snprintf(s->path, pl, "%s/%s", tdirs[k], files[i]);
+			if (ntd == 1 || !*rel)
+				snprintf(s->name, nl, "%s", files[i]);
+			else
+				snprintf(s->name, nl, "%s/%s", rel, files[i]);
+			r = map_stream(s, err, errlen);
+			if (r < 0) {
+				free_strs(files, nf);
+				goto fail;
+			}
+		}
+		free_strs(files, nf);
 	}
+	if (!t->streams && !(t->streams = calloc(1, sizeof(*t->streams))))
+		goto nomem;
 	r = setup_streams(t, err, errlen);
 	if (r < 0)
 		goto fail;
-	free(names);
+	free_strs(tdirs, ntd);
 	*out = t;
 	return 0;
 nomem:
 	r = -ENOMEM;
 	snprintf(err, errlen, "out of memory");
 fail:
-	if (d)
-		closedir(d);
-	if (names)
-		for (unsigned i = 0; i < n; i++)
-			free(names[i]);
-	free(names);
+	free_strs(tdirs, ntd);
 	lt_reader_close(t);
 	return r;
 }
@@ -1092,8 +1220,11 @@ void lt_reader_close(lt_reader_t *t)
 	}
 	free(t->streams);
 	free(t->heap);
-	free(t->meta);
-	lt_tsdl_free(&t->m);
+	for (unsigned i = 0; i < t->nparts; i++) {
+		free(t->parts[i].meta);
+		lt_tsdl_free(&t->parts[i].m);
+	}
+	free(t->parts);
 	free(t);
 }
 
@@ -1131,11 +1262,16 @@ uint64_t lt_stream_npackets(const lt_stream_t *s)
 
 int64_t lt_reader_begin_ns(const lt_reader_t *t)
 {
-	uint64_t min = UINT64_MAX;
-	for (unsigned i = 0; i < t->nstreams; i++)
-		if (t->streams[i].npk && t->streams[i].pk[0].ts_begin < min)
-			min = t->streams[i].pk[0].ts_begin;
-	return min == UINT64_MAX ? 0 : lt_clock_ns(&t->m.clock, min);
+	int64_t min = INT64_MAX;
+	for (unsigned i = 0; i < t->nstreams; i++) {
+		const struct lt_stream *s = &t->streams[i];
+		if (!s->npk)
+			continue;
+		int64_t ns = lt_clock_ns(&s->m->clock, s->pk[0].ts_begin);
+		if (ns < min)
+			min = ns;
+	}
+	return min == INT64_MAX ? 0 : min;
 }
 
 uint64_t lt_stream_discarded(const lt_stream_t *s)
@@ -1145,23 +1281,32 @@ uint64_t lt_stream_discarded(const lt_stream_t *s)
 
 unsigned lt_reader_nclasses(const lt_reader_t *t)
 {
-	return t->m.nclasses;
+	unsigned n = 0;
+	for (unsigned i = 0; i < t->nparts; i++)
+		n += t->parts[i].m.nclasses;
+	return n;
 }
 
 const struct lt_event_class *lt_reader_class(const lt_reader_t *t, unsigned i)
 {
-	return i < t->m.nclasses ? &t->m.classes[i] : NULL;
+	for (unsigned p = 0; p < t->nparts; p++) {
+		if (i < t->parts[p].m.nclasses)
+			return &t->parts[p].m.classes[i];
+		i -= t->parts[p].m.nclasses;
+	}
+	return NULL;
 }
 
 const struct lt_clock *lt_reader_clock(const lt_reader_t *t)
 {
-	return &t->m.clock;
+	return &t->parts[0].m.clock;
 }
 
 const char *lt_reader_env(const lt_reader_t *t, const char *key)
 {
-	for (unsigned i = 0; i < t->m.nenv; i++)
-		if (!strcmp(t->m.env[i].key, key))
-			return t->m.env[i].value;
+	for (unsigned p = 0; p < t->nparts; p++)
+		for (unsigned i = 0; i < t->parts[p].m.nenv; i++)
+			if (!strcmp(t->parts[p].m.env[i].key, key))
+				return t->parts[p].m.env[i].value;
 	return NULL;
 }
