@@ -509,11 +509,13 @@ static int decode(struct lt_stream *s)
 	const size_t end = s->end;
 	uint64_t id, ts;
 	size_t idpos = pos, tspos = pos; /* for messages */
+	size_t start = pos; /* an event of no bytes would never end */
 
 	if (!s->sc->own_layout) {
 		int r = header_any(s, &pos, &id, &ts, &idpos, &tspos);
 		if (r <= 0)
 			return r;
+		start = s->pos;
 		goto payload;
 	}
 	if (pos >= end)
@@ -637,6 +639,8 @@ past:
 		ev->off = off;
 		ev->count = cnt;
 	}
+	if (pos == start)
+		return ev_fault(s, pos, "event %s of no bytes", ec->name);
 	s->prev_ts = ts;
 	s->pos = pos;
 	ev->ns = ctf_clock_ns(&s->m->clock, ts);
