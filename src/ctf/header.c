@@ -4,9 +4,24 @@
  */
 #include "ctf/header.h"
 
+#include <string.h>
+
 uint64_t lt_hdr_bits(const unsigned char *b, uint64_t bit, unsigned size,
 		     int be)
 {
+	const unsigned char *p = b + bit / 8;
+	if (!(bit % 8) && !(size % 8)) {
+		/* whole bytes, the common case: a load and a swap */
+		uint64_t v = 0;
+		unsigned n = size / 8;
+		if (!be) {
+			memcpy(&v, p, n); /* the host is little-endian */
+			return v;
+		}
+		for (unsigned i = 0; i < n; i++)
+			v = v << 8 | p[i];
+		return v;
+	}
 	uint64_t first = bit / 8, last = (bit + size - 1) / 8;
 	unsigned sh = (unsigned)(bit % 8);
 	unsigned __int128 acc = 0;
@@ -26,7 +41,8 @@ uint64_t lt_hdr_bits(const unsigned char *b, uint64_t bit, unsigned size,
 int lt_hdr_read(const struct lt_hnode *n, const unsigned char *b, size_t end,
 		uint64_t *bit, struct lt_hvals *out)
 {
-	uint64_t at = (*bit + n->align - 1) / n->align * n->align;
+	/* alignments are powers of two (the parser checks) */
+	uint64_t at = (*bit + n->align - 1) & ~(uint64_t)(n->align - 1);
 	switch (n->kind) {
 	case LT_HN_INT: {
 		if (at + n->size > 8 * (uint64_t)end) {

@@ -449,9 +449,116 @@ static int ev_fault(struct lt_stream *s, size_t pos, const char *fmt, ...)
  * s->pos: 1 with *pos after it and id and timestamp set, 0 at the packet's
  * end, or -EBADMSG.
  */
+/*
+ * The timestamp of an event header's field of the given bits: 64 bits are
+ * the timestamp; fewer are the low bits of a clock that wrapped at most
+ * once since the previous event.  1, or -EBADMSG.
+ */
+static inline int ts_rebuild(struct lt_stream *s, uint64_t low, unsigned bits,
+			     size_t tspos, uint64_t *ts)
+{
+	uint64_t prev = s->prev_ts;
+	if (bits == 64) {
+		*ts = low;
+		if (low < prev)
+			return ev_fault(s, tspos,
+					"timestamp %llu is before the "
+					"previous %llu",
+					(unsigned long long)low,
+					(unsigned long long)prev);
+		return 1;
+	}
+	uint64_t mask = (1ull << bits) - 1;
+	*ts = (prev & ~mask) | low;
+	if (low < (prev & mask))
+		*ts += mask + 1;
+	if (*ts < prev)
+		return ev_fault(s, tspos, "timestamp wraps past 2^64");
+	return 1;
+}
+
+/* A 32- or 16-bit field at p in the byte order be. */
+static inline uint32_t ld32_bo(const unsigned char *p, int be)
+{
+	uint32_t v = ld32(p);
+	return be ? __builtin_bswap32(v) : v;
+}
+
+static inline uint16_t ld16_bo(const unsigned char *p, int be)
+{
+	uint16_t v;
+	memcpy(&v, p, 2);
+	return be ? __builtin_bswap16(v) : v;
+}
+
+/*
+ * LTTng's compact and large event headers (lt_stream_class.evh_kind),
+ * read in place: 1 with *id, the timestamp's bits in *low and their count
+ * in *bits, 0 when the header goes past the content (header_any() then
+ * says why).
+ */
+static inline int header_lttng(const struct lt_stream *s, size_t *pos,
+			       uint64_t *id, uint64_t *low, unsigned *bits,
+			       size_t *idpos, size_t *tspos)
+{
+	const unsigned char *b = s->pbase;
+	const int be = s->sc->evh_be;
+	size_t p = *pos, end = s->end;
+	uint64_t escape;
+	if (s->sc->evh_kind == LT_EVH_COMPACT) {
+		p = (p + 3) & ~(size_t)3;
+		if (p >= end || end - p < 4)
+			return 0;
+		uint32_t w = ld32_bo(b + p, be);
+		*id = be ? w >> 27 : w & 31;
+		*low = be ? w & ((1u << 27) - 1) : w >> 5;
+		*bits = 27;
+		*idpos = *tspos = p;
+		p += 4;
+		escape = 31;
+	} else {
+		p = (p + 1) & ~(size_t)1;
+		if (p >= end || end - p < 2)
+			return 0;
+		*id = ld16_bo(b + p, be);
+		*idpos = p;
+		p += 2;
+		escape = 65535;
+		if (*id != escape) {
+			p = (p + 3) & ~(size_t)3;
+			if (p > end || end - p < 4)
+				return 0;
+			*low = ld32_bo(b + p, be);
+			*bits = 32;
+			*tspos = p;
+			p += 4;
+		}
+	}
+	if (*id == escape) {
+		/* the extended struct, aligned as its 64-bit timestamp */
+		p = (p + 7) & ~(size_t)7;
+		if (p > end || end - p < 16)
+			return 0;
+		*id = ld32_bo(b + p, be);
+		uint64_t t = ld64(b + p + 8);
+		*low = be ? __builtin_bswap64(t) : t;
+		*bits = 64;
+		*idpos = p;
+		*tspos = p + 8;
+		p += 16;
+	}
+	*pos = p;
+	return 1;
+}
+
 static int header_any(struct lt_stream *s, size_t *pos, uint64_t *id,
 		      uint64_t *ts, size_t *idpos, size_t *tspos)
 {
+	uint64_t low;
+	unsigned bits;
+	if (s->sc->evh_kind && s->pos < s->end &&
+	    header_lttng(s, pos, id, &low, &bits, idpos, tspos))
+		return ts_rebuild(s, low, bits, *tspos, ts);
 	struct lt_hvals h;
 	uint64_t bit = 8 * (uint64_t)s->pos;
 	if (s->pos >= s->end)
@@ -475,30 +582,12 @@ static int header_any(struct lt_stream *s, size_t *pos, uint64_t *id,
 					    s->pos;
 	*tspos = h.set & 1u << LT_ROLE_TS ? (size_t)(h.at[LT_ROLE_TS] / 8) :
 					    s->pos;
-	uint64_t prev = s->prev_ts;
-	if (!(h.set & 1u << LT_ROLE_TS)) {
-		*ts = prev;
-	} else if (h.ts_bits == 64) {
-		*ts = h.v[LT_ROLE_TS];
-		if (*ts < prev)
-			return ev_fault(s, *tspos,
-					"timestamp %llu is before the "
-					"previous %llu",
-					(unsigned long long)*ts,
-					(unsigned long long)prev);
-	} else {
-		/* fewer bits: the low bits of a clock that wrapped at most
-		 * once since the previous event */
-		uint64_t mask = (1ull << h.ts_bits) - 1;
-		uint64_t low = h.v[LT_ROLE_TS];
-		*ts = (prev & ~mask) | low;
-		if (low < (prev & mask))
-			*ts += mask + 1;
-		if (*ts < prev)
-			return ev_fault(s, *tspos, "timestamp wraps past 2^64");
-	}
 	*pos = (size_t)((bit + 7) / 8);
-	return 1;
+	if (!(h.set & 1u << LT_ROLE_TS)) {
+		*ts = s->prev_ts;
+		return 1;
+	}
+	return ts_rebuild(s, h.v[LT_ROLE_TS], h.ts_bits, *tspos, ts);
 }
 
 /* Decodes the event at s->pos: 1, 0 at the packet's end, or -EBADMSG. */
@@ -512,6 +601,7 @@ static int decode(struct lt_stream *s)
 	size_t start = pos; /* an event of no bytes would never end */
 
 	if (!s->sc->own_layout) {
+		pos = s->pos;
 		int r = header_any(s, &pos, &id, &ts, &idpos, &tspos);
 		if (r <= 0)
 			return r;
@@ -568,7 +658,9 @@ payload:
 	ev->ts = ts;
 	ev->base = b;
 	if (ec->fixed_size >= 0) {
-		if ((size_t)ec->fixed_size > end - pos)
+		pos = (pos + ec->fixed_align - 1) &
+		      ~(size_t)(ec->fixed_align - 1);
+		if (pos > end || (size_t)ec->fixed_size > end - pos)
 			return ev_fault(s, pos,
 					"event %s: payload past the content "
 					"end",

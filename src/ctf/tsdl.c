@@ -1401,6 +1401,46 @@ static void compile_hnode(struct hcomp *hc, const struct ty *t,
 	     name ? name : "");
 }
 
+static int hint(const struct lt_hnode *n, uint8_t role, unsigned size,
+		unsigned align, int be)
+{
+	return n->kind == LT_HN_INT && n->role == role && n->size == size &&
+	       n->align == align && n->be == be;
+}
+
+/*
+ * LT_EVH_COMPACT or LT_EVH_LARGE when h is LTTng's compact (5-bit id,
+ * 27-bit timestamp) or large (16-bit id, 32-bit timestamp) event header,
+ * with its extended form (32-bit id, 64-bit timestamp), in either byte
+ * order; else LT_EVH_ANY.
+ */
+static uint8_t lttng_header_kind(const struct lt_hnode *h, uint8_t *be)
+{
+	if (h->kind != LT_HN_STRUCT || h->nkids != 2)
+		return LT_EVH_ANY;
+	const struct lt_hnode *id = &h->kids[0], *v = &h->kids[1];
+	int b = id->be;
+	int compact = hint(id, LT_ROLE_ID, 5, 1, b) && h->align == 32;
+	int large = hint(id, LT_ROLE_ID, 16, 16, b) && h->align == 16;
+	uint64_t esc = compact ? 31 : 65535;
+	if ((!compact && !large) || v->kind != LT_HN_VARIANT ||
+	    v->reg != id->reg || v->nkids != 2 || v->nsel != 2 ||
+	    v->sel[0].lo != 0 || v->sel[0].hi != esc - 1 ||
+	    v->sel[1].lo != esc || v->sel[1].hi != esc)
+		return LT_EVH_ANY;
+	const struct lt_hnode *c = &v->kids[v->sel[0].kid];
+	const struct lt_hnode *e = &v->kids[v->sel[1].kid];
+	if (c->kind != LT_HN_STRUCT || c->nkids != 1 ||
+	    !hint(&c->kids[0], LT_ROLE_TS, compact ? 27 : 32, compact ? 1 : 32,
+		  b) ||
+	    e->kind != LT_HN_STRUCT || e->nkids != 2 || e->align != 64 ||
+	    !hint(&e->kids[0], LT_ROLE_ID, 32, 32, b) ||
+	    !hint(&e->kids[1], LT_ROLE_TS, 64, 64, b))
+		return LT_EVH_ANY;
+	*be = (uint8_t)b;
+	return compact ? LT_EVH_COMPACT : LT_EVH_LARGE;
+}
+
 static const struct lt_hnode *compile_header(struct parser *ps,
 					     const struct ty *t, int event)
 {
@@ -1488,6 +1528,7 @@ static void compile_event(struct parser *ps, const struct pevent *pe,
 	unsigned sec_first[LT_NSECTIONS] = { 0 };
 	int fixed = 1;
 	uint32_t off = 0;
+	uint8_t fixed_align = 1;
 	unsigned i = 0;
 
 	for (int sec = 0; sec < LT_NSECTIONS; sec++) {
@@ -1598,24 +1639,27 @@ static void compile_event(struct parser *ps, const struct pevent *pe,
 			} else {
 				scalar(ps, t, f->line, f->name, fc, &fc->kind);
 			}
-			if (fc->align != 1)
-				fixed = 0;
+			/* a struct is aligned as its widest field: its first
+			 * field starts there */
+			if (fi == 0 && st->align / 8 > fc->align) {
+				if (st->align > 1024)
+					fail(ps, st->line,
+					     "event \"%s\": alignment too large",
+					     pe->name);
+				fc->align = (uint8_t)(st->align / 8);
+			}
 			if (fixed) {
+				/* offsets from an origin aligned as the
+				 * widest field: the same for every event */
+				off = (off + fc->align - 1) &
+				      ~(uint32_t)(fc->align - 1);
 				offs[i] = off;
 				off += fc->kind == LT_KIND_ARRAY ?
 					       fc->size * fc->length :
 					       fc->size;
+				if (fc->align > fixed_align)
+					fixed_align = fc->align;
 			}
-		}
-		/* a struct is aligned as its widest field: its first field
-	 * starts there */
-		if (st && st->nfields && st->align / 8 > fcs[first].align) {
-			if (st->align > 1024)
-				fail(ps, st->line,
-				     "event \"%s\": alignment too large",
-				     pe->name);
-			fcs[first].align = (uint8_t)(st->align / 8);
-			fixed = 0;
 		}
 	}
 	ec->name = pe->name;
@@ -1625,7 +1669,13 @@ static void compile_event(struct parser *ps, const struct pevent *pe,
 	ec->loglevel = pe->loglevel;
 	ec->nfields = n;
 	ec->fields = fcs;
+	/* the plan holds when the event's first field is aligned as its
+	 * widest (it is the start's alignment): not when a context is less
+	 * aligned than the payload after it */
+	if (n && fixed_align != fcs[0].align)
+		fixed = 0;
 	ec->fixed_size = fixed ? (int32_t)off : -1;
+	ec->fixed_align = fixed_align;
 	ec->fixed_off = offs;
 }
 
@@ -1680,6 +1730,7 @@ static void finish(struct parser *ps)
 			own_packet_layout(ps, st) && own_event_header(ps, st);
 		sc->pkt_context = compile_header(ps, st->context, 0);
 		sc->ev_header = compile_header(ps, st->header, 1);
+		sc->evh_kind = lttng_header_kind(sc->ev_header, &sc->evh_be);
 	}
 
 	m->nclasses = ps->nevents;

@@ -32,12 +32,17 @@ struct lt_stream_class {
 	/* packet header, context and event header have lowtrace's layout
 	 * (docs/ctf-layout.md): the reader's fast paths apply */
 	int own_layout;
+	/* the event header is LTTng's compact or large one (LT_EVH_*): the
+	 * decoder reads it without walking ev_header */
+	uint8_t evh_kind, evh_be;
 	/* event classes by id: a table when ids are small, else sorted */
 	const struct lt_event_class **table;
 	uint64_t table_len;
 	const struct lt_event_class **sorted;
 	uint32_t nsorted;
 };
+
+enum { LT_EVH_ANY = 0, LT_EVH_COMPACT = 1, LT_EVH_LARGE = 2 };
 
 struct lt_env_entry {
 	const char *key, *value;

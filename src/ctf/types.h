@@ -69,6 +69,9 @@ struct lt_event_class {
 	/* decode plan: when every field has a fixed size and byte alignment,
 	 * the payload's size and the fields' offsets are constants */
 	int32_t fixed_size; /* -1 when not fixed */
+	/* the offsets are from a start aligned so (bytes; 1 in lowtrace's
+	 * byte-packed payloads) */
+	uint8_t fixed_align;
 	const uint32_t *fixed_off;
 	/* formatted size bound of the fields, strings and sequences aside */
 	uint32_t fmt_bound;
