@@ -21,6 +21,7 @@ The trace has what other tracers write and lowtrace does not:
   several packets per stream, padding after the content;
 - a stream event context (vtid and a length) and an event context;
 - integers of 8 to 64 bits, signed and not, in hex, aligned 8 to 64;
+  structs in structs, aligned as their widest field;
   enums with ranges and implicit values; floats of 32 and 64 bits;
   strings, char arrays as text; sequences whose length is a field of
   the payload (relative and absolute path) or of the stream event
@@ -182,6 +183,21 @@ event {
 	fields := struct { uint32_t x; integer { size = 8; align = 8; signed = false; encoding = ASCII; } txt[x]; };
 };
 event {
+	name = "gen:nest";
+	id = 2;
+	stream_id = 0;
+	fields := struct {
+		uint8_t a;
+		struct {
+			uint16_t b;
+			struct { uint64_t c; string d; } inner;
+			uint8_t e;
+		} outer;
+		struct { struct { uint8_t f; } deep; } first;
+		uint32_t g;
+	};
+};
+event {
 	name = "gen:one";
 	id = 0;
 	stream_id = 1;
@@ -302,8 +318,8 @@ def main():
             ((1 << 27) - rnd.randrange(1, 1000) if r < 0.97 else (1 << 33) + rnd.randrange(100))
         p = s.pkt
         if s.sid == 0:
-            choice = rnd.randrange(3)
-            eid = [0, 1, 40][choice]
+            choice = rnd.randrange(4)
+            eid = [0, 1, 40, 2][choice]
             s.header(eid, ts)
             # stream event context
             nctx = rnd.randrange(4)
@@ -335,6 +351,16 @@ def main():
                     p.uint(j + 1, 1)
                 for j in range(nctx):
                     p.uint(200 + j, 1)
+            elif eid == 2:
+                p.align(8)  # the payload, aligned as its widest field
+                p.uint(i & 0xFF, 1)
+                p.align(8)  # outer, aligned as inner's c
+                p.uint(i & 0xFFFF, 2)
+                p.uint(i * 3, 8)  # inner: aligned 8
+                p.string(names[i % len(names)])
+                p.uint(i & 0x7F, 1)
+                p.uint(i & 0x3F, 1)  # first.deep.f
+                p.uint(i * 5, 4)
             else:
                 p.align(4)  # the event context, aligned as its k
                 p.string(names[(i + 2) % len(names)])

@@ -97,11 +97,16 @@ mkdir -p "$LTTNG_HOME"
 lttng-sessiond --no-kernel > "$tmp/sessiond.log" 2>&1 &
 sessiond=$!
 trap 'kill $sessiond 2> /dev/null; wait $sessiond 2> /dev/null' EXIT
-for _ in $(seq 100); do
+# it may take a while to start on a loaded machine
+for _ in $(seq 600); do
 	lttng -n list > /dev/null 2>&1 && break
 	kill -0 $sessiond
 	sleep 0.1
 done
+lttng -n list > /dev/null 2>&1 || {
+	echo "lttng-sessiond does not answer: $(tail -5 "$tmp/sessiond.log")"
+	exit 1
+}
 
 record() { # name, buffers option, contexts...
 	local s=lt_$1 buf=$2

@@ -393,7 +393,7 @@ size_t lt_format_bound_fixed(const struct lt_field_class *fcs, unsigned n)
 	size_t b = 4 + 16 + 8 * LT_NSECTIONS;
 	for (unsigned i = 0; i < n; i++) {
 		const struct lt_field_class *fc = &fcs[i];
-		b += fc->name_len + 5;
+		b += fc->name_len + 5 + fc->open_len + 2u * fc->closes;
 		switch (fc->kind) {
 		case LT_KIND_STRING:
 			b += 2;
@@ -458,6 +458,16 @@ static inline char *copy16(char *p, const char *s, size_t n)
 	return p + n;
 }
 
+/* " }" n times: nested structs' ends. */
+static char *close_structs(char *p, unsigned n)
+{
+	for (unsigned k = 0; k < n; k++) {
+		memcpy(p, " }", 2);
+		p += 2;
+	}
+	return p;
+}
+
 char *lt_event_format(const struct lt_event *ev, char *p)
 {
 	const struct lt_event_class *ec = ev->cls;
@@ -473,14 +483,22 @@ char *lt_event_format(const struct lt_event *ev, char *p)
 		const unsigned char *fp = ev->base + ev->off[i];
 		/* ", NAME = " (the first field's without the comma); the
 		 * contexts and the payload each in braces */
+		if (__builtin_expect(i && ec->fields[i - 1].closes, 0))
+			p = close_structs(p, ec->fields[i - 1].closes);
 		if (__builtin_expect(i && fc->sec_first, 0)) {
 			memcpy(p, " }, {", 5);
 			p += 5;
 		}
-		if (i && !fc->sec_first)
-			p = copy16(p, fc->prefix, fc->prefix_len);
-		else
+		if (__builtin_expect(fc->open_len, 0)) {
+			/* the first field of nested structs: their names */
+			unsigned first = !i || fc->sec_first;
+			p = copy16(p, fc->open + first, fc->open_len - first);
 			p = copy16(p, fc->prefix + 1, fc->prefix_len - 1u);
+		} else if (i && !fc->sec_first) {
+			p = copy16(p, fc->prefix, fc->prefix_len);
+		} else {
+			p = copy16(p, fc->prefix + 1, fc->prefix_len - 1u);
+		}
 		if (fc->kind == LT_KIND_INT) {
 			p = fmt_raw_int(p, fc, fp);
 			continue;
@@ -519,6 +537,8 @@ char *lt_event_format(const struct lt_event *ev, char *p)
 			break;
 		}
 	}
+	if (__builtin_expect(ec->fields[ec->nfields - 1].closes, 0))
+		p = close_structs(p, ec->fields[ec->nfields - 1].closes);
 	if (__builtin_expect(!ec->nsec[LT_SEC_PAYLOAD], 0)) {
 		/* contexts without a payload */
 		memcpy(p, " }, { }", 7);

@@ -1505,6 +1505,57 @@ static int length_section(const char *ref, const char **name)
 	return -1;
 }
 
+/* A field of an event's flattened structs (flatten()). */
+struct flatf {
+	const struct ty_field *f;
+	const char *open; /* ", NAME = {" of the structs opened before f */
+	uint32_t open_len;
+	uint8_t closes; /* structs closed after f */
+	unsigned align; /* bits: what the structs opened before f impose */
+	unsigned parent; /* the struct holding f, numbered */
+};
+
+/*
+ * The fields of st, nested structs' fields in their place (a struct in a
+ * struct is printed as "NAME = { ... }" and aligned as its widest field,
+ * its first field's alignment carrying that).
+ */
+static void flatten(struct parser *ps, const struct ty *st, const char *open,
+		    unsigned align, int depth, struct flatf **out, unsigned *n,
+		    unsigned *cap, unsigned *nparents)
+{
+	unsigned me = (*nparents)++;
+	if (depth > 8)
+		fail(ps, st->line, "structs nested too deeply");
+	if (!st->nfields && depth)
+		fail(ps, st->line,
+		     "an empty struct in an event is not supported");
+	for (unsigned fi = 0; fi < st->nfields; fi++) {
+		const struct ty_field *f = &st->fields[fi];
+		const char *o = fi == 0 ? open : "";
+		unsigned al = fi == 0 && st->align > align ? st->align :
+			      fi == 0			   ? align :
+							     0;
+		if (f->type->kind == TY_STRUCT) {
+			size_t ol = strlen(o), nl = strlen(f->name);
+			char *no = alloc(ps, ol + nl + 8 + 16);
+			memcpy(no, o, ol);
+			memcpy(no + ol, ol ? " " : ", ", ol ? 1 : 2);
+			ol += ol ? 1 : 2;
+			memcpy(no + ol, f->name, nl);
+			memcpy(no + ol + nl, " = {", 5);
+			flatten(ps, f->type, no, al, depth + 1, out, n, cap,
+				nparents);
+			continue;
+		}
+		*out = grow(ps, *out, *n, cap, sizeof(**out));
+		(*out)[(*n)++] =
+			(struct flatf){ f, o, (uint32_t)strlen(o), 0, al, me };
+	}
+	if (depth && *n)
+		(*out)[*n - 1].closes++;
+}
+
 /*
  * Compiles an event's fields: the stream's event context, the event's
  * context and its payload, in that order, into one list (ec->nsec says
@@ -1516,12 +1567,18 @@ static void compile_event(struct parser *ps, const struct pevent *pe,
 	const struct ty *secs[LT_NSECTIONS] = { pst->event_context, pe->context,
 						pe->fields };
 	unsigned n = 0;
+	struct flatf *flat[LT_NSECTIONS] = { NULL };
+	unsigned nflat[LT_NSECTIONS] = { 0 };
 	for (int sec = 0; sec < LT_NSECTIONS; sec++) {
+		unsigned cap = 0, nparents = 0;
 		if (secs[sec] && secs[sec]->kind != TY_STRUCT)
 			fail(ps, pe->line,
 			     "event \"%s\": a context is not a struct",
 			     pe->name);
-		n += secs[sec] ? secs[sec]->nfields : 0;
+		if (secs[sec])
+			flatten(ps, secs[sec], "", 0, 0, &flat[sec],
+				&nflat[sec], &cap, &nparents);
+		n += nflat[sec];
 	}
 	struct lt_field_class *fcs = alloc(ps, (n ? n : 1) * sizeof(*fcs));
 	uint32_t *offs = alloc(ps, (n ? n : 1) * sizeof(*offs));
@@ -1535,9 +1592,10 @@ static void compile_event(struct parser *ps, const struct pevent *pe,
 		const struct ty *st = secs[sec];
 		unsigned first = i;
 		sec_first[sec] = i;
-		ec->nsec[sec] = st ? st->nfields : 0;
-		for (unsigned fi = 0; st && fi < st->nfields; fi++, i++) {
-			const struct ty_field *f = &st->fields[fi];
+		ec->nsec[sec] = nflat[sec];
+		for (unsigned fi = 0; fi < nflat[sec]; fi++, i++) {
+			const struct flatf *ff = &flat[sec][fi];
+			const struct ty_field *f = ff->f;
 			const struct ty *t = f->type;
 			struct lt_field_class *fc = &fcs[i];
 			fc->name = f->name;
@@ -1550,8 +1608,12 @@ static void compile_event(struct parser *ps, const struct pevent *pe,
 			fc->prefix = pre;
 			fc->length_field = -1;
 			fc->sec_first = fi == 0;
+			fc->open = ff->open;
+			fc->open_len = ff->open_len;
+			fc->closes = ff->closes;
 			for (unsigned j = first; j < i; j++)
-				if (!strcmp(fcs[j].name, f->name))
+				if (flat[sec][j - first].parent == ff->parent &&
+				    !strcmp(fcs[j].name, f->name))
 					fail(ps, f->line,
 					     "field '%s' declared twice",
 					     f->name);
@@ -1633,20 +1695,20 @@ static void compile_event(struct parser *ps, const struct pevent *pe,
 			} else if (t->kind == TY_STRUCT ||
 				   t->kind == TY_VARIANT) {
 				fail(ps, f->line,
-				     "field '%s': nested structs and variants are not "
-				     "supported in event payloads",
+				     "field '%s': variants are not supported in "
+				     "event payloads",
 				     f->name);
 			} else {
 				scalar(ps, t, f->line, f->name, fc, &fc->kind);
 			}
 			/* a struct is aligned as its widest field: its first
 			 * field starts there */
-			if (fi == 0 && st->align / 8 > fc->align) {
-				if (st->align > 1024)
+			if (ff->align / 8 > fc->align) {
+				if (ff->align > 1024)
 					fail(ps, st->line,
 					     "event \"%s\": alignment too large",
 					     pe->name);
-				fc->align = (uint8_t)(st->align / 8);
+				fc->align = (uint8_t)(ff->align / 8);
 			}
 			if (fixed) {
 				/* offsets from an origin aligned as the

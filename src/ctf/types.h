@@ -45,6 +45,11 @@ struct lt_field_class {
 	uint8_t text; /* array or sequence of 8-bit chars: a string */
 	uint8_t be; /* big-endian (scalars, elements) */
 	uint8_t sec_first; /* the first field of its section (LT_SEC_*) */
+	/* a field of a nested struct: ", NAME = {" of the structs it opens
+	 * (16 readable bytes past it), and how many it closes */
+	const char *open;
+	uint32_t open_len;
+	uint8_t closes;
 	uint32_t length; /* fixed array's element count */
 	int32_t length_field; /* sequence: index of its length field */
 	const struct lt_enum_range *ranges;
