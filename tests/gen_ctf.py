@@ -42,10 +42,27 @@ class Buf:
     def __init__(self, be):
         self.b = bytearray()
         self.be = be
+        self.bitpos = None  # in bits, while writing bit-fields
 
     def align(self, nbytes):
+        self.bitpos = None  # a byte field ends the bit-fields
         while len(self.b) % nbytes:
             self.b.append(0)
+
+    def bits(self, v, size, align=1):
+        """A bit-field: LSB first in a little-endian trace, MSB first in a
+        big-endian one, as CTF numbers the bits."""
+        pos = self.bitpos if self.bitpos is not None else 8 * len(self.b)
+        pos = (pos + align - 1) // align * align
+        v &= (1 << size) - 1
+        while len(self.b) * 8 < pos + size:
+            self.b.append(0)
+        for j in range(size):
+            bit = (v >> j) & 1 if not self.be else (v >> (size - 1 - j)) & 1
+            k = pos + j
+            if bit:
+                self.b[k // 8] |= (1 << (k % 8)) if not self.be else (0x80 >> (k % 8))
+        self.bitpos = pos + size
 
     def uint(self, v, size, be=None, align=None):
         be = self.be if be is None else be
@@ -198,6 +215,22 @@ event {
 	};
 };
 event {
+	name = "gen:bits";
+	id = 3;
+	stream_id = 0;
+	fields := struct {
+		integer { size = 3; align = 1; signed = false; } a;
+		integer { size = 5; align = 1; signed = true; } b;
+		integer { size = 12; align = 1; signed = false; base = 16; } c;
+		integer { size = 4; align = 4; signed = true; base = 16; } d;
+		enum : integer { size = 2; align = 1; signed = false; } { X, Y, Z } e;
+		integer { size = 30; align = 1; signed = true; } f;
+		integer { size = 64; align = 1; signed = false; } g;
+		uint8_t h;
+		integer { size = 1; align = 1; signed = false; } last;
+	};
+};
+event {
 	name = "gen:one";
 	id = 0;
 	stream_id = 1;
@@ -276,7 +309,9 @@ class Stream:
 
     def end(self, size_to=4096):
         p = self.pkt
-        content = len(p.b) * 8
+        # content_size counts bits: a last event ending inside a byte
+        # ends the content there
+        content = p.bitpos if p.bitpos is not None else len(p.b) * 8
         size = ((len(p.b) + 64 + size_to - 1) // size_to) * size_to
         p.b += bytes(size - len(p.b))
         bo = ">" if self.be else "<"
@@ -318,8 +353,8 @@ def main():
             ((1 << 27) - rnd.randrange(1, 1000) if r < 0.97 else (1 << 33) + rnd.randrange(100))
         p = s.pkt
         if s.sid == 0:
-            choice = rnd.randrange(4)
-            eid = [0, 1, 40, 2][choice]
+            choice = rnd.randrange(5)
+            eid = [0, 1, 40, 2, 3][choice]
             s.header(eid, ts)
             # stream event context
             nctx = rnd.randrange(4)
@@ -351,6 +386,16 @@ def main():
                     p.uint(j + 1, 1)
                 for j in range(nctx):
                     p.uint(200 + j, 1)
+            elif eid == 3:
+                p.bits(i & 7, 3)
+                p.bits(-(i % 16), 5)
+                p.bits(i * 37, 12)
+                p.bits(-(i % 8), 4, align=4)
+                p.bits(i % 3, 2)
+                p.bits(-i * 1001, 30)
+                p.bits(i * 0x123456789ABC, 64)
+                p.uint(i & 0xFF, 1)
+                p.bits(i & 1, 1)
             elif eid == 2:
                 p.align(8)  # the payload, aligned as its widest field
                 p.uint(i & 0xFF, 1)

@@ -202,7 +202,8 @@ void lt_model_free(struct lt_model *m)
 static void plan_field(struct lt_model_class *c, unsigned k,
 		       const struct lt_field_class *fc)
 {
-	if ((fc->kind == LT_KIND_INT || fc->kind == LT_KIND_ENUM) && fc->be) {
+	if ((fc->kind == LT_KIND_INT || fc->kind == LT_KIND_ENUM) &&
+	    (fc->be || fc->bitfield)) {
 		c->ld[k] = LD_VALUE;
 	} else if (fc->kind == LT_KIND_INT || fc->kind == LT_KIND_ENUM) {
 		static const uint8_t ld[2][9] = {

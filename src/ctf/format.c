@@ -316,8 +316,9 @@ static char *fmt_int(char *p, const struct lt_value *v)
 	const struct lt_field_class *fc = v->fc;
 	if (fc->base != 10) {
 		uint64_t u = v->u;
-		if (fc->is_signed && fc->size < 8)
-			u &= (1ull << (8 * fc->size)) - 1;
+		unsigned bits = fc->bitfield ? fc->bitsize : 8u * fc->size;
+		if (fc->is_signed && bits < 64)
+			u &= (1ull << bits) - 1;
 		return fmt_radix(p, u, fc->base);
 	}
 	return fc->is_signed ? lt_fmt_i64(p, v->i) : lt_fmt_u64(p, v->u);
@@ -499,7 +500,7 @@ char *lt_event_format(const struct lt_event *ev, char *p)
 		} else {
 			p = copy16(p, fc->prefix + 1, fc->prefix_len - 1u);
 		}
-		if (fc->kind == LT_KIND_INT) {
+		if (fc->kind == LT_KIND_INT && !fc->bitfield) {
 			p = fmt_raw_int(p, fc, fp);
 			continue;
 		}

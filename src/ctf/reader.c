@@ -305,7 +305,9 @@ static int index_stream(struct lt_reader *t, struct lt_stream *s)
 		s->pk[s->npk++] = (struct lt_packet){
 			.off = off,
 			.size = size,
-			.content = csize / 8,
+			/* bytes, the last one partly when the content ends
+			 * inside it (after a bit-field) */
+			.content = (csize + 7) / 8,
 			.hdr_len = (uint32_t)hdr_len,
 			.ts_begin = ts_begin,
 			.ts_end = ts_end,
@@ -670,9 +672,35 @@ payload:
 		pos += (size_t)ec->fixed_size;
 	} else {
 		uint32_t *off = s->off, *cnt = s->cnt;
+		unsigned sub = 0; /* bits into pos after a bit-field */
 		for (uint32_t i = 0; i < ec->nfields; i++) {
 			const struct lt_field_class *fc = &ec->fields[i];
 			size_t need;
+			if (__builtin_expect(fc->bitfield, 0)) {
+				/* by bits; its offset in bits from b */
+				uint64_t bit = 8 * (uint64_t)pos + sub;
+				bit = (bit + fc->bitalign - 1) &
+				      ~(uint64_t)(fc->bitalign - 1);
+				if (bit + fc->bitsize > 8 * (uint64_t)end) {
+					pos = (size_t)(bit / 8);
+					goto past;
+				}
+				if (bit > UINT32_MAX)
+					return ev_fault(s, pos,
+							"event %s: bit-field "
+							"'%s' past 512 MiB "
+							"in its packet",
+							ec->name, fc->name);
+				off[i] = (uint32_t)bit;
+				bit += fc->bitsize;
+				pos = (size_t)(bit / 8);
+				sub = (unsigned)(bit % 8);
+				continue;
+			}
+			if (sub) {
+				pos++;
+				sub = 0;
+			}
 			if (fc->align > 1)
 				pos = (pos + fc->align - 1) &
 				      ~(size_t)(fc->align - 1);
@@ -701,8 +729,14 @@ payload:
 				const struct lt_field_class *lf =
 					&ec->fields[fc->length_field];
 				uint64_t n =
-					ld_uint_bo(b + off[fc->length_field],
-						   lf->size, lf->be);
+					lf->bitfield ?
+						lt_hdr_bits(
+							b,
+							off[fc->length_field],
+							lf->bitsize, lf->be) :
+						ld_uint_bo(
+							b + off[fc->length_field],
+							lf->size, lf->be);
 				if (n > (end - pos) / fc->size)
 					return ev_fault(
 						s, off[fc->length_field],
@@ -728,6 +762,8 @@ past:
 			}
 			pos += need;
 		}
+		if (sub)
+			pos++; /* the next event starts on a byte */
 		ev->off = off;
 		ev->count = cnt;
 	}

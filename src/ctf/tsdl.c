@@ -1478,6 +1478,19 @@ static void scalar(struct parser *ps, const struct ty *t, int line,
 	}
 	int bo = it->bo ? it->bo : ps->trace_bo;
 	fc->be = bo == BO_BE && it->size > 8;
+	if ((it->size % 8 || it->align % 8) && t->kind != TY_FLOAT &&
+	    it->align <= 1024) {
+		/* a bit-field: read where it is, by bits */
+		fc->bitfield = 1;
+		fc->bitsize = (uint8_t)it->size;
+		fc->bitalign = (uint16_t)it->align;
+		fc->be = bo == BO_BE;
+		fc->size = (uint8_t)((it->size + 7) / 8);
+		fc->align = 1;
+		fc->is_signed = (uint8_t)it->is_signed;
+		fc->base = (uint8_t)it->base;
+		return;
+	}
 	if (it->size % 8 || it->align % 8 || it->align > 1024)
 		fail(ps, line,
 		     "field '%s': only byte-sized fields aligned on 1 to 128 "
@@ -1631,6 +1644,11 @@ static void compile_event(struct parser *ps, const struct pevent *pe,
 					     f->name);
 				scalar(ps, t->elem, f->line, f->name, fc,
 				       &fc->elem_kind);
+				if (fc->bitfield)
+					fail(ps, f->line,
+					     "field '%s': arrays of bit-fields "
+					     "are not supported",
+					     f->name);
 				fc->kind = t->kind == TY_ARRAY ?
 						   LT_KIND_ARRAY :
 						   LT_KIND_SEQUENCE;
@@ -1710,6 +1728,8 @@ static void compile_event(struct parser *ps, const struct pevent *pe,
 					     pe->name);
 				fc->align = (uint8_t)(ff->align / 8);
 			}
+			if (fc->bitfield)
+				fixed = 0;
 			if (fixed) {
 				/* offsets from an origin aligned as the
 				 * widest field: the same for every event */

@@ -45,6 +45,11 @@ struct lt_field_class {
 	uint8_t text; /* array or sequence of 8-bit chars: a string */
 	uint8_t be; /* big-endian (scalars, elements) */
 	uint8_t sec_first; /* the first field of its section (LT_SEC_*) */
+	/* an integer or enum of bitsize bits aligned on bitalign bits, not
+	 * whole bytes: its offset in lt_event.off is in bits, from base
+	 * (size is then its bytes rounded up, align 1) */
+	uint8_t bitfield, bitsize;
+	uint16_t bitalign;
 	/* a field of a nested struct: ", NAME = {" of the structs it opens
 	 * (16 readable bytes past it), and how many it closes */
 	const char *open;

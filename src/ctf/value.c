@@ -3,6 +3,7 @@
  * noted them (value.h).
  */
 #include "ctf/value.h"
+#include "ctf/header.h"
 #include "ctf/load.h"
 
 #include <errno.h>
@@ -51,6 +52,26 @@ static void scalar_value(const struct lt_field_class *fc, uint8_t kind,
 		v->str = lt_enum_label(fc, v->u);
 }
 
+/* A bit-field's value: bit is its offset in bits from base. */
+static void bitfield_value(const struct lt_field_class *fc,
+			   const unsigned char *base, uint32_t bit,
+			   struct lt_value *v)
+{
+	uint64_t raw = lt_hdr_bits(base, bit, fc->bitsize, fc->be);
+	v->fc = fc;
+	v->kind = fc->kind;
+	v->str = NULL;
+	v->len = 0;
+	v->data = base + bit / 8;
+	if (fc->is_signed && fc->bitsize < 64)
+		v->i = (int64_t)(raw << (64 - fc->bitsize)) >>
+		       (64 - fc->bitsize);
+	else
+		v->u = raw;
+	if (fc->kind == LT_KIND_ENUM)
+		v->str = lt_enum_label(fc, v->u);
+}
+
 int lt_event_field(const struct lt_event *ev, unsigned i, struct lt_value *v)
 {
 	if (i >= ev->cls->nfields)
@@ -78,7 +99,10 @@ int lt_event_field(const struct lt_event *ev, unsigned i, struct lt_value *v)
 		}
 		return 0;
 	default:
-		scalar_value(fc, fc->kind, p, v);
+		if (__builtin_expect(fc->bitfield, 0))
+			bitfield_value(fc, ev->base, ev->off[i], v);
+		else
+			scalar_value(fc, fc->kind, p, v);
 		return 0;
 	}
 }
