@@ -100,6 +100,13 @@ class Parser:
         if self.peek("}"):
             self.eat("}")
             return ("struct", tuple(out))
+        # a variant: "{ VALUE }", the option's value without its name
+        self.ws()
+        m = re.compile(r"[A-Za-z_][A-Za-z0-9_]* =").match(self.s, self.i)
+        if not m:
+            v = self.value()
+            self.eat("}")
+            return ("variant", v)
         while True:
             self.ws()
             m = re.compile(r"[A-Za-z_][A-Za-z0-9_]*").match(self.s, self.i)
@@ -177,6 +184,8 @@ def same(bt, lt):
     if bt[0] in ("struct",):
         return all(x[0] == y[0] and same(x[1], y[1]) for x, y in zip(bt[1], lt[1])) \
             and len(bt[1]) == len(lt[1])
+    if bt[0] == "variant":
+        return same(bt[1], lt[1])
     if bt[0] == "array":
         return len(bt[1]) == len(lt[1]) and all(same(x, y) for x, y in zip(bt[1], lt[1]))
     return False

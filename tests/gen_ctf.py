@@ -231,6 +231,21 @@ event {
 	};
 };
 event {
+	name = "gen:var";
+	id = 4;
+	stream_id = 0;
+	fields := struct {
+		enum : uint8_t { INT = 0, STR = 1, PAIR = 2 ... 3 } sel;
+		variant <sel> {
+			int32_t INT;
+			string STR;
+			struct { uint16_t x; uint16_t y; } PAIR;
+		} v;
+		uint8_t after;
+		variant <sel> { uint8_t INT; uint16_t STR; uint32_t PAIR; } w;
+	};
+};
+event {
 	name = "gen:one";
 	id = 0;
 	stream_id = 1;
@@ -353,8 +368,8 @@ def main():
             ((1 << 27) - rnd.randrange(1, 1000) if r < 0.97 else (1 << 33) + rnd.randrange(100))
         p = s.pkt
         if s.sid == 0:
-            choice = rnd.randrange(5)
-            eid = [0, 1, 40, 2, 3][choice]
+            choice = rnd.randrange(6)
+            eid = [0, 1, 40, 2, 3, 4][choice]
             s.header(eid, ts)
             # stream event context
             nctx = rnd.randrange(4)
@@ -396,6 +411,18 @@ def main():
                 p.bits(i * 0x123456789ABC, 64)
                 p.uint(i & 0xFF, 1)
                 p.bits(i & 1, 1)
+            elif eid == 4:
+                sel = i % 4
+                p.uint(sel, 1)
+                if sel == 0:
+                    p.sint(-i, 4)
+                elif sel == 1:
+                    p.string(names[i % len(names)])
+                else:
+                    p.uint(i & 0xFFFF, 2)
+                    p.uint(sel, 2)
+                p.uint(i & 0xFF, 1)
+                p.uint(i & 0xFF, [1, 2, 4, 4][sel])
             elif eid == 2:
                 p.align(8)  # the payload, aligned as its widest field
                 p.uint(i & 0xFF, 1)

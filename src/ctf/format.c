@@ -459,6 +459,68 @@ static inline char *copy16(char *p, const char *s, size_t n)
 	return p + n;
 }
 
+/* Field i of ev's value, not an integer in place (the callers' fast
+ * case), at p. */
+static char *fmt_field(const struct lt_event *ev, uint32_t i, char *p)
+{
+	const struct lt_field_class *fc = &ev->cls->fields[i];
+	struct lt_value v, e;
+	lt_event_field(ev, i, &v);
+	switch (fc->kind) {
+	case LT_KIND_STRING:
+		p = fmt_escaped(p, v.str, v.len);
+		break;
+	case LT_KIND_ARRAY:
+	case LT_KIND_SEQUENCE:
+		if (fc->text) {
+			p = fmt_escaped(p, v.str, (size_t)v.u);
+			break;
+		}
+		*p++ = '[';
+		for (size_t j = 0; j < v.len; j++) {
+			memcpy(p, j ? ", [" : " [", 3);
+			p += j ? 3 : 2;
+			p = lt_fmt_u64(p, j);
+			memcpy(p, "] = ", 4);
+			p += 4;
+			if (fc->elem_kind == LT_KIND_INT) {
+				p = fmt_raw_int(p, fc, v.data + j * fc->size);
+				continue;
+			}
+			lt_value_elem(&v, j, &e);
+			p = fmt_scalar(p, &e);
+		}
+		memcpy(p, " ]", 2);
+		p += 2;
+		break;
+	default:
+		p = fmt_scalar(p, &v);
+		break;
+	}
+	return p;
+}
+
+/* The payload of a class of plain fields (lt_event_class.fmt_plain). */
+static char *format_plain(const struct lt_event *ev, char *p)
+{
+	const struct lt_event_class *ec = ev->cls;
+	*p++ = '{';
+	for (uint32_t i = 0; i < ec->nfields; i++) {
+		const struct lt_field_class *fc = &ec->fields[i];
+		/* ", NAME = " (the first field's without the comma) */
+		if (i)
+			p = copy16(p, fc->prefix, fc->prefix_len);
+		else
+			p = copy16(p, fc->prefix + 1, fc->prefix_len - 1u);
+		if (fc->kind == LT_KIND_INT)
+			p = fmt_raw_int(p, fc, ev->base + ev->off[i]);
+		else
+			p = fmt_field(ev, i, p);
+	}
+	memcpy(p, " }", 2);
+	return p + 2;
+}
+
 /* " }" n times: nested structs' ends. */
 static char *close_structs(char *p, unsigned n)
 {
@@ -472,75 +534,55 @@ static char *close_structs(char *p, unsigned n)
 char *lt_event_format(const struct lt_event *ev, char *p)
 {
 	const struct lt_event_class *ec = ev->cls;
-	struct lt_value v, e;
 
 	if (!ec->nfields) {
 		memcpy(p, "{ }", 3);
 		return p + 3;
 	}
+	if (__builtin_expect(ec->fmt_plain, 1))
+		return format_plain(ev, p);
+	/* pend: the structs the last field printed closes; first: no field
+	 * printed yet in the section cur */
+	unsigned pend = 0, first = 1, cur = ec->fields[0].sec;
 	*p++ = '{';
 	for (uint32_t i = 0; i < ec->nfields; i++) {
 		const struct lt_field_class *fc = &ec->fields[i];
+		if (__builtin_expect(fc->var_tag >= 0, 0) &&
+		    ev->off[i] == LT_OFF_ABSENT)
+			continue; /* a variant's option not held */
 		const unsigned char *fp = ev->base + ev->off[i];
+		if (__builtin_expect(pend, 0)) {
+			p = close_structs(p, pend);
+			pend = 0;
+		}
 		/* ", NAME = " (the first field's without the comma); the
 		 * contexts and the payload each in braces */
-		if (__builtin_expect(i && ec->fields[i - 1].closes, 0))
-			p = close_structs(p, ec->fields[i - 1].closes);
-		if (__builtin_expect(i && fc->sec_first, 0)) {
+		if (__builtin_expect(fc->sec != cur, 0)) {
 			memcpy(p, " }, {", 5);
 			p += 5;
+			first = 1;
+			cur = fc->sec;
 		}
 		if (__builtin_expect(fc->open_len, 0)) {
 			/* the first field of nested structs: their names */
-			unsigned first = !i || fc->sec_first;
 			p = copy16(p, fc->open + first, fc->open_len - first);
 			p = copy16(p, fc->prefix + 1, fc->prefix_len - 1u);
-		} else if (i && !fc->sec_first) {
+		} else if (!first) {
 			p = copy16(p, fc->prefix, fc->prefix_len);
 		} else {
 			p = copy16(p, fc->prefix + 1, fc->prefix_len - 1u);
 		}
+		first = 0;
+		pend = fc->closes;
 		if (fc->kind == LT_KIND_INT && !fc->bitfield) {
 			p = fmt_raw_int(p, fc, fp);
 			continue;
 		}
-		lt_event_field(ev, i, &v);
-		switch (fc->kind) {
-		case LT_KIND_STRING:
-			p = fmt_escaped(p, v.str, v.len);
-			break;
-		case LT_KIND_ARRAY:
-		case LT_KIND_SEQUENCE:
-			if (fc->text) {
-				p = fmt_escaped(p, v.str, (size_t)v.u);
-				break;
-			}
-			*p++ = '[';
-			for (size_t j = 0; j < v.len; j++) {
-				memcpy(p, j ? ", [" : " [", 3);
-				p += j ? 3 : 2;
-				p = lt_fmt_u64(p, j);
-				memcpy(p, "] = ", 4);
-				p += 4;
-				if (fc->elem_kind == LT_KIND_INT) {
-					p = fmt_raw_int(p, fc,
-							v.data + j * fc->size);
-					continue;
-				}
-				lt_value_elem(&v, j, &e);
-				p = fmt_scalar(p, &e);
-			}
-			memcpy(p, " ]", 2);
-			p += 2;
-			break;
-		default:
-			p = fmt_scalar(p, &v);
-			break;
-		}
+		p = fmt_field(ev, i, p);
 	}
-	if (__builtin_expect(ec->fields[ec->nfields - 1].closes, 0))
-		p = close_structs(p, ec->fields[ec->nfields - 1].closes);
-	if (__builtin_expect(!ec->nsec[LT_SEC_PAYLOAD], 0)) {
+	if (__builtin_expect(pend, 0))
+		p = close_structs(p, pend);
+	if (__builtin_expect(cur != LT_SEC_PAYLOAD, 0)) {
 		/* contexts without a payload */
 		memcpy(p, " }, { }", 7);
 		return p + 7;

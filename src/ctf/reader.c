@@ -592,6 +592,35 @@ static int header_any(struct lt_stream *s, size_t *pos, uint64_t *id,
 	return ts_rebuild(s, h.v[LT_ROLE_TS], h.ts_bits, *tspos, ts);
 }
 
+/* The integer field fc at off of b (bits for a bit-field), signed or not
+ * as fc says. */
+static int64_t field_int(const unsigned char *b, uint32_t off,
+			 const struct lt_field_class *fc)
+{
+	unsigned bits = fc->bitfield ? fc->bitsize : 8u * fc->size;
+	uint64_t raw = fc->bitfield ? lt_hdr_bits(b, off, fc->bitsize, fc->be) :
+				      ld_uint_bo(b + off, fc->size, fc->be);
+	if (fc->is_signed && bits < 64)
+		return (int64_t)(raw << (64 - bits)) >> (64 - bits);
+	return (int64_t)raw;
+}
+
+/* The option of a variant (its first field fc) that tag selects, or -1;
+ * the ranges compare as the tag's sign says. */
+static int64_t select_option(const struct lt_field_class *fc, int64_t tag,
+			     int is_signed)
+{
+	for (uint32_t k = 0; k < fc->nvar_sel; k++) {
+		const struct lt_var_sel *v = &fc->var_sel[k];
+		int in = is_signed ? tag >= v->lo && tag <= v->hi :
+				     (uint64_t)tag >= (uint64_t)v->lo &&
+					     (uint64_t)tag <= (uint64_t)v->hi;
+		if (in)
+			return v->opt;
+	}
+	return -1;
+}
+
 /* Decodes the event at s->pos: 1, 0 at the packet's end, or -EBADMSG. */
 static int decode(struct lt_stream *s)
 {
@@ -673,9 +702,34 @@ payload:
 	} else {
 		uint32_t *off = s->off, *cnt = s->cnt;
 		unsigned sub = 0; /* bits into pos after a bit-field */
+		int64_t vsel = -1; /* the option of the variant being read */
 		for (uint32_t i = 0; i < ec->nfields; i++) {
 			const struct lt_field_class *fc = &ec->fields[i];
 			size_t need;
+			if (__builtin_expect(fc->var_tag >= 0, 0)) {
+				if (fc->var_first) {
+					int64_t tag = field_int(
+						b, off[fc->var_tag],
+						&ec->fields[fc->var_tag]);
+					vsel = select_option(
+						fc, tag,
+						ec->fields[fc->var_tag]
+							.is_signed);
+					if (vsel < 0)
+						return ev_fault(
+							s, pos,
+							"event %s: variant "
+							"tag %lld selects no "
+							"option",
+							ec->name,
+							(long long)tag);
+				}
+				if (fc->var_opt != vsel) {
+					off[i] = LT_OFF_ABSENT;
+					cnt[i] = 0;
+					continue;
+				}
+			}
 			if (__builtin_expect(fc->bitfield, 0)) {
 				/* by bits; its offset in bits from b */
 				uint64_t bit = 8 * (uint64_t)pos + sub;
@@ -842,29 +896,29 @@ int lt_stream_next(lt_stream_t *s, const struct lt_event **ev)
 /* Merged iteration: a min-heap of streams keyed by (ts, index). */
 
 static inline int heap_less(const struct lt_stream *a,
-			    const struct lt_stream *b)
+			    const struct lt_stream *b, int by_ns)
 {
-	/* by time since the epoch, as babeltrace2 merges (the traces of a
-	 * tree have clocks of their own), then by clock counts (a clock
-	 * faster than 1 GHz has several in a ns), then by stream */
-	return a->ev.ns < b->ev.ns ||
-	       (a->ev.ns == b->ev.ns &&
-		(a->ev.ts < b->ev.ts ||
-		 (a->ev.ts == b->ev.ts && a->index < b->index)));
+	/* one trace: by clock counts, then by stream; a tree of traces
+	 * (each on its own clock): by time since the epoch first, as
+	 * babeltrace2 merges */
+	if (__builtin_expect(by_ns, 0) && a->ev.ns != b->ev.ns)
+		return a->ev.ns < b->ev.ns;
+	return a->ev.ts < b->ev.ts ||
+	       (a->ev.ts == b->ev.ts && a->index < b->index);
 }
-
 static void sift_down(struct lt_reader *t, unsigned i)
 {
 	struct lt_stream **h = t->heap;
 	unsigned n = t->nheap;
+	const int by_ns = t->nparts > 1;
 	struct lt_stream *x = h[i];
 	for (;;) {
 		unsigned c = 2 * i + 1;
 		if (c >= n)
 			break;
-		if (c + 1 < n && heap_less(h[c + 1], h[c]))
+		if (c + 1 < n && heap_less(h[c + 1], h[c], by_ns))
 			c++;
-		if (!heap_less(h[c], x))
+		if (!heap_less(h[c], x, by_ns))
 			break;
 		h[i] = h[c];
 		i = c;
@@ -880,7 +934,7 @@ static inline void heap_fix_top(struct lt_reader *t)
 	if (t->nheap == 2) {
 		/* without a branch: which stream is next is a coin toss */
 		struct lt_stream *a = h[0], *b = h[1];
-		uintptr_t sw = -(uintptr_t)heap_less(b, a);
+		uintptr_t sw = -(uintptr_t)heap_less(b, a, t->nparts > 1);
 		uintptr_t x = ((uintptr_t)a ^ (uintptr_t)b) & sw;
 		h[0] = (struct lt_stream *)((uintptr_t)a ^ x);
 		h[1] = (struct lt_stream *)((uintptr_t)b ^ x);

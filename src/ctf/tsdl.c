@@ -1518,7 +1518,7 @@ static int length_section(const char *ref, const char **name)
 	return -1;
 }
 
-/* A field of an event's flattened structs (flatten()). */
+/* A field of an event's flattened structs and variants (flatten()). */
 struct flatf {
 	const struct ty_field *f;
 	const char *open; /* ", NAME = {" of the structs opened before f */
@@ -1526,16 +1526,48 @@ struct flatf {
 	uint8_t closes; /* structs closed after f */
 	unsigned align; /* bits: what the structs opened before f impose */
 	unsigned parent; /* the struct holding f, numbered */
+	const struct ty *variant; /* f is in an option of this variant */
+	unsigned opt; /* which option */
+	uint8_t var_first; /* the variant's first field */
+	uint8_t noname; /* an option that is not a struct: no "NAME = " */
 };
+
+/* o, then " NAME = {" (", NAME = {" when o is empty), or " {" without a
+ * name: the text that opens a nested struct or a variant. */
+static const char *open_text(struct parser *ps, const char *o, const char *name)
+{
+	size_t ol = strlen(o), nl = name ? strlen(name) : 0;
+	char *t = alloc(ps, ol + nl + 8 + 16);
+	memcpy(t, o, ol);
+	if (!name) {
+		memcpy(t + ol, " {", 3);
+		return t;
+	}
+	memcpy(t + ol, ol ? " " : ", ", ol ? 1 : 2);
+	ol += ol ? 1 : 2;
+	memcpy(t + ol, name, nl);
+	memcpy(t + ol + nl, " = {", 5);
+	return t;
+}
+
+static void push_flat(struct parser *ps, struct flatf **out, unsigned *n,
+		      unsigned *cap, struct flatf f)
+{
+	*out = grow(ps, *out, *n, cap, sizeof(**out));
+	(*out)[(*n)++] = f;
+}
 
 /*
  * The fields of st, nested structs' fields in their place (a struct in a
  * struct is printed as "NAME = { ... }" and aligned as its widest field,
- * its first field's alignment carrying that).
+ * its first field's alignment carrying that), and each option of a
+ * variant in its place, as babeltrace2 prints a variant: "NAME = { VALUE }"
+ * (var: the variant whose option st is, opt which).
  */
 static void flatten(struct parser *ps, const struct ty *st, const char *open,
 		    unsigned align, int depth, struct flatf **out, unsigned *n,
-		    unsigned *cap, unsigned *nparents)
+		    unsigned *cap, unsigned *nparents, const struct ty *var,
+		    unsigned opt)
 {
 	unsigned me = (*nparents)++;
 	if (depth > 8)
@@ -1550,23 +1582,106 @@ static void flatten(struct parser *ps, const struct ty *st, const char *open,
 			      fi == 0			   ? align :
 							     0;
 		if (f->type->kind == TY_STRUCT) {
-			size_t ol = strlen(o), nl = strlen(f->name);
-			char *no = alloc(ps, ol + nl + 8 + 16);
-			memcpy(no, o, ol);
-			memcpy(no + ol, ol ? " " : ", ", ol ? 1 : 2);
-			ol += ol ? 1 : 2;
-			memcpy(no + ol, f->name, nl);
-			memcpy(no + ol + nl, " = {", 5);
-			flatten(ps, f->type, no, al, depth + 1, out, n, cap,
-				nparents);
+			flatten(ps, f->type, open_text(ps, o, f->name), al,
+				depth + 1, out, n, cap, nparents, var, opt);
 			continue;
 		}
-		*out = grow(ps, *out, *n, cap, sizeof(**out));
-		(*out)[(*n)++] =
-			(struct flatf){ f, o, (uint32_t)strlen(o), 0, al, me };
+		if (f->type->kind != TY_VARIANT) {
+			push_flat(
+				ps, out, n, cap,
+				(struct flatf){ .f = f,
+						.open = o,
+						.open_len = (uint32_t)strlen(o),
+						.align = al,
+						.parent = me,
+						.variant = var,
+						.opt = opt });
+			continue;
+		}
+		if (var)
+			fail(ps, f->line,
+			     "field '%s': a variant in a variant is not "
+			     "supported",
+			     f->name);
+		const struct ty *vt = f->type;
+		const char *vo = open_text(ps, o, f->name);
+		unsigned first = *n;
+		for (unsigned k = 0; k < vt->nfields; k++) {
+			const struct ty_field *of = &vt->fields[k];
+			if (of->type->kind == TY_STRUCT) {
+				flatten(ps, of->type, open_text(ps, vo, NULL),
+					al, depth + 1, out, n, cap, nparents,
+					vt, k);
+			} else if (of->type->kind == TY_VARIANT) {
+				fail(ps, of->line,
+				     "field '%s': a variant in a variant is not "
+				     "supported",
+				     of->name);
+			} else {
+				push_flat(ps, out, n, cap,
+					  (struct flatf){
+						  .f = of,
+						  .open = vo,
+						  .open_len =
+							  (uint32_t)strlen(vo),
+						  .align = al,
+						  .parent = (*nparents)++,
+						  .variant = vt,
+						  .opt = k,
+						  .noname = 1 });
+			}
+			(*out)[*n - 1].closes++; /* the variant's brace */
+		}
+		if (*n == first)
+			fail(ps, f->line, "variant '%s' has no option",
+			     f->name);
+		(*out)[first].var_first = 1;
 	}
 	if (depth && *n)
 		(*out)[*n - 1].closes++;
+}
+
+/* Resolves the variant of ff (the field i of fcs) to its tag, an earlier
+ * enum, and on the variant's first field, which tag values select each
+ * option (by the enum's labels). */
+static void compile_variant(struct parser *ps, const struct flatf *ff,
+			    struct lt_field_class *fcs, unsigned i)
+{
+	struct lt_field_class *fc = &fcs[i];
+	const struct ty *vt = ff->variant;
+	const char *ref = vt->length_ref ? vt->length_ref : "";
+	const char *dot = strrchr(ref, '.');
+	if (dot)
+		ref = dot + 1;
+	if (ref[0] == '_' && ref[1])
+		ref++;
+	fc->var_tag = -1;
+	for (unsigned j = i; j-- > 0;)
+		if (fcs[j].var_tag < 0 && fcs[j].kind == LT_KIND_ENUM &&
+		    !strcmp(fcs[j].name, ref)) {
+			fc->var_tag = (int32_t)j;
+			break;
+		}
+	if (fc->var_tag < 0)
+		fail(ps, ff->f->line,
+		     "variant of '%s': tag '%s' is not an earlier enum",
+		     ff->f->name, vt->length_ref ? vt->length_ref : "");
+	fc->var_opt = (uint16_t)ff->opt;
+	if (!ff->var_first)
+		return;
+	const struct lt_field_class *tag = &fcs[fc->var_tag];
+	struct lt_var_sel *sel =
+		alloc(ps, (tag->nranges ? tag->nranges : 1) * sizeof(*sel));
+	unsigned nsel = 0;
+	for (unsigned k = 0; k < vt->nfields; k++)
+		for (unsigned r = 0; r < tag->nranges; r++)
+			if (!strcmp(tag->ranges[r].label, vt->fields[k].name))
+				sel[nsel++] = (struct lt_var_sel){
+					tag->ranges[r].lo, tag->ranges[r].hi, k
+				};
+	fc->var_first = 1;
+	fc->var_sel = sel;
+	fc->nvar_sel = nsel;
 }
 
 /*
@@ -1590,7 +1705,7 @@ static void compile_event(struct parser *ps, const struct pevent *pe,
 			     pe->name);
 		if (secs[sec])
 			flatten(ps, secs[sec], "", 0, 0, &flat[sec],
-				&nflat[sec], &cap, &nparents);
+				&nflat[sec], &cap, &nparents, NULL, 0);
 		n += nflat[sec];
 	}
 	struct lt_field_class *fcs = alloc(ps, (n ? n : 1) * sizeof(*fcs));
@@ -1624,6 +1739,10 @@ static void compile_event(struct parser *ps, const struct pevent *pe,
 			fc->open = ff->open;
 			fc->open_len = ff->open_len;
 			fc->closes = ff->closes;
+			fc->sec = (uint8_t)sec;
+			fc->var_tag = -1;
+			if (ff->noname)
+				fc->prefix_len = 2; /* ", " and the value */
 			for (unsigned j = first; j < i; j++)
 				if (flat[sec][j - first].parent == ff->parent &&
 				    !strcmp(fcs[j].name, f->name))
@@ -1702,6 +1821,11 @@ static void compile_event(struct parser *ps, const struct pevent *pe,
 						     f->name, t->length_ref);
 					const struct lt_field_class *lf =
 						&fcs[fc->length_field];
+					if (lf->var_tag >= 0)
+						fail(ps, f->line,
+						     "field '%s': length '%s' is "
+						     "in a variant",
+						     f->name, t->length_ref);
 					if (lf->kind != LT_KIND_INT ||
 					    lf->is_signed)
 						fail(ps, f->line,
@@ -1713,8 +1837,8 @@ static void compile_event(struct parser *ps, const struct pevent *pe,
 			} else if (t->kind == TY_STRUCT ||
 				   t->kind == TY_VARIANT) {
 				fail(ps, f->line,
-				     "field '%s': variants are not supported in "
-				     "event payloads",
+				     "field '%s': a struct or variant here is "
+				     "not supported",
 				     f->name);
 			} else {
 				scalar(ps, t, f->line, f->name, fc, &fc->kind);
@@ -1730,6 +1854,10 @@ static void compile_event(struct parser *ps, const struct pevent *pe,
 			}
 			if (fc->bitfield)
 				fixed = 0;
+			if (ff->variant) {
+				compile_variant(ps, ff, fcs, i);
+				fixed = 0;
+			}
 			if (fixed) {
 				/* offsets from an origin aligned as the
 				 * widest field: the same for every event */
@@ -1757,6 +1885,11 @@ static void compile_event(struct parser *ps, const struct pevent *pe,
 	if (n && fixed_align != fcs[0].align)
 		fixed = 0;
 	ec->fixed_size = fixed ? (int32_t)off : -1;
+	ec->fmt_plain = 1;
+	for (unsigned j = 0; j < n; j++)
+		if (fcs[j].sec != LT_SEC_PAYLOAD || fcs[j].open_len ||
+		    fcs[j].closes || fcs[j].var_tag >= 0 || fcs[j].bitfield)
+			ec->fmt_plain = 0;
 	ec->fixed_align = fixed_align;
 	ec->fixed_off = offs;
 }

@@ -26,6 +26,15 @@ struct lt_enum_range {
 	int64_t lo, hi; /* compare as uint64_t when the enum is unsigned */
 };
 
+/* The tag values lo..hi select a variant's option opt. */
+struct lt_var_sel {
+	int64_t lo, hi; /* compare as uint64_t when the tag is unsigned */
+	uint32_t opt;
+};
+
+/* lt_event.off of a variant's option that the event does not hold */
+#define LT_OFF_ABSENT UINT32_MAX
+
 /*
  * A field of an event class.  For arrays and sequences, elem_kind, size,
  * is_signed, base and the enum ranges describe the element.
@@ -55,6 +64,15 @@ struct lt_field_class {
 	const char *open;
 	uint32_t open_len;
 	uint8_t closes;
+	uint8_t sec; /* its section, LT_SEC_* */
+	/* an option of a variant: the index of the variant's tag field (-1:
+	 * not in a variant), the option it belongs to; the variant's first
+	 * field holds its options' tag values */
+	int32_t var_tag;
+	uint16_t var_opt;
+	uint8_t var_first;
+	const struct lt_var_sel *var_sel;
+	uint32_t nvar_sel;
 	uint32_t length; /* fixed array's element count */
 	int32_t length_field; /* sequence: index of its length field */
 	const struct lt_enum_range *ranges;
@@ -82,6 +100,9 @@ struct lt_event_class {
 	/* the offsets are from a start aligned so (bytes; 1 in lowtrace's
 	 * byte-packed payloads) */
 	uint8_t fixed_align;
+	/* payload only, of fields not nested, not in variants, not
+	 * bit-fields: the formatter's plain loop */
+	uint8_t fmt_plain;
 	const uint32_t *fixed_off;
 	/* formatted size bound of the fields, strings and sequences aside */
 	uint32_t fmt_bound;

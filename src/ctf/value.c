@@ -77,6 +77,14 @@ int lt_event_field(const struct lt_event *ev, unsigned i, struct lt_value *v)
 	if (i >= ev->cls->nfields)
 		return -EINVAL;
 	const struct lt_field_class *fc = &ev->cls->fields[i];
+	if (__builtin_expect(fc->var_tag >= 0, 0) &&
+	    ev->off[i] == LT_OFF_ABSENT) {
+		/* an option of a variant that this event does not hold */
+		memset(v, 0, sizeof(*v));
+		v->fc = fc;
+		v->kind = fc->kind;
+		return -ENOENT;
+	}
 	const unsigned char *p = ev->base + ev->off[i];
 	switch (fc->kind) {
 	case LT_KIND_STRING:
