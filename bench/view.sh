@@ -12,7 +12,8 @@
 # and prints events/s for each (wall clock and CPU time) and the ratios
 # lowtrace / babeltrace2; then the same on a trace of LTTng's layout
 # written by tests/gen_ctf.py (FOREIGN=0 leaves it out; FOREIGN_EVENTS
-# events, default NEVENTS).
+# events, default NEVENTS), and on an LTTng-UST trace with contexts that
+# lttng-tools records (as root; UST=0 leaves it out).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 B=${BUILD:-build}
@@ -47,6 +48,7 @@ median3() {
 measure() {
 	local d=$1 total
 	total=$("$B/lowtrace" view "$d" --stats 2> /dev/null | sed -n 's/^events: //p')
+	echo "events: $total"
 	read -r w_view c_view <<< "$(median3 "$B/lowtrace" view "$d")"
 	read -r w_bt c_bt <<< "$(median3 babeltrace2 "$d")"
 	read -r w_stats c_stats <<< "$(median3 "$B/lowtrace" view "$d" --stats)"
@@ -77,4 +79,20 @@ if [ "${FOREIGN:-1}" != 0 ]; then
 	echo
 	echo "foreign trace: $FN events of LTTng's layout (tests/gen_ctf.py), $(($(du -sb "$tmp/f" | cut -f1) / 1048576)) MiB"
 	measure "$tmp/f"
+	rm -rf "$tmp/f"
+fi
+
+# an LTTng-UST trace with contexts (vpid, vtid, procname), recorded here
+# with lttng-tools (tests/lttng/record.sh: per-UID buffers, two processes
+# of two threads): as root only, UST=0 leaves it out
+if [ "${UST:-1}" != 0 ] && [ "$(id -u)" -eq 0 ] && command -v lttng > /dev/null; then
+	per=$((${FOREIGN_EVENTS:-$N} / 8)) # events per thread and event kind
+	if bash "$top/tests/lttng/record.sh" "$tmp/u" "$per" 4M --buffers-uid \
+		vpid vtid procname > "$tmp/rec.log" 2>&1; then
+		echo
+		echo "LTTng-UST trace: $(($(du -sb "$tmp/u" | cut -f1) / 1048576)) MiB, contexts vpid, vtid, procname"
+		measure "$tmp/u"
+	else
+		echo "view.sh: recording the LTTng-UST trace failed: $(tail -3 "$tmp/rec.log")" >&2
+	fi
 fi
