@@ -69,6 +69,14 @@ compare() { # name, session directory
 }
 compare ust_per_uid "$tmp/uid"
 compare ust_per_pid "$tmp/pid"
+# the analyses take an LTTng-UST event's thread from its vtid context:
+# four threads (two processes of two), so four intervals fewer than events
+out=$("$LT" analyze jitter "$tmp/uid" --event 'ltt_fields:ints' --period 1ms 2>&1)
+if printf '%s\n' "$out" | grep -q '^1200 ltt_fields:ints events, 1196 intervals'; then
+	ok jitter_threads_by_vtid
+else
+	fail jitter_threads_by_vtid "$out"
+fi
 n=$(find "$tmp/pid" -name metadata | wc -l)
 if [ "$n" -eq 2 ]; then
 	ok "per_pid_session_has_two_traces_merged"

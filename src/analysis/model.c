@@ -40,7 +40,7 @@ enum {
  * lttng-modules's; LTTng's state dump has both tid and pid (the
  * process), so tid goes first. */
 static const char *const field_names[F_NFIELDS][2] = {
-	{ "common_tid", NULL },
+	{ "common_tid", "tid" }, /* "tid": LTTng's context */
 	{ "common_tgid", NULL },
 	{ "prev_comm", NULL },
 	{ "prev_pid", "prev_tid" },
@@ -244,7 +244,14 @@ static struct lt_model_class *class_of(struct lt_model *m,
 		for (unsigned a = 0; a < 2 && c->f[k] < 0; a++)
 			for (unsigned i = 0;
 			     field_names[k][a] && i < ec->nfields; i++)
-				if (strcmp(ec->fields[i].name,
+				/* LTTng's tid is a context (in the payload,
+				 * a wake-up's tid is the woken thread); the
+				 * rest is the payload's */
+				if ((k == F_TID && a == 1) ==
+					    (ec->fields[i].sec !=
+					     LT_SEC_PAYLOAD) &&
+				    ec->fields[i].var_tag < 0 &&
+				    strcmp(ec->fields[i].name,
 					   field_names[k][a]) == 0)
 					c->f[k] = (int16_t)i;
 		if (c->f[k] >= 0)
@@ -370,7 +377,11 @@ int lt_reader_has_event(const lt_reader_t *t, const char *name)
 int lt_event_int(const struct lt_event *ev, const char *name, int64_t *v)
 {
 	struct lt_value val;
-	if (lt_event_field_by_name(ev, name, &val) != 0)
+	/* an LTTng-UST event names its thread by its vtid context (the
+	 * host's tid outside containers) */
+	if (lt_event_field_by_name(ev, name, &val) != 0 &&
+	    (strcmp(name, "tid") != 0 ||
+	     lt_event_field_by_name(ev, "vtid", &val) != 0))
 		return -ENOENT;
 	if (val.kind == LT_KIND_INT || val.kind == LT_KIND_ENUM)
 		*v = val.fc->is_signed ? val.i : (int64_t)val.u;
