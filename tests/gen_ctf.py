@@ -4,6 +4,11 @@
 
 usage: gen_ctf.py OUT_DIR [--be] [--packetized] [--events N] [--freq HZ]
                   [--seed S]
+       gen_ctf.py OUT_DIR --kernel [--events N] [--seed S]
+
+--kernel writes an lttng-modules kernel trace instead (two CPUs: the
+scheduler's events of a pool of 300 threads, irqs, softirqs) for the
+analyses and bench/model.sh.  Otherwise:
 
 The trace has what other tracers write and lowtrace does not:
 - type names: typealias (of one and of two words), typedef, named struct
@@ -335,11 +340,234 @@ class Stream:
         self.pkt = None
 
 
+KERNEL_METADATA = """/* CTF 1.8 */
+typealias integer { size = 8; align = 8; signed = false; } := uint8_t;
+typealias integer { size = 16; align = 16; signed = false; } := uint16_t;
+typealias integer { size = 32; align = 32; signed = false; } := uint32_t;
+typealias integer { size = 64; align = 64; signed = false; } := uint64_t;
+typealias integer { size = 64; align = 64; signed = false; } := unsigned long;
+typealias integer { size = 5; align = 1; signed = false; } := uint5_t;
+typealias integer { size = 27; align = 1; signed = false; } := uint27_t;
+trace {
+	major = 1;
+	minor = 8;
+	uuid = "%(uuid)s";
+	byte_order = le;
+	packet.header := struct {
+		uint32_t magic;
+		uint8_t  uuid[16];
+		uint32_t stream_id;
+		uint64_t stream_instance_id;
+	};
+};
+env {
+	hostname = "genhost";
+	domain = "kernel";
+	sysname = "Linux";
+	tracer_name = "lttng-modules";
+	tracer_major = 2;
+	tracer_minor = 13;
+};
+clock {
+	name = "monotonic";
+	uuid = "5a71a43c-1390-4365-9baf-111c565e78c3";
+	description = "Monotonic Clock";
+	freq = 1000000000;
+	precision = 1;
+	offset_s = 1764740000;
+	offset = 0;
+	absolute = FALSE;
+};
+typealias integer { size = 27; align = 1; signed = false; map = clock.monotonic.value; } := uint27_clock_monotonic_t;
+typealias integer { size = 64; align = 64; signed = false; map = clock.monotonic.value; } := uint64_clock_monotonic_t;
+struct packet_context {
+	uint64_clock_monotonic_t timestamp_begin;
+	uint64_clock_monotonic_t timestamp_end;
+	uint64_t content_size;
+	uint64_t packet_size;
+	uint64_t packet_seq_num;
+	unsigned long events_discarded;
+	uint32_t cpu_id;
+};
+struct event_header_compact {
+	enum : uint5_t { compact = 0 ... 30, extended = 31 } id;
+	variant <id> {
+		struct { uint27_clock_monotonic_t timestamp; } compact;
+		struct { uint32_t id; uint64_clock_monotonic_t timestamp; } extended;
+	} v;
+} align(32);
+stream {
+	id = 0;
+	event.header := struct event_header_compact;
+	packet.context := struct packet_context;
+};
+event {
+	name = "sched_switch";
+	id = 0;
+	stream_id = 0;
+	fields := struct {
+		integer { size = 8; align = 8; signed = 0; encoding = UTF8; base = 10; } _prev_comm[16];
+		integer { size = 32; align = 8; signed = 1; encoding = none; base = 10; } _prev_tid;
+		integer { size = 32; align = 8; signed = 1; encoding = none; base = 10; } _prev_prio;
+		integer { size = 64; align = 8; signed = 1; encoding = none; base = 10; } _prev_state;
+		integer { size = 8; align = 8; signed = 0; encoding = UTF8; base = 10; } _next_comm[16];
+		integer { size = 32; align = 8; signed = 1; encoding = none; base = 10; } _next_tid;
+		integer { size = 32; align = 8; signed = 1; encoding = none; base = 10; } _next_prio;
+	};
+};
+event {
+	name = "sched_waking";
+	id = 1;
+	stream_id = 0;
+	fields := struct {
+		integer { size = 8; align = 8; signed = 0; encoding = UTF8; base = 10; } _comm[16];
+		integer { size = 32; align = 8; signed = 1; encoding = none; base = 10; } _tid;
+		integer { size = 32; align = 8; signed = 1; encoding = none; base = 10; } _prio;
+		integer { size = 32; align = 8; signed = 1; encoding = none; base = 10; } _target_cpu;
+	};
+};
+event {
+	name = "sched_wakeup";
+	id = 2;
+	stream_id = 0;
+	fields := struct {
+		integer { size = 8; align = 8; signed = 0; encoding = UTF8; base = 10; } _comm[16];
+		integer { size = 32; align = 8; signed = 1; encoding = none; base = 10; } _tid;
+		integer { size = 32; align = 8; signed = 1; encoding = none; base = 10; } _prio;
+		integer { size = 32; align = 8; signed = 1; encoding = none; base = 10; } _target_cpu;
+	};
+};
+event {
+	name = "irq_handler_entry";
+	id = 3;
+	stream_id = 0;
+	fields := struct {
+		integer { size = 32; align = 8; signed = 1; encoding = none; base = 10; } _irq;
+		string _name;
+	};
+};
+event {
+	name = "irq_handler_exit";
+	id = 4;
+	stream_id = 0;
+	fields := struct {
+		integer { size = 32; align = 8; signed = 1; encoding = none; base = 10; } _irq;
+		integer { size = 32; align = 8; signed = 1; encoding = none; base = 10; } _ret;
+	};
+};
+event {
+	name = "softirq_entry";
+	id = 5;
+	stream_id = 0;
+	fields := struct { integer { size = 32; align = 8; signed = 0; encoding = none; base = 10; } _vec; };
+};
+event {
+	name = "softirq_exit";
+	id = 6;
+	stream_id = 0;
+	fields := struct { integer { size = 32; align = 8; signed = 0; encoding = none; base = 10; } _vec; };
+};
+"""
+
+
+def kernel_trace(out, n, cpus, seed):
+    """An lttng-modules kernel trace of the scheduler's events (2.13's
+    packed layout: byte-aligned fields, compact headers), cpus streams:
+    wake-ups of threads of a pool and switches to them, irqs and
+    softirqs."""
+    rnd = random.Random(seed)
+    uid = uuidlib.UUID(int=rnd.getrandbits(128))
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "metadata"), "w") as f:
+        f.write(KERNEL_METADATA % {"uuid": str(uid)})
+    threads = [(1000 + t, ("worker-%d" % t).encode()[:15]) for t in range(300)]
+    ts = 1 << 34
+    files = [bytearray() for _ in range(cpus)]
+    cur = [(0, b"swapper/%d" % c) for c in range(cpus)]
+    bufs = [None] * cpus
+    seq = [0] * cpus
+    prev = [0] * cpus
+    begin = [0] * cpus
+
+    def open_pkt(c):
+        b = bytearray(struct.pack("<I", MAGIC) + uid.bytes)
+        b += struct.pack("<IQ", 0, c)  # stream_id, stream_instance_id
+        b += bytes(48) + struct.pack("<I", c)
+        bufs[c] = b
+        begin[c] = prev[c] = ts
+
+    def close_pkt(c):
+        b = bufs[c]
+        content = len(b) * 8
+        size = (len(b) + 4095) // 4096 * 4096
+        b += bytes(size - len(b))
+        struct.pack_into("<QQQQQQ", b, 32, begin[c], prev[c], content, size * 8, seq[c], 0)
+        files[c] += b
+        seq[c] += 1
+
+    def ev(c, eid, payload):
+        b = bufs[c]
+        while len(b) % 4:
+            b.append(0)
+        if ts - prev[c] < (1 << 27):
+            b += struct.pack("<I", ((ts & ((1 << 27) - 1)) << 5) | eid)
+        else:
+            b += struct.pack("<I", 31)
+            while len(b) % 8:
+                b.append(0)
+            b += struct.pack("<IIQ", eid, 0, ts)
+        b += payload
+        prev[c] = ts
+        if len(b) > 60000:
+            close_pkt(c)
+            open_pkt(c)
+
+    for c in range(cpus):
+        open_pkt(c)
+    i = 0
+    while i < n:
+        c = rnd.randrange(cpus)
+        ts += rnd.randrange(200, 20000)
+        r = rnd.random()
+        if r < 0.08:
+            ev(c, 3, struct.pack("<i", 24 + c) + b"eth0\0")
+            ts += rnd.randrange(1000, 5000)
+            ev(c, 4, struct.pack("<ii", 24 + c, 1))
+            i += 2
+        elif r < 0.22:
+            ev(c, 5, struct.pack("<I", 3))
+            ts += rnd.randrange(1000, 9000)
+            ev(c, 6, struct.pack("<I", 3))
+            i += 2
+        else:
+            tid, comm = threads[rnd.randrange(len(threads))]
+            if tid == cur[c][0]:
+                continue
+            wk = struct.pack("<16siii", comm, tid, 120, c)
+            ev(c, 1, wk)
+            ts += rnd.randrange(100, 2000)
+            ev(c, 2, wk)
+            ts += rnd.randrange(1000, 50000)
+            ptid, pcomm = cur[c]
+            ev(c, 0, struct.pack("<16siiq16sii", pcomm, ptid, 120, rnd.choice([0, 1]), comm, tid, 120))
+            cur[c] = (tid, comm)
+            i += 3
+    for c in range(cpus):
+        close_pkt(c)
+        with open(os.path.join(out, "kernel_%d" % c), "wb") as f:
+            f.write(files[c])
+
+
 def main():
     args = sys.argv[1:]
     if not args:
         sys.exit(__doc__)
     out = args.pop(0)
+    if "--kernel" in args:
+        n = int(args[args.index("--events") + 1]) if "--events" in args else 3000
+        seed = int(args[args.index("--seed") + 1]) if "--seed" in args else 1
+        kernel_trace(out, n, 2, seed)
+        return
     be = "--be" in args
     packetized = "--packetized" in args
     n = int(args[args.index("--events") + 1]) if "--events" in args else 3000

@@ -62,4 +62,27 @@ gen le_plain --events 3000 --seed 1
 gen be_packetized_2ghz --be --packetized --freq 2500000000 --events 3000 --seed 2
 gen le_packetized_1mhz --packetized --freq 1000000 --events 3000 --seed 3
 gen be_plain --be --events 3000 --seed 4
+
+# an lttng-modules kernel trace (--kernel): read alike, and the analyses
+# see most of its 300 threads woken and run (by their LTTng names) on its
+# two CPUs
+name=lttng_kernel d=$tmp/kernel
+if "$PY" "$top/tests/gen_ctf.py" "$d" --kernel --events 6000 > "$tmp/gen.err" 2>&1 &&
+	babeltrace2 "$d" > "$tmp/k.bt" 2> "$tmp/k.bt.err" && "$LT" view "$d" > "$tmp/k.lt" 2>&1 &&
+	out=$("$PY" "$top/tests/compare_babeltrace.py" "$tmp/k.bt" "$tmp/k.lt" 2>&1); then
+	ok "compare_$name ($out)"
+else
+	fail "compare_$name" "$(cat "$tmp/gen.err" "$tmp/k.bt.err" 2> /dev/null | head -c 300) ${out:-}"
+fi
+sched=$("$LT" analyze sched "$d" 2>&1)
+cpu=$("$LT" analyze cpu "$d" 2>&1)
+woken=$(printf '%s\n' "$sched" | sed -n 's/^wake-up to run latency, \([0-9]*\) threads woken.*/\1/p')
+ran=$(printf '%s\n' "$cpu" | sed -n 's/.* 2 CPUs, \([0-9]*\) threads ran.*/\1/p')
+if [ "${woken:-0}" -ge 250 ] && [ "${woken:-0}" -le 300 ] &&
+	[ "${ran:-0}" -ge 250 ] && [ "${ran:-0}" -le 301 ] &&
+	printf '%s\n' "$cpu" | grep -Eq '^ +1[0-9]{3} worker-[0-9]+ '; then
+	ok analyses_of_lttng_kernel_trace
+else
+	fail analyses_of_lttng_kernel_trace "$sched"$'\n'"$cpu"
+fi
 finish
