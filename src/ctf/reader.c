@@ -1,10 +1,13 @@
 /*
- * reader.c - the trace reader: maps the stream files, indexes and checks
- * their packets at open, decodes events in place, merges the streams in
- * time order with a binary heap, and formats field values.
+ * reader.c - the trace reader: finds the traces of a directory tree, maps
+ * the stream files, indexes and checks their packets at open (headers of
+ * any layout, header.c), decodes events in place, and merges the streams
+ * in time order with a binary heap.
  *
- * Decoding an event is: align to 4, read the compact or extended header,
- * rebuild the timestamp, find the class by id, then walk its fields once
+ * Decoding an event is: read its header (lowtrace's compact or extended
+ * one, LTTng's compact or large one in place, any other through
+ * header.c), rebuild the timestamp, find the class by id, then walk its
+ * fields once
  * to note where each one is (a class whose fields all have a fixed size
  * needs only a length check: its offsets are constants).  Values are read
  * only when asked for.  Nothing is allocated per event.  The common event

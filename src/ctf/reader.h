@@ -1,12 +1,15 @@
 /*
- * reader.h - the fast CTF trace reader.
+ * reader.h - the fast CTF 1.8 trace reader.
  *
- * Reads the traces that lowtrace writes (docs/ctf-layout.md): the TSDL
- * metadata is parsed once (tsdl.c) into event classes whose fields are a
- * flat list of decode steps; the stream files are mapped, their packet
- * headers checked and indexed at open; events are then decoded in place,
- * one at a time, with no allocation per event.  An event handed out stays
- * valid until the next call on the same iterator.
+ * Reads lowtrace's traces (docs/ctf-layout.md, with fast paths for their
+ * layout) and other tracers' (LTTng's kernel and user-space traces, a
+ * directory tree of traces): the TSDL metadata is parsed once (tsdl.c)
+ * into event classes whose fields are a flat list of decode steps (the
+ * contexts', then the payload's; nested structs and variants flattened);
+ * the stream files are mapped, their packet headers checked and indexed at
+ * open; events are then decoded in place, one at a time, with no
+ * allocation per event.  An event handed out stays valid until the next
+ * call on the same iterator.
  *
  * Two ways to walk a trace: per stream (lt_stream_next(), one stream file
  * in file order) or merged (lt_reader_next(), every stream in time order by

@@ -1,11 +1,13 @@
 /*
  * tsdl.h - the trace metadata (TSDL) as the reader needs it.
  *
- * lt_tsdl_parse() tokenizes and parses the metadata text (the subset that
- * docs/ctf-layout.md shows), checks that the packet and event headers have
- * lowtrace's layout, and compiles every event's fields into an array of
- * struct lt_field_class that the decoder walks in order.  Everything it
- * builds lives in one arena, freed by lt_tsdl_free().
+ * lt_tsdl_parse() reads plain or packetized metadata, tokenizes and
+ * parses the TSDL (type names, named structs, variants and enums, byte
+ * orders), compiles the packet header, packet contexts and event headers
+ * for header.c (noting which stream classes have lowtrace's own layout),
+ * and compiles every event's fields into an array of struct
+ * lt_field_class that the decoder walks in order.  Everything it builds
+ * lives in one arena, freed by lt_tsdl_free().
  */
 #ifndef LT_CTF_TSDL_H
 #define LT_CTF_TSDL_H
