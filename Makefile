@@ -36,8 +36,11 @@ endif
 # the probes, the in-process session and the agent of `lowtrace record`,
 # and the CTF writer they use.  The recorder, the kernel channel, the
 # reader and the analyses are the lowtrace command's (liblowtrace-tool.a).
-TOOL_SRC := $(wildcard src/analysis/*.c src/kernel/*.c) src/ctf/reader.c \
-	src/ctf/tsdl.c src/session/recorder.c src/session/preflight.c
+# the trace reader's files (src/ctf/ also holds the runtime's CTF writer)
+READER_SRC := src/ctf/reader.c src/ctf/tsdl.c src/ctf/clock_ns.c \
+	src/ctf/value.c src/ctf/format.c src/ctf/header.c
+TOOL_SRC := $(wildcard src/analysis/*.c src/kernel/*.c) $(READER_SRC) \
+	src/session/recorder.c src/session/preflight.c
 LIB_SRC := $(filter-out src/cli/% $(TOOL_SRC),$(wildcard src/*/*.c))
 LIB_ASM := $(wildcard src/*/*.S)
 CLI_SRC := $(wildcard src/cli/*.c)

@@ -2,7 +2,8 @@
 # model.sh - the trace model's pass over a generated kernel scheduling trace.
 #
 # usage: bench/model.sh [NEVENTS] (default 50000000; CPUS=2, THREADS=300,
-#                                   RUNS=3)
+#                                   RUNS=3; LTTNG=1: an lttng-modules trace
+#                                   from tests/gen_ctf.py --kernel instead)
 #
 # Generates a trace with build/bench/gen_sched (the shape `lowtrace record
 # -k sched,irq --all` writes), then times, RUNS runs each, median reported:
@@ -40,7 +41,15 @@ tmp=$(mktemp -d "$TMP/lt-bench-model.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
 g0=$(date +%s.%N)
-"$B/bench/gen_sched" "$tmp/t" "$N" --cpus "$CPUS" --threads "$THREADS" 2> "$tmp/gen"
+if [ "${LTTNG:-0}" != 0 ]; then
+	# an lttng-modules kernel trace (tests/gen_ctf.py --kernel: 2 CPUs,
+	# 300 threads, LTTng's names and layout)
+	python3 "$top/tests/gen_ctf.py" "$tmp/t" --kernel --events "$N"
+	echo "gen_ctf.py --kernel" > "$tmp/gen"
+	CPUS=2 THREADS=300
+else
+	"$B/bench/gen_sched" "$tmp/t" "$N" --cpus "$CPUS" --threads "$THREADS" 2> "$tmp/gen"
+fi
 g1=$(date +%s.%N)
 bytes=$(du -sb "$tmp/t" | cut -f1)
 printf 'trace: %s events, %d MiB, %s CPUs, %s threads; generated in %.1f s (%s)\n' \

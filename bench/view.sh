@@ -10,7 +10,10 @@
 #   lowtrace view DIR --stats                decode only (every field read)
 #   babeltrace2 DIR -c sink.utils.dummy      decode only
 # and prints events/s for each (wall clock and CPU time) and the ratios
-# lowtrace / babeltrace2.
+# lowtrace / babeltrace2; then the same on a trace of LTTng's layout
+# written by tests/gen_ctf.py (FOREIGN=0 leaves it out; FOREIGN_EVENTS
+# events, default NEVENTS), and on an LTTng-UST trace with contexts that
+# lttng-tools records (as root; UST=0 leaves it out).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 B=${BUILD:-build}
@@ -32,7 +35,7 @@ echo "trace: $total events, $((bytes / 1048576)) MiB, $CPUS CPUs + 1 stream, mix
 median3() {
 	local w=() c=()
 	for _ in 1 2 3; do
-		/usr/bin/time -o "$tmp/time" -f '%e %U %S' "$@" > /dev/null
+		/usr/bin/time -o "$tmp/time" -f '%e %U %S' "$@" > /dev/null 2>&1
 		read -r e u s < "$tmp/time"
 		w+=("$e")
 		c+=("$(echo "$u + $s" | bc -l)")
@@ -41,21 +44,55 @@ median3() {
 		"$(printf '%s\n' "${c[@]}" | sort -g | sed -n 2p)"
 }
 
-read -r w_view c_view <<< "$(median3 "$B/lowtrace" view "$tmp/t")"
-read -r w_bt c_bt <<< "$(median3 babeltrace2 "$tmp/t")"
-read -r w_stats c_stats <<< "$(median3 "$B/lowtrace" view "$tmp/t" --stats)"
-read -r w_btd c_btd <<< "$(median3 babeltrace2 "$tmp/t" -c sink.utils.dummy)"
-
-row() { # label, wall seconds, cpu seconds
-	printf '%-42s %7.2f s %11.0f ev/s   cpu %7.2f s %11.0f ev/s\n' "$1" "$2" \
-		"$(echo "$total / $2" | bc -l)" "$3" "$(echo "$total / ($3 + 0.001)" | bc -l)"
+# times the four commands on the trace in $1 and prints the table
+measure() {
+	local d=$1 total
+	total=$("$B/lowtrace" view "$d" --stats 2> /dev/null | sed -n 's/^events: //p')
+	echo "events: $total"
+	read -r w_view c_view <<< "$(median3 "$B/lowtrace" view "$d")"
+	read -r w_bt c_bt <<< "$(median3 babeltrace2 "$d")"
+	read -r w_stats c_stats <<< "$(median3 "$B/lowtrace" view "$d" --stats)"
+	read -r w_btd c_btd <<< "$(median3 babeltrace2 "$d" -c sink.utils.dummy)"
+	row() { # label, wall seconds, cpu seconds
+		printf '%-42s %7.2f s %11.0f ev/s   cpu %7.2f s %11.0f ev/s\n' "$1" "$2" \
+			"$(echo "$total / $2" | bc -l)" "$3" "$(echo "$total / ($3 + 0.001)" | bc -l)"
+	}
+	echo "median of 3 runs: wall clock, and CPU time (user + system)"
+	row "lowtrace view DIR > /dev/null" "$w_view" "$c_view"
+	row "babeltrace2 DIR > /dev/null" "$w_bt" "$c_bt"
+	row "lowtrace view DIR --stats (decode only)" "$w_stats" "$c_stats"
+	row "babeltrace2 DIR -c sink.utils.dummy" "$w_btd" "$c_btd"
+	printf 'ratio text output (lowtrace / babeltrace2): %.1fx wall, %.1fx cpu\n' \
+		"$(echo "$w_bt / $w_view" | bc -l)" "$(echo "$c_bt / ($c_view + 0.001)" | bc -l)"
+	printf 'ratio decode only (lowtrace / babeltrace2): %.1fx wall, %.1fx cpu\n' \
+		"$(echo "$w_btd / $w_stats" | bc -l)" "$(echo "$c_btd / ($c_stats + 0.001)" | bc -l)"
 }
-echo "median of 3 runs: wall clock, and CPU time (user + system)"
-row "lowtrace view DIR > /dev/null" "$w_view" "$c_view"
-row "babeltrace2 DIR > /dev/null" "$w_bt" "$c_bt"
-row "lowtrace view DIR --stats (decode only)" "$w_stats" "$c_stats"
-row "babeltrace2 DIR -c sink.utils.dummy" "$w_btd" "$c_btd"
-printf 'ratio text output (lowtrace / babeltrace2): %.1fx wall, %.1fx cpu\n' \
-	"$(echo "$w_bt / $w_view" | bc -l)" "$(echo "$c_bt / ($c_view + 0.001)" | bc -l)"
-printf 'ratio decode only (lowtrace / babeltrace2): %.1fx wall, %.1fx cpu\n' \
-	"$(echo "$w_btd / $w_stats" | bc -l)" "$(echo "$c_btd / ($c_stats + 0.001)" | bc -l)"
+measure "$tmp/t"
+
+# the foreign case: a trace of LTTng's layout (tests/gen_ctf.py: LTTng's
+# compact and large event headers, packet context, contexts, big-endian
+# fields, packetized metadata), FOREIGN_EVENTS events (default NEVENTS)
+if [ "${FOREIGN:-1}" != 0 ]; then
+	FN=${FOREIGN_EVENTS:-$N}
+	python3 "$top/tests/gen_ctf.py" "$tmp/f" --events "$FN" --packetized --seed 7
+	rm -rf "$tmp/t"
+	echo
+	echo "foreign trace: $FN events of LTTng's layout (tests/gen_ctf.py), $(($(du -sb "$tmp/f" | cut -f1) / 1048576)) MiB"
+	measure "$tmp/f"
+	rm -rf "$tmp/f"
+fi
+
+# an LTTng-UST trace with contexts (vpid, vtid, procname), recorded here
+# with lttng-tools (tests/lttng/record.sh: per-UID buffers, two processes
+# of two threads): as root only, UST=0 leaves it out
+if [ "${UST:-1}" != 0 ] && [ "$(id -u)" -eq 0 ] && command -v lttng > /dev/null; then
+	per=$((${FOREIGN_EVENTS:-$N} / 8)) # events per thread and event kind
+	if bash "$top/tests/lttng/record.sh" "$tmp/u" "$per" 4M --buffers-uid \
+		vpid vtid procname > "$tmp/rec.log" 2>&1; then
+		echo
+		echo "LTTng-UST trace: $(($(du -sb "$tmp/u" | cut -f1) / 1048576)) MiB, contexts vpid, vtid, procname"
+		measure "$tmp/u"
+	else
+		echo "view.sh: recording the LTTng-UST trace failed: $(tail -3 "$tmp/rec.log")" >&2
+	fi
+fi

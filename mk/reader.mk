@@ -9,7 +9,9 @@
 #                corpus (tests/corpus, good traces, scheduler traces of
 #                bench/gen_sched, and tests/fuzz/seeds: a short recording of
 #                examples/periodic with -k sched,irq,syscalls, one seed per
-#                stream) and fails on a crash; then fuzz_control (the
+#                stream; traces of other tracers' shapes from tests/gen_ctf.py,
+#                plain and packetized; an lttng-modules trace where
+#                ../shared/data is) and fails on a crash; then fuzz_control (the
 #                session protocol's checks, the metadata of the events it
 #                accepts, filters) for FUZZ_CONTROL_TIME (30) seconds from
 #                the seeds it writes itself (FUZZ_CONTROL_SEEDS=DIR)
@@ -20,10 +22,10 @@ FUZZ_TIME ?= 60
 FUZZ_DIR := build/fuzz
 FUZZ_ANALYSIS_TIME ?= 45
 FUZZ_CONTROL_TIME ?= 30
-FUZZ_SRC := tests/fuzz/fuzz_reader.c src/ctf/reader.c src/ctf/tsdl.c \
-	src/ctf/marker.c
-FUZZ_ANALYSIS_SRC := tests/fuzz/fuzz_analysis.c src/ctf/reader.c \
-	src/ctf/tsdl.c src/ctf/marker.c $(wildcard src/analysis/*.c)
+# the reader formats markers with the runtime's grammar of their formats
+FUZZ_SRC := tests/fuzz/fuzz_reader.c $(READER_SRC) src/ctf/marker.c
+FUZZ_ANALYSIS_SRC := tests/fuzz/fuzz_analysis.c $(READER_SRC) src/ctf/marker.c \
+	$(wildcard src/analysis/*.c)
 FUZZ_FLAGS := -std=gnu11 $(WARN) -g -O1 -Iinclude -Isrc \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
@@ -41,8 +43,7 @@ $(FUZZ_DIR)/fuzz_analysis: $(FUZZ_ANALYSIS_SRC) $(wildcard src/ctf/*.h) \
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(FUZZ_ANALYSIS_SRC) -lm
 
 FUZZ_CONTROL_SRC := tests/fuzz/fuzz_control.c src/session/proto.c \
-	src/ctf/metadata.c src/probe/filter.c src/ctf/reader.c src/ctf/tsdl.c \
-	src/ctf/marker.c
+	src/ctf/metadata.c src/probe/filter.c $(READER_SRC) src/ctf/marker.c
 $(FUZZ_DIR)/fuzz_control: $(FUZZ_CONTROL_SRC) $(wildcard src/ctf/*.h) \
 		src/session/proto.h src/probe/filter.h src/ring/ring.h \
 		tests/event_metadata.h
@@ -69,6 +70,25 @@ fuzz-seeds: build/bench/gen_trace build/bench/gen_sched
 			> $(FUZZ_DIR)/seeds/good_$$s; \
 	done
 	cp tests/fuzz/seeds/* $(FUZZ_DIR)/seeds/
+	# other tracers' shapes (tests/gen_ctf.py): packetized metadata is
+	# followed by the stream directly, plain text by a NUL first
+	for v in le:--seed=1 be:--be le_pkt:--packetized be_pkt:--be,--packetized,--freq,2500000000; do \
+		n=$${v%%:*}; o=$$(echo $${v#*:} | tr , ' ' | sed 's/--seed=/--seed /'); \
+		rm -rf $(FUZZ_DIR)/good/gen_$$n; \
+		python3 tests/gen_ctf.py $(FUZZ_DIR)/good/gen_$$n --events 120 $$o && \
+		{ cat $(FUZZ_DIR)/good/gen_$$n/metadata; \
+		  case $$n in *pkt) ;; *) printf '\0';; esac; \
+		  cat $(FUZZ_DIR)/good/gen_$$n/chan_0_0; } \
+			> $(FUZZ_DIR)/seeds/gen_$$n; \
+	done
+	# a real lttng-modules trace, where the checkout has ../shared/data
+	for d in ../shared/data ../../shared/data; do \
+		[ -d $$d/flipping-endianness ] || continue; \
+		{ cat $$d/flipping-endianness/metadata; \
+		  head -c 32768 $$d/flipping-endianness/channel-context-switches_0; } \
+			> $(FUZZ_DIR)/seeds/lttng_kernel_be; \
+		break; \
+	done
 	for s in 1 2; do \
 		rm -rf $(FUZZ_DIR)/good/sched_$$s; \
 		build/bench/gen_sched $(FUZZ_DIR)/good/sched_$$s 200 --cpus 1 \

@@ -13,8 +13,10 @@ difference, and exits non-zero on a difference.
 import re
 import sys
 
-BT = re.compile(r"^\[(\d\d:\d\d:\d\d\.\d{9})\] \((\+[0-9?.]+)\) (\S+) (\S+): "
-                r"\{ cpu_id = (\d+), pid = (\d+) \}, (\{.*\})$")
+# babeltrace2's line: the host when the trace's env names one, then the
+# packet context (cpu_id, and lowtrace's pid)
+BT = re.compile(r"^\[(\d\d:\d\d:\d\d\.\d{9})\] \((\+[0-9?.]+)\) (?:(\S+) )?(\S+): "
+                r"\{ cpu_id = (\d+)(?:, pid = (\d+))? \}, (\{.*\})$")
 LT = re.compile(r"^\[(\d\d:\d\d:\d\d\.\d{9})\] \((\+[0-9?.]+)\) cpu (\d+) (\S+): "
                 r"(\{.*\})$")
 
@@ -98,6 +100,13 @@ class Parser:
         if self.peek("}"):
             self.eat("}")
             return ("struct", tuple(out))
+        # a variant: "{ VALUE }", the option's value without its name
+        self.ws()
+        m = re.compile(r"[A-Za-z_][A-Za-z0-9_]* =").match(self.s, self.i)
+        if not m:
+            v = self.value()
+            self.eat("}")
+            return ("variant", v)
         while True:
             self.ws()
             m = re.compile(r"[A-Za-z_][A-Za-z0-9_]*").match(self.s, self.i)
@@ -131,8 +140,17 @@ class Parser:
 
 
 def fields(text):
+    """The payload, after the contexts' structs when there are some (their
+    fields first, then a count of the structs)."""
     p = Parser(text)
     v = p.value()
+    groups = [v]
+    while p.peek(","):
+        p.eat(",")
+        groups.append(p.value())
+    if len(groups) > 1:
+        v = ("struct", sum((g[1] for g in groups), ()) +
+             (("(structs)", ("int", len(groups))),))
     p.ws()
     if p.i != len(p.s):
         raise ValueError("trailing text in %r" % text)
@@ -152,6 +170,35 @@ def load(path, rx, bt):
             t, d, cpu, name, f = m.groups()
         out.append((t, d, name, int(cpu), fields(f), n))
     return out
+
+
+def same(bt, lt):
+    """Values equal, but for babeltrace2 2.0.4's empty strings: it prints
+    an empty string field as the string printed before it."""
+    if bt == lt:
+        return True
+    if lt == ("str", "") and bt[0] == "str":
+        return True
+    if bt[0] != lt[0] or len(bt) != len(lt):
+        return False
+    if bt[0] in ("struct",):
+        return all(x[0] == y[0] and same(x[1], y[1]) for x, y in zip(bt[1], lt[1])) \
+            and len(bt[1]) == len(lt[1])
+    if bt[0] == "variant":
+        return same(bt[1], lt[1])
+    if bt[0] == "array":
+        return len(bt[1]) == len(lt[1]) and all(same(x, y) for x, y in zip(bt[1], lt[1]))
+    return False
+
+
+def relaxed_equal(a, b):
+    """Runs of one timestamp equal but for babeltrace2's empty strings."""
+    if len(a) != len(b):
+        return False
+    ka = sorted(a, key=lambda e: (e[0], e[2], e[3]))
+    kb = sorted(b, key=lambda e: (e[0], e[2], e[3]))
+    return all(x[0] == y[0] and x[2] == y[2] and x[3] == y[3] and same(x[4], y[4])
+               for x, y in zip(ka, kb))
 
 
 def groups(events):
@@ -181,7 +228,7 @@ def main():
     for a, b in zip(gb, gl):
         ka = sorted((e[0], e[2], e[3], repr(e[4])) for e in a)
         kb = sorted((e[0], e[2], e[3], repr(e[4])) for e in b)
-        if ka != kb:
+        if ka != kb and not relaxed_equal(a, b):
             print("FAIL compare: babeltrace2 line %d differs from lowtrace line %d" % (a[0][5], b[0][5]))
             print("  babeltrace2: %s" % (ka,))
             print("  lowtrace:    %s" % (kb,))

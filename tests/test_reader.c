@@ -748,10 +748,12 @@ LT_TEST(test_bad_metadata_gives_line_number)
 		  "metadata:3: unknown block 'foo'" },
 		{ "/* CTF 1.8 */\n/* open",
 		  "metadata:2: unterminated comment" },
-		{ "/* CTF 1.8 */\ntrace { byte_order = be; };",
-		  "metadata:2: byte_order: big-endian" },
-		{ "/* CTF 1.8 */\ntypealias integer { size = 8; } := x;",
-		  "metadata:2: typealias is not supported" },
+		{ "/* CTF 1.8 */\ntrace { byte_order = middle; };",
+		  "metadata:2: byte_order: expected" },
+		{ "/* CTF 1.8 */\n\ntypealias integer { size = 8; } := ;",
+		  "metadata:3: expected a type name" },
+		{ "/* CTF 1.8 */\nstruct s { unsigned nosuch x; };",
+		  "metadata:2: unknown type 'unsigned'" },
 		{ "/* CTF 1.8 */\ntrace { x := struct { integer { size = 99; } "
 		  "a; }; };",
 		  "metadata:2: size: 99 bits" },
@@ -1004,4 +1006,89 @@ LT_TEST(test_events_discarded_is_reported_per_packet)
 	LT_ASSERT_EQ(lt_stream_discarded(lt_reader_stream(t, 0)), 12);
 	LT_ASSERT_EQ(lt_stream_npackets(lt_reader_stream(t, 0)), 2);
 	lt_reader_close(t);
+}
+
+/* Replaces every "from" in text (in place, buffer of cap bytes). */
+static void replace_all(char *text, size_t cap, const char *from,
+			const char *to)
+{
+	size_t nf = strlen(from), nt = strlen(to);
+	char *p;
+	while ((p = strstr(text, from))) {
+		size_t rest = strlen(p + nf);
+		LT_ASSERT(strlen(text) - nf + nt < cap);
+		memmove(p + nt, p + nf, rest + 1);
+		memcpy(p, to, nt);
+	}
+}
+
+/* text cut into metadata packets of at most chunk bytes of content. */
+static size_t packetize(const char *text, size_t chunk, unsigned char *out)
+{
+	size_t n = strlen(text), o = 0;
+	for (size_t off = 0; off < n; off += chunk) {
+		size_t c = n - off < chunk ? n - off : chunk;
+		uint32_t magic = 0x75d11d57, content = (uint32_t)(37 + c) * 8,
+			 size = content + 8 * 3; /* 3 bytes of padding */
+		memset(out + o, 0, size / 8);
+		memcpy(out + o, &magic, 4);
+		memcpy(out + o + 4, uuid, 16);
+		memcpy(out + o + 24, &content, 4);
+		memcpy(out + o + 28, &size, 4);
+		out[o + 35] = 1;
+		out[o + 36] = 8;
+		memcpy(out + o + 37, text + off, c);
+		o += size / 8;
+	}
+	return o;
+}
+
+LT_TEST(test_packetized_metadata_with_type_names_reads)
+{
+	static char text[32768];
+	static unsigned char pk[65536];
+	static struct sbuf s;
+	simple_packet(&s, 100);
+	/* the same trace as metadata() with its types named once */
+	snprintf(text, sizeof(text),
+		 "typealias integer { size = 32; align = 8; signed = false; } "
+		 ":= unsigned int;\n"
+		 "typedef integer { size = 64; align = 8; signed = false; } "
+		 "u64;\n"
+		 "struct hdr { unsigned int magic; };\n"
+		 "enum kind : unsigned int { A, B };\n%s",
+		 metadata());
+	replace_all(text, sizeof(text),
+		    "integer { size = 32; align = 8; signed = false; } x;",
+		    "unsigned int x;");
+	replace_all(text, sizeof(text),
+		    "integer { size = 64; align = 8; signed = false; } "
+		    "stream_instance_id;",
+		    "u64 stream_instance_id;");
+	size_t len = packetize(text, 300, pk);
+	struct lt_mem_stream ms = { "s0", s.buf, s.len };
+	lt_reader_t *t;
+	char err[512];
+	int rc = lt_reader_open_mem((const char *)pk, len, &ms, 1, NULL, &t,
+				    err, sizeof(err));
+	if (rc)
+		LT_FAIL("open: %s", err);
+	const struct lt_event *ev;
+	struct lt_value v;
+	for (uint64_t i = 0; i < 3; i++) {
+		LT_ASSERT_EQ(lt_reader_next(t, &ev), 1);
+		LT_ASSERT_STREQ(ev->cls->name, "t:big");
+		LT_ASSERT_EQ(lt_event_field_by_name(ev, "x", &v), 0);
+		LT_ASSERT_EQ(v.u, i);
+	}
+	LT_ASSERT_EQ(lt_reader_next(t, &ev), 0);
+	lt_reader_close(t);
+
+	/* a packet whose sizes go past the file: the offset is named */
+	uint32_t big = 1u << 30;
+	memcpy(pk + 28, &big, 4);
+	rc = lt_reader_open_mem((const char *)pk, len, &ms, 1, NULL, &t, err,
+				sizeof(err));
+	LT_ASSERT(rc < 0);
+	LT_ASSERT_CONTAINS(err, "offset 0: bad metadata packet sizes");
 }

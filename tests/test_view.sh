@@ -97,6 +97,32 @@ else
 	skip compare_example_record_kernel "kernel events need root"
 fi
 
+# real lttng-modules kernel traces (packetized metadata, typealiases,
+# LTTng's compact and large event headers, one of them big-endian), kept
+# beside the repository: ../shared/data from the checkout
+# (LOWTRACE_SHARED_DATA names another place)
+shared=${LOWTRACE_SHARED_DATA:-}
+for c in "$top/../shared/data" "$top/../../shared/data"; do
+	[ -z "$shared" ] && [ -d "$c" ] && shared=$c
+done
+for k in bug446190 flipping-endianness; do
+	if [ -n "$shared" ] && [ -d "$shared/$k" ]; then
+		compare_dir "lttng_kernel_$k" "$shared/$k"
+	else
+		skip "compare_lttng_kernel_$k" "no ../shared/data/$k"
+	fi
+done
+# a tree of traces (both of them, one big-endian, in subdirectories):
+# found and merged in time order, as babeltrace2 merges a directory
+if [ -n "$shared" ] && [ -d "$shared/bug446190" ] && [ -d "$shared/flipping-endianness" ]; then
+	mkdir -p "$tmp/tree/kernel"
+	cp -r "$shared/bug446190" "$tmp/tree/kernel/a"
+	cp -r "$shared/flipping-endianness" "$tmp/tree/b"
+	compare_dir lttng_kernel_tree "$tmp/tree"
+else
+	skip compare_lttng_kernel_tree "no ../shared/data"
+fi
+
 # the generated traces hold what the comparison must cover (printed here
 # when babeltrace2 is missing and compare_full did not)
 [ -d "$tmp/full" ] && [ ! -s "$tmp/full.lt" ] && "$LT" view "$tmp/full" > "$tmp/full.lt" 2> /dev/null

@@ -12,6 +12,7 @@
  * the one most events name.
  */
 #include "analysis/model.h"
+#include "analysis/analysis.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -31,13 +32,28 @@ enum {
 	F_IRQ,
 	F_VEC,
 	F_SYSID, /* raw_syscalls: the system call's number */
+	F_NAME, /* lttng_statedump_process_state */
 	F_NFIELDS,
 };
 
-static const char *const field_names[F_NFIELDS] = {
-	"common_tid", "common_tgid", "prev_comm", "prev_pid", "prev_state",
-	"next_comm",  "next_pid",    "comm",	  "pid",      "target_cpu",
-	"irq",	      "vec",	     "id",
+/* Each field's names, the first found taken: tracefs's (perf) and
+ * lttng-modules's; LTTng's state dump has both tid and pid (the
+ * process), so tid goes first. */
+static const char *const field_names[F_NFIELDS][2] = {
+	{ "common_tid", "tid" }, /* "tid": LTTng's context */
+	{ "common_tgid", NULL },
+	{ "prev_comm", NULL },
+	{ "prev_pid", "prev_tid" },
+	{ "prev_state", NULL },
+	{ "next_comm", NULL },
+	{ "next_pid", "next_tid" },
+	{ "comm", NULL },
+	{ "tid", "pid" },
+	{ "target_cpu", NULL },
+	{ "irq", NULL },
+	{ "vec", NULL },
+	{ "id", NULL },
+	{ "name", NULL },
 };
 
 /* How a field the model reads is loaded (decided once per class). */
@@ -56,6 +72,7 @@ enum {
 
 struct lt_model_class {
 	uint8_t seen, kind;
+	int32_t sysnr; /* a system call event named after its call */
 	int16_t f[F_NFIELDS]; /* field index, -1 if absent */
 	uint8_t ld[F_NFIELDS]; /* LD_* */
 	uint8_t comm16[F_NFIELDS]; /* a 16-byte text array (the kernel's) */
@@ -75,7 +92,83 @@ static const struct {
 	{ "irq:softirq_exit", LT_KEV_SOFTIRQ_EXIT },
 	{ "raw_syscalls:sys_enter", LT_KEV_SYS_ENTER },
 	{ "raw_syscalls:sys_exit", LT_KEV_SYS_EXIT },
+	/* lttng-modules's names */
+	{ "sched_switch", LT_KEV_SWITCH },
+	{ "sched_waking", LT_KEV_WAKING },
+	{ "sched_wakeup", LT_KEV_WAKEUP },
+	{ "sched_wakeup_new", LT_KEV_WAKEUP_NEW },
+	{ "irq_handler_entry", LT_KEV_IRQ_ENTRY },
+	{ "irq_handler_exit", LT_KEV_IRQ_EXIT },
+	{ "softirq_entry", LT_KEV_SOFTIRQ_ENTRY },
+	{ "softirq_exit", LT_KEV_SOFTIRQ_EXIT },
+	{ "exit_syscall", LT_KEV_SYS_EXIT }, /* LTTng before 2.6 */
+	{ "lttng_statedump_process_state", LT_KEV_THREAD_NAME },
 };
+
+/* lttng-modules's system call events: syscall_entry_NAME,
+ * compat_syscall_entry_NAME, syscall_exit_NAME and the like, and before
+ * LTTng 2.6 sys_NAME (entries; exit_syscall above). */
+static uint8_t lttng_syscall_kind(const char *name, const char **sys)
+{
+	static const struct {
+		const char *prefix;
+		uint8_t kind;
+	} pre[] = {
+		{ "syscall_entry_", LT_KEV_SYS_ENTER },
+		{ "compat_syscall_entry_", LT_KEV_SYS_ENTER },
+		{ "syscall_exit_", LT_KEV_SYS_EXIT },
+		{ "compat_syscall_exit_", LT_KEV_SYS_EXIT },
+		{ "sys_", LT_KEV_SYS_ENTER },
+	};
+	for (size_t i = 0; i < sizeof(pre) / sizeof(pre[0]); i++) {
+		size_t n = strlen(pre[i].prefix);
+		if (!strncmp(name, pre[i].prefix, n) && name[n]) {
+			*sys = name + n;
+			return pre[i].kind;
+		}
+	}
+	return LT_KEV_OTHER;
+}
+
+/*
+ * The x86_64 number of the system call called name, or -1: the names of
+ * 32-bit architectures' variants of a call are taken as the call's
+ * (stat64 as stat, mmap2 as mmap, ...).
+ */
+static int32_t sys_nr_of(const char *name)
+{
+	static const char *const alias[][2] = {
+		{ "stat64", "stat" },
+		{ "fstat64", "fstat" },
+		{ "lstat64", "lstat" },
+		{ "fcntl64", "fcntl" },
+		{ "mmap2", "mmap" },
+		{ "sync_file_range2", "sync_file_range" },
+		{ "arm_fadvise64_64", "fadvise64" },
+		{ "fstatat64", "newfstatat" },
+		{ "_llseek", "lseek" },
+		{ "llseek", "lseek" },
+	};
+	char nb[32];
+	for (size_t i = 0; i < sizeof(alias) / sizeof(alias[0]); i++)
+		if (!strcmp(name, alias[i][0]))
+			name = alias[i][1];
+	for (int64_t nr = 0; nr < 1024; nr++)
+		if (!strcmp(lt_syscall_name(nr, nb, sizeof(nb)), name))
+			return (int32_t)nr;
+	return -1;
+}
+
+/* The kind a class's name gives (LT_KEV_OTHER: none); *sys is set to a
+ * system call's name where the event's name holds it. */
+static uint8_t kind_of_name(const char *name, const char **sys)
+{
+	*sys = NULL;
+	for (unsigned i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (strcmp(name, kinds[i].name) == 0)
+			return kinds[i].kind;
+	return lttng_syscall_kind(name, sys);
+}
 
 int lt_model_init(struct lt_model *m, lt_reader_t *t)
 {
@@ -109,7 +202,10 @@ void lt_model_free(struct lt_model *m)
 static void plan_field(struct lt_model_class *c, unsigned k,
 		       const struct lt_field_class *fc)
 {
-	if (fc->kind == LT_KIND_INT || fc->kind == LT_KIND_ENUM) {
+	if ((fc->kind == LT_KIND_INT || fc->kind == LT_KIND_ENUM) &&
+	    (fc->be || fc->bitfield)) {
+		c->ld[k] = LD_VALUE;
+	} else if (fc->kind == LT_KIND_INT || fc->kind == LT_KIND_ENUM) {
 		static const uint8_t ld[2][9] = {
 			{ 0, LD_U8, LD_U16, 0, LD_U32, 0, 0, 0, LD_U64 },
 			{ 0, LD_S8, LD_S16, 0, LD_S32, 0, 0, 0, LD_S64 },
@@ -136,17 +232,28 @@ static struct lt_model_class *class_of(struct lt_model *m,
 	if (__builtin_expect(c->seen, 1))
 		return c;
 	c->seen = 1;
-	c->kind = LT_KEV_OTHER;
-	for (unsigned i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
-		if (strcmp(ec->name, kinds[i].name) == 0)
-			c->kind = kinds[i].kind;
+	const char *sys;
+	c->kind = kind_of_name(ec->name, &sys);
+	c->sysnr = -1;
+	if (sys)
+		c->sysnr = sys_nr_of(sys);
 	for (unsigned k = 0; k < F_NFIELDS; k++) {
 		c->f[k] = -1;
 		c->ld[k] = LD_NONE;
 		c->comm16[k] = 0;
-		for (unsigned i = 0; i < ec->nfields; i++)
-			if (strcmp(ec->fields[i].name, field_names[k]) == 0)
-				c->f[k] = (int16_t)i;
+		for (unsigned a = 0; a < 2 && c->f[k] < 0; a++)
+			for (unsigned i = 0;
+			     field_names[k][a] && i < ec->nfields; i++)
+				/* LTTng's tid is a context (in the payload,
+				 * a wake-up's tid is the woken thread); the
+				 * rest is the payload's */
+				if ((k == F_TID && a == 1) ==
+					    (ec->fields[i].sec !=
+					     LT_SEC_PAYLOAD) &&
+				    ec->fields[i].var_tag < 0 &&
+				    strcmp(ec->fields[i].name,
+					   field_names[k][a]) == 0)
+					c->f[k] = (int16_t)i;
 		if (c->f[k] >= 0)
 			plan_field(c, k, &ec->fields[c->f[k]]);
 	}
@@ -240,18 +347,41 @@ static void fcomm(const struct lt_event *ev, const struct lt_model_class *c,
 	memset(out + n, 0, 16 - n);
 }
 
+int32_t lt_model_sys_nr(struct lt_model *m, const struct lt_event *ev)
+{
+	struct lt_model_class *k = class_of(m, ev);
+	if (!k || (k->kind != LT_KEV_SYS_ENTER && k->kind != LT_KEV_SYS_EXIT))
+		return -1;
+	return (int32_t)fint(ev, k, F_SYSID, k->sysnr);
+}
+
+int32_t lt_model_cpu_tid(const struct lt_model *m, uint32_t cpu)
+{
+	return cpu < m->ncpus ? m->cpus[cpu].cur : -1;
+}
+
 int lt_reader_has_event(const lt_reader_t *t, const char *name)
 {
-	for (unsigned i = 0; i < lt_reader_nclasses(t); i++)
-		if (strcmp(lt_reader_class(t, i)->name, name) == 0)
+	/* a kernel event the model knows is there under any of its names */
+	const char *sys;
+	uint8_t want = kind_of_name(name, &sys);
+	for (unsigned i = 0; i < lt_reader_nclasses(t); i++) {
+		const char *n = lt_reader_class(t, i)->name;
+		if (strcmp(n, name) == 0 ||
+		    (want != LT_KEV_OTHER && kind_of_name(n, &sys) == want))
 			return 1;
+	}
 	return 0;
 }
 
 int lt_event_int(const struct lt_event *ev, const char *name, int64_t *v)
 {
 	struct lt_value val;
-	if (lt_event_field_by_name(ev, name, &val) != 0)
+	/* an LTTng-UST event names its thread by its vtid context (the
+	 * host's tid outside containers) */
+	if (lt_event_field_by_name(ev, name, &val) != 0 &&
+	    (strcmp(name, "tid") != 0 ||
+	     lt_event_field_by_name(ev, "vtid", &val) != 0))
 		return -ENOENT;
 	if (val.kind == LT_KIND_INT || val.kind == LT_KIND_ENUM)
 		*v = val.fc->is_signed ? val.i : (int64_t)val.u;
@@ -484,7 +614,10 @@ static void on_wake(struct lt_model *m, const struct lt_event *ev,
 	fcomm(ev, k, F_COMM, th->comm);
 	if (th->cur.state == LT_TS_RUNNABLE || th->cur.state == LT_TS_RUNNING)
 		return;
-	int32_t waker = (int32_t)fint(ev, k, F_TID, -1);
+	/* the waker: the event's thread (perf), else the thread running
+	 * on the event's CPU (LTTng's events name no thread) */
+	struct lt_cpu *wc = k->f[F_TID] < 0 ? get_cpu(m, ev->cpu) : NULL;
+	int32_t waker = (int32_t)fint(ev, k, F_TID, wc ? wc->cur : -1);
 	int32_t cpu = (int32_t)fint(ev, k, F_TARGET_CPU, (int64_t)ev->cpu);
 	set_state(th, ev->ns, LT_TS_RUNNABLE, cpu, waker);
 }
@@ -583,6 +716,14 @@ int lt_model_feed(struct lt_model *m, const struct lt_event *ev)
 				 c->soft_vec, 1);
 		c->soft_begin = 0;
 		break;
+	case LT_KEV_THREAD_NAME: {
+		/* a thread that existed before the trace began */
+		struct lt_thread *th =
+			get_thread(m, (int32_t)fint(ev, k, F_PID, -1), ev->ns);
+		if (th)
+			fcomm(ev, k, F_NAME, th->comm);
+		break;
+	}
 	case LT_KEV_SYS_ENTER:
 	case LT_KEV_SYS_EXIT: {
 		/* the thread making the call is the one running here */
@@ -590,7 +731,7 @@ int lt_model_feed(struct lt_model *m, const struct lt_event *ev)
 		if (!th)
 			break;
 		if (k->kind == LT_KEV_SYS_ENTER) {
-			th->sys_nr = (int32_t)fint(ev, k, F_SYSID, -1);
+			th->sys_nr = (int32_t)fint(ev, k, F_SYSID, k->sysnr);
 			th->sys_since = ev->ns;
 		} else {
 			th->sys_nr = -1;

@@ -57,6 +57,7 @@ enum lt_kev {
 	LT_KEV_SOFTIRQ_EXIT,
 	LT_KEV_SYS_ENTER,
 	LT_KEV_SYS_EXIT,
+	LT_KEV_THREAD_NAME, /* a thread's name (LTTng's state dump) */
 	LT_KEV_NKINDS,
 };
 
@@ -169,6 +170,11 @@ void lt_cpu_irq_in(const struct lt_model *m, unsigned cpu, int64_t a, int64_t b,
 int lt_thread_in_irq(const struct lt_model *m, const struct lt_thread *th);
 
 /* 1 if the trace declares an event class called name. */
+/* The system call number of a system call event (its id field, or its
+ * name's x86_64 number for lttng-modules's syscall_entry_NAME), or -1. */
+int32_t lt_model_sys_nr(struct lt_model *m, const struct lt_event *ev);
+/* The thread running on cpu as the events so far say, or -1. */
+int32_t lt_model_cpu_tid(const struct lt_model *m, uint32_t cpu);
 int lt_reader_has_event(const lt_reader_t *t, const char *name);
 
 /* The integer field name of ev, 0 and *v, or -ENOENT. */

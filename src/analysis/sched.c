@@ -34,7 +34,9 @@ static int by_max_desc(const void *a, const void *b)
 static void account(struct lt_model *m, const struct lt_event *ev)
 {
 	int64_t next;
-	if (lt_event_int(ev, "next_pid", &next) != 0 || next <= 0)
+	if ((lt_event_int(ev, "next_pid", &next) != 0 &&
+	     lt_event_int(ev, "next_tid", &next) != 0) ||
+	    next <= 0)
 		return;
 	struct lt_thread *th = lt_model_thread(m, (int32_t)next);
 	if (!th || th->nhist == 0 || th->cur.state != LT_TS_RUNNING)

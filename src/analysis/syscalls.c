@@ -82,9 +82,12 @@ static const struct sclass *class_of(struct sc_run *r,
 		c->kind = K_ENTER;
 	else if (strcmp(ec->name, "raw_syscalls:sys_exit") == 0)
 		c->kind = K_EXIT;
-	else if (strcmp(ec->name, "sched:sched_process_exit") == 0)
+	else if (strcmp(ec->name, "sched:sched_process_exit") == 0 ||
+		 strcmp(ec->name, "sched_process_exit") == 0)
 		c->kind = K_PROC_EXIT;
 	c->f_id = field_index(ec, c->kind == K_PROC_EXIT ? "pid" : "id");
+	if (c->kind == K_PROC_EXIT && field_index(ec, "tid") >= 0)
+		c->f_id = field_index(ec, "tid"); /* lttng-modules's */
 	if (c->f_id < 0 || (c->kind != K_PROC_EXIT && c->f_tid < 0))
 		c->kind = K_OTHER;
 	return c;
@@ -175,10 +178,22 @@ static int on_sys_exit(struct sc_run *r, const struct lt_event *ev, int32_t tid,
 	return 0;
 }
 
-static int feed(struct sc_run *r, const struct lt_event *ev)
+/* kev: what the model made of ev (lttng-modules's syscall_entry_NAME and
+ * syscall_exit_NAME name no thread: the one running on the CPU made it) */
+static int feed(struct sc_run *r, const struct lt_event *ev, int kev)
 {
 	const struct sclass *c = class_of(r, ev);
 	int64_t id, tid = -1;
+	if (c->kind == K_OTHER &&
+	    (kev == LT_KEV_SYS_ENTER || kev == LT_KEV_SYS_EXIT)) {
+		tid = lt_model_cpu_tid(&r->m, ev->cpu);
+		if (tid <= 0)
+			return 0;
+		id = lt_model_sys_nr(&r->m, ev);
+		return kev == LT_KEV_SYS_ENTER ?
+			       on_sys_enter(r, ev, (int32_t)tid, id) :
+			       on_sys_exit(r, ev, (int32_t)tid, id);
+	}
 	if (c->kind == K_OTHER || field_int(ev, c->f_id, &id) != 0)
 		return 0;
 	if (c->kind == K_PROC_EXIT) {
@@ -389,8 +404,9 @@ int lt_analyze_syscalls(lt_reader_t *t, unsigned top, FILE *out)
 	if (ret)
 		goto out;
 	while ((ret = lt_reader_next(t, &ev)) > 0) {
-		lt_model_feed(&r.m, ev); /* for the threads' names */
-		ret = feed(&r, ev);
+		/* the model: threads' names, the thread on each CPU */
+		int kev = lt_model_feed(&r.m, ev);
+		ret = feed(&r, ev, kev);
 		if (ret < 0)
 			break;
 	}

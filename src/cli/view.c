@@ -32,12 +32,29 @@ static const char view_usage[] =
 	"[--end TIME]\n"
 	"                     [--no-delta] [--fields] [--stats] [--skip-bad]\n"
 	"\n"
-	"Prints the events of the trace in DIR in time order, one line each:\n"
+	"Prints the events of the CTF 1.8 trace in DIR in time order, one "
+	"line each:\n"
 	"  [HH:MM:SS.nnnnnnnnn] (+S.nnnnnnnnn) cpu N name: { field = value, "
 	"... }\n"
+	"When DIR holds no metadata file, every trace below it is read (an "
+	"LTTng\n"
+	"session: kernel/, ust/uid/UID/64-bit/, ust/pid/...) and their events "
+	"merged\n"
+	"by time since the epoch, each on its own clock.\n"
 	"The time of day is local time (set TZ=UTC for UTC); the delta is to "
 	"the\n"
-	"previous printed event.  A marker (lt_tracef) shows its text:\n"
+	"previous printed event; N is the packet context's cpu_id (0 without "
+	"one).\n"
+	"Then, as babeltrace2 prints them, each in braces: the stream's event "
+	"context\n"
+	"and the event's context when the trace has them (LTTng's vtid, "
+	"procname, ...),\n"
+	"then the payload.  Values: integers in their base (hex as 0x..), "
+	"enums as\n"
+	"( \"LABEL\" : container = N ), floats as %g, strings and char "
+	"arrays quoted\n"
+	"with escapes, arrays and sequences as [ [0] = v, ... ].\n"
+	"A marker (lt_tracef) shows its text instead of its fields:\n"
 	"  ... cpu N lt_tracef:FILE:LINE: frame 7 late by 120 us\n"
 	"\n"
 	"  -e PATTERNS   only events whose name matches one of the patterns "
@@ -470,9 +487,8 @@ static int view_run(int argc, char **argv)
 				"reads past bad packets)",
 				err);
 		else
-			rc = lt_cli_error(VIEW,
-					  "%s (is %s a lowtrace CTF trace?)",
-					  err, vo.dir);
+			rc = lt_cli_error(VIEW, "%s (is %s a CTF trace?)", err,
+					  vo.dir);
 		goto out;
 	}
 	if (vo.patterns) {

@@ -1,10 +1,13 @@
 /*
- * reader.c - the trace reader: maps the stream files, indexes and checks
- * their packets at open, decodes events in place, merges the streams in
- * time order with a binary heap, and formats field values.
+ * reader.c - the trace reader: finds the traces of a directory tree, maps
+ * the stream files, indexes and checks their packets at open (headers of
+ * any layout, header.c), decodes events in place, and merges the streams
+ * in time order with a binary heap.
  *
- * Decoding an event is: align to 4, read the compact or extended header,
- * rebuild the timestamp, find the class by id, then walk its fields once
+ * Decoding an event is: read its header (lowtrace's compact or extended
+ * one, LTTng's compact or large one in place, any other through
+ * header.c), rebuild the timestamp, find the class by id, then walk its
+ * fields once
  * to note where each one is (a class whose fields all have a fixed size
  * needs only a length check: its offsets are constants).  Values are read
  * only when asked for.  Nothing is allocated per event.  The common event
@@ -18,7 +21,7 @@
  */
 #define _GNU_SOURCE
 #include "ctf/reader.h"
-#include "ctf/marker.h"
+#include "ctf/load.h"
 #include "ctf/tsdl.h"
 #include "ring/ring.h"
 
@@ -27,17 +30,12 @@
 #include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-#error "the reader decodes little-endian traces on little-endian hosts"
-#endif
 
 /* bytes of a stream's mapping walked through at a time (window_at()) */
 #define LT_WINDOW (4u << 20)
@@ -52,11 +50,13 @@ struct lt_packet {
 	uint64_t ts_begin, ts_end;
 	uint64_t seq, discarded;
 	uint32_t cpu, pid;
+	uint32_t hdr_len; /* bytes of packet header and context */
 	int open_end; /* timestamp_end 0 on the last packet: no upper bound */
 };
 
 struct lt_stream {
 	struct lt_reader *t;
+	const struct lt_tsdl *m; /* its trace's metadata */
 	unsigned index;
 	char *name, *path;
 	const unsigned char *data;
@@ -81,8 +81,15 @@ struct lt_stream {
 	const struct lt_event_class *fixed[LT_EV_ID_EXTENDED];
 };
 
-struct lt_reader {
+/* One trace of the tree lt_reader_open() was given: its metadata. */
+struct lt_part {
 	struct lt_tsdl m;
+	char *meta; /* metadata text we read */
+};
+
+struct lt_reader {
+	struct lt_part *parts;
+	unsigned nparts;
 	struct lt_stream *streams;
 	unsigned nstreams;
 	unsigned flags;
@@ -90,7 +97,6 @@ struct lt_reader {
 	void *warn_arg;
 	uint64_t skipped;
 	char err[1024];
-	char *meta; /* metadata text we read */
 	size_t page; /* the system's page size, for madvise() */
 	/* merged iteration */
 	struct lt_stream **heap;
@@ -99,80 +105,6 @@ struct lt_reader {
 	struct lt_stream *last;
 	int merge_err;
 };
-
-static inline uint32_t ld32(const unsigned char *p)
-{
-	uint32_t v;
-	memcpy(&v, p, 4);
-	return v;
-}
-
-static inline uint64_t ld64(const unsigned char *p)
-{
-	uint64_t v;
-	memcpy(&v, p, 8);
-	return v;
-}
-
-static inline uint64_t ld_uint(const unsigned char *p, unsigned size)
-{
-	switch (size) {
-	case 1:
-		return p[0];
-	case 2: {
-		uint16_t v;
-		memcpy(&v, p, 2);
-		return v;
-	}
-	case 4:
-		return ld32(p);
-	case 8:
-		return ld64(p);
-	default: {
-		uint64_t v = 0;
-		for (unsigned i = 0; i < size; i++)
-			v |= (uint64_t)p[i] << (8 * i);
-		return v;
-	}
-	}
-}
-
-static inline int64_t sext(uint64_t v, unsigned size)
-{
-	unsigned sh = 64 - 8 * size;
-	return (int64_t)(v << sh) >> sh;
-}
-
-static inline uint64_t counts_to_ns(uint64_t freq, uint64_t counts)
-{
-	if (freq == 1000000000u)
-		return counts;
-	/* babeltrace2's conversion, to the same double rounding, so that both
-	 * readers print the same nanosecond (exact integer arithmetic differs
-	 * from it by one now and then) */
-	double ns = 1e9 * (double)counts / (double)freq;
-	return ns >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)ns;
-}
-
-static inline int64_t clock_ns(const struct lt_clock *c, uint64_t counts)
-{
-	uint64_t v = counts_to_ns(c->freq, counts);
-	/* saturates past the year 2262 rather than overflow */
-	if (v > (uint64_t)INT64_MAX ||
-	    (c->base_ns > 0 && (int64_t)v > INT64_MAX - c->base_ns))
-		return INT64_MAX;
-	return c->base_ns + (int64_t)v;
-}
-
-uint64_t lt_clock_counts_to_ns(uint64_t freq, uint64_t counts)
-{
-	return counts_to_ns(freq, counts);
-}
-
-int64_t lt_clock_ns(const struct lt_clock *c, uint64_t counts)
-{
-	return clock_ns(c, counts);
-}
 
 /* Errors */
 
@@ -207,8 +139,9 @@ static int index_stream(struct lt_reader *t, struct lt_stream *s)
 	const int skip = t->flags & LT_READER_SKIP_BAD;
 
 	while (off < s->len) {
-		struct lt_packet_header h;
-		uint64_t left = s->len - off;
+		struct lt_hvals h;
+		uint64_t left = s->len - off, bit = 0;
+		const unsigned char *pb = s->data + off;
 		if (s->map_len && off >= released + LT_WINDOW) {
 			/* only the headers are read here: their pages go */
 			size_t lo = (size_t)off & ~(t->page - 1);
@@ -216,41 +149,78 @@ static int index_stream(struct lt_reader *t, struct lt_stream *s)
 				MADV_DONTNEED);
 			released = lo;
 		}
-		if (left < LT_PACKET_HDR_SIZE) {
+		h.set = 0;
+		int hr = lt_hdr_read(s->m->pkt_header, pb, left, &bit, &h);
+		if (hr == 0 && (h.set & 1u << LT_ROLE_MAGIC) &&
+		    h.v[LT_ROLE_MAGIC] != LT_PACKET_MAGIC) {
 			set_err(t,
-				"%s: offset %llu: truncated packet header "
-				"(%llu bytes left, a header has %u)",
-				s->path, (unsigned long long)off,
-				(unsigned long long)left, LT_PACKET_HDR_SIZE);
-			goto fatal;
-		}
-		memcpy(&h, s->data + off, sizeof(h));
-		if (h.magic != LT_PACKET_MAGIC) {
-			set_err(t,
-				"%s: offset %llu: bad packet magic 0x%08x "
+				"%s: offset %llu: bad packet magic 0x%08llx "
 				"(expected 0x%08x)",
-				s->path, (unsigned long long)off, h.magic,
+				s->path, (unsigned long long)off,
+				(unsigned long long)h.v[LT_ROLE_MAGIC],
 				LT_PACKET_MAGIC);
 			goto fatal;
 		}
-		if (h.packet_size == 0 || h.packet_size % 8 ||
-		    h.packet_size / 8 < LT_PACKET_HDR_SIZE) {
-			set_err(t, "%s: offset %llu: bad packet_size %llu bits",
+		const struct lt_stream_class *sc = NULL;
+		uint64_t sid = h.set & 1u << LT_ROLE_STREAM_ID ?
+				       h.v[LT_ROLE_STREAM_ID] :
+				       s->m->streams[0].id;
+		if (hr == 0) {
+			if (sid <= UINT32_MAX)
+				sc = lt_tsdl_stream(s->m, (uint32_t)sid);
+			if (!sc) {
+				/* the packet's size is unknown: stop here */
+				set_err(t,
+					"%s: offset %llu: stream_id %llu is not "
+					"in the metadata",
+					s->path,
+					(unsigned long long)(off +
+							     h.at[LT_ROLE_STREAM_ID] /
+								     8),
+					(unsigned long long)sid);
+				goto fatal;
+			}
+			hr = lt_hdr_read(sc->pkt_context, pb, left, &bit, &h);
+		}
+		if (hr == -1) {
+			set_err(t,
+				"%s: offset %llu: truncated packet header "
+				"(%llu bytes left)",
 				s->path, (unsigned long long)off,
-				(unsigned long long)h.packet_size);
+				(unsigned long long)left);
 			goto fatal;
 		}
-		if (h.packet_size / 8 > left) {
+		if (hr) {
+			set_err(t,
+				"%s: offset %llu: packet header: a variant's "
+				"tag selects no option",
+				s->path, (unsigned long long)(off + bit / 8));
+			goto fatal;
+		}
+		uint64_t hdr_len = (bit + 7) / 8;
+		uint64_t psize = h.set & 1u << LT_ROLE_PACKET_SIZE ?
+					 h.v[LT_ROLE_PACKET_SIZE] :
+					 8 * left;
+		uint64_t csize = h.set & 1u << LT_ROLE_CONTENT_SIZE ?
+					 h.v[LT_ROLE_CONTENT_SIZE] :
+					 psize;
+		if (psize == 0 || psize % 8 || psize / 8 < hdr_len) {
+			set_err(t, "%s: offset %llu: bad packet_size %llu bits",
+				s->path, (unsigned long long)off,
+				(unsigned long long)psize);
+			goto fatal;
+		}
+		if (psize / 8 > left) {
 			set_err(t,
 				"%s: offset %llu: packet_size %llu bytes goes "
 				"past the end of the file (%llu bytes left)",
 				s->path, (unsigned long long)off,
-				(unsigned long long)(h.packet_size / 8),
+				(unsigned long long)(psize / 8),
 				(unsigned long long)left);
 			goto fatal;
 		}
 		/* the header is sane: a bad packet can be stepped over */
-		uint64_t size = h.packet_size / 8;
+		uint64_t size = psize / 8;
 		if (size > UINT32_MAX) {
 			set_err(t,
 				"%s: offset %llu: packets of 4 GiB or more are "
@@ -259,64 +229,69 @@ static int index_stream(struct lt_reader *t, struct lt_stream *s)
 			goto fatal;
 		}
 		int last = off + size == s->len;
-		const struct lt_stream_class *sc = NULL;
-		if (h.content_size > h.packet_size) {
+		if (csize > psize) {
 			set_err(t,
 				"%s: offset %llu: content_size %llu bits is "
 				"more than packet_size %llu bits",
 				s->path, (unsigned long long)off,
-				(unsigned long long)h.content_size,
-				(unsigned long long)h.packet_size);
+				(unsigned long long)csize,
+				(unsigned long long)psize);
 			goto bad;
 		}
-		if (h.content_size < 8 * LT_PACKET_HDR_SIZE ||
-		    h.content_size % 8) {
+		if (csize < 8 * hdr_len) {
 			set_err(t,
 				"%s: offset %llu: bad content_size %llu bits",
 				s->path, (unsigned long long)off,
-				(unsigned long long)h.content_size);
+				(unsigned long long)csize);
 			goto bad;
 		}
-		if (t->m.has_uuid && memcmp(h.uuid, t->m.uuid, 16)) {
+		if (s->m->has_uuid && (h.set & 1u << LT_ROLE_UUID) &&
+		    memcmp(pb + h.at[LT_ROLE_UUID] / 8, s->m->uuid, 16)) {
 			set_err(t,
 				"%s: offset %llu: packet uuid differs from "
 				"the metadata's",
-				s->path, (unsigned long long)off + 4);
-			goto bad;
-		}
-		sc = lt_tsdl_stream(&t->m, h.stream_id);
-		if (!sc) {
-			set_err(t,
-				"%s: offset %llu: stream_id %u is not in the "
-				"metadata",
-				s->path, (unsigned long long)off + 20,
-				h.stream_id);
+				s->path,
+				(unsigned long long)(off +
+						     h.at[LT_ROLE_UUID] / 8));
 			goto bad;
 		}
 		if (s->sc && sc != s->sc) {
 			set_err(t,
-				"%s: offset %llu: stream_id %u differs from "
+				"%s: offset %llu: stream_id %llu differs from "
 				"the stream's %u",
-				s->path, (unsigned long long)off + 20,
-				h.stream_id, s->sc->id);
+				s->path,
+				(unsigned long long)(off +
+						     h.at[LT_ROLE_STREAM_ID] /
+							     8),
+				(unsigned long long)sid, s->sc->id);
 			goto bad;
 		}
-		int open_end = h.timestamp_end == 0 && last;
-		if (!open_end && h.timestamp_end < h.timestamp_begin) {
+		int has_begin = !!(h.set & 1u << LT_ROLE_TS_BEGIN);
+		int has_end = !!(h.set & 1u << LT_ROLE_TS_END);
+		uint64_t ts_begin =
+			has_begin ? h.v[LT_ROLE_TS_BEGIN] : prev_end;
+		uint64_t ts_end = has_end ? h.v[LT_ROLE_TS_END] : 0;
+		int open_end = !has_end || (ts_end == 0 && last);
+		if (!open_end && ts_end < ts_begin) {
 			set_err(t,
 				"%s: offset %llu: timestamp_end %llu is before "
 				"timestamp_begin %llu",
-				s->path, (unsigned long long)off + 40,
-				(unsigned long long)h.timestamp_end,
-				(unsigned long long)h.timestamp_begin);
+				s->path,
+				(unsigned long long)(off +
+						     h.at[LT_ROLE_TS_END] / 8),
+				(unsigned long long)ts_end,
+				(unsigned long long)ts_begin);
 			goto bad;
 		}
-		if (h.timestamp_begin < prev_end) {
+		if (ts_begin < prev_end) {
 			set_err(t,
 				"%s: offset %llu: timestamp_begin %llu is "
 				"before the previous packet's end %llu",
-				s->path, (unsigned long long)off + 32,
-				(unsigned long long)h.timestamp_begin,
+				s->path,
+				(unsigned long long)(off +
+						     h.at[LT_ROLE_TS_BEGIN] /
+							     8),
+				(unsigned long long)ts_begin,
 				(unsigned long long)prev_end);
 			goto bad;
 		}
@@ -333,17 +308,27 @@ static int index_stream(struct lt_reader *t, struct lt_stream *s)
 		s->pk[s->npk++] = (struct lt_packet){
 			.off = off,
 			.size = size,
-			.content = h.content_size / 8,
-			.ts_begin = h.timestamp_begin,
-			.ts_end = h.timestamp_end,
-			.seq = h.packet_seq_num,
-			.discarded = h.events_discarded,
-			.cpu = h.cpu_id,
-			.pid = h.pid,
+			/* bytes, the last one partly when the content ends
+			 * inside it (after a bit-field) */
+			.content = (csize + 7) / 8,
+			.hdr_len = (uint32_t)hdr_len,
+			.ts_begin = ts_begin,
+			.ts_end = ts_end,
+			.seq = h.set & 1u << LT_ROLE_SEQ ? h.v[LT_ROLE_SEQ] :
+							   s->npk,
+			.discarded = h.set & 1u << LT_ROLE_DISCARDED ?
+					     h.v[LT_ROLE_DISCARDED] :
+					     0,
+			.cpu = h.set & 1u << LT_ROLE_CPU ?
+				       (uint32_t)h.v[LT_ROLE_CPU] :
+				       0,
+			.pid = h.set & 1u << LT_ROLE_PID ?
+				       (uint32_t)h.v[LT_ROLE_PID] :
+				       0,
 			.open_end = open_end,
 		};
-		if (!open_end)
-			prev_end = h.timestamp_end;
+		if (has_end && !open_end)
+			prev_end = ts_end;
 		off += size;
 		continue;
 bad:
@@ -406,7 +391,7 @@ static void window_at(struct lt_stream *s, size_t off, size_t need)
 static void enter_packet(struct lt_stream *s, const struct lt_packet *p)
 {
 	s->pbase = s->data + p->off;
-	s->pos = LT_PACKET_HDR_SIZE;
+	s->pos = p->hdr_len;
 	s->end = p->content;
 	s->prev_ts = p->ts_begin;
 	s->ts_end = p->ts_end;
@@ -464,6 +449,181 @@ static int ev_fault(struct lt_stream *s, size_t pos, const char *fmt, ...)
 
 #define LT_TS_MASK ((1ull << LT_EV_TS_BITS) - 1)
 
+/*
+ * Reads an event header of any layout (the stream class's compiled one) at
+ * s->pos: 1 with *pos after it and id and timestamp set, 0 at the packet's
+ * end, or -EBADMSG.
+ */
+/*
+ * The timestamp of an event header's field of the given bits: 64 bits are
+ * the timestamp; fewer are the low bits of a clock that wrapped at most
+ * once since the previous event.  1, or -EBADMSG.
+ */
+static inline int ts_rebuild(struct lt_stream *s, uint64_t low, unsigned bits,
+			     size_t tspos, uint64_t *ts)
+{
+	uint64_t prev = s->prev_ts;
+	if (bits == 64) {
+		*ts = low;
+		if (low < prev)
+			return ev_fault(s, tspos,
+					"timestamp %llu is before the "
+					"previous %llu",
+					(unsigned long long)low,
+					(unsigned long long)prev);
+		return 1;
+	}
+	uint64_t mask = (1ull << bits) - 1;
+	*ts = (prev & ~mask) | low;
+	if (low < (prev & mask))
+		*ts += mask + 1;
+	if (*ts < prev)
+		return ev_fault(s, tspos, "timestamp wraps past 2^64");
+	return 1;
+}
+
+/* A 32- or 16-bit field at p in the byte order be. */
+static inline uint32_t ld32_bo(const unsigned char *p, int be)
+{
+	uint32_t v = ld32(p);
+	return be ? __builtin_bswap32(v) : v;
+}
+
+static inline uint16_t ld16_bo(const unsigned char *p, int be)
+{
+	uint16_t v;
+	memcpy(&v, p, 2);
+	return be ? __builtin_bswap16(v) : v;
+}
+
+/*
+ * LTTng's compact and large event headers (lt_stream_class.evh_kind),
+ * read in place: 1 with *id, the timestamp's bits in *low and their count
+ * in *bits, 0 when the header goes past the content (header_any() then
+ * says why).
+ */
+static inline int header_lttng(const struct lt_stream *s, size_t *pos,
+			       uint64_t *id, uint64_t *low, unsigned *bits,
+			       size_t *idpos, size_t *tspos)
+{
+	const unsigned char *b = s->pbase;
+	const int be = s->sc->evh_be;
+	size_t p = *pos, end = s->end;
+	uint64_t escape;
+	if (s->sc->evh_kind == LT_EVH_COMPACT) {
+		p = (p + 3) & ~(size_t)3;
+		if (p >= end || end - p < 4)
+			return 0;
+		uint32_t w = ld32_bo(b + p, be);
+		*id = be ? w >> 27 : w & 31;
+		*low = be ? w & ((1u << 27) - 1) : w >> 5;
+		*bits = 27;
+		*idpos = *tspos = p;
+		p += 4;
+		escape = 31;
+	} else {
+		p = (p + 1) & ~(size_t)1;
+		if (p >= end || end - p < 2)
+			return 0;
+		*id = ld16_bo(b + p, be);
+		*idpos = p;
+		p += 2;
+		escape = 65535;
+		if (*id != escape) {
+			p = (p + 3) & ~(size_t)3;
+			if (p > end || end - p < 4)
+				return 0;
+			*low = ld32_bo(b + p, be);
+			*bits = 32;
+			*tspos = p;
+			p += 4;
+		}
+	}
+	if (*id == escape) {
+		/* the extended struct, aligned as its 64-bit timestamp */
+		p = (p + 7) & ~(size_t)7;
+		if (p > end || end - p < 16)
+			return 0;
+		*id = ld32_bo(b + p, be);
+		uint64_t t = ld64(b + p + 8);
+		*low = be ? __builtin_bswap64(t) : t;
+		*bits = 64;
+		*idpos = p;
+		*tspos = p + 8;
+		p += 16;
+	}
+	*pos = p;
+	return 1;
+}
+
+static int header_any(struct lt_stream *s, size_t *pos, uint64_t *id,
+		      uint64_t *ts, size_t *idpos, size_t *tspos)
+{
+	uint64_t low;
+	unsigned bits;
+	if (s->sc->evh_kind && s->pos < s->end &&
+	    header_lttng(s, pos, id, &low, &bits, idpos, tspos))
+		return ts_rebuild(s, low, bits, *tspos, ts);
+	struct lt_hvals h;
+	uint64_t bit = 8 * (uint64_t)s->pos;
+	if (s->pos >= s->end)
+		return 0;
+	h.set = 0;
+	int r = lt_hdr_read(s->sc->ev_header, s->pbase, s->end, &bit, &h);
+	if (r == -1) {
+		/* padding after the last event up to the header's
+		 * alignment is the packet's end, not a fault */
+		if (bit >= 8 * (uint64_t)s->end)
+			return 0;
+		return ev_fault(s, (size_t)(bit / 8),
+				"event header past the content end");
+	}
+	if (r)
+		return ev_fault(s, (size_t)(bit / 8),
+				"event header: a variant's tag selects no "
+				"option");
+	*id = h.set & 1u << LT_ROLE_ID ? h.v[LT_ROLE_ID] : 0;
+	*idpos = h.set & 1u << LT_ROLE_ID ? (size_t)(h.at[LT_ROLE_ID] / 8) :
+					    s->pos;
+	*tspos = h.set & 1u << LT_ROLE_TS ? (size_t)(h.at[LT_ROLE_TS] / 8) :
+					    s->pos;
+	*pos = (size_t)((bit + 7) / 8);
+	if (!(h.set & 1u << LT_ROLE_TS)) {
+		*ts = s->prev_ts;
+		return 1;
+	}
+	return ts_rebuild(s, h.v[LT_ROLE_TS], h.ts_bits, *tspos, ts);
+}
+
+/* The integer field fc at off of b (bits for a bit-field), signed or not
+ * as fc says. */
+static int64_t field_int(const unsigned char *b, uint32_t off,
+			 const struct lt_field_class *fc)
+{
+	unsigned bits = fc->bitfield ? fc->bitsize : 8u * fc->size;
+	uint64_t raw = fc->bitfield ? lt_hdr_bits(b, off, fc->bitsize, fc->be) :
+				      ld_uint_bo(b + off, fc->size, fc->be);
+	if (fc->is_signed && bits < 64)
+		return (int64_t)(raw << (64 - bits)) >> (64 - bits);
+	return (int64_t)raw;
+}
+
+/* The option of a variant (its first field fc) that tag selects, or -1;
+ * the ranges compare as the tag's sign says. */
+static int64_t select_option(const struct lt_field_class *fc, int64_t tag,
+			     int is_signed)
+{
+	for (uint32_t k = 0; k < fc->nvar_sel; k++) {
+		const struct lt_var_sel *v = &fc->var_sel[k];
+		int in = is_signed ? tag >= v->lo && tag <= v->hi :
+				     (uint64_t)tag >= (uint64_t)v->lo &&
+					     (uint64_t)tag <= (uint64_t)v->hi;
+		if (in)
+			return v->opt;
+	}
+	return -1;
+}
+
 /* Decodes the event at s->pos: 1, 0 at the packet's end, or -EBADMSG. */
 static int decode(struct lt_stream *s)
 {
@@ -472,7 +632,16 @@ static int decode(struct lt_stream *s)
 	const size_t end = s->end;
 	uint64_t id, ts;
 	size_t idpos = pos, tspos = pos; /* for messages */
+	size_t start = pos; /* an event of no bytes would never end */
 
+	if (!s->sc->own_layout) {
+		pos = s->pos;
+		int r = header_any(s, &pos, &id, &ts, &idpos, &tspos);
+		if (r <= 0)
+			return r;
+		start = s->pos;
+		goto payload;
+	}
 	if (pos >= end)
 		return 0;
 	if (end - pos < LT_EV_HDR_COMPACT)
@@ -506,6 +675,7 @@ static int decode(struct lt_stream *s)
 					(unsigned long long)s->prev_ts);
 		pos += LT_EV_HDR_EXTENDED;
 	}
+payload:
 	if (ts > s->ts_end && !s->open_end)
 		return ev_fault(s, tspos,
 				"timestamp %llu is after the packet's "
@@ -522,7 +692,9 @@ static int decode(struct lt_stream *s)
 	ev->ts = ts;
 	ev->base = b;
 	if (ec->fixed_size >= 0) {
-		if ((size_t)ec->fixed_size > end - pos)
+		pos = (pos + ec->fixed_align - 1) &
+		      ~(size_t)(ec->fixed_align - 1);
+		if (pos > end || (size_t)ec->fixed_size > end - pos)
 			return ev_fault(s, pos,
 					"event %s: payload past the content "
 					"end",
@@ -532,9 +704,60 @@ static int decode(struct lt_stream *s)
 		pos += (size_t)ec->fixed_size;
 	} else {
 		uint32_t *off = s->off, *cnt = s->cnt;
+		unsigned sub = 0; /* bits into pos after a bit-field */
+		int64_t vsel = -1; /* the option of the variant being read */
 		for (uint32_t i = 0; i < ec->nfields; i++) {
 			const struct lt_field_class *fc = &ec->fields[i];
 			size_t need;
+			if (__builtin_expect(fc->var_tag >= 0, 0)) {
+				if (fc->var_first) {
+					int64_t tag = field_int(
+						b, off[fc->var_tag],
+						&ec->fields[fc->var_tag]);
+					vsel = select_option(
+						fc, tag,
+						ec->fields[fc->var_tag]
+							.is_signed);
+					if (vsel < 0)
+						return ev_fault(
+							s, pos,
+							"event %s: variant "
+							"tag %lld selects no "
+							"option",
+							ec->name,
+							(long long)tag);
+				}
+				if (fc->var_opt != vsel) {
+					off[i] = LT_OFF_ABSENT;
+					cnt[i] = 0;
+					continue;
+				}
+			}
+			if (__builtin_expect(fc->bitfield, 0)) {
+				/* by bits; its offset in bits from b */
+				uint64_t bit = 8 * (uint64_t)pos + sub;
+				bit = (bit + fc->bitalign - 1) &
+				      ~(uint64_t)(fc->bitalign - 1);
+				if (bit + fc->bitsize > 8 * (uint64_t)end) {
+					pos = (size_t)(bit / 8);
+					goto past;
+				}
+				if (bit > UINT32_MAX)
+					return ev_fault(s, pos,
+							"event %s: bit-field "
+							"'%s' past 512 MiB "
+							"in its packet",
+							ec->name, fc->name);
+				off[i] = (uint32_t)bit;
+				bit += fc->bitsize;
+				pos = (size_t)(bit / 8);
+				sub = (unsigned)(bit % 8);
+				continue;
+			}
+			if (sub) {
+				pos++;
+				sub = 0;
+			}
 			if (fc->align > 1)
 				pos = (pos + fc->align - 1) &
 				      ~(size_t)(fc->align - 1);
@@ -562,8 +785,15 @@ static int decode(struct lt_stream *s)
 			case LT_KIND_SEQUENCE: {
 				const struct lt_field_class *lf =
 					&ec->fields[fc->length_field];
-				uint64_t n = ld_uint(b + off[fc->length_field],
-						     lf->size);
+				uint64_t n =
+					lf->bitfield ?
+						lt_hdr_bits(
+							b,
+							off[fc->length_field],
+							lf->bitsize, lf->be) :
+						ld_uint_bo(
+							b + off[fc->length_field],
+							lf->size, lf->be);
 				if (n > (end - pos) / fc->size)
 					return ev_fault(
 						s, off[fc->length_field],
@@ -589,12 +819,16 @@ past:
 			}
 			pos += need;
 		}
+		if (sub)
+			pos++; /* the next event starts on a byte */
 		ev->off = off;
 		ev->count = cnt;
 	}
+	if (pos == start)
+		return ev_fault(s, pos, "event %s of no bytes", ec->name);
 	s->prev_ts = ts;
 	s->pos = pos;
-	ev->ns = clock_ns(&s->t->m.clock, ts);
+	ev->ns = ctf_clock_ns(&s->m->clock, ts);
 	return 1;
 }
 
@@ -631,7 +865,7 @@ static inline int decode_fast(struct lt_stream *s)
 	ev->off = ec->fixed_off;
 	s->prev_ts = ts;
 	s->pos = pos + (size_t)ec->fixed_size;
-	ev->ns = clock_ns(&s->t->m.clock, ts);
+	ev->ns = ctf_clock_ns(&s->m->clock, ts);
 	return 1;
 }
 
@@ -665,24 +899,29 @@ int lt_stream_next(lt_stream_t *s, const struct lt_event **ev)
 /* Merged iteration: a min-heap of streams keyed by (ts, index). */
 
 static inline int heap_less(const struct lt_stream *a,
-			    const struct lt_stream *b)
+			    const struct lt_stream *b, int by_ns)
 {
+	/* one trace: by clock counts, then by stream; a tree of traces
+	 * (each on its own clock): by time since the epoch first, as
+	 * babeltrace2 merges */
+	if (__builtin_expect(by_ns, 0) && a->ev.ns != b->ev.ns)
+		return a->ev.ns < b->ev.ns;
 	return a->ev.ts < b->ev.ts ||
 	       (a->ev.ts == b->ev.ts && a->index < b->index);
 }
-
 static void sift_down(struct lt_reader *t, unsigned i)
 {
 	struct lt_stream **h = t->heap;
 	unsigned n = t->nheap;
+	const int by_ns = t->nparts > 1;
 	struct lt_stream *x = h[i];
 	for (;;) {
 		unsigned c = 2 * i + 1;
 		if (c >= n)
 			break;
-		if (c + 1 < n && heap_less(h[c + 1], h[c]))
+		if (c + 1 < n && heap_less(h[c + 1], h[c], by_ns))
 			c++;
-		if (!heap_less(h[c], x))
+		if (!heap_less(h[c], x, by_ns))
 			break;
 		h[i] = h[c];
 		i = c;
@@ -698,7 +937,7 @@ static inline void heap_fix_top(struct lt_reader *t)
 	if (t->nheap == 2) {
 		/* without a branch: which stream is next is a coin toss */
 		struct lt_stream *a = h[0], *b = h[1];
-		uintptr_t sw = -(uintptr_t)heap_less(b, a);
+		uintptr_t sw = -(uintptr_t)heap_less(b, a, t->nparts > 1);
 		uintptr_t x = ((uintptr_t)a ^ (uintptr_t)b) & sw;
 		h[0] = (struct lt_stream *)((uintptr_t)a ^ x);
 		h[1] = (struct lt_stream *)((uintptr_t)b ^ x);
@@ -764,7 +1003,10 @@ void lt_reader_rewind(lt_reader_t *t)
 
 static int setup_streams(struct lt_reader *t, char *err, size_t errlen)
 {
-	uint32_t nf = t->m.max_fields ? t->m.max_fields : 1;
+	uint32_t nf = 1;
+	for (unsigned i = 0; i < t->nparts; i++)
+		if (t->parts[i].m.max_fields > nf)
+			nf = t->parts[i].m.max_fields;
 	t->heap = calloc(t->nstreams ? t->nstreams : 1, sizeof(*t->heap));
 	if (!t->heap)
 		goto nomem;
@@ -786,7 +1028,9 @@ static int setup_streams(struct lt_reader *t, char *err, size_t errlen)
 		/* the packet headers' pages: read again as the pass goes */
 		if (s->map_len > LT_WINDOW)
 			madvise((void *)s->data, s->map_len, MADV_DONTNEED);
-		for (uint32_t id = 0; s->sc && id < LT_EV_ID_EXTENDED; id++) {
+		for (uint32_t id = 0;
+		     s->sc && s->sc->own_layout && id < LT_EV_ID_EXTENDED;
+		     id++) {
 			const struct lt_event_class *ec =
 				lt_tsdl_event(s->sc, id);
 			s->fixed[id] = ec && ec->fixed_size >= 0 ? ec : NULL;
@@ -828,8 +1072,15 @@ int lt_reader_open_mem(const char *metadata, size_t metadata_len,
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	r = lt_tsdl_parse(metadata, metadata_len, "metadata", &t->m, err,
-			  errlen);
+	t->parts = calloc(1, sizeof(*t->parts));
+	if (!t->parts) {
+		r = -ENOMEM;
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	t->nparts = 1;
+	r = lt_tsdl_parse(metadata, metadata_len, "metadata", &t->parts[0].m,
+			  err, errlen);
 	if (r < 0)
 		goto fail;
 	t->streams = calloc(nstreams ? nstreams : 1, sizeof(*t->streams));
@@ -841,6 +1092,7 @@ int lt_reader_open_mem(const char *metadata, size_t metadata_len,
 	t->nstreams = nstreams;
 	for (unsigned i = 0; i < nstreams; i++) {
 		struct lt_stream *s = &t->streams[i];
+		s->m = &t->parts[0].m;
 		s->name = strdup(streams[i].name);
 		s->path = strdup(streams[i].name);
 		s->data = streams[i].data;
@@ -866,7 +1118,7 @@ static int cmp_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int read_metadata(struct lt_reader *t, const char *dir, char *err,
+static int read_metadata(struct lt_part *t, const char *dir, char *err,
 			 size_t errlen)
 {
 	char path[4200];
@@ -939,13 +1191,109 @@ static int map_stream(struct lt_stream *s, char *err, size_t errlen)
 	return 0;
 }
 
+/* Appends a copy of str to the list. */
+static int push_str(char ***list, unsigned *n, unsigned *cap, const char *str)
+{
+	if (*n == *cap) {
+		unsigned nc = *cap ? *cap * 2 : 16;
+		char **nl = realloc(*list, nc * sizeof(*nl));
+		if (!nl)
+			return -ENOMEM;
+		*list = nl;
+		*cap = nc;
+	}
+	if (!((*list)[*n] = strdup(str)))
+		return -ENOMEM;
+	(*n)++;
+	return 0;
+}
+
+static void free_strs(char **list, unsigned n)
+{
+	for (unsigned i = 0; list && i < n; i++)
+		free(list[i]);
+	free(list);
+}
+
+/*
+ * The traces under dir: dir itself when it holds a metadata file, else
+ * every directory below it that does (an LTTng session: kernel/,
+ * ust/uid/UID/64-bit/, ust/pid/...), not descending into a trace nor
+ * through symbolic links.
+ */
+static int find_traces(const char *dir, int depth, char ***list, unsigned *n,
+		       unsigned *cap)
+{
+	char path[4200];
+	struct stat st;
+	snprintf(path, sizeof(path), "%s/metadata", dir);
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+		return push_str(list, n, cap, dir);
+	if (depth >= 8)
+		return 0;
+	DIR *d = opendir(dir);
+	if (!d)
+		return depth ? 0 : -errno;
+	char **subs = NULL;
+	unsigned ns = 0, cs = 0;
+	int r = 0;
+	struct dirent *de;
+	while (r == 0 && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+			r = push_str(&subs, &ns, &cs, path);
+	}
+	closedir(d);
+	if (ns)
+		qsort(subs, ns, sizeof(*subs), cmp_name);
+	for (unsigned i = 0; r == 0 && i < ns; i++)
+		r = find_traces(subs[i], depth + 1, list, n, cap);
+	free_strs(subs, ns);
+	return r;
+}
+
+/* The stream files of the trace in dir (regular files but the metadata,
+ * not starting with '.'), sorted. */
+static int list_streams(const char *dir, char ***names, unsigned *n, char *err,
+			size_t errlen)
+{
+	unsigned cap = 0;
+	DIR *d = opendir(dir);
+	if (!d) {
+		int r = -errno;
+		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+		return r;
+	}
+	struct dirent *de;
+	int r = 0;
+	while (r == 0 && (de = readdir(d))) {
+		if (de->d_name[0] == '.' || !strcmp(de->d_name, "metadata"))
+			continue;
+		char path[4200];
+		struct stat st;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+			continue;
+		r = push_str(names, n, &cap, de->d_name);
+	}
+	closedir(d);
+	if (r < 0) {
+		snprintf(err, errlen, "out of memory");
+		return r;
+	}
+	if (*n)
+		qsort(*names, *n, sizeof(**names), cmp_name);
+	return 0;
+}
+
 int lt_reader_open(const char *dir, const struct lt_reader_opts *opts,
 		   lt_reader_t **out, char *err, size_t errlen)
 {
 	struct lt_reader *t = trace_new(opts);
-	char **names = NULL;
-	unsigned n = 0, cap = 0;
-	DIR *d = NULL;
+	char **tdirs = NULL;
+	unsigned ntd = 0, tcap = 0;
 	int r;
 
 	*out = NULL;
@@ -966,72 +1314,81 @@ int lt_reader_open(const char *dir, const struct lt_reader_opts *opts,
 	memcpy(dbuf, dir, dl);
 	dbuf[dl] = 0;
 	dir = dbuf;
-	r = read_metadata(t, dir, err, errlen);
-	if (r < 0)
-		goto fail;
-	d = opendir(dir);
-	if (!d) {
-		r = -errno;
-		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
-		goto fail;
-	}
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.' || !strcmp(de->d_name, "metadata"))
-			continue;
-		char path[4200];
-		struct stat st;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
-			continue;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 16;
-			char **nn = realloc(names, cap * sizeof(*nn));
-			if (!nn)
-				goto nomem;
-			names = nn;
-		}
-		if (!(names[n] = strdup(de->d_name)))
-			goto nomem;
-		n++;
-	}
-	closedir(d);
-	d = NULL;
-	if (n)
-		qsort(names, n, sizeof(*names), cmp_name);
-	t->streams = calloc(n ? n : 1, sizeof(*t->streams));
-	if (!t->streams)
+	r = find_traces(dir, 0, &tdirs, &ntd, &tcap);
+	if (r == -ENOMEM)
 		goto nomem;
-	t->nstreams = n;
-	for (unsigned i = 0; i < n; i++) {
-		struct lt_stream *s = &t->streams[i];
-		size_t pl = strlen(dir) + strlen(names[i]) + 2;
-		s->name = names[i];
-		names[i] = NULL;
-		s->path = malloc(pl);
-		if (!s->path)
-			goto nomem;
-		snprintf(s->path, pl, "%s/%s", dir, s->name);
-		r = map_stream(s, err, errlen);
+	if (r < 0 || !ntd) {
+		/* no trace in the tree: the error of the top's metadata */
+		r = r < 0 ? r : -ENOENT;
+		snprintf(err, errlen, "%s/metadata: %s", dir, strerror(-r));
+		goto fail;
+	}
+	t->parts = calloc(ntd, sizeof(*t->parts));
+	if (!t->parts)
+		goto nomem;
+	t->nparts = ntd;
+	unsigned base = 0; /* classes of the traces before */
+	for (unsigned k = 0; k < ntd; k++) {
+		struct lt_part *pt = &t->parts[k];
+		r = read_metadata(pt, tdirs[k], err, errlen);
 		if (r < 0)
 			goto fail;
+		for (unsigned i = 0; i < pt->m.nclasses; i++)
+			pt->m.classes[i].index += base;
+		base += pt->m.nclasses;
+		char **files = NULL;
+		unsigned nf = 0;
+		r = list_streams(tdirs[k], &files, &nf, err, errlen);
+		if (r < 0)
+			goto fail;
+		struct lt_stream *ns = realloc(
+			t->streams, (t->nstreams + nf + 1) * sizeof(*ns));
+		if (!ns) {
+			free_strs(files, nf);
+			goto nomem;
+		}
+		t->streams = ns;
+		memset(ns + t->nstreams, 0, (nf + 1) * sizeof(*ns));
+		for (unsigned i = 0; i < nf; i++) {
+			struct lt_stream *s = &t->streams[t->nstreams++];
+			/* in a tree, a stream is named by its path in it */
+			const char *rel = tdirs[k] + dl;
+			rel += *rel == '/';
+			size_t pl = strlen(tdirs[k]) + strlen(files[i]) + 2;
+			size_t nl = strlen(rel) + strlen(files[i]) + 2;
+			s->m = &pt->m;
+			s->path = malloc(pl);
+			s->name = malloc(nl);
+			if (!s->path || !s->name) {
+				free_strs(files, nf);
+				goto nomem;
+			}
+			snprintf(s->path, pl, "%s/%s", tdirs[k], files[i]);
+			if (ntd == 1 || !*rel)
+				snprintf(s->name, nl, "%s", files[i]);
+			else
+				snprintf(s->name, nl, "%s/%s", rel, files[i]);
+			r = map_stream(s, err, errlen);
+			if (r < 0) {
+				free_strs(files, nf);
+				goto fail;
+			}
+		}
+		free_strs(files, nf);
 	}
+	if (!t->streams && !(t->streams = calloc(1, sizeof(*t->streams))))
+		goto nomem;
 	r = setup_streams(t, err, errlen);
 	if (r < 0)
 		goto fail;
-	free(names);
+	free_strs(tdirs, ntd);
 	*out = t;
 	return 0;
 nomem:
 	r = -ENOMEM;
 	snprintf(err, errlen, "out of memory");
 fail:
-	if (d)
-		closedir(d);
-	if (names)
-		for (unsigned i = 0; i < n; i++)
-			free(names[i]);
-	free(names);
+	free_strs(tdirs, ntd);
 	lt_reader_close(t);
 	return r;
 }
@@ -1052,8 +1409,11 @@ void lt_reader_close(lt_reader_t *t)
 	}
 	free(t->streams);
 	free(t->heap);
-	free(t->meta);
-	lt_tsdl_free(&t->m);
+	for (unsigned i = 0; i < t->nparts; i++) {
+		free(t->parts[i].meta);
+		lt_tsdl_free(&t->parts[i].m);
+	}
+	free(t->parts);
 	free(t);
 }
 
@@ -1091,11 +1451,16 @@ uint64_t lt_stream_npackets(const lt_stream_t *s)
 
 int64_t lt_reader_begin_ns(const lt_reader_t *t)
 {
-	uint64_t min = UINT64_MAX;
-	for (unsigned i = 0; i < t->nstreams; i++)
-		if (t->streams[i].npk && t->streams[i].pk[0].ts_begin < min)
-			min = t->streams[i].pk[0].ts_begin;
-	return min == UINT64_MAX ? 0 : lt_clock_ns(&t->m.clock, min);
+	int64_t min = INT64_MAX;
+	for (unsigned i = 0; i < t->nstreams; i++) {
+		const struct lt_stream *s = &t->streams[i];
+		if (!s->npk)
+			continue;
+		int64_t ns = lt_clock_ns(&s->m->clock, s->pk[0].ts_begin);
+		if (ns < min)
+			min = ns;
+	}
+	return min == INT64_MAX ? 0 : min;
 }
 
 uint64_t lt_stream_discarded(const lt_stream_t *s)
@@ -1105,726 +1470,32 @@ uint64_t lt_stream_discarded(const lt_stream_t *s)
 
 unsigned lt_reader_nclasses(const lt_reader_t *t)
 {
-	return t->m.nclasses;
+	unsigned n = 0;
+	for (unsigned i = 0; i < t->nparts; i++)
+		n += t->parts[i].m.nclasses;
+	return n;
 }
 
 const struct lt_event_class *lt_reader_class(const lt_reader_t *t, unsigned i)
 {
-	return i < t->m.nclasses ? &t->m.classes[i] : NULL;
+	for (unsigned p = 0; p < t->nparts; p++) {
+		if (i < t->parts[p].m.nclasses)
+			return &t->parts[p].m.classes[i];
+		i -= t->parts[p].m.nclasses;
+	}
+	return NULL;
 }
 
 const struct lt_clock *lt_reader_clock(const lt_reader_t *t)
 {
-	return &t->m.clock;
+	return &t->parts[0].m.clock;
 }
 
 const char *lt_reader_env(const lt_reader_t *t, const char *key)
 {
-	for (unsigned i = 0; i < t->m.nenv; i++)
-		if (!strcmp(t->m.env[i].key, key))
-			return t->m.env[i].value;
+	for (unsigned p = 0; p < t->nparts; p++)
+		for (unsigned i = 0; i < t->parts[p].m.nenv; i++)
+			if (!strcmp(t->parts[p].m.env[i].key, key))
+				return t->parts[p].m.env[i].value;
 	return NULL;
-}
-
-/* Values */
-
-const char *lt_enum_label(const struct lt_field_class *fc, uint64_t raw)
-{
-	for (uint32_t i = 0; i < fc->nranges; i++) {
-		const struct lt_enum_range *r = &fc->ranges[i];
-		int in = fc->is_signed ? ((int64_t)raw >= r->lo &&
-					  (int64_t)raw <= r->hi) :
-					 (raw >= (uint64_t)r->lo &&
-					  raw <= (uint64_t)r->hi);
-		if (in)
-			return r->label;
-	}
-	return NULL;
-}
-
-static void scalar_value(const struct lt_field_class *fc, uint8_t kind,
-			 const unsigned char *p, struct lt_value *v)
-{
-	v->fc = fc;
-	v->kind = kind;
-	v->str = NULL;
-	v->len = 0;
-	v->data = p;
-	if (kind == LT_KIND_FLOAT) {
-		if (fc->size == 4) {
-			float f;
-			memcpy(&f, p, 4);
-			v->f = f;
-		} else {
-			memcpy(&v->f, p, 8);
-		}
-		return;
-	}
-	uint64_t raw = ld_uint(p, fc->size);
-	if (fc->is_signed)
-		v->i = sext(raw, fc->size);
-	else
-		v->u = raw;
-	if (kind == LT_KIND_ENUM)
-		v->str = lt_enum_label(fc, v->u);
-}
-
-int lt_event_field(const struct lt_event *ev, unsigned i, struct lt_value *v)
-{
-	if (i >= ev->cls->nfields)
-		return -EINVAL;
-	const struct lt_field_class *fc = &ev->cls->fields[i];
-	const unsigned char *p = ev->base + ev->off[i];
-	switch (fc->kind) {
-	case LT_KIND_STRING:
-		v->fc = fc;
-		v->kind = LT_KIND_STRING;
-		v->str = (const char *)p;
-		v->len = ev->count[i];
-		v->data = p;
-		return 0;
-	case LT_KIND_ARRAY:
-	case LT_KIND_SEQUENCE:
-		v->fc = fc;
-		v->kind = fc->kind;
-		v->data = p;
-		v->len = fc->kind == LT_KIND_ARRAY ? fc->length : ev->count[i];
-		v->str = NULL;
-		if (fc->text) {
-			v->str = (const char *)p;
-			v->u = strnlen(v->str, v->len); /* text length */
-		}
-		return 0;
-	default:
-		scalar_value(fc, fc->kind, p, v);
-		return 0;
-	}
-}
-
-int lt_event_field_by_name(const struct lt_event *ev, const char *name,
-			   struct lt_value *v)
-{
-	for (unsigned i = 0; i < ev->cls->nfields; i++)
-		if (!strcmp(ev->cls->fields[i].name, name))
-			return lt_event_field(ev, i, v);
-	return -ENOENT;
-}
-
-int lt_value_elem(const struct lt_value *arr, size_t i, struct lt_value *out)
-{
-	if ((arr->kind != LT_KIND_ARRAY && arr->kind != LT_KIND_SEQUENCE) ||
-	    i >= arr->len)
-		return -EINVAL;
-	scalar_value(arr->fc, arr->fc->elem_kind, arr->data + i * arr->fc->size,
-		     out);
-	return 0;
-}
-
-/* Formatting */
-
-static const char digits2[] = "00010203040506070809"
-			      "10111213141516171819"
-			      "20212223242526272829"
-			      "30313233343536373839"
-			      "40414243444546474849"
-			      "50515253545556575859"
-			      "60616263646566676869"
-			      "70717273747576777879"
-			      "80818283848586878889"
-			      "90919293949596979899";
-
-void lt_fmt_8digits(char *p, uint32_t x)
-{
-	uint32_t a = x / 10000, b = x % 10000;
-	memcpy(p, digits2 + 2 * (a / 100), 2);
-	memcpy(p + 2, digits2 + 2 * (a % 100), 2);
-	memcpy(p + 4, digits2 + 2 * (b / 100), 2);
-	memcpy(p + 6, digits2 + 2 * (b % 100), 2);
-}
-
-/* x < 10^8 with no leading zeros. */
-static inline char *fmt_small(char *p, uint32_t x)
-{
-	unsigned n = x < 10	  ? 1 :
-		     x < 100	  ? 2 :
-		     x < 1000	  ? 3 :
-		     x < 10000	  ? 4 :
-		     x < 100000	  ? 5 :
-		     x < 1000000  ? 6 :
-		     x < 10000000 ? 7 :
-				    8;
-	char *q = p + n;
-	while (x >= 100) {
-		q -= 2;
-		memcpy(q, digits2 + 2 * (x % 100), 2);
-		x /= 100;
-	}
-	if (x >= 10)
-		memcpy(q - 2, digits2 + 2 * x, 2);
-	else
-		q[-1] = (char)('0' + x);
-	return p + n;
-}
-
-char *lt_fmt_u64(char *p, uint64_t v)
-{
-	if (v < 100000000)
-		return fmt_small(p, (uint32_t)v);
-	if (v < 10000000000000000ull) {
-		p = fmt_small(p, (uint32_t)(v / 100000000));
-		lt_fmt_8digits(p, (uint32_t)(v % 100000000));
-		return p + 8;
-	}
-	uint64_t rest = v % 10000000000000000ull;
-	p = fmt_small(p, (uint32_t)(v / 10000000000000000ull));
-	lt_fmt_8digits(p, (uint32_t)(rest / 100000000));
-	lt_fmt_8digits(p + 8, (uint32_t)(rest % 100000000));
-	return p + 16;
-}
-
-char *lt_fmt_i64(char *p, int64_t v)
-{
-	if (v < 0) {
-		*p++ = '-';
-		return lt_fmt_u64(p, (uint64_t)0 - (uint64_t)v);
-	}
-	return lt_fmt_u64(p, (uint64_t)v);
-}
-
-static const uint64_t pow10_64[20] = {
-	1ull,
-	10ull,
-	100ull,
-	1000ull,
-	10000ull,
-	100000ull,
-	1000000ull,
-	10000000ull,
-	100000000ull,
-	1000000000ull,
-	10000000000ull,
-	100000000000ull,
-	1000000000000ull,
-	10000000000000ull,
-	100000000000000ull,
-	1000000000000000ull,
-	10000000000000000ull,
-	100000000000000000ull,
-	1000000000000000000ull,
-	10000000000000000000ull,
-};
-
-/*
- * floor(a * 10^s) for a = m * 2^k, exactly, and how the rest compares to
- * one half (-1, 0, 1); 0 when the numbers do not fit in 128 bits.
- */
-static int scale10(uint64_t m, int k, int s, uint64_t *q, int *half)
-{
-	typedef unsigned __int128 u128;
-	int as = s < 0 ? -s : s;
-	if (as > 38 || (s >= 0 && as > 22))
-		return 0;
-	u128 p10 = as < 20 ? (u128)pow10_64[as] :
-			     (u128)pow10_64[19] * pow10_64[as - 19];
-	u128 num = m, den = 1;
-	int shift = 0; /* den is den * 2^shift */
-	if (s >= 0)
-		num *= p10; /* < 2^53 * 2^74 */
-	else
-		den = p10;
-	if (k >= 0) {
-		if (k > 126 || (num >> (126 - k)))
-			return 0;
-		num <<= k;
-	} else {
-		if (-k > 126 || (den >> (126 + k)))
-			return 0;
-		shift = -k;
-	}
-	u128 qq, rem, d;
-	if (den == 1) {
-		/* a power of two: shifts */
-		qq = num >> shift;
-		rem = num & (((u128)1 << shift) - 1);
-		d = (u128)1 << shift;
-	} else {
-		d = den << shift;
-		if (!(num >> 64) && !(d >> 64)) {
-			qq = (uint64_t)num / (uint64_t)d;
-			rem = (uint64_t)num % (uint64_t)d;
-		} else {
-			qq = num / d;
-			rem = num % d;
-		}
-	}
-	if (qq >> 64)
-		return 0;
-	*q = (uint64_t)qq;
-	/* rem < d <= 2^126: 2 * rem does not overflow */
-	*half = rem * 2 < d ? -1 : rem * 2 > d;
-	return 1;
-}
-
-/*
- * printf's %g (6 significant digits, round half to even on the exact
- * binary value, trailing zeros dropped), without printf in the common
- * range; at most 32 bytes.
- */
-char *lt_fmt_g(char *p, double d)
-{
-	uint64_t bits;
-	memcpy(&bits, &d, 8);
-	int bexp = (int)((bits >> 52) & 0x7ff);
-	/* normal numbers of magnitude 1e-30 .. 1e30 take the fast path */
-	if (bexp < 1023 - 99 || bexp > 1023 + 99)
-		goto slow;
-	uint64_t m = (bits & ((1ull << 52) - 1)) | (1ull << 52);
-	int k = bexp - 1075; /* |d| = m * 2^k */
-	int E = bexp - 1023; /* 2^E <= |d| < 2^(E+1) */
-	/* floor(E * log10(2)), which is log10(|d|) or one less */
-	int e = E >= 0 ? (E * 78913) >> 18 : -((-E * 78913 + 262143) >> 18);
-	uint64_t q = 0;
-	int half = 0;
-	for (int tries = 0;; tries++) {
-		if (tries > 3 || !scale10(m, k, 5 - e, &q, &half))
-			goto slow;
-		if (q < 100000)
-			e--;
-		else if (q >= 1000000)
-			e++;
-		else
-			break;
-	}
-	if (half > 0 || (half == 0 && (q & 1)))
-		q++;
-	if (q == 1000000) {
-		q = 100000;
-		e++;
-	}
-	char dig[6];
-	for (int i = 5; i >= 0; i--) {
-		dig[i] = (char)('0' + q % 10);
-		q /= 10;
-	}
-	if (bits >> 63)
-		*p++ = '-';
-	if (e < -4 || e >= 6) {
-		int nd = 6;
-		while (nd > 1 && dig[nd - 1] == '0')
-			nd--;
-		*p++ = dig[0];
-		if (nd > 1) {
-			*p++ = '.';
-			memcpy(p, dig + 1, (size_t)nd - 1);
-			p += nd - 1;
-		}
-		*p++ = 'e';
-		*p++ = e < 0 ? '-' : '+';
-		int ae = e < 0 ? -e : e;
-		*p++ = (char)('0' + ae / 10);
-		*p++ = (char)('0' + ae % 10);
-		return p;
-	}
-	/* fixed: the point after digit e (e in -4..5) */
-	int point = e + 1, last = 5;
-	while (last >= point && last > 0 && dig[last] == '0')
-		last--;
-	if (point <= 0) {
-		*p++ = '0';
-		*p++ = '.';
-		for (int i = 0; i < -point; i++)
-			*p++ = '0';
-		memcpy(p, dig, (size_t)last + 1);
-		return p + last + 1;
-	}
-	memcpy(p, dig, (size_t)point);
-	p += point;
-	if (last >= point) {
-		*p++ = '.';
-		memcpy(p, dig + point, (size_t)(last - point + 1));
-		p += last - point + 1;
-	}
-	return p;
-slow:;
-	int n = snprintf(p, 32, "%g", d);
-	return p + (n > 0 ? (n < 32 ? n : 31) : 0);
-}
-
-static char *fmt_radix(char *p, uint64_t v, unsigned base)
-{
-	static const char hex[] = "0123456789ABCDEF";
-	char tmp[64];
-	int n = 0;
-	unsigned shift = base == 16 ? 4 : base == 8 ? 3 : 1;
-	if (base == 16) {
-		*p++ = '0';
-		*p++ = 'x';
-	} else if (base == 8) {
-		*p++ = '0';
-	} else {
-		*p++ = '0';
-		*p++ = 'b';
-	}
-	do {
-		tmp[n++] = hex[v & (base - 1)];
-		v >>= shift;
-	} while (v);
-	while (n)
-		*p++ = tmp[--n];
-	return p;
-}
-
-static char *fmt_escaped(char *p, const char *s, size_t n)
-{
-	static const char hex[] = "0123456789abcdef";
-	*p++ = '"';
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c >= 0x20 && c != '"' && c != '\\' && c != 0x7f) {
-			*p++ = (char)c;
-			continue;
-		}
-		*p++ = '\\';
-		switch (c) {
-		case '"':
-		case '\\':
-			*p++ = (char)c;
-			break;
-		case '\a':
-			*p++ = 'a';
-			break;
-		case '\b':
-			*p++ = 'b';
-			break;
-		case '\f':
-			*p++ = 'f';
-			break;
-		case '\n':
-			*p++ = 'n';
-			break;
-		case '\r':
-			*p++ = 'r';
-			break;
-		case '\t':
-			*p++ = 't';
-			break;
-		case '\v':
-			*p++ = 'v';
-			break;
-		default:
-			*p++ = 'x';
-			*p++ = hex[c >> 4];
-			*p++ = hex[c & 15];
-			break;
-		}
-	}
-	*p++ = '"';
-	return p;
-}
-
-static char *fmt_int(char *p, const struct lt_value *v)
-{
-	const struct lt_field_class *fc = v->fc;
-	if (fc->base != 10) {
-		uint64_t u = v->u;
-		if (fc->is_signed && fc->size < 8)
-			u &= (1ull << (8 * fc->size)) - 1;
-		return fmt_radix(p, u, fc->base);
-	}
-	return fc->is_signed ? lt_fmt_i64(p, v->i) : lt_fmt_u64(p, v->u);
-}
-
-static char *fmt_scalar(char *p, const struct lt_value *v)
-{
-	switch (v->kind) {
-	case LT_KIND_INT:
-		return fmt_int(p, v);
-	case LT_KIND_ENUM: {
-		const struct lt_field_class *fc = v->fc;
-		unsigned nl = 0;
-		const char *first = NULL;
-		memcpy(p, "( ", 2);
-		p += 2;
-		for (uint32_t i = 0; i < fc->nranges; i++) {
-			const struct lt_enum_range *r = &fc->ranges[i];
-			int in = fc->is_signed ?
-					 (v->i >= r->lo && v->i <= r->hi) :
-					 (v->u >= (uint64_t)r->lo &&
-					  v->u <= (uint64_t)r->hi);
-			if (!in)
-				continue;
-			if (nl++ == 0) {
-				first = r->label;
-				continue;
-			}
-			if (nl == 2) {
-				memcpy(p, "{ ", 2);
-				p += 2;
-				p = fmt_escaped(p, first, strlen(first));
-			}
-			memcpy(p, ", ", 2);
-			p += 2;
-			p = fmt_escaped(p, r->label, strlen(r->label));
-		}
-		if (nl == 0) {
-			memcpy(p, "<unknown>", 9);
-			p += 9;
-		} else if (nl == 1) {
-			p = fmt_escaped(p, first, strlen(first));
-		} else {
-			memcpy(p, " }", 2);
-			p += 2;
-		}
-		memcpy(p, " : container = ", 15);
-		p += 15;
-		p = fmt_int(p, v);
-		memcpy(p, " )", 2);
-		return p + 2;
-	}
-	case LT_KIND_FLOAT:
-		return lt_fmt_g(p, v->f);
-	}
-	return p;
-}
-
-static size_t scalar_bound(const struct lt_field_class *fc, uint8_t kind)
-{
-	size_t b = kind == LT_KIND_FLOAT ? 32 : 68; /* 0b + 64 digits */
-	if (kind == LT_KIND_ENUM) {
-		b += 32;
-		for (uint32_t i = 0; i < fc->nranges; i++)
-			b += 4 * strlen(fc->ranges[i].label) + 4;
-	}
-	return b;
-}
-
-size_t lt_format_bound_fixed(const struct lt_field_class *fcs, unsigned n)
-{
-	size_t b = 4 + 16; /* copy16() may write 15 bytes ahead */
-	for (unsigned i = 0; i < n; i++) {
-		const struct lt_field_class *fc = &fcs[i];
-		b += fc->name_len + 5;
-		switch (fc->kind) {
-		case LT_KIND_STRING:
-			b += 2;
-			break;
-		case LT_KIND_ARRAY:
-			if (fc->text)
-				b += 4 * (size_t)fc->length + 2;
-			else
-				b += 4 +
-				     (size_t)fc->length *
-					     (16 +
-					      scalar_bound(fc, fc->elem_kind));
-			break;
-		case LT_KIND_SEQUENCE:
-			b += 6;
-			break;
-		default:
-			b += scalar_bound(fc, fc->kind);
-			break;
-		}
-	}
-	return b;
-}
-
-size_t lt_event_format_bound(const struct lt_event *ev)
-{
-	const struct lt_event_class *ec = ev->cls;
-	size_t b = ec->fmt_bound;
-	if (ec->fixed_size >= 0)
-		return b;
-	for (uint32_t i = 0; i < ec->nfields; i++) {
-		const struct lt_field_class *fc = &ec->fields[i];
-		if (fc->kind == LT_KIND_STRING) {
-			b += 4 * (size_t)ev->count[i];
-		} else if (fc->kind == LT_KIND_SEQUENCE) {
-			size_t n = ev->count[i];
-			if (fc->text)
-				b += 4 * n;
-			else
-				b += n * (16 + scalar_bound(fc, fc->elem_kind));
-		}
-	}
-	return b;
-}
-
-/* The integer (or integer element) of fc at fp. */
-static inline char *fmt_raw_int(char *p, const struct lt_field_class *fc,
-				const unsigned char *fp)
-{
-	uint64_t raw = ld_uint(fp, fc->size);
-	if (fc->base != 10)
-		return fmt_radix(p, raw, fc->base);
-	return fc->is_signed ? lt_fmt_i64(p, sext(raw, fc->size)) :
-			       lt_fmt_u64(p, raw);
-}
-
-/* Copies n bytes in 16-byte blocks: writes up to 15 bytes past p + n. */
-static inline char *copy16(char *p, const char *s, size_t n)
-{
-	for (size_t i = 0; i < n; i += 16)
-		memcpy(p + i, s + i, 16);
-	return p + n;
-}
-
-char *lt_event_format(const struct lt_event *ev, char *p)
-{
-	const struct lt_event_class *ec = ev->cls;
-	struct lt_value v, e;
-
-	if (!ec->nfields) {
-		memcpy(p, "{ }", 3);
-		return p + 3;
-	}
-	*p++ = '{';
-	for (uint32_t i = 0; i < ec->nfields; i++) {
-		const struct lt_field_class *fc = &ec->fields[i];
-		const unsigned char *fp = ev->base + ev->off[i];
-		/* ", NAME = " (the first field's without the comma) */
-		if (i)
-			p = copy16(p, fc->prefix, fc->prefix_len);
-		else
-			p = copy16(p, fc->prefix + 1, fc->prefix_len - 1u);
-		if (fc->kind == LT_KIND_INT) {
-			p = fmt_raw_int(p, fc, fp);
-			continue;
-		}
-		lt_event_field(ev, i, &v);
-		switch (fc->kind) {
-		case LT_KIND_STRING:
-			p = fmt_escaped(p, v.str, v.len);
-			break;
-		case LT_KIND_ARRAY:
-		case LT_KIND_SEQUENCE:
-			if (fc->text) {
-				p = fmt_escaped(p, v.str, (size_t)v.u);
-				break;
-			}
-			*p++ = '[';
-			for (size_t j = 0; j < v.len; j++) {
-				memcpy(p, j ? ", [" : " [", 3);
-				p += j ? 3 : 2;
-				p = lt_fmt_u64(p, j);
-				memcpy(p, "] = ", 4);
-				p += 4;
-				if (fc->elem_kind == LT_KIND_INT) {
-					p = fmt_raw_int(p, fc,
-							v.data + j * fc->size);
-					continue;
-				}
-				lt_value_elem(&v, j, &e);
-				p = fmt_scalar(p, &e);
-			}
-			memcpy(p, " ]", 2);
-			p += 2;
-			break;
-		default:
-			p = fmt_scalar(p, &v);
-			break;
-		}
-	}
-	memcpy(p, " }", 2);
-	return p + 2;
-}
-
-/* One conversion of a marker with its field's value, as printf would. */
-static int format_conv(char *p, size_t room, const char *spec,
-		       const struct lt_marker_piece *c,
-		       const struct lt_value *v)
-{
-	int is_signed = v->fc && v->fc->is_signed;
-	int64_t i = is_signed ? v->i : (int64_t)v->u;
-	uint64_t u = v->u;
-	switch (c->conv) {
-	case 'd':
-	case 'i':
-		switch (c->length) {
-		case LT_LEN_L:
-			return snprintf(p, room, spec, (long)i);
-		case LT_LEN_LL:
-			return snprintf(p, room, spec, (long long)i);
-		case LT_LEN_J:
-			return snprintf(p, room, spec, (intmax_t)i);
-		case LT_LEN_Z:
-			return snprintf(p, room, spec, (ssize_t)i);
-		case LT_LEN_T:
-			return snprintf(p, room, spec, (ptrdiff_t)i);
-		default: /* hh, h: printf narrows the int itself */
-			return snprintf(p, room, spec, (int)i);
-		}
-	case 'c':
-		return snprintf(p, room, spec, (int)i);
-	case 'p':
-		return snprintf(p, room, spec, (void *)(uintptr_t)u);
-	case 's': {
-		char s[LT_STRING_MAX];
-		size_t n = v->len < sizeof(s) - 1 ? v->len : sizeof(s) - 1;
-		memcpy(s, v->str, n);
-		s[n] = 0;
-		return snprintf(p, room, spec, s);
-	}
-	case 'f':
-	case 'F':
-	case 'e':
-	case 'E':
-	case 'g':
-	case 'G':
-		return snprintf(p, room, spec, v->f);
-	default: /* u o x X */
-		switch (c->length) {
-		case LT_LEN_L:
-			return snprintf(p, room, spec, (unsigned long)u);
-		case LT_LEN_LL:
-			return snprintf(p, room, spec, (unsigned long long)u);
-		case LT_LEN_J:
-			return snprintf(p, room, spec, (uintmax_t)u);
-		case LT_LEN_Z:
-		case LT_LEN_T:
-			return snprintf(p, room, spec, (size_t)u);
-		default:
-			return snprintf(p, room, spec, (unsigned)u);
-		}
-	}
-}
-
-char *lt_event_format_marker(const struct lt_event *ev, char *p, size_t room)
-{
-	const char *fmt = ev->cls->format;
-	struct lt_marker_piece c;
-	size_t pos = 0;
-	unsigned k = 0;
-	char *end = p + room - 1;
-	while (p < end && lt_marker_next(fmt, &pos, &c) > 0) {
-		size_t left = (size_t)(end - p);
-		if (!c.conv) {
-			size_t n = c.len < left ? c.len : left;
-			memcpy(p, fmt + c.start, n);
-			p += n;
-			continue;
-		}
-		struct lt_value v;
-		char spec[64];
-		if (c.len >= sizeof(spec) || lt_event_field(ev, k++, &v) != 0)
-			break;
-		/* the trace's metadata, not the registry, said the format
-		 * fits the fields: a conversion whose field is of another
-		 * kind is shown as "?" */
-		int want = strchr("fFeEgG", c.conv) ? LT_KIND_FLOAT :
-			   c.conv == 's'	    ? LT_KIND_STRING :
-						      LT_KIND_INT;
-		int kind = v.kind == LT_KIND_ENUM ? LT_KIND_INT : v.kind;
-		if (kind != want || (kind == LT_KIND_STRING && !v.str)) {
-			*p++ = '?';
-			continue;
-		}
-		memcpy(spec, fmt + c.start, c.len);
-		spec[c.len] = 0;
-		int n = format_conv(p, left + 1, spec, &c, &v);
-		if (n < 0)
-			break;
-		p += (size_t)n < left ? (size_t)n : left;
-	}
-	*p = 0;
-	return p;
 }

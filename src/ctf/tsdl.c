@@ -11,6 +11,8 @@
  * is nothing else to free on the way.
  */
 #include "ctf/tsdl.h"
+#include "ctf/clock_ns.h"
+#include "ctf/format.h"
 #include "ctf/marker.h"
 
 #include <ctype.h>
@@ -62,6 +64,8 @@ void lt_arena_free(struct lt_arena *a)
 
 /* Types as parsed */
 
+enum { BO_NATIVE = 0, BO_LE = 1, BO_BE = 2 };
+
 enum ty_kind {
 	TY_INT,
 	TY_ENUM,
@@ -86,6 +90,7 @@ struct ty {
 	int line;
 	unsigned size, align; /* bits */
 	int is_signed, base, text;
+	int bo; /* byte order: BO_NATIVE (the trace's), BO_LE or BO_BE */
 	const char *map; /* clock the integer maps to */
 	unsigned exp_dig, mant_dig;
 	struct lt_enum_range *ranges;
@@ -125,7 +130,7 @@ struct parser {
 	struct pstream {
 		uint32_t id;
 		int line;
-		struct ty *context, *header;
+		struct ty *context, *header, *event_context;
 	} * streams;
 	unsigned nstreams, capstreams;
 	struct pevent {
@@ -134,12 +139,20 @@ struct parser {
 		int64_t stream_id; /* -1: not given */
 		int loglevel;
 		const char *format; /* a marker's (ctf/marker.h) */
-		struct ty *fields;
+		struct ty *fields, *context;
 		int line, has_id;
 	} * events;
 	unsigned nevents, capevents;
 	struct lt_env_entry *env;
 	unsigned nenv, capenv;
+	/* type names: typealias and typedef names, "struct NAME",
+	 * "variant NAME" and "enum NAME" */
+	struct tname {
+		const char *name;
+		struct ty *type;
+	} * names;
+	unsigned nnames, capnames;
+	int trace_bo; /* BO_LE or BO_BE */
 };
 
 __attribute__((noreturn, format(printf, 3, 4))) static void
@@ -524,16 +537,91 @@ static int val_bool(struct parser *ps, const struct val *v, const char *what)
 	fail(ps, v->line, "%s: expected true or false", what);
 }
 
-static void check_byte_order(struct parser *ps, const struct val *v)
+static int parse_byte_order(struct parser *ps, const struct val *v)
 {
-	if (v->kind == V_IDENT &&
-	    (!strcmp(v->s, "le") || !strcmp(v->s, "native")))
-		return;
+	if (v->kind == V_IDENT && !strcmp(v->s, "le"))
+		return BO_LE;
 	if (v->kind == V_IDENT &&
 	    (!strcmp(v->s, "be") || !strcmp(v->s, "network")))
-		fail(ps, v->line,
-		     "byte_order: big-endian traces are not supported");
-	fail(ps, v->line, "byte_order: expected le");
+		return BO_BE;
+	if (v->kind == V_IDENT && !strcmp(v->s, "native"))
+		return BO_NATIVE;
+	fail(ps, v->line, "byte_order: expected le, be, network or native");
+}
+
+/* Type names */
+
+static struct ty *find_name(const struct parser *ps, const char *name)
+{
+	for (unsigned i = ps->nnames; i-- > 0;)
+		if (!strcmp(ps->names[i].name, name))
+			return ps->names[i].type;
+	return NULL;
+}
+
+/* Whether some type name starts with the words of prefix. */
+static int name_prefix(const struct parser *ps, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	for (unsigned i = 0; i < ps->nnames; i++)
+		if (!strncmp(ps->names[i].name, prefix, n) &&
+		    (ps->names[i].name[n] == 0 || ps->names[i].name[n] == ' '))
+			return 1;
+	return 0;
+}
+
+static void add_name(struct parser *ps, const char *name, struct ty *t)
+{
+	ps->names = grow(ps, ps->names, ps->nnames, &ps->capnames,
+			 sizeof(*ps->names));
+	ps->names[ps->nnames++] = (struct tname){ name, t };
+}
+
+static const char *join2(struct parser *ps, const char *a, const char *b)
+{
+	size_t na = strlen(a), nb = strlen(b);
+	char *d = alloc(ps, na + nb + 2);
+	memcpy(d, a, na);
+	d[na] = ' ';
+	memcpy(d + na + 1, b, nb + 1);
+	return d;
+}
+
+/* The identifier after the current token, without consuming anything. */
+static const char *peek_ident(struct parser *ps)
+{
+	const char *p = ps->p;
+	int line = ps->line;
+	struct tok t = ps->t;
+	next(ps);
+	const char *r = ps->t.kind == TK_IDENT ? ps->t.s : NULL;
+	ps->p = p;
+	ps->line = line;
+	ps->t = t;
+	return r;
+}
+
+/* A type name of one or more words ("uint8_t", "unsigned long"): the
+ * longest run of identifiers that names a type. */
+static struct ty *named_type(struct parser *ps)
+{
+	int line = ps->t.line;
+	const char *name = ps->t.s;
+	for (;;) {
+		const char *w = peek_ident(ps);
+		if (!w)
+			break;
+		const char *longer = join2(ps, name, w);
+		if (!name_prefix(ps, longer))
+			break;
+		next(ps);
+		name = longer;
+	}
+	struct ty *t = find_name(ps, name);
+	if (!t)
+		fail(ps, line, "unknown type '%s'", name);
+	next(ps);
+	return t;
 }
 
 static int parse_base(struct parser *ps, const struct val *v)
@@ -611,7 +699,7 @@ static void parse_attrs(struct parser *ps, struct ty *t)
 		} else if (!strcmp(name, "base") && t->kind == TY_INT) {
 			t->base = parse_base(ps, &v);
 		} else if (!strcmp(name, "byte_order")) {
-			check_byte_order(ps, &v);
+			t->bo = parse_byte_order(ps, &v);
 		} else if (!strcmp(name, "encoding")) {
 			t->text = parse_encoding(ps, &v);
 		} else if (!strcmp(name, "map") && t->kind == TY_INT) {
@@ -647,12 +735,17 @@ static void parse_attrs(struct parser *ps, struct ty *t)
 }
 
 static struct ty *parse_type(struct parser *ps, int depth);
+static void parse_type_decl(struct parser *ps);
 
 static void parse_fields(struct parser *ps, struct ty *t, int depth)
 {
 	unsigned cap = 0;
 	expect(ps, "{");
 	while (!is_punct(ps, "}")) {
+		if (is_ident(ps, "typealias") || is_ident(ps, "typedef")) {
+			parse_type_decl(ps);
+			continue;
+		}
 		struct ty *ft = parse_type(ps, depth + 1);
 		int line = ps->t.line;
 		const char *name = expect_ident(ps, "a field name");
@@ -777,36 +870,82 @@ static struct ty *parse_type(struct parser *ps, int depth)
 		return t;
 	}
 	if (is_ident(ps, "enum")) {
-		t = new_ty(ps, TY_ENUM);
+		int line = ps->t.line;
 		next(ps);
-		if (ps->t.kind == TK_IDENT)
-			next(ps); /* the enum's own name */
-		expect(ps, ":");
-		t->elem = parse_type(ps, depth + 1);
+		const char *name = NULL;
+		if (ps->t.kind == TK_IDENT) {
+			name = join2(ps, "enum", ps->t.s);
+			next(ps);
+			if (!is_punct(ps, ":") && !is_punct(ps, "{")) {
+				struct ty *nt = find_name(ps, name);
+				if (!nt)
+					fail(ps, line, "unknown type '%s'",
+					     name);
+				return nt;
+			}
+		}
+		t = new_ty(ps, TY_ENUM);
+		t->line = line;
+		if (is_punct(ps, ":")) {
+			next(ps);
+			t->elem = parse_type(ps, depth + 1);
+		} else {
+			t->elem = find_name(ps, "int");
+			if (!t->elem)
+				fail(ps, line,
+				     "enum without a container type and no "
+				     "'int' type declared");
+		}
 		if (t->elem->kind != TY_INT)
 			fail(ps, t->line, "enum container is not an integer");
 		t->size = t->elem->size;
 		t->align = t->elem->align;
 		t->is_signed = t->elem->is_signed;
 		parse_enum_body(ps, t);
+		if (name)
+			add_name(ps, name, t);
 		return t;
 	}
 	if (is_ident(ps, "struct") || is_ident(ps, "variant")) {
 		int variant = is_ident(ps, "variant");
-		t = new_ty(ps, variant ? TY_VARIANT : TY_STRUCT);
+		int line = ps->t.line;
+		const char *name = NULL, *tag = NULL;
 		next(ps);
-		if (ps->t.kind == TK_IDENT)
-			next(ps); /* the type's own name */
+		if (ps->t.kind == TK_IDENT) {
+			name = join2(ps, variant ? "variant" : "struct",
+				     ps->t.s);
+			next(ps);
+		}
 		if (variant && is_punct(ps, "<")) {
 			next(ps);
 			const char *first = expect_ident(ps, "a tag name");
-			t->length_ref = dotted(ps, first);
+			tag = dotted(ps, first);
 			expect(ps, ">");
 		}
+		if (name && !is_punct(ps, "{")) {
+			struct ty *nt = find_name(ps, name);
+			if (!nt)
+				fail(ps, line, "unknown type '%s'", name);
+			if (!tag)
+				return nt;
+			/* a named variant given its tag where it is used */
+			t = alloc(ps, sizeof(*t));
+			*t = *nt;
+			t->length_ref = tag;
+			return t;
+		}
+		t = new_ty(ps, variant ? TY_VARIANT : TY_STRUCT);
+		t->line = line;
+		t->length_ref = tag;
 		parse_fields(ps, t, depth);
-		t->align = 8;
-		for (unsigned i = 0; i < t->nfields; i++) {
+		/* bits: the widest field's alignment; a variant is aligned
+		 * as the option it holds, so a struct or variant holding
+		 * one is not aligned by it */
+		t->align = 1;
+		for (unsigned i = 0; i < t->nfields && !variant; i++) {
 			unsigned fa = t->fields[i].type->align;
+			if (t->fields[i].type->kind == TY_VARIANT)
+				fa = 1;
 			if (t->fields[i].type->kind == TY_ARRAY ||
 			    t->fields[i].type->kind == TY_SEQUENCE)
 				fa = t->fields[i].type->elem ?
@@ -826,12 +965,40 @@ static struct ty *parse_type(struct parser *ps, int depth)
 				t->align = (unsigned)al;
 			expect(ps, ")");
 		}
+		if (name)
+			add_name(ps, name, t);
 		return t;
 	}
 	if (is_ident(ps, "typealias") || is_ident(ps, "typedef"))
-		fail(ps, ps->t.line, "%s is not supported (write types inline)",
-		     ps->t.s);
-	fail(ps, ps->t.line, "unknown type '%s'", ps->t.s);
+		fail(ps, ps->t.line, "%s where a type is expected", ps->t.s);
+	return named_type(ps);
+}
+
+/*
+ * "typealias TYPE := NAME;" or "typedef TYPE NAME;", NAME of one or more
+ * words, at the top level or in a struct's body.
+ */
+static void parse_type_decl(struct parser *ps)
+{
+	int alias = is_ident(ps, "typealias");
+	int line = ps->t.line;
+	next(ps);
+	struct ty *t = parse_type(ps, 0);
+	if (alias)
+		expect(ps, ":=");
+	if (ps->t.kind != TK_IDENT)
+		fail(ps, ps->t.line, "expected a type name, found '%s'",
+		     tok_text(ps));
+	const char *name = ps->t.s;
+	next(ps);
+	while (ps->t.kind == TK_IDENT) {
+		name = join2(ps, name, ps->t.s);
+		next(ps);
+	}
+	if (is_punct(ps, "*"))
+		fail(ps, line, "pointer type names are not supported");
+	expect(ps, ";");
+	add_name(ps, name, t);
 }
 
 /* Blocks */
@@ -884,7 +1051,11 @@ static void assign(struct parser *ps, enum block b, const char *lhs,
 			parse_uuid(ps, v, ps->m->uuid);
 			ps->m->has_uuid = 1;
 		} else if (!strcmp(lhs, "byte_order")) {
-			check_byte_order(ps, v);
+			int bo = parse_byte_order(ps, v);
+			if (bo == BO_NATIVE)
+				fail(ps, v->line,
+				     "byte_order: the trace's must be le or be");
+			ps->trace_bo = bo;
 		}
 		break;
 	case B_ENV:
@@ -957,13 +1128,11 @@ static void assign_type(struct parser *ps, enum block b, const char *lhs,
 	} else if (b == B_STREAM && !strcmp(lhs, "event.header")) {
 		st->header = t;
 	} else if (b == B_STREAM && !strcmp(lhs, "event.context")) {
-		if (t->nfields)
-			fail(ps, line, "event.context is not supported");
+		st->event_context = t;
 	} else if (b == B_EVENT && !strcmp(lhs, "fields")) {
 		ev->fields = t;
 	} else if (b == B_EVENT && !strcmp(lhs, "context")) {
-		if (t->nfields)
-			fail(ps, line, "event context is not supported");
+		ev->context = t;
 	}
 }
 
@@ -1019,10 +1188,16 @@ struct flat {
 	unsigned off, size; /* bits */
 };
 
-/* Lays out a header struct's scalar fields from bit offset *off. */
+/* Lays out a header struct's scalar fields from bit offset *off: the
+ * count of fields, or LAYOUT_NOT_FLAT when some is not an integer or a
+ * byte array, or there are more than max. */
+#define LAYOUT_NOT_FLAT 0xffffffffu
 static unsigned layout(struct parser *ps, const struct ty *t, unsigned off,
 		       struct flat *out, unsigned n, unsigned max)
 {
+	(void)ps;
+	if (!t || t->kind != TY_STRUCT)
+		return LAYOUT_NOT_FLAT;
 	off = (off + t->align - 1) & ~(t->align - 1);
 	for (unsigned i = 0; i < t->nfields; i++) {
 		const struct ty *f = t->fields[i].type;
@@ -1035,21 +1210,19 @@ static unsigned layout(struct parser *ps, const struct ty *t, unsigned off,
 			size = 8 * (unsigned)f->length;
 			align = f->elem->align;
 		} else {
-			fail(ps, t->fields[i].line,
-			     "packet header field '%s' has an unexpected type",
-			     t->fields[i].name);
+			return LAYOUT_NOT_FLAT;
 		}
 		off = (off + align - 1) & ~(align - 1);
 		if (n >= max)
-			fail(ps, t->fields[i].line,
-			     "packet header has too many fields");
+			return LAYOUT_NOT_FLAT;
 		out[n++] = (struct flat){ t->fields[i].name, off, size };
 		off += size;
 	}
 	return n;
 }
 
-static void check_packet_layout(struct parser *ps, const struct pstream *st)
+/* Whether st's packet header and context have lowtrace's layout. */
+static int own_packet_layout(struct parser *ps, const struct pstream *st)
 {
 	static const struct flat want[] = {
 		{ "magic", 0, 32 },
@@ -1068,35 +1241,237 @@ static void check_packet_layout(struct parser *ps, const struct pstream *st)
 	enum { NW = sizeof(want) / sizeof(want[0]) };
 	struct flat got[NW];
 	unsigned n = layout(ps, ps->packet_header, 0, got, 0, NW);
-	unsigned hend = n ? got[n - 1].off + got[n - 1].size : 0;
-	if (!st->context)
-		fail(ps, st->line, "stream %u has no packet.context", st->id);
+	if (n == LAYOUT_NOT_FLAT || n == 0)
+		return 0;
+	unsigned hend = got[n - 1].off + got[n - 1].size;
 	n = layout(ps, st->context, hend, got, n, NW);
-	for (unsigned i = 0; i < NW; i++) {
+	if (n == LAYOUT_NOT_FLAT)
+		return 0;
+	for (unsigned i = 0; i < NW; i++)
 		if (i >= n || strcmp(got[i].name, want[i].name) ||
 		    got[i].off != want[i].off || got[i].size != want[i].size)
-			fail(ps, st->line,
-			     "stream %u: packet header and context differ "
-			     "from lowtrace's layout at '%s'",
-			     st->id, want[i].name);
-	}
+			return 0;
+	return 1;
 }
 
-static void check_event_header(struct parser *ps, const struct pstream *st)
+/* Whether st's event header is lowtrace's compact/extended one. */
+static int own_event_header(struct parser *ps, const struct pstream *st)
 {
 	const struct ty *h = st->header;
-	if (!h)
-		fail(ps, st->line, "stream %u has no event.header", st->id);
-	if (h->nfields != 2 || h->fields[0].type->kind != TY_ENUM ||
+	if (!h || h->nfields != 2 || h->fields[0].type->kind != TY_ENUM ||
 	    h->fields[0].type->size != 5 || strcmp(h->fields[0].name, "id") ||
 	    h->fields[1].type->kind != TY_VARIANT ||
 	    h->fields[1].type->nfields != 2 ||
 	    strcmp(h->fields[1].type->fields[0].name, "compact") ||
 	    strcmp(h->fields[1].type->fields[1].name, "extended"))
-		fail(ps, h->line,
-		     "stream %u: event.header is not lowtrace's compact/"
-		     "extended header",
-		     st->id);
+		return 0;
+	const struct ty *c = h->fields[1].type->fields[0].type;
+	const struct ty *e = h->fields[1].type->fields[1].type;
+	struct flat got[2];
+	if (h->align != 32 || c->nfields != 1 ||
+	    c->fields[0].type->kind != TY_INT ||
+	    c->fields[0].type->size != 27 || c->fields[0].type->align != 1 ||
+	    layout(ps, e, 8, got, 0, 2) != 2 || strcmp(got[0].name, "id") ||
+	    got[0].off != 8 || got[0].size != 32 ||
+	    strcmp(got[1].name, "timestamp") || got[1].off != 40 ||
+	    got[1].size != 64)
+		return 0;
+	(void)ps;
+	return 1;
+}
+
+/* Header compilation (header.h) */
+
+struct hcomp {
+	struct parser *ps;
+	int event; /* an event header: roles id and timestamp */
+	unsigned nregs;
+	const char *reg_name[LT_HDR_REGS];
+	const struct ty *reg_type[LT_HDR_REGS];
+};
+
+static uint8_t role_of(const char *name, int event)
+{
+	static const struct {
+		const char *name;
+		uint8_t role;
+	} pkt[] = {
+		{ "magic", LT_ROLE_MAGIC },
+		{ "uuid", LT_ROLE_UUID },
+		{ "stream_id", LT_ROLE_STREAM_ID },
+		{ "stream_instance_id", LT_ROLE_STREAM_INSTANCE_ID },
+		{ "timestamp_begin", LT_ROLE_TS_BEGIN },
+		{ "timestamp_end", LT_ROLE_TS_END },
+		{ "content_size", LT_ROLE_CONTENT_SIZE },
+		{ "packet_size", LT_ROLE_PACKET_SIZE },
+		{ "packet_seq_num", LT_ROLE_SEQ },
+		{ "events_discarded", LT_ROLE_DISCARDED },
+		{ "cpu_id", LT_ROLE_CPU },
+		{ "pid", LT_ROLE_PID },
+	};
+	if (!name)
+		return LT_ROLE_NONE;
+	if (event)
+		return !strcmp(name, "id")	  ? LT_ROLE_ID :
+		       !strcmp(name, "timestamp") ? LT_ROLE_TS :
+						    LT_ROLE_NONE;
+	for (size_t i = 0; i < sizeof(pkt) / sizeof(pkt[0]); i++)
+		if (!strcmp(name, pkt[i].name))
+			return pkt[i].role;
+	return LT_ROLE_NONE;
+}
+
+static void compile_hnode(struct hcomp *hc, const struct ty *t,
+			  const char *name, int line, struct lt_hnode *out)
+{
+	struct parser *ps = hc->ps;
+	out->align = t->align ? t->align : 1;
+	switch (t->kind) {
+	case TY_INT:
+	case TY_ENUM: {
+		const struct ty *it = t->kind == TY_ENUM ? t->elem : t;
+		int bo = it->bo ? it->bo : ps->trace_bo;
+		if (hc->nregs >= LT_HDR_REGS)
+			fail(ps, line, "header has too many fields");
+		out->kind = LT_HN_INT;
+		out->size = (uint8_t)it->size;
+		out->be = bo == BO_BE;
+		out->tag_signed = (uint8_t)it->is_signed;
+		out->role = role_of(name, hc->event);
+		out->reg = (uint8_t)hc->nregs;
+		hc->reg_name[hc->nregs] = name ? name : "";
+		hc->reg_type[hc->nregs++] = t;
+		return;
+	}
+	case TY_ARRAY:
+		if (t->elem->kind != TY_INT || t->elem->size != 8)
+			break;
+		out->kind = LT_HN_BYTES;
+		out->align = t->elem->align;
+		out->length = (uint32_t)t->length;
+		out->role = name && !strcmp(name, "uuid") && t->length == 16 ?
+				    LT_ROLE_UUID :
+				    LT_ROLE_NONE;
+		return;
+	case TY_STRUCT: {
+		struct lt_hnode *kids = alloc(
+			ps, (t->nfields ? t->nfields : 1) * sizeof(*kids));
+		for (unsigned i = 0; i < t->nfields; i++)
+			compile_hnode(hc, t->fields[i].type, t->fields[i].name,
+				      t->fields[i].line, &kids[i]);
+		out->kind = LT_HN_STRUCT;
+		out->kids = kids;
+		out->nkids = t->nfields;
+		return;
+	}
+	case TY_VARIANT: {
+		const char *ref = t->length_ref, *dot;
+		if (!ref)
+			fail(ps, line, "header variant '%s' has no tag",
+			     name ? name : "");
+		dot = strrchr(ref, '.');
+		if (dot)
+			ref = dot + 1;
+		if (ref[0] == '_' && ref[1])
+			ref++;
+		int reg = -1;
+		for (unsigned i = hc->nregs; i-- > 0;)
+			if (!strcmp(hc->reg_name[i], ref)) {
+				reg = (int)i;
+				break;
+			}
+		if (reg < 0 || hc->reg_type[reg]->kind != TY_ENUM)
+			fail(ps, line,
+			     "variant '%s': tag '%s' is not an earlier enum",
+			     name ? name : "", t->length_ref);
+		const struct ty *tag = hc->reg_type[reg];
+		struct lt_hnode *kids = alloc(
+			ps, (t->nfields ? t->nfields : 1) * sizeof(*kids));
+		struct lt_hsel *sel = alloc(
+			ps, (tag->nranges ? tag->nranges : 1) * sizeof(*sel));
+		unsigned nsel = 0;
+		for (unsigned i = 0; i < t->nfields; i++) {
+			compile_hnode(hc, t->fields[i].type, t->fields[i].name,
+				      t->fields[i].line, &kids[i]);
+			for (unsigned j = 0; j < tag->nranges; j++)
+				if (!strcmp(tag->ranges[j].label,
+					    t->fields[i].name))
+					sel[nsel++] = (struct lt_hsel){
+						(uint64_t)tag->ranges[j].lo,
+						(uint64_t)tag->ranges[j].hi, i
+					};
+		}
+		out->kind = LT_HN_VARIANT;
+		out->align = 1; /* the option's own alignment applies */
+		out->reg = (uint8_t)reg;
+		out->tag_signed = (uint8_t)tag->is_signed;
+		out->kids = kids;
+		out->nkids = t->nfields;
+		out->sel = sel;
+		out->nsel = nsel;
+		return;
+	}
+	default:
+		break;
+	}
+	fail(ps, line,
+	     "header field '%s': only integers, enums, byte arrays, structs "
+	     "and variants are supported in headers",
+	     name ? name : "");
+}
+
+static int hint(const struct lt_hnode *n, uint8_t role, unsigned size,
+		unsigned align, int be)
+{
+	return n->kind == LT_HN_INT && n->role == role && n->size == size &&
+	       n->align == align && n->be == be;
+}
+
+/*
+ * LT_EVH_COMPACT or LT_EVH_LARGE when h is LTTng's compact (5-bit id,
+ * 27-bit timestamp) or large (16-bit id, 32-bit timestamp) event header,
+ * with its extended form (32-bit id, 64-bit timestamp), in either byte
+ * order; else LT_EVH_ANY.
+ */
+static uint8_t lttng_header_kind(const struct lt_hnode *h, uint8_t *be)
+{
+	if (h->kind != LT_HN_STRUCT || h->nkids != 2)
+		return LT_EVH_ANY;
+	const struct lt_hnode *id = &h->kids[0], *v = &h->kids[1];
+	int b = id->be;
+	int compact = hint(id, LT_ROLE_ID, 5, 1, b) && h->align == 32;
+	int large = hint(id, LT_ROLE_ID, 16, 16, b) && h->align == 16;
+	uint64_t esc = compact ? 31 : 65535;
+	if ((!compact && !large) || v->kind != LT_HN_VARIANT ||
+	    v->reg != id->reg || v->nkids != 2 || v->nsel != 2 ||
+	    v->sel[0].lo != 0 || v->sel[0].hi != esc - 1 ||
+	    v->sel[1].lo != esc || v->sel[1].hi != esc)
+		return LT_EVH_ANY;
+	const struct lt_hnode *c = &v->kids[v->sel[0].kid];
+	const struct lt_hnode *e = &v->kids[v->sel[1].kid];
+	if (c->kind != LT_HN_STRUCT || c->nkids != 1 ||
+	    !hint(&c->kids[0], LT_ROLE_TS, compact ? 27 : 32, compact ? 1 : 32,
+		  b) ||
+	    e->kind != LT_HN_STRUCT || e->nkids != 2 || e->align != 64 ||
+	    !hint(&e->kids[0], LT_ROLE_ID, 32, 32, b) ||
+	    !hint(&e->kids[1], LT_ROLE_TS, 64, 64, b))
+		return LT_EVH_ANY;
+	*be = (uint8_t)b;
+	return compact ? LT_EVH_COMPACT : LT_EVH_LARGE;
+}
+
+static const struct lt_hnode *compile_header(struct parser *ps,
+					     const struct ty *t, int event)
+{
+	struct hcomp hc = { .ps = ps, .event = event };
+	struct lt_hnode *n = alloc(ps, sizeof(*n));
+	if (!t) {
+		n->kind = LT_HN_STRUCT;
+		n->align = 1;
+		return n;
+	}
+	compile_hnode(&hc, t, NULL, t->line, n);
+	return n;
 }
 
 /* Fills a field class's scalar part from an integer, enum or float type. */
@@ -1120,6 +1495,21 @@ static void scalar(struct parser *ps, const struct ty *t, int line,
 		fail(ps, line,
 		     "field '%s': arrays of this type are not supported", name);
 	}
+	int bo = it->bo ? it->bo : ps->trace_bo;
+	fc->be = bo == BO_BE && it->size > 8;
+	if ((it->size % 8 || it->align % 8) && t->kind != TY_FLOAT &&
+	    it->align <= 1024) {
+		/* a bit-field: read where it is, by bits */
+		fc->bitfield = 1;
+		fc->bitsize = (uint8_t)it->size;
+		fc->bitalign = (uint16_t)it->align;
+		fc->be = bo == BO_BE;
+		fc->size = (uint8_t)((it->size + 7) / 8);
+		fc->align = 1;
+		fc->is_signed = (uint8_t)it->is_signed;
+		fc->base = (uint8_t)it->base;
+		return;
+	}
 	if (it->size % 8 || it->align % 8 || it->align > 1024)
 		fail(ps, line,
 		     "field '%s': only byte-sized fields aligned on 1 to 128 "
@@ -1131,104 +1521,374 @@ static void scalar(struct parser *ps, const struct ty *t, int line,
 	fc->base = (uint8_t)it->base;
 }
 
-static void compile_event(struct parser *ps, const struct pevent *pe,
-			  struct lt_event_class *ec)
+/* The section a sequence's length path names (absolute paths), or -1
+ * for a relative one; *name is set to the field's name in it. */
+static int length_section(const char *ref, const char **name)
 {
-	const struct ty *st = pe->fields;
-	unsigned n = st ? st->nfields : 0;
+	static const char *const pre[LT_NSECTIONS] = { "stream.event.context.",
+						       "event.context.",
+						       "event.fields." };
+	for (int s = 0; s < LT_NSECTIONS; s++)
+		if (!strncmp(ref, pre[s], strlen(pre[s]))) {
+			*name = ref + strlen(pre[s]);
+			return s;
+		}
+	*name = ref;
+	return -1;
+}
+
+/* A field of an event's flattened structs and variants (flatten()). */
+struct flatf {
+	const struct ty_field *f;
+	const char *open; /* ", NAME = {" of the structs opened before f */
+	uint32_t open_len;
+	uint8_t closes; /* structs closed after f */
+	unsigned align; /* bits: what the structs opened before f impose */
+	unsigned parent; /* the struct holding f, numbered */
+	const struct ty *variant; /* f is in an option of this variant */
+	unsigned opt; /* which option */
+	uint8_t var_first; /* the variant's first field */
+	uint8_t noname; /* an option that is not a struct: no "NAME = " */
+};
+
+/* o, then " NAME = {" (", NAME = {" when o is empty), or " {" without a
+ * name: the text that opens a nested struct or a variant. */
+static const char *open_text(struct parser *ps, const char *o, const char *name)
+{
+	size_t ol = strlen(o), nl = name ? strlen(name) : 0;
+	char *t = alloc(ps, ol + nl + 8 + 16);
+	memcpy(t, o, ol);
+	if (!name) {
+		memcpy(t + ol, " {", 3);
+		return t;
+	}
+	memcpy(t + ol, ol ? " " : ", ", ol ? 1 : 2);
+	ol += ol ? 1 : 2;
+	memcpy(t + ol, name, nl);
+	memcpy(t + ol + nl, " = {", 5);
+	return t;
+}
+
+static void push_flat(struct parser *ps, struct flatf **out, unsigned *n,
+		      unsigned *cap, struct flatf f)
+{
+	*out = grow(ps, *out, *n, cap, sizeof(**out));
+	(*out)[(*n)++] = f;
+}
+
+/*
+ * The fields of st, nested structs' fields in their place (a struct in a
+ * struct is printed as "NAME = { ... }" and aligned as its widest field,
+ * its first field's alignment carrying that), and each option of a
+ * variant in its place, as babeltrace2 prints a variant: "NAME = { VALUE }"
+ * (var: the variant whose option st is, opt which).
+ */
+static void flatten(struct parser *ps, const struct ty *st, const char *open,
+		    unsigned align, int depth, struct flatf **out, unsigned *n,
+		    unsigned *cap, unsigned *nparents, const struct ty *var,
+		    unsigned opt)
+{
+	unsigned me = (*nparents)++;
+	if (depth > 8)
+		fail(ps, st->line, "structs nested too deeply");
+	if (!st->nfields && depth)
+		fail(ps, st->line,
+		     "an empty struct in an event is not supported");
+	for (unsigned fi = 0; fi < st->nfields; fi++) {
+		const struct ty_field *f = &st->fields[fi];
+		const char *o = fi == 0 ? open : "";
+		unsigned al = fi == 0 && st->align > align ? st->align :
+			      fi == 0			   ? align :
+							     0;
+		if (f->type->kind == TY_STRUCT) {
+			flatten(ps, f->type, open_text(ps, o, f->name), al,
+				depth + 1, out, n, cap, nparents, var, opt);
+			continue;
+		}
+		if (f->type->kind != TY_VARIANT) {
+			push_flat(
+				ps, out, n, cap,
+				(struct flatf){ .f = f,
+						.open = o,
+						.open_len = (uint32_t)strlen(o),
+						.align = al,
+						.parent = me,
+						.variant = var,
+						.opt = opt });
+			continue;
+		}
+		if (var)
+			fail(ps, f->line,
+			     "field '%s': a variant in a variant is not "
+			     "supported",
+			     f->name);
+		const struct ty *vt = f->type;
+		const char *vo = open_text(ps, o, f->name);
+		unsigned first = *n;
+		for (unsigned k = 0; k < vt->nfields; k++) {
+			const struct ty_field *of = &vt->fields[k];
+			if (of->type->kind == TY_STRUCT) {
+				flatten(ps, of->type, open_text(ps, vo, NULL),
+					al, depth + 1, out, n, cap, nparents,
+					vt, k);
+			} else if (of->type->kind == TY_VARIANT) {
+				fail(ps, of->line,
+				     "field '%s': a variant in a variant is not "
+				     "supported",
+				     of->name);
+			} else {
+				push_flat(ps, out, n, cap,
+					  (struct flatf){
+						  .f = of,
+						  .open = vo,
+						  .open_len =
+							  (uint32_t)strlen(vo),
+						  .align = al,
+						  .parent = (*nparents)++,
+						  .variant = vt,
+						  .opt = k,
+						  .noname = 1 });
+			}
+			(*out)[*n - 1].closes++; /* the variant's brace */
+		}
+		if (*n == first)
+			fail(ps, f->line, "variant '%s' has no option",
+			     f->name);
+		(*out)[first].var_first = 1;
+	}
+	if (depth && *n)
+		(*out)[*n - 1].closes++;
+}
+
+/* Resolves the variant of ff (the field i of fcs) to its tag, an earlier
+ * enum, and on the variant's first field, which tag values select each
+ * option (by the enum's labels). */
+static void compile_variant(struct parser *ps, const struct flatf *ff,
+			    struct lt_field_class *fcs, unsigned i)
+{
+	struct lt_field_class *fc = &fcs[i];
+	const struct ty *vt = ff->variant;
+	const char *ref = vt->length_ref ? vt->length_ref : "";
+	const char *dot = strrchr(ref, '.');
+	if (dot)
+		ref = dot + 1;
+	if (ref[0] == '_' && ref[1])
+		ref++;
+	fc->var_tag = -1;
+	for (unsigned j = i; j-- > 0;)
+		if (fcs[j].var_tag < 0 && fcs[j].kind == LT_KIND_ENUM &&
+		    !strcmp(fcs[j].name, ref)) {
+			fc->var_tag = (int32_t)j;
+			break;
+		}
+	if (fc->var_tag < 0)
+		fail(ps, ff->f->line,
+		     "variant of '%s': tag '%s' is not an earlier enum",
+		     ff->f->name, vt->length_ref ? vt->length_ref : "");
+	fc->var_opt = (uint16_t)ff->opt;
+	if (!ff->var_first)
+		return;
+	const struct lt_field_class *tag = &fcs[fc->var_tag];
+	struct lt_var_sel *sel =
+		alloc(ps, (tag->nranges ? tag->nranges : 1) * sizeof(*sel));
+	unsigned nsel = 0;
+	for (unsigned k = 0; k < vt->nfields; k++)
+		for (unsigned r = 0; r < tag->nranges; r++)
+			if (!strcmp(tag->ranges[r].label, vt->fields[k].name))
+				sel[nsel++] = (struct lt_var_sel){
+					tag->ranges[r].lo, tag->ranges[r].hi, k
+				};
+	fc->var_first = 1;
+	fc->var_sel = sel;
+	fc->nvar_sel = nsel;
+}
+
+/*
+ * Compiles an event's fields: the stream's event context, the event's
+ * context and its payload, in that order, into one list (ec->nsec says
+ * how many fields each section has).
+ */
+static void compile_event(struct parser *ps, const struct pevent *pe,
+			  const struct pstream *pst, struct lt_event_class *ec)
+{
+	const struct ty *secs[LT_NSECTIONS] = { pst->event_context, pe->context,
+						pe->fields };
+	unsigned n = 0;
+	struct flatf *flat[LT_NSECTIONS] = { NULL };
+	unsigned nflat[LT_NSECTIONS] = { 0 };
+	for (int sec = 0; sec < LT_NSECTIONS; sec++) {
+		unsigned cap = 0, nparents = 0;
+		if (secs[sec] && secs[sec]->kind != TY_STRUCT)
+			fail(ps, pe->line,
+			     "event \"%s\": a context is not a struct",
+			     pe->name);
+		if (secs[sec])
+			flatten(ps, secs[sec], "", 0, 0, &flat[sec],
+				&nflat[sec], &cap, &nparents, NULL, 0);
+		n += nflat[sec];
+	}
 	struct lt_field_class *fcs = alloc(ps, (n ? n : 1) * sizeof(*fcs));
 	uint32_t *offs = alloc(ps, (n ? n : 1) * sizeof(*offs));
+	unsigned sec_first[LT_NSECTIONS] = { 0 };
 	int fixed = 1;
 	uint32_t off = 0;
+	uint8_t fixed_align = 1;
+	unsigned i = 0;
 
-	for (unsigned i = 0; i < n; i++) {
-		const struct ty_field *f = &st->fields[i];
-		const struct ty *t = f->type;
-		struct lt_field_class *fc = &fcs[i];
-		fc->name = f->name;
-		fc->name_len = (uint32_t)strlen(f->name);
-		fc->prefix_len = fc->name_len + 5;
-		char *pre = alloc(ps, fc->prefix_len + 16);
-		memcpy(pre, ", ", 2);
-		memcpy(pre + 2, f->name, fc->name_len);
-		memcpy(pre + 2 + fc->name_len, " = ", 3);
-		fc->prefix = pre;
-		fc->length_field = -1;
-		for (unsigned j = 0; j < i; j++)
-			if (!strcmp(fcs[j].name, f->name))
-				fail(ps, f->line, "field '%s' declared twice",
-				     f->name);
-		if (t->kind == TY_STRING) {
-			fc->kind = LT_KIND_STRING;
-			fc->align = 1;
-			fixed = 0;
-		} else if (t->kind == TY_ARRAY || t->kind == TY_SEQUENCE) {
-			if (t->elem->kind == TY_ARRAY ||
-			    t->elem->kind == TY_SEQUENCE)
-				fail(ps, f->line,
-				     "field '%s': arrays of arrays are not "
-				     "supported",
-				     f->name);
-			scalar(ps, t->elem, f->line, f->name, fc,
-			       &fc->elem_kind);
-			fc->kind = t->kind == TY_ARRAY ? LT_KIND_ARRAY :
-							 LT_KIND_SEQUENCE;
-			fc->text =
-				(uint8_t)(t->elem->kind == TY_INT &&
-					  t->elem->size == 8 && t->elem->text);
-			if (fc->size % fc->align)
-				fail(ps, f->line,
-				     "field '%s': element size is not a "
-				     "multiple of its alignment",
-				     f->name);
-			if (t->kind == TY_ARRAY) {
-				fc->length = (uint32_t)t->length;
-			} else {
-				const char *ref = t->length_ref;
-				const char *dot = strrchr(ref, '.');
-				if (dot) {
-					if (strncmp(ref, "event.fields.", 13))
+	for (int sec = 0; sec < LT_NSECTIONS; sec++) {
+		const struct ty *st = secs[sec];
+		unsigned first = i;
+		sec_first[sec] = i;
+		ec->nsec[sec] = nflat[sec];
+		for (unsigned fi = 0; fi < nflat[sec]; fi++, i++) {
+			const struct flatf *ff = &flat[sec][fi];
+			const struct ty_field *f = ff->f;
+			const struct ty *t = f->type;
+			struct lt_field_class *fc = &fcs[i];
+			fc->name = f->name;
+			fc->name_len = (uint32_t)strlen(f->name);
+			fc->prefix_len = fc->name_len + 5;
+			char *pre = alloc(ps, fc->prefix_len + 16);
+			memcpy(pre, ", ", 2);
+			memcpy(pre + 2, f->name, fc->name_len);
+			memcpy(pre + 2 + fc->name_len, " = ", 3);
+			fc->prefix = pre;
+			fc->length_field = -1;
+			fc->sec_first = fi == 0;
+			fc->open = ff->open;
+			fc->open_len = ff->open_len;
+			fc->closes = ff->closes;
+			fc->sec = (uint8_t)sec;
+			fc->var_tag = -1;
+			if (ff->noname)
+				fc->prefix_len = 2; /* ", " and the value */
+			for (unsigned j = first; j < i; j++)
+				if (flat[sec][j - first].parent == ff->parent &&
+				    !strcmp(fcs[j].name, f->name))
+					fail(ps, f->line,
+					     "field '%s' declared twice",
+					     f->name);
+			if (t->kind == TY_STRING) {
+				fc->kind = LT_KIND_STRING;
+				fc->align = 1;
+				fixed = 0;
+			} else if (t->kind == TY_ARRAY ||
+				   t->kind == TY_SEQUENCE) {
+				if (t->elem->kind == TY_ARRAY ||
+				    t->elem->kind == TY_SEQUENCE)
+					fail(ps, f->line,
+					     "field '%s': arrays of arrays are not "
+					     "supported",
+					     f->name);
+				scalar(ps, t->elem, f->line, f->name, fc,
+				       &fc->elem_kind);
+				if (fc->bitfield)
+					fail(ps, f->line,
+					     "field '%s': arrays of bit-fields "
+					     "are not supported",
+					     f->name);
+				fc->kind = t->kind == TY_ARRAY ?
+						   LT_KIND_ARRAY :
+						   LT_KIND_SEQUENCE;
+				fc->text = (uint8_t)(t->elem->kind == TY_INT &&
+						     t->elem->size == 8 &&
+						     t->elem->text);
+				if (fc->size % fc->align)
+					fail(ps, f->line,
+					     "field '%s': element size is not a "
+					     "multiple of its alignment",
+					     f->name);
+				if (t->kind == TY_ARRAY) {
+					fc->length = (uint32_t)t->length;
+				} else {
+					const char *ref;
+					int ls = length_section(t->length_ref,
+								&ref);
+					if (strchr(ref, '.'))
 						fail(ps, f->line,
-						     "field '%s': length '%s' "
-						     "is not a field of this "
-						     "event",
-						     f->name, ref);
-					ref = dot + 1;
+						     "field '%s': length '%s' is not a "
+						     "field of this event",
+						     f->name, t->length_ref);
+					if (ref[0] == '_' && ref[1])
+						ref++;
+					/* a relative name: this section, then the
+				 * ones before; an absolute one: its own */
+					unsigned
+						lo = ls < 0 ? 0 : sec_first[ls],
+						hi = ls < 0 || ls == sec ?
+							     i :
+							     sec_first[ls] +
+								     ec->nsec[ls];
+					if (ls > sec)
+						hi = lo;
+					for (unsigned j = lo; j < hi; j++)
+						if (!strcmp(fcs[j].name, ref))
+							fc->length_field =
+								(int32_t)j;
+					if (ls < 0)
+						for (unsigned j = first; j < i;
+						     j++)
+							if (!strcmp(fcs[j].name,
+								    ref))
+								fc->length_field =
+									(int32_t)
+										j;
+					if (fc->length_field < 0)
+						fail(ps, f->line,
+						     "field '%s': length '%s' is not "
+						     "an earlier field",
+						     f->name, t->length_ref);
+					const struct lt_field_class *lf =
+						&fcs[fc->length_field];
+					if (lf->var_tag >= 0)
+						fail(ps, f->line,
+						     "field '%s': length '%s' is "
+						     "in a variant",
+						     f->name, t->length_ref);
+					if (lf->kind != LT_KIND_INT ||
+					    lf->is_signed)
+						fail(ps, f->line,
+						     "field '%s': length '%s' is not "
+						     "an unsigned integer",
+						     f->name, t->length_ref);
+					fixed = 0;
 				}
-				if (ref[0] == '_' && ref[1])
-					ref++;
-				for (unsigned j = 0; j < i; j++)
-					if (!strcmp(fcs[j].name, ref))
-						fc->length_field = (int32_t)j;
-				if (fc->length_field < 0)
-					fail(ps, f->line,
-					     "field '%s': length '%s' is not "
-					     "an earlier field",
-					     f->name, t->length_ref);
-				const struct lt_field_class *lf =
-					&fcs[fc->length_field];
-				if (lf->kind != LT_KIND_INT || lf->is_signed)
-					fail(ps, f->line,
-					     "field '%s': length '%s' is not "
-					     "an unsigned integer",
-					     f->name, t->length_ref);
+			} else if (t->kind == TY_STRUCT ||
+				   t->kind == TY_VARIANT) {
+				fail(ps, f->line,
+				     "field '%s': a struct or variant here is "
+				     "not supported",
+				     f->name);
+			} else {
+				scalar(ps, t, f->line, f->name, fc, &fc->kind);
+			}
+			/* a struct is aligned as its widest field: its first
+			 * field starts there */
+			if (ff->align / 8 > fc->align) {
+				if (ff->align > 1024)
+					fail(ps, st->line,
+					     "event \"%s\": alignment too large",
+					     pe->name);
+				fc->align = (uint8_t)(ff->align / 8);
+			}
+			if (fc->bitfield)
+				fixed = 0;
+			if (ff->variant) {
+				compile_variant(ps, ff, fcs, i);
 				fixed = 0;
 			}
-		} else if (t->kind == TY_STRUCT || t->kind == TY_VARIANT) {
-			fail(ps, f->line,
-			     "field '%s': nested structs and variants are not "
-			     "supported in event payloads",
-			     f->name);
-		} else {
-			scalar(ps, t, f->line, f->name, fc, &fc->kind);
-		}
-		if (fc->align != 1)
-			fixed = 0;
-		if (fixed) {
-			offs[i] = off;
-			off += fc->kind == LT_KIND_ARRAY ?
-				       fc->size * fc->length :
-				       fc->size;
+			if (fixed) {
+				/* offsets from an origin aligned as the
+				 * widest field: the same for every event */
+				off = (off + fc->align - 1) &
+				      ~(uint32_t)(fc->align - 1);
+				offs[i] = off;
+				off += fc->kind == LT_KIND_ARRAY ?
+					       fc->size * fc->length :
+					       fc->size;
+				if (fc->align > fixed_align)
+					fixed_align = fc->align;
+			}
 		}
 	}
 	ec->name = pe->name;
@@ -1239,7 +1899,18 @@ static void compile_event(struct parser *ps, const struct pevent *pe,
 	ec->format = pe->format;
 	ec->nfields = n;
 	ec->fields = fcs;
+	/* the plan holds when the event's first field is aligned as its
+	 * widest (it is the start's alignment): not when a context is less
+	 * aligned than the payload after it */
+	if (n && fixed_align != fcs[0].align)
+		fixed = 0;
 	ec->fixed_size = fixed ? (int32_t)off : -1;
+	ec->fmt_plain = 1;
+	for (unsigned j = 0; j < n; j++)
+		if (fcs[j].sec != LT_SEC_PAYLOAD || fcs[j].open_len ||
+		    fcs[j].closes || fcs[j].var_tag >= 0 || fcs[j].bitfield)
+			ec->fmt_plain = 0;
+	ec->fixed_align = fixed_align;
 	ec->fixed_off = offs;
 }
 
@@ -1256,8 +1927,8 @@ static void finish(struct parser *ps)
 {
 	struct lt_tsdl *m = ps->m;
 
-	if (!ps->have_trace || !ps->packet_header)
-		fail(ps, ps->line, "no trace block with a packet.header");
+	if (!ps->have_trace)
+		fail(ps, ps->line, "no trace block");
 	if (!ps->have_clock || !m->clock.freq)
 		fail(ps, ps->line, "no clock block with a frequency");
 	if (!ps->nstreams)
@@ -1279,6 +1950,7 @@ static void finish(struct parser *ps)
 	c->base_ns = c->offset_s * 1000000000 +
 		     (int64_t)lt_clock_counts_to_ns(c->freq, c->offset);
 
+	m->pkt_header = compile_header(ps, ps->packet_header, 0);
 	m->nstreams = ps->nstreams;
 	m->streams = alloc(ps, ps->nstreams * sizeof(*m->streams));
 	for (unsigned i = 0; i < ps->nstreams; i++) {
@@ -1287,9 +1959,13 @@ static void finish(struct parser *ps)
 			if (ps->streams[j].id == st->id)
 				fail(ps, st->line,
 				     "stream id %u declared twice", st->id);
-		check_packet_layout(ps, st);
-		check_event_header(ps, st);
-		m->streams[i].id = st->id;
+		struct lt_stream_class *sc = &m->streams[i];
+		sc->id = st->id;
+		sc->own_layout =
+			own_packet_layout(ps, st) && own_event_header(ps, st);
+		sc->pkt_context = compile_header(ps, st->context, 0);
+		sc->ev_header = compile_header(ps, st->header, 1);
+		sc->evh_kind = lttng_header_kind(sc->ev_header, &sc->evh_be);
 	}
 
 	m->nclasses = ps->nevents;
@@ -1309,7 +1985,11 @@ static void finish(struct parser *ps)
 		if (!lt_tsdl_stream(m, (uint32_t)pe->stream_id))
 			fail(ps, pe->line, "event \"%s\": no stream %lld",
 			     pe->name, (long long)pe->stream_id);
-		compile_event(ps, pe, ec);
+		const struct pstream *pst = NULL;
+		for (unsigned j = 0; j < ps->nstreams; j++)
+			if (ps->streams[j].id == (uint32_t)pe->stream_id)
+				pst = &ps->streams[j];
+		compile_event(ps, pe, pst, ec);
 		ec->stream_id = (uint32_t)pe->stream_id;
 		ec->index = i;
 		if (ec->nfields > m->max_fields)
@@ -1350,25 +2030,105 @@ static void finish(struct parser *ps)
 	m->nenv = ps->nenv;
 }
 
+/* The metadata packet header's size in bytes: magic, uuid, checksum,
+ * content_size, packet_size, compression, encryption and checksum
+ * schemes, major, minor. */
+#define META_HDR 37
+#define META_MAGIC 0x75d11d57u
+
+static uint32_t ld32_bo(const unsigned char *p, int be)
+{
+	return be ? (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+			       (uint32_t)p[2] << 8 | p[3] :
+		    (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 |
+			       (uint32_t)p[1] << 8 | p[0];
+}
+
+/*
+ * Packetized metadata: the text is the concatenation of the packets'
+ * contents.  Returns it (in m's arena, *len set) or NULL with err set.
+ */
+static const char *unpacketize(const unsigned char *b, size_t *len,
+			       const char *path, struct lt_tsdl *m, char *err,
+			       size_t errlen)
+{
+	size_t n = *len, off = 0, out = 0;
+	int be = b[0] == 0x75;
+	char *text = lt_arena_alloc(&m->arena, n + 1);
+	if (!text) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		return NULL;
+	}
+	while (off < n) {
+		const unsigned char *h = b + off;
+		if (n - off < META_HDR) {
+			snprintf(err, errlen,
+				 "%s: offset %zu: truncated metadata packet "
+				 "header",
+				 path, off);
+			return NULL;
+		}
+		if (ld32_bo(h, be) != META_MAGIC) {
+			snprintf(err, errlen,
+				 "%s: offset %zu: bad metadata packet magic "
+				 "0x%08x",
+				 path, off, ld32_bo(h, be));
+			return NULL;
+		}
+		uint32_t content = ld32_bo(h + 24, be);
+		uint32_t size = ld32_bo(h + 28, be);
+		if (size % 8 || size / 8 < META_HDR || size / 8 > n - off ||
+		    content > size || content % 8 || content / 8 < META_HDR) {
+			snprintf(err, errlen,
+				 "%s: offset %zu: bad metadata packet sizes "
+				 "(content %u, packet %u bits, %zu bytes "
+				 "left)",
+				 path, off, content, size, n - off);
+			return NULL;
+		}
+		if (h[32] || h[33] || h[34]) {
+			snprintf(err, errlen,
+				 "%s: offset %zu: compressed, encrypted or "
+				 "checksummed metadata is not supported",
+				 path, off + 32);
+			return NULL;
+		}
+		if (h[35] != 1 || h[36] != 8) {
+			snprintf(err, errlen,
+				 "%s: offset %zu: metadata version %u.%u, "
+				 "expected 1.8",
+				 path, off + 35, h[35], h[36]);
+			return NULL;
+		}
+		memcpy(text + out, h + META_HDR, content / 8 - META_HDR);
+		out += content / 8 - META_HDR;
+		off += size / 8;
+	}
+	text[out] = 0;
+	*len = out;
+	return text;
+}
+
 int lt_tsdl_parse(const char *text, size_t len, const char *path,
 		  struct lt_tsdl *m, char *err, size_t errlen)
 {
 	struct parser *ps;
 	static const char magic[] = "/* CTF 1.";
+	const unsigned char *b = (const unsigned char *)text;
 
 	memset(m, 0, sizeof(*m));
-	if (len < sizeof(magic) - 1 || memcmp(text, magic, sizeof(magic) - 1)) {
-		if (len >= 4 && (unsigned char)text[0] == 0x57 &&
-		    (unsigned char)text[1] == 0x1d &&
-		    (unsigned char)text[2] == 0xd1 &&
-		    (unsigned char)text[3] == 0x75)
-			snprintf(err, errlen,
-				 "%s:1: packetized metadata is not supported",
-				 path);
-		else
-			snprintf(err, errlen,
-				 "%s:1: does not start with \"/* CTF 1.8 */\"",
-				 path);
+	if (len >= 4 &&
+	    ((b[0] == 0x57 && b[1] == 0x1d && b[2] == 0xd1 && b[3] == 0x75) ||
+	     (b[0] == 0x75 && b[1] == 0xd1 && b[2] == 0x1d && b[3] == 0x57))) {
+		text = unpacketize(b, &len, path, m, err, errlen);
+		if (!text) {
+			lt_tsdl_free(m);
+			return -EINVAL;
+		}
+	} else if (len < sizeof(magic) - 1 ||
+		   memcmp(text, magic, sizeof(magic) - 1)) {
+		snprintf(err, errlen,
+			 "%s:1: does not start with \"/* CTF 1.8 */\"", path);
 		return -EINVAL;
 	}
 	if (memchr(text, 0, len)) {
@@ -1389,6 +2149,7 @@ int lt_tsdl_parse(const char *text, size_t len, const char *path,
 	ps->err = err;
 	ps->errlen = errlen;
 	ps->a = &m->arena;
+	ps->trace_bo = BO_LE;
 	if (setjmp(ps->jb)) {
 		lt_tsdl_free(m);
 		return -EINVAL;
@@ -1411,10 +2172,12 @@ int lt_tsdl_parse(const char *text, size_t len, const char *path,
 		else if (is_ident(ps, "callsite"))
 			parse_block(ps, B_OTHER);
 		else if (is_ident(ps, "typealias") || is_ident(ps, "typedef"))
-			fail(ps, ps->t.line,
-			     "%s is not supported (write types inline)",
-			     ps->t.s);
-		else
+			parse_type_decl(ps);
+		else if (is_ident(ps, "struct") || is_ident(ps, "variant") ||
+			 is_ident(ps, "enum")) {
+			parse_type(ps, 0); /* a named type's declaration */
+			expect(ps, ";");
+		} else
 			fail(ps, ps->t.line, "unknown block '%s'", ps->t.s);
 	}
 	finish(ps);

@@ -1,16 +1,19 @@
 /*
  * tsdl.h - the trace metadata (TSDL) as the reader needs it.
  *
- * lt_tsdl_parse() tokenizes and parses the metadata text (the subset that
- * docs/ctf-layout.md shows), checks that the packet and event headers have
- * lowtrace's layout, and compiles every event's fields into an array of
- * struct lt_field_class that the decoder walks in order.  Everything it
- * builds lives in one arena, freed by lt_tsdl_free().
+ * lt_tsdl_parse() reads plain or packetized metadata, tokenizes and
+ * parses the TSDL (type names, named structs, variants and enums, byte
+ * orders), compiles the packet header, packet contexts and event headers
+ * for header.c (noting which stream classes have lowtrace's own layout),
+ * and compiles every event's fields into an array of struct
+ * lt_field_class that the decoder walks in order.  Everything it builds
+ * lives in one arena, freed by lt_tsdl_free().
  */
 #ifndef LT_CTF_TSDL_H
 #define LT_CTF_TSDL_H
 
-#include "ctf/reader.h"
+#include "ctf/header.h"
+#include "ctf/types.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -26,12 +29,22 @@ void lt_arena_free(struct lt_arena *a);
 
 struct lt_stream_class {
 	uint32_t id;
+	/* the packet context and event header as compiled (header.h) */
+	const struct lt_hnode *pkt_context, *ev_header;
+	/* packet header, context and event header have lowtrace's layout
+	 * (docs/ctf-layout.md): the reader's fast paths apply */
+	int own_layout;
+	/* the event header is LTTng's compact or large one (LT_EVH_*): the
+	 * decoder reads it without walking ev_header */
+	uint8_t evh_kind, evh_be;
 	/* event classes by id: a table when ids are small, else sorted */
 	const struct lt_event_class **table;
 	uint64_t table_len;
 	const struct lt_event_class **sorted;
 	uint32_t nsorted;
 };
+
+enum { LT_EVH_ANY = 0, LT_EVH_COMPACT = 1, LT_EVH_LARGE = 2 };
 
 struct lt_env_entry {
 	const char *key, *value;
@@ -42,6 +55,7 @@ struct lt_tsdl {
 	uint8_t uuid[16];
 	int has_uuid;
 	struct lt_clock clock;
+	const struct lt_hnode *pkt_header; /* the trace's packet.header */
 	struct lt_stream_class *streams;
 	uint32_t nstreams;
 	struct lt_event_class *classes;
@@ -63,9 +77,5 @@ const struct lt_stream_class *lt_tsdl_stream(const struct lt_tsdl *m,
 					     uint32_t id);
 const struct lt_event_class *lt_tsdl_event(const struct lt_stream_class *sc,
 					   uint64_t id);
-
-/* The formatted size bound of fields, strings and sequences aside
- * (reader.c, beside the formatter). */
-size_t lt_format_bound_fixed(const struct lt_field_class *fcs, unsigned n);
 
 #endif

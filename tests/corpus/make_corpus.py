@@ -97,7 +97,8 @@ def main():
          metadata=meta.replace("samples[_samples_length]", "samples[nope]", 1))
     case("metadata_unterminated_comment", metadata=meta + "\n/* open")
     case("metadata_header_layout",
-         metadata=meta.replace("} cpu_id;", "} cpu;", 1))
+         metadata=meta.replace("integer { size = 32; align = 8; signed = false; } cpu_id;",
+                               "string cpu_id;", 1))
 
     if os.path.isdir(out):
         for e in os.listdir(out):

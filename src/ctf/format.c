@@ -1,0 +1,695 @@
+/*
+ * format.c - values as text (format.h): integer and float formatting
+ * faster than printf with the same output, and the payload of an event as
+ * babeltrace2 prints it.
+ */
+#include "ctf/format.h"
+#include "ctf/load.h"
+#include "ctf/marker.h"
+#include "ctf/value.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char digits2[] = "00010203040506070809"
+			      "10111213141516171819"
+			      "20212223242526272829"
+			      "30313233343536373839"
+			      "40414243444546474849"
+			      "50515253545556575859"
+			      "60616263646566676869"
+			      "70717273747576777879"
+			      "80818283848586878889"
+			      "90919293949596979899";
+
+void lt_fmt_8digits(char *p, uint32_t x)
+{
+	uint32_t a = x / 10000, b = x % 10000;
+	memcpy(p, digits2 + 2 * (a / 100), 2);
+	memcpy(p + 2, digits2 + 2 * (a % 100), 2);
+	memcpy(p + 4, digits2 + 2 * (b / 100), 2);
+	memcpy(p + 6, digits2 + 2 * (b % 100), 2);
+}
+
+/* x < 10^8 with no leading zeros. */
+static inline char *fmt_small(char *p, uint32_t x)
+{
+	unsigned n = x < 10	  ? 1 :
+		     x < 100	  ? 2 :
+		     x < 1000	  ? 3 :
+		     x < 10000	  ? 4 :
+		     x < 100000	  ? 5 :
+		     x < 1000000  ? 6 :
+		     x < 10000000 ? 7 :
+				    8;
+	char *q = p + n;
+	while (x >= 100) {
+		q -= 2;
+		memcpy(q, digits2 + 2 * (x % 100), 2);
+		x /= 100;
+	}
+	if (x >= 10)
+		memcpy(q - 2, digits2 + 2 * x, 2);
+	else
+		q[-1] = (char)('0' + x);
+	return p + n;
+}
+
+char *lt_fmt_u64(char *p, uint64_t v)
+{
+	if (v < 100000000)
+		return fmt_small(p, (uint32_t)v);
+	if (v < 10000000000000000ull) {
+		p = fmt_small(p, (uint32_t)(v / 100000000));
+		lt_fmt_8digits(p, (uint32_t)(v % 100000000));
+		return p + 8;
+	}
+	uint64_t rest = v % 10000000000000000ull;
+	p = fmt_small(p, (uint32_t)(v / 10000000000000000ull));
+	lt_fmt_8digits(p, (uint32_t)(rest / 100000000));
+	lt_fmt_8digits(p + 8, (uint32_t)(rest % 100000000));
+	return p + 16;
+}
+
+char *lt_fmt_i64(char *p, int64_t v)
+{
+	if (v < 0) {
+		*p++ = '-';
+		return lt_fmt_u64(p, (uint64_t)0 - (uint64_t)v);
+	}
+	return lt_fmt_u64(p, (uint64_t)v);
+}
+
+static const uint64_t pow10_64[20] = {
+	1ull,
+	10ull,
+	100ull,
+	1000ull,
+	10000ull,
+	100000ull,
+	1000000ull,
+	10000000ull,
+	100000000ull,
+	1000000000ull,
+	10000000000ull,
+	100000000000ull,
+	1000000000000ull,
+	10000000000000ull,
+	100000000000000ull,
+	1000000000000000ull,
+	10000000000000000ull,
+	100000000000000000ull,
+	1000000000000000000ull,
+	10000000000000000000ull,
+};
+
+/*
+ * floor(a * 10^s) for a = m * 2^k, exactly, and how the rest compares to
+ * one half (-1, 0, 1); 0 when the numbers do not fit in 128 bits.
+ */
+static int scale10(uint64_t m, int k, int s, uint64_t *q, int *half)
+{
+	typedef unsigned __int128 u128;
+	int as = s < 0 ? -s : s;
+	if (as > 38 || (s >= 0 && as > 22))
+		return 0;
+	u128 p10 = as < 20 ? (u128)pow10_64[as] :
+			     (u128)pow10_64[19] * pow10_64[as - 19];
+	u128 num = m, den = 1;
+	int shift = 0; /* den is den * 2^shift */
+	if (s >= 0)
+		num *= p10; /* < 2^53 * 2^74 */
+	else
+		den = p10;
+	if (k >= 0) {
+		if (k > 126 || (num >> (126 - k)))
+			return 0;
+		num <<= k;
+	} else {
+		if (-k > 126 || (den >> (126 + k)))
+			return 0;
+		shift = -k;
+	}
+	u128 qq, rem, d;
+	if (den == 1) {
+		/* a power of two: shifts */
+		qq = num >> shift;
+		rem = num & (((u128)1 << shift) - 1);
+		d = (u128)1 << shift;
+	} else {
+		d = den << shift;
+		if (!(num >> 64) && !(d >> 64)) {
+			qq = (uint64_t)num / (uint64_t)d;
+			rem = (uint64_t)num % (uint64_t)d;
+		} else {
+			qq = num / d;
+			rem = num % d;
+		}
+	}
+	if (qq >> 64)
+		return 0;
+	*q = (uint64_t)qq;
+	/* rem < d <= 2^126: 2 * rem does not overflow */
+	*half = rem * 2 < d ? -1 : rem * 2 > d;
+	return 1;
+}
+
+/*
+ * printf's %g (6 significant digits, round half to even on the exact
+ * binary value, trailing zeros dropped), without printf in the common
+ * range; at most 32 bytes.
+ */
+char *lt_fmt_g(char *p, double d)
+{
+	uint64_t bits;
+	memcpy(&bits, &d, 8);
+	int bexp = (int)((bits >> 52) & 0x7ff);
+	/* normal numbers of magnitude 1e-30 .. 1e30 take the fast path */
+	if (bexp < 1023 - 99 || bexp > 1023 + 99)
+		goto slow;
+	uint64_t m = (bits & ((1ull << 52) - 1)) | (1ull << 52);
+	int k = bexp - 1075; /* |d| = m * 2^k */
+	int E = bexp - 1023; /* 2^E <= |d| < 2^(E+1) */
+	/* floor(E * log10(2)), which is log10(|d|) or one less */
+	int e = E >= 0 ? (E * 78913) >> 18 : -((-E * 78913 + 262143) >> 18);
+	uint64_t q = 0;
+	int half = 0;
+	for (int tries = 0;; tries++) {
+		if (tries > 3 || !scale10(m, k, 5 - e, &q, &half))
+			goto slow;
+		if (q < 100000)
+			e--;
+		else if (q >= 1000000)
+			e++;
+		else
+			break;
+	}
+	if (half > 0 || (half == 0 && (q & 1)))
+		q++;
+	if (q == 1000000) {
+		q = 100000;
+		e++;
+	}
+	char dig[6];
+	for (int i = 5; i >= 0; i--) {
+		dig[i] = (char)('0' + q % 10);
+		q /= 10;
+	}
+	if (bits >> 63)
+		*p++ = '-';
+	if (e < -4 || e >= 6) {
+		int nd = 6;
+		while (nd > 1 && dig[nd - 1] == '0')
+			nd--;
+		*p++ = dig[0];
+		if (nd > 1) {
+			*p++ = '.';
+			memcpy(p, dig + 1, (size_t)nd - 1);
+			p += nd - 1;
+		}
+		*p++ = 'e';
+		*p++ = e < 0 ? '-' : '+';
+		int ae = e < 0 ? -e : e;
+		*p++ = (char)('0' + ae / 10);
+		*p++ = (char)('0' + ae % 10);
+		return p;
+	}
+	/* fixed: the point after digit e (e in -4..5) */
+	int point = e + 1, last = 5;
+	while (last >= point && last > 0 && dig[last] == '0')
+		last--;
+	if (point <= 0) {
+		*p++ = '0';
+		*p++ = '.';
+		for (int i = 0; i < -point; i++)
+			*p++ = '0';
+		memcpy(p, dig, (size_t)last + 1);
+		return p + last + 1;
+	}
+	memcpy(p, dig, (size_t)point);
+	p += point;
+	if (last >= point) {
+		*p++ = '.';
+		memcpy(p, dig + point, (size_t)(last - point + 1));
+		p += last - point + 1;
+	}
+	return p;
+slow:;
+	int n = snprintf(p, 32, "%g", d);
+	return p + (n > 0 ? (n < 32 ? n : 31) : 0);
+}
+
+static char *fmt_radix(char *p, uint64_t v, unsigned base)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	char tmp[64];
+	int n = 0;
+	unsigned shift = base == 16 ? 4 : base == 8 ? 3 : 1;
+	if (base == 16) {
+		*p++ = '0';
+		*p++ = 'x';
+	} else if (base == 8) {
+		*p++ = '0';
+	} else {
+		*p++ = '0';
+		*p++ = 'b';
+	}
+	do {
+		tmp[n++] = hex[v & (base - 1)];
+		v >>= shift;
+	} while (v);
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+static char *fmt_escaped(char *p, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	*p++ = '"';
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c >= 0x20 && c != '"' && c != '\\' && c != 0x7f) {
+			*p++ = (char)c;
+			continue;
+		}
+		*p++ = '\\';
+		switch (c) {
+		case '"':
+		case '\\':
+			*p++ = (char)c;
+			break;
+		case '\a':
+			*p++ = 'a';
+			break;
+		case '\b':
+			*p++ = 'b';
+			break;
+		case '\f':
+			*p++ = 'f';
+			break;
+		case '\n':
+			*p++ = 'n';
+			break;
+		case '\r':
+			*p++ = 'r';
+			break;
+		case '\t':
+			*p++ = 't';
+			break;
+		case '\v':
+			*p++ = 'v';
+			break;
+		default:
+			*p++ = 'x';
+			*p++ = hex[c >> 4];
+			*p++ = hex[c & 15];
+			break;
+		}
+	}
+	*p++ = '"';
+	return p;
+}
+
+static char *fmt_int(char *p, const struct lt_value *v)
+{
+	const struct lt_field_class *fc = v->fc;
+	if (fc->base != 10) {
+		uint64_t u = v->u;
+		unsigned bits = fc->bitfield ? fc->bitsize : 8u * fc->size;
+		if (fc->is_signed && bits < 64)
+			u &= (1ull << bits) - 1;
+		return fmt_radix(p, u, fc->base);
+	}
+	return fc->is_signed ? lt_fmt_i64(p, v->i) : lt_fmt_u64(p, v->u);
+}
+
+static char *fmt_scalar(char *p, const struct lt_value *v)
+{
+	switch (v->kind) {
+	case LT_KIND_INT:
+		return fmt_int(p, v);
+	case LT_KIND_ENUM: {
+		const struct lt_field_class *fc = v->fc;
+		unsigned nl = 0;
+		const char *first = NULL;
+		memcpy(p, "( ", 2);
+		p += 2;
+		for (uint32_t i = 0; i < fc->nranges; i++) {
+			const struct lt_enum_range *r = &fc->ranges[i];
+			int in = fc->is_signed ?
+					 (v->i >= r->lo && v->i <= r->hi) :
+					 (v->u >= (uint64_t)r->lo &&
+					  v->u <= (uint64_t)r->hi);
+			if (!in)
+				continue;
+			if (nl++ == 0) {
+				first = r->label;
+				continue;
+			}
+			if (nl == 2) {
+				memcpy(p, "{ ", 2);
+				p += 2;
+				p = fmt_escaped(p, first, strlen(first));
+			}
+			memcpy(p, ", ", 2);
+			p += 2;
+			p = fmt_escaped(p, r->label, strlen(r->label));
+		}
+		if (nl == 0) {
+			memcpy(p, "<unknown>", 9);
+			p += 9;
+		} else if (nl == 1) {
+			p = fmt_escaped(p, first, strlen(first));
+		} else {
+			memcpy(p, " }", 2);
+			p += 2;
+		}
+		memcpy(p, " : container = ", 15);
+		p += 15;
+		p = fmt_int(p, v);
+		memcpy(p, " )", 2);
+		return p + 2;
+	}
+	case LT_KIND_FLOAT:
+		return lt_fmt_g(p, v->f);
+	}
+	return p;
+}
+
+static size_t scalar_bound(const struct lt_field_class *fc, uint8_t kind)
+{
+	size_t b = kind == LT_KIND_FLOAT ? 32 : 68; /* 0b + 64 digits */
+	if (kind == LT_KIND_ENUM) {
+		b += 32;
+		for (uint32_t i = 0; i < fc->nranges; i++)
+			b += 4 * strlen(fc->ranges[i].label) + 4;
+	}
+	return b;
+}
+
+size_t lt_format_bound_fixed(const struct lt_field_class *fcs, unsigned n)
+{
+	/* copy16() may write 15 bytes ahead; " }, {" per section */
+	size_t b = 4 + 16 + 8 * LT_NSECTIONS;
+	for (unsigned i = 0; i < n; i++) {
+		const struct lt_field_class *fc = &fcs[i];
+		b += fc->name_len + 5 + fc->open_len + 2u * fc->closes;
+		switch (fc->kind) {
+		case LT_KIND_STRING:
+			b += 2;
+			break;
+		case LT_KIND_ARRAY:
+			if (fc->text)
+				b += 4 * (size_t)fc->length + 2;
+			else
+				b += 4 +
+				     (size_t)fc->length *
+					     (16 +
+					      scalar_bound(fc, fc->elem_kind));
+			break;
+		case LT_KIND_SEQUENCE:
+			b += 6;
+			break;
+		default:
+			b += scalar_bound(fc, fc->kind);
+			break;
+		}
+	}
+	return b;
+}
+
+size_t lt_event_format_bound(const struct lt_event *ev)
+{
+	const struct lt_event_class *ec = ev->cls;
+	size_t b = ec->fmt_bound;
+	if (ec->fixed_size >= 0)
+		return b;
+	for (uint32_t i = 0; i < ec->nfields; i++) {
+		const struct lt_field_class *fc = &ec->fields[i];
+		if (fc->kind == LT_KIND_STRING) {
+			b += 4 * (size_t)ev->count[i];
+		} else if (fc->kind == LT_KIND_SEQUENCE) {
+			size_t n = ev->count[i];
+			if (fc->text)
+				b += 4 * n;
+			else
+				b += n * (16 + scalar_bound(fc, fc->elem_kind));
+		}
+	}
+	return b;
+}
+
+/* The integer (or integer element) of fc at fp. */
+static inline char *fmt_raw_int(char *p, const struct lt_field_class *fc,
+				const unsigned char *fp)
+{
+	uint64_t raw = ld_uint_bo(fp, fc->size, fc->be);
+	if (fc->base != 10)
+		return fmt_radix(p, raw, fc->base);
+	return fc->is_signed ? lt_fmt_i64(p, sext(raw, fc->size)) :
+			       lt_fmt_u64(p, raw);
+}
+
+/* Copies n bytes in 16-byte blocks: writes up to 15 bytes past p + n. */
+static inline char *copy16(char *p, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i += 16)
+		memcpy(p + i, s + i, 16);
+	return p + n;
+}
+
+/* Field i of ev's value, not an integer in place (the callers' fast
+ * case), at p. */
+static char *fmt_field(const struct lt_event *ev, uint32_t i, char *p)
+{
+	const struct lt_field_class *fc = &ev->cls->fields[i];
+	struct lt_value v, e;
+	lt_event_field(ev, i, &v);
+	switch (fc->kind) {
+	case LT_KIND_STRING:
+		p = fmt_escaped(p, v.str, v.len);
+		break;
+	case LT_KIND_ARRAY:
+	case LT_KIND_SEQUENCE:
+		if (fc->text) {
+			p = fmt_escaped(p, v.str, (size_t)v.u);
+			break;
+		}
+		*p++ = '[';
+		for (size_t j = 0; j < v.len; j++) {
+			memcpy(p, j ? ", [" : " [", 3);
+			p += j ? 3 : 2;
+			p = lt_fmt_u64(p, j);
+			memcpy(p, "] = ", 4);
+			p += 4;
+			if (fc->elem_kind == LT_KIND_INT) {
+				p = fmt_raw_int(p, fc, v.data + j * fc->size);
+				continue;
+			}
+			lt_value_elem(&v, j, &e);
+			p = fmt_scalar(p, &e);
+		}
+		memcpy(p, " ]", 2);
+		p += 2;
+		break;
+	default:
+		p = fmt_scalar(p, &v);
+		break;
+	}
+	return p;
+}
+
+/* The payload of a class of plain fields (lt_event_class.fmt_plain). */
+static char *format_plain(const struct lt_event *ev, char *p)
+{
+	const struct lt_event_class *ec = ev->cls;
+	*p++ = '{';
+	for (uint32_t i = 0; i < ec->nfields; i++) {
+		const struct lt_field_class *fc = &ec->fields[i];
+		/* ", NAME = " (the first field's without the comma) */
+		if (i)
+			p = copy16(p, fc->prefix, fc->prefix_len);
+		else
+			p = copy16(p, fc->prefix + 1, fc->prefix_len - 1u);
+		if (fc->kind == LT_KIND_INT)
+			p = fmt_raw_int(p, fc, ev->base + ev->off[i]);
+		else
+			p = fmt_field(ev, i, p);
+	}
+	memcpy(p, " }", 2);
+	return p + 2;
+}
+
+/* " }" n times: nested structs' ends. */
+static char *close_structs(char *p, unsigned n)
+{
+	for (unsigned k = 0; k < n; k++) {
+		memcpy(p, " }", 2);
+		p += 2;
+	}
+	return p;
+}
+
+char *lt_event_format(const struct lt_event *ev, char *p)
+{
+	const struct lt_event_class *ec = ev->cls;
+
+	if (!ec->nfields) {
+		memcpy(p, "{ }", 3);
+		return p + 3;
+	}
+	if (__builtin_expect(ec->fmt_plain, 1))
+		return format_plain(ev, p);
+	/* pend: the structs the last field printed closes; first: no field
+	 * printed yet in the section cur */
+	unsigned pend = 0, first = 1, cur = ec->fields[0].sec;
+	*p++ = '{';
+	for (uint32_t i = 0; i < ec->nfields; i++) {
+		const struct lt_field_class *fc = &ec->fields[i];
+		if (__builtin_expect(fc->var_tag >= 0, 0) &&
+		    ev->off[i] == LT_OFF_ABSENT)
+			continue; /* a variant's option not held */
+		const unsigned char *fp = ev->base + ev->off[i];
+		if (__builtin_expect(pend, 0)) {
+			p = close_structs(p, pend);
+			pend = 0;
+		}
+		/* ", NAME = " (the first field's without the comma); the
+		 * contexts and the payload each in braces */
+		if (__builtin_expect(fc->sec != cur, 0)) {
+			memcpy(p, " }, {", 5);
+			p += 5;
+			first = 1;
+			cur = fc->sec;
+		}
+		if (__builtin_expect(fc->open_len, 0)) {
+			/* the first field of nested structs: their names */
+			p = copy16(p, fc->open + first, fc->open_len - first);
+			p = copy16(p, fc->prefix + 1, fc->prefix_len - 1u);
+		} else if (!first) {
+			p = copy16(p, fc->prefix, fc->prefix_len);
+		} else {
+			p = copy16(p, fc->prefix + 1, fc->prefix_len - 1u);
+		}
+		first = 0;
+		pend = fc->closes;
+		if (fc->kind == LT_KIND_INT && !fc->bitfield) {
+			p = fmt_raw_int(p, fc, fp);
+			continue;
+		}
+		p = fmt_field(ev, i, p);
+	}
+	if (__builtin_expect(pend, 0))
+		p = close_structs(p, pend);
+	if (__builtin_expect(cur != LT_SEC_PAYLOAD, 0)) {
+		/* contexts without a payload */
+		memcpy(p, " }, { }", 7);
+		return p + 7;
+	}
+	memcpy(p, " }", 2);
+	return p + 2;
+}
+
+/* One conversion of a marker with its field's value, as printf would. */
+static int format_conv(char *p, size_t room, const char *spec,
+		       const struct lt_marker_piece *c,
+		       const struct lt_value *v)
+{
+	int is_signed = v->fc && v->fc->is_signed;
+	int64_t i = is_signed ? v->i : (int64_t)v->u;
+	uint64_t u = v->u;
+	switch (c->conv) {
+	case 'd':
+	case 'i':
+		switch (c->length) {
+		case LT_LEN_L:
+			return snprintf(p, room, spec, (long)i);
+		case LT_LEN_LL:
+			return snprintf(p, room, spec, (long long)i);
+		case LT_LEN_J:
+			return snprintf(p, room, spec, (intmax_t)i);
+		case LT_LEN_Z:
+			return snprintf(p, room, spec, (ssize_t)i);
+		case LT_LEN_T:
+			return snprintf(p, room, spec, (ptrdiff_t)i);
+		default: /* hh, h: printf narrows the int itself */
+			return snprintf(p, room, spec, (int)i);
+		}
+	case 'c':
+		return snprintf(p, room, spec, (int)i);
+	case 'p':
+		return snprintf(p, room, spec, (void *)(uintptr_t)u);
+	case 's': {
+		char s[LT_STRING_MAX];
+		size_t n = v->len < sizeof(s) - 1 ? v->len : sizeof(s) - 1;
+		memcpy(s, v->str, n);
+		s[n] = 0;
+		return snprintf(p, room, spec, s);
+	}
+	case 'f':
+	case 'F':
+	case 'e':
+	case 'E':
+	case 'g':
+	case 'G':
+		return snprintf(p, room, spec, v->f);
+	default: /* u o x X */
+		switch (c->length) {
+		case LT_LEN_L:
+			return snprintf(p, room, spec, (unsigned long)u);
+		case LT_LEN_LL:
+			return snprintf(p, room, spec, (unsigned long long)u);
+		case LT_LEN_J:
+			return snprintf(p, room, spec, (uintmax_t)u);
+		case LT_LEN_Z:
+		case LT_LEN_T:
+			return snprintf(p, room, spec, (size_t)u);
+		default:
+			return snprintf(p, room, spec, (unsigned)u);
+		}
+	}
+}
+
+char *lt_event_format_marker(const struct lt_event *ev, char *p, size_t room)
+{
+	const char *fmt = ev->cls->format;
+	struct lt_marker_piece c;
+	size_t pos = 0;
+	unsigned k = 0;
+	char *end = p + room - 1;
+	while (p < end && lt_marker_next(fmt, &pos, &c) > 0) {
+		size_t left = (size_t)(end - p);
+		if (!c.conv) {
+			size_t n = c.len < left ? c.len : left;
+			memcpy(p, fmt + c.start, n);
+			p += n;
+			continue;
+		}
+		struct lt_value v;
+		char spec[64];
+		if (c.len >= sizeof(spec) || lt_event_field(ev, k++, &v) != 0)
+			break;
+		/* the trace's metadata, not the registry, said the format
+		 * fits the fields: a conversion whose field is of another
+		 * kind is shown as "?" */
+		int want = strchr("fFeEgG", c.conv) ? LT_KIND_FLOAT :
+			   c.conv == 's'	    ? LT_KIND_STRING :
+						      LT_KIND_INT;
+		int kind = v.kind == LT_KIND_ENUM ? LT_KIND_INT : v.kind;
+		if (kind != want || (kind == LT_KIND_STRING && !v.str)) {
+			*p++ = '?';
+			continue;
+		}
+		memcpy(spec, fmt + c.start, c.len);
+		spec[c.len] = 0;
+		int n = format_conv(p, left + 1, spec, &c, &v);
+		if (n < 0)
+			break;
+		p += (size_t)n < left ? (size_t)n : left;
+	}
+	*p = 0;
+	return p;
+}

@@ -1,0 +1,41 @@
+/*
+ * format.h - values as text, in babeltrace2's notation: numbers, floats as
+ * printf's %g, escaped strings, a whole event's payload, a marker's text.
+ */
+#ifndef LT_CTF_FORMAT_H
+#define LT_CTF_FORMAT_H
+
+#include "ctf/types.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Writes "{ a = 1, b = "x" }" (babeltrace2's notation) at p and returns the
+ * end; p must have room for lt_event_format_bound(ev) bytes.
+ */
+size_t lt_event_format_bound(const struct lt_event *ev);
+char *lt_event_format(const struct lt_event *ev, char *p);
+
+/*
+ * A marker's text (cls->format set): its format with its fields, as
+ * printf would have written it, at p, at most room - 1 bytes and a NUL;
+ * returns the end (the NUL).
+ */
+#define LT_MARKER_TEXT_MAX 8192
+char *lt_event_format_marker(const struct lt_event *ev, char *p, size_t room);
+
+/* Number formatting used by the formatter; p must have 21 bytes. */
+char *lt_fmt_u64(char *p, uint64_t v);
+char *lt_fmt_i64(char *p, int64_t v);
+/* printf's "%g"; p must have 32 bytes. */
+char *lt_fmt_g(char *p, double d);
+
+/* x < 10^8 as exactly eight digits at p (no NUL): the formatters' base. */
+void lt_fmt_8digits(char *p, uint32_t x);
+
+/* The formatted size bound of fields, strings and sequences aside (the
+ * metadata compiler stores it per event class). */
+size_t lt_format_bound_fixed(const struct lt_field_class *fcs, unsigned n);
+
+#endif

@@ -1,0 +1,87 @@
+/*
+ * header.h - packet headers, packet contexts and event headers of any
+ * layout: the metadata compiler (tsdl.c) turns each of these structs into a
+ * tree of struct lt_hnode, and lt_hdr_read() walks it over a packet's bytes
+ * and gathers the values the reader needs by their role (the field's name:
+ * magic, stream_id, timestamp_begin, ..., the event's id and timestamp).
+ * Integers may have any size of 1 to 64 bits, any bit alignment and either
+ * byte order; variants are chosen by an enum tag read before them.
+ */
+#ifndef LT_CTF_HEADER_H
+#define LT_CTF_HEADER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum lt_hdr_role {
+	LT_ROLE_NONE = 0,
+	LT_ROLE_MAGIC,
+	LT_ROLE_UUID, /* an array of 16 bytes: its offset is kept */
+	LT_ROLE_STREAM_ID,
+	LT_ROLE_STREAM_INSTANCE_ID,
+	LT_ROLE_TS_BEGIN,
+	LT_ROLE_TS_END,
+	LT_ROLE_CONTENT_SIZE,
+	LT_ROLE_PACKET_SIZE,
+	LT_ROLE_SEQ,
+	LT_ROLE_DISCARDED,
+	LT_ROLE_CPU,
+	LT_ROLE_PID,
+	LT_ROLE_ID, /* the event header's: the last one read wins */
+	LT_ROLE_TS,
+	LT_ROLE_N
+};
+
+enum lt_hnode_kind {
+	LT_HN_INT,
+	LT_HN_BYTES, /* an array of 8-bit integers, not read */
+	LT_HN_STRUCT,
+	LT_HN_VARIANT
+};
+
+#define LT_HDR_REGS 32 /* integers of one header a variant may name */
+
+/* A variant's option for the tag values lo..hi. */
+struct lt_hsel {
+	uint64_t lo, hi;
+	uint32_t kid;
+};
+
+struct lt_hnode {
+	uint8_t kind; /* enum lt_hnode_kind */
+	uint8_t role; /* enum lt_hdr_role */
+	uint8_t size; /* INT: bits */
+	uint8_t be; /* INT: big-endian */
+	uint8_t reg; /* INT: register its value goes to; VARIANT: the tag's */
+	uint8_t tag_signed; /* INT: signed; VARIANT: its tag is */
+	uint32_t align; /* bits */
+	uint32_t length; /* BYTES: count */
+	uint32_t nkids;
+	const struct lt_hnode *kids;
+	const struct lt_hsel *sel; /* VARIANT */
+	uint32_t nsel;
+};
+
+/* What a header held: values by role, and where each was (bits). */
+struct lt_hvals {
+	uint64_t v[LT_ROLE_N];
+	uint64_t at[LT_ROLE_N]; /* bit offset of the value read last */
+	uint32_t set; /* bit r: role r was read */
+	uint8_t ts_bits; /* size of the LT_ROLE_TS read last */
+	uint64_t regs[LT_HDR_REGS];
+};
+
+/*
+ * Reads node n from bit *bit of b (end: the bytes there are), updating
+ * *bit and out.  Returns 0, -1 when a field goes past end (*bit then is
+ * where it starts), or -2 when a variant's tag selects no option.
+ */
+int lt_hdr_read(const struct lt_hnode *n, const unsigned char *b, size_t end,
+		uint64_t *bit, struct lt_hvals *out);
+
+/* An integer of size bits at bit offset bit of b (little- or big-endian,
+ * as CTF numbers the bits of each); the bytes must be there. */
+uint64_t lt_hdr_bits(const unsigned char *b, uint64_t bit, unsigned size,
+		     int be);
+
+#endif

@@ -1,0 +1,152 @@
+/*
+ * types.h - the reader's type model: field kinds, field and event classes,
+ * the clock, a decoded event and a field's value.  The metadata parser
+ * (tsdl.c) builds these; the decoder (reader.c), the values (value.c) and
+ * the formatter (format.c) read them.
+ */
+#ifndef LT_CTF_TYPES_H
+#define LT_CTF_TYPES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Kinds of event fields. */
+enum lt_field_kind {
+	LT_KIND_INT = 0, /* integer, signed or not */
+	LT_KIND_ENUM = 1, /* integer with labels */
+	LT_KIND_FLOAT = 2, /* IEEE 754, 32 or 64 bits */
+	LT_KIND_STRING = 3, /* NUL-terminated */
+	LT_KIND_ARRAY = 4, /* fixed length, of scalars */
+	LT_KIND_SEQUENCE = 5, /* length from an earlier field, of scalars */
+};
+
+/* One label of an enumeration: values lo..hi (inclusive). */
+struct lt_enum_range {
+	const char *label;
+	int64_t lo, hi; /* compare as uint64_t when the enum is unsigned */
+};
+
+/* The tag values lo..hi select a variant's option opt. */
+struct lt_var_sel {
+	int64_t lo, hi; /* compare as uint64_t when the tag is unsigned */
+	uint32_t opt;
+};
+
+/* lt_event.off of a variant's option that the event does not hold */
+#define LT_OFF_ABSENT UINT32_MAX
+
+/*
+ * A field of an event class.  For arrays and sequences, elem_kind, size,
+ * is_signed, base and the enum ranges describe the element.
+ */
+struct lt_field_class {
+	const char *name; /* without the leading '_' TSDL allows */
+	uint32_t name_len;
+	/* for the formatter: ", NAME = ", with 16 readable bytes past it */
+	uint32_t prefix_len;
+	const char *prefix;
+	uint8_t kind; /* enum lt_field_kind */
+	uint8_t elem_kind; /* INT, ENUM or FLOAT for arrays and sequences */
+	uint8_t size; /* bytes of the scalar or of one element */
+	uint8_t align; /* bytes, counted from the packet's start */
+	uint8_t is_signed;
+	uint8_t base; /* 2, 8, 10 or 16 */
+	uint8_t text; /* array or sequence of 8-bit chars: a string */
+	uint8_t be; /* big-endian (scalars, elements) */
+	uint8_t sec_first; /* the first field of its section (LT_SEC_*) */
+	/* an integer or enum of bitsize bits aligned on bitalign bits, not
+	 * whole bytes: its offset in lt_event.off is in bits, from base
+	 * (size is then its bytes rounded up, align 1) */
+	uint8_t bitfield, bitsize;
+	uint16_t bitalign;
+	/* a field of a nested struct: ", NAME = {" of the structs it opens
+	 * (16 readable bytes past it), and how many it closes */
+	const char *open;
+	uint32_t open_len;
+	uint8_t closes;
+	uint8_t sec; /* its section, LT_SEC_* */
+	/* an option of a variant: the index of the variant's tag field (-1:
+	 * not in a variant), the option it belongs to; the variant's first
+	 * field holds its options' tag values */
+	int32_t var_tag;
+	uint16_t var_opt;
+	uint8_t var_first;
+	const struct lt_var_sel *var_sel;
+	uint32_t nvar_sel;
+	uint32_t length; /* fixed array's element count */
+	int32_t length_field; /* sequence: index of its length field */
+	const struct lt_enum_range *ranges;
+	uint32_t nranges;
+};
+
+/* The sections of an event's fields, in order: the stream's event
+ * context, the event's context, the payload. */
+enum { LT_SEC_STREAM_CTX, LT_SEC_EVENT_CTX, LT_SEC_PAYLOAD, LT_NSECTIONS };
+
+struct lt_event_class {
+	const char *name;
+	uint32_t name_len;
+	uint64_t id;
+	uint32_t stream_id;
+	int loglevel; /* -1 when the metadata gives none */
+	/* an lt_tracef marker's format (ctf/marker.h), else NULL */
+	const char *format;
+	uint32_t index; /* in lt_reader_class() order */
+	uint32_t nfields;
+	const struct lt_field_class *fields;
+	/* fields of each section (LT_SEC_*), in fields in that order */
+	uint32_t nsec[LT_NSECTIONS];
+	/* decode plan: when every field has a fixed size and byte alignment,
+	 * the payload's size and the fields' offsets are constants */
+	int32_t fixed_size; /* -1 when not fixed */
+	/* the offsets are from a start aligned so (bytes; 1 in lowtrace's
+	 * byte-packed payloads) */
+	uint8_t fixed_align;
+	/* payload only, of fields not nested, not in variants, not
+	 * bit-fields: the formatter's plain loop */
+	uint8_t fmt_plain;
+	const uint32_t *fixed_off;
+	/* formatted size bound of the fields, strings and sequences aside */
+	uint32_t fmt_bound;
+};
+
+struct lt_clock {
+	const char *name;
+	uint64_t freq; /* counts per second */
+	int64_t offset_s; /* origin: offset_s + offset / freq seconds ... */
+	uint64_t offset; /* ... since the Unix epoch; offset < freq here */
+	int64_t base_ns; /* offset_s * 1e9 + floor(offset * 1e9 / freq) */
+};
+
+/* A decoded event, valid until the next call on its iterator. */
+struct lt_event {
+	const struct lt_event_class *cls;
+	uint64_t ts; /* clock counts */
+	int64_t ns; /* ns since the epoch */
+	uint32_t cpu, pid;
+	uint32_t stream_index;
+	const char *stream; /* stream file name */
+	uint64_t packet_seq;
+	uint64_t discarded; /* the packet's events_discarded: a running count */
+	/* where the fields are: offsets from base; for strings their length
+	 * without the NUL, for arrays and sequences their element count */
+	const unsigned char *base;
+	const uint32_t *off;
+	const uint32_t *count;
+};
+
+/* A field's value.  Integers: i (signed) or u; floats: f. */
+struct lt_value {
+	const struct lt_field_class *fc;
+	uint8_t kind; /* enum lt_field_kind of the value itself */
+	union {
+		int64_t i;
+		uint64_t u;
+		double f;
+	};
+	const char *str; /* string (not NUL-terminated for text arrays) */
+	size_t len; /* string bytes, or array/sequence element count */
+	const unsigned char *data; /* array/sequence elements */
+};
+
+#endif

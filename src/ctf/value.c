@@ -1,0 +1,135 @@
+/*
+ * value.c - reading a decoded event's field values where the decoder
+ * noted them (value.h).
+ */
+#include "ctf/value.h"
+#include "ctf/header.h"
+#include "ctf/load.h"
+
+#include <errno.h>
+#include <string.h>
+
+const char *lt_enum_label(const struct lt_field_class *fc, uint64_t raw)
+{
+	for (uint32_t i = 0; i < fc->nranges; i++) {
+		const struct lt_enum_range *r = &fc->ranges[i];
+		int in = fc->is_signed ? ((int64_t)raw >= r->lo &&
+					  (int64_t)raw <= r->hi) :
+					 (raw >= (uint64_t)r->lo &&
+					  raw <= (uint64_t)r->hi);
+		if (in)
+			return r->label;
+	}
+	return NULL;
+}
+
+static void scalar_value(const struct lt_field_class *fc, uint8_t kind,
+			 const unsigned char *p, struct lt_value *v)
+{
+	v->fc = fc;
+	v->kind = kind;
+	v->str = NULL;
+	v->len = 0;
+	v->data = p;
+	if (kind == LT_KIND_FLOAT) {
+		uint64_t bits = ld_uint_bo(p, fc->size, fc->be);
+		if (fc->size == 4) {
+			float f;
+			uint32_t b32 = (uint32_t)bits;
+			memcpy(&f, &b32, 4);
+			v->f = f;
+		} else {
+			memcpy(&v->f, &bits, 8);
+		}
+		return;
+	}
+	uint64_t raw = ld_uint_bo(p, fc->size, fc->be);
+	if (fc->is_signed)
+		v->i = sext(raw, fc->size);
+	else
+		v->u = raw;
+	if (kind == LT_KIND_ENUM)
+		v->str = lt_enum_label(fc, v->u);
+}
+
+/* A bit-field's value: bit is its offset in bits from base. */
+static void bitfield_value(const struct lt_field_class *fc,
+			   const unsigned char *base, uint32_t bit,
+			   struct lt_value *v)
+{
+	uint64_t raw = lt_hdr_bits(base, bit, fc->bitsize, fc->be);
+	v->fc = fc;
+	v->kind = fc->kind;
+	v->str = NULL;
+	v->len = 0;
+	v->data = base + bit / 8;
+	if (fc->is_signed && fc->bitsize < 64)
+		v->i = (int64_t)(raw << (64 - fc->bitsize)) >>
+		       (64 - fc->bitsize);
+	else
+		v->u = raw;
+	if (fc->kind == LT_KIND_ENUM)
+		v->str = lt_enum_label(fc, v->u);
+}
+
+int lt_event_field(const struct lt_event *ev, unsigned i, struct lt_value *v)
+{
+	if (i >= ev->cls->nfields)
+		return -EINVAL;
+	const struct lt_field_class *fc = &ev->cls->fields[i];
+	if (__builtin_expect(fc->var_tag >= 0, 0) &&
+	    ev->off[i] == LT_OFF_ABSENT) {
+		/* an option of a variant that this event does not hold */
+		memset(v, 0, sizeof(*v));
+		v->fc = fc;
+		v->kind = fc->kind;
+		return -ENOENT;
+	}
+	const unsigned char *p = ev->base + ev->off[i];
+	switch (fc->kind) {
+	case LT_KIND_STRING:
+		v->fc = fc;
+		v->kind = LT_KIND_STRING;
+		v->str = (const char *)p;
+		v->len = ev->count[i];
+		v->data = p;
+		return 0;
+	case LT_KIND_ARRAY:
+	case LT_KIND_SEQUENCE:
+		v->fc = fc;
+		v->kind = fc->kind;
+		v->data = p;
+		v->len = fc->kind == LT_KIND_ARRAY ? fc->length : ev->count[i];
+		v->str = NULL;
+		if (fc->text) {
+			v->str = (const char *)p;
+			v->u = strnlen(v->str, v->len); /* text length */
+		}
+		return 0;
+	default:
+		if (__builtin_expect(fc->bitfield, 0))
+			bitfield_value(fc, ev->base, ev->off[i], v);
+		else
+			scalar_value(fc, fc->kind, p, v);
+		return 0;
+	}
+}
+
+int lt_event_field_by_name(const struct lt_event *ev, const char *name,
+			   struct lt_value *v)
+{
+	for (unsigned i = 0; i < ev->cls->nfields; i++)
+		if (!strcmp(ev->cls->fields[i].name, name))
+			return lt_event_field(ev, i, v);
+	return -ENOENT;
+}
+
+int lt_value_elem(const struct lt_value *arr, size_t i, struct lt_value *out)
+{
+	if ((arr->kind != LT_KIND_ARRAY && arr->kind != LT_KIND_SEQUENCE) ||
+	    i >= arr->len)
+		return -EINVAL;
+	scalar_value(arr->fc, arr->fc->elem_kind, arr->data + i * arr->fc->size,
+		     out);
+	return 0;
+}

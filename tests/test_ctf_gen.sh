@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# test_ctf_gen.sh - `lowtrace view` beside babeltrace2 on traces of other
+# tracers' shapes that tests/gen_ctf.py writes (type names, LTTng's
+# compact and large event headers with their extended forms and wrapping
+# timestamps, two stream classes, contexts, every field type, byte order
+# per type), little- and big-endian, plain and packetized metadata, clocks
+# of 1 MHz, 1 GHz and 2.5 GHz with offsets: every event the same (time,
+# name, CPU, contexts, values), and the discarded events reported alike
+# (babeltrace2's warnings, lowtrace's: as many, the same counts).  Needs
+# babeltrace2 and /usr/bin/python3 (skips without them, fails under
+# LOWTRACE_REQUIRE_ALL=1).
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+B=${BUILD:-build}
+case $B in /*) ;; *) B=$top/$B ;; esac
+LT=$B/lowtrace
+PY=/usr/bin/python3
+export TZ=UTC
+. "$top/tests/lib/harness.sh" lt-test-ctf-gen
+
+if ! command -v babeltrace2 > /dev/null 2>&1 || [ ! -x "$PY" ]; then
+	skip ctf_gen "babeltrace2 or $PY missing"
+	finish
+fi
+
+gen() { # name, gen_ctf.py options...
+	local name=$1 d=$tmp/$1 rc out
+	shift
+	if ! "$PY" "$top/tests/gen_ctf.py" "$d" "$@" > "$tmp/gen.err" 2>&1; then
+		fail "compare_$name" "gen_ctf.py: $(head -c 600 "$tmp/gen.err")"
+		return
+	fi
+	babeltrace2 "$d" > "$tmp/$name.bt" 2> "$tmp/$name.bt.err"
+	rc=$?
+	if [ $rc -ne 0 ] || grep -qv '^WARNING: Tracer discarded' "$tmp/$name.bt.err"; then
+		fail "compare_$name" "babeltrace2 exit $rc: $(head -c 600 "$tmp/$name.bt.err")"
+		return
+	fi
+	"$LT" view "$d" > "$tmp/$name.lt" 2> "$tmp/$name.lt.err"
+	rc=$?
+	if [ $rc -ne 0 ] || grep -qv 'the tracer discarded' "$tmp/$name.lt.err"; then
+		fail "compare_$name" "lowtrace view exit $rc: $(head -c 600 "$tmp/$name.lt.err")"
+		return
+	fi
+	if out=$("$PY" "$top/tests/compare_babeltrace.py" "$tmp/$name.bt" "$tmp/$name.lt" 2>&1); then
+		ok "compare_$name ($out)"
+	else
+		fail "compare_$name" "$out"
+	fi
+	# the discarded events: one report per packet after a loss, alike
+	local bt lt
+	bt=$(sed -n 's/^WARNING: Tracer discarded \([0-9]*\) event.*/\1/p' "$tmp/$name.bt.err" | sort -n | tr '\n' ' ')
+	lt=$(sed -n 's/.*the tracer discarded \([0-9]*\) events.*/\1/p' "$tmp/$name.lt.err" | sort -n | tr '\n' ' ')
+	if [ -n "$bt" ] && [ "$bt" = "$lt" ]; then
+		ok "discarded_$name"
+	else
+		fail "discarded_$name" "babeltrace2 '$bt', lowtrace '$lt'"
+	fi
+}
+
+gen le_plain --events 3000 --seed 1
+gen be_packetized_2ghz --be --packetized --freq 2500000000 --events 3000 --seed 2
+gen le_packetized_1mhz --packetized --freq 1000000 --events 3000 --seed 3
+gen be_plain --be --events 3000 --seed 4
+
+# an lttng-modules kernel trace (--kernel): read alike, and the analyses
+# see most of its 300 threads woken and run (by their LTTng names) on its
+# two CPUs
+name=lttng_kernel d=$tmp/kernel
+if "$PY" "$top/tests/gen_ctf.py" "$d" --kernel --events 6000 > "$tmp/gen.err" 2>&1 &&
+	babeltrace2 "$d" > "$tmp/k.bt" 2> "$tmp/k.bt.err" && "$LT" view "$d" > "$tmp/k.lt" 2>&1 &&
+	out=$("$PY" "$top/tests/compare_babeltrace.py" "$tmp/k.bt" "$tmp/k.lt" 2>&1); then
+	ok "compare_$name ($out)"
+else
+	fail "compare_$name" "$(cat "$tmp/gen.err" "$tmp/k.bt.err" 2> /dev/null | head -c 300) ${out:-}"
+fi
+sched=$("$LT" analyze sched "$d" 2>&1)
+cpu=$("$LT" analyze cpu "$d" 2>&1)
+woken=$(printf '%s\n' "$sched" | sed -n 's/^wake-up to run latency, \([0-9]*\) threads woken.*/\1/p')
+ran=$(printf '%s\n' "$cpu" | sed -n 's/.* 2 CPUs, \([0-9]*\) threads ran.*/\1/p')
+if [ "${woken:-0}" -ge 250 ] && [ "${woken:-0}" -le 300 ] &&
+	[ "${ran:-0}" -ge 250 ] && [ "${ran:-0}" -le 301 ] &&
+	printf '%s\n' "$cpu" | grep -Eq '^ +1[0-9]{3} worker-[0-9]+ '; then
+	ok analyses_of_lttng_kernel_trace
+else
+	fail analyses_of_lttng_kernel_trace "$sched"$'\n'"$cpu"
+fi
+finish

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# test_lttng_ust.sh - `lowtrace view` beside babeltrace2 on LTTng-UST
+# traces that lttng-tools records here: tests/lttng/ust_fields (every
+# field type LTTng-UST has, two threads) traced with per-UID buffers and
+# the contexts vpid, vtid and procname, then with per-PID buffers and the
+# contexts vpid, vtid and ip, each compared event for event
+# (tests/compare_babeltrace.py: time, name, CPU, contexts, every value),
+# the session's directory given whole (`lowtrace view` finds the trace in
+# the tree).
+#
+# tests/lttng/record.sh records them privately: lttng-sessiond in a mount
+# namespace of its own (tmpfs on /run/lttng and /dev/shm) with LTTNG_HOME
+# in a temporary directory, killed and removed at the end.  Needs root, lttng-tools, liblttng-ust-dev
+# and babeltrace2 (skips without them, fails under LOWTRACE_REQUIRE_ALL=1).
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+B=${BUILD:-build}
+case $B in /*) ;; *) B=$top/$B ;; esac
+LT=$B/lowtrace
+PY=/usr/bin/python3
+export TZ=UTC
+
+. "$top/tests/lib/harness.sh" lt-test-lttng-ust
+why=
+[ "$(id -u)" -eq 0 ] || why="needs root (lttng-sessiond in a mount namespace)"
+for c in lttng lttng-sessiond babeltrace2 unshare pkg-config; do
+	[ -z "$why" ] && ! command -v "$c" > /dev/null 2>&1 && why="no $c"
+done
+[ -z "$why" ] && ! pkg-config --exists lttng-ust && why="no liblttng-ust-dev"
+[ -z "$why" ] && [ ! -x "$PY" ] && why="no $PY"
+if [ -n "$why" ]; then
+	skip lttng_ust_traces "$why"
+	finish
+fi
+for r in "uid --buffers-uid vpid vtid procname" "pid --buffers-pid vpid vtid ip"; do
+	# shellcheck disable=SC2086
+	set -- $r
+	name=$1
+	shift
+	if ! bash "$top/tests/lttng/record.sh" "$tmp/$name" 300 256K "$@" \
+		> "$tmp/rec.log" 2>&1; then
+		fail lttng_record "$(tail -c 1500 "$tmp/rec.log")"
+		finish
+	fi
+done
+compare() { # name, session directory
+	local name=$1 d=$2 rc out
+	babeltrace2 "$d" > "$tmp/$name.bt" 2> "$tmp/$name.bt.err"
+	rc=$?
+	if [ $rc -ne 0 ] || [ -s "$tmp/$name.bt.err" ]; then
+		fail "compare_$name" "babeltrace2 exit $rc: $(head -c 600 "$tmp/$name.bt.err")"
+		return
+	fi
+	"$LT" view "$d" > "$tmp/$name.lt" 2> "$tmp/$name.lt.err"
+	rc=$?
+	if [ $rc -ne 0 ] || [ -s "$tmp/$name.lt.err" ]; then
+		fail "compare_$name" "lowtrace view exit $rc: $(head -c 600 "$tmp/$name.lt.err")"
+		return
+	fi
+	if ! grep -q 'procname = "ust_fields"\|vtid = ' "$tmp/$name.lt"; then
+		fail "compare_$name" "no context in lowtrace's output: $(head -c 400 "$tmp/$name.lt")"
+		return
+	fi
+	if out=$("$PY" "$top/tests/compare_babeltrace.py" "$tmp/$name.bt" "$tmp/$name.lt" 2>&1); then
+		ok "compare_$name ($out)"
+	else
+		fail "compare_$name" "$out"
+	fi
+}
+compare ust_per_uid "$tmp/uid"
+compare ust_per_pid "$tmp/pid"
+# the analyses take an LTTng-UST event's thread from its vtid context:
+# four threads (two processes of two), so four intervals fewer than events
+out=$("$LT" analyze jitter "$tmp/uid" --event 'ltt_fields:ints' --period 1ms 2>&1)
+if printf '%s\n' "$out" | grep -q '^1200 ltt_fields:ints events, 1196 intervals'; then
+	ok jitter_threads_by_vtid
+else
+	fail jitter_threads_by_vtid "$out"
+fi
+n=$(find "$tmp/pid" -name metadata | wc -l)
+if [ "$n" -eq 2 ]; then
+	ok "per_pid_session_has_two_traces_merged"
+else
+	fail per_pid_session_has_two_traces_merged "$n traces in $(find "$tmp/pid")"
+fi
+finish
