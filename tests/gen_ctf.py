@@ -5,6 +5,7 @@
 usage: gen_ctf.py OUT_DIR [--be] [--packetized] [--events N] [--freq HZ]
                   [--seed S]
        gen_ctf.py OUT_DIR --kernel [--events N] [--seed S]
+       gen_ctf.py OUT_DIR --compound [--events N] [--seed S]
 
 --kernel writes an lttng-modules kernel trace instead (two CPUs: the
 scheduler's events of a pool of 300 threads, irqs, softirqs) for the
@@ -31,6 +32,12 @@ The trace has what other tracers write and lowtrace does not:
   strings, char arrays as text; sequences whose length is a field of
   the payload (relative and absolute path) or of the stream event
   context.
+
+--compound writes a trace of each compound type TSDL allows instead:
+arrays and sequences of structs (with strings, bit-fields and variants
+tagged inside the struct), arrays of arrays, char arrays in arrays,
+sequences of variants, variants in variants (as an option and in a
+struct option), a sequence whose length is a variant's option.
 """
 import os
 import random
@@ -647,12 +654,23 @@ event {
 		struct { enum kind t; variant <t> { uint8_t A; uint32_t B; string C; } u; } tagged[2];
 	};
 };
+event {
+	name = "gen:length_in_variant";
+	id = 4;
+	stream_id = 0;
+	fields := struct {
+		enum kind sel;
+		variant <sel> { uint8_t A; uint16_t B; string C; } v;
+		uint16_t data[v.A];
+	};
+};
 """
 
 
 def compound_trace(out, n, seed):
     """A trace of arrays and sequences of structs, variants and arrays,
-    and variants in variants (every compound type TSDL allows)."""
+    variants in variants, a sequence whose length is a variant's option
+    (every compound type TSDL allows)."""
     rnd = random.Random(seed)
     uid = uuidlib.UUID(int=rnd.getrandbits(128))
     os.makedirs(out, exist_ok=True)
@@ -665,7 +683,7 @@ def compound_trace(out, n, seed):
     for i in range(n):
         ts += rnd.choice([1, 300, 5000])
         p = s.pkt
-        eid = rnd.randrange(4)
+        eid = rnd.randrange(5)
         p.align(8)  # the header struct: aligned as its timestamp
         p.uint(eid, 2)
         p.uint(ts, 8)
@@ -687,6 +705,7 @@ def compound_trace(out, n, seed):
             p.uint(m, 1)
             for j in range(6):
                 p.uint(i * 6 + j & 0xFFFF, 2)
+            p.align(4)  # rows: aligned as its element, even empty
             for j in range(2 * m):
                 p.uint(i * 1000 + j, 4)
             p.b += (names[i % 2].encode() + bytes(4))[:4]
@@ -704,6 +723,12 @@ def compound_trace(out, n, seed):
                     p.align(4)  # the struct: aligned as its q
                     p.uint(j, 1)
                     p.uint(i * 11 + j, 4)
+        elif eid == 4:
+            # the length is held only when sel is A
+            p.uint(0, 1)
+            p.uint(m, 1)
+            for j in range(m):
+                p.uint(i + j, 2)
         else:
             outer, inner = rnd.randrange(3), rnd.randrange(3)
             p.uint(outer, 1)
@@ -736,6 +761,7 @@ def compound_trace(out, n, seed):
                     p.string(names[j])
         if len(p.b) > 3000:
             s.end()
+            s.discarded += rnd.randrange(3)
             s.begin(ts)
     s.end()
     with open(os.path.join(out, "chan_0_0"), "wb") as f:
