@@ -3,7 +3,8 @@
  * for the TSDL subset that lowtrace writes (trace, env, clock, stream and
  * event blocks; struct, integer, enum, floating_point, string, variant,
  * fixed arrays and sequences), and the compiler that turns each event's
- * fields into the flat list of struct lt_field_class the decoder walks.
+ * fields into the flat list of struct lt_field_class the decoder walks
+ * (with a tree of struct lt_cnode for a field of compound elements).
  *
  * Unknown attributes are ignored and callsite blocks skipped; anything
  * else unknown or malformed stops the parse with "PATH:LINE: what".  Errors unwind with
