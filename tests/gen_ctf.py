@@ -37,7 +37,8 @@ The trace has what other tracers write and lowtrace does not:
 arrays and sequences of structs (with strings, bit-fields and variants
 tagged inside the struct), arrays of arrays, char arrays in arrays,
 sequences of variants, variants in variants (as an option and in a
-struct option), a sequence whose length is a variant's option.
+struct option), a sequence whose length is a variant's option or a
+struct's field.
 """
 import os
 import random
@@ -662,6 +663,8 @@ event {
 		enum kind sel;
 		variant <sel> { uint8_t A; uint16_t B; string C; } v;
 		uint16_t data[v.A];
+		struct { uint8_t len; } h;
+		uint16_t more[h.len];
 	};
 };
 """
@@ -729,6 +732,11 @@ def compound_trace(out, n, seed):
             p.uint(m, 1)
             for j in range(m):
                 p.uint(i + j, 2)
+            k = i % 3  # a length in a struct
+            p.uint(k, 1)
+            p.align(2)
+            for j in range(k):
+                p.uint(i * 3 + j, 2)
         else:
             outer, inner = rnd.randrange(3), rnd.randrange(3)
             p.uint(outer, 1)

@@ -2067,6 +2067,8 @@ static void compile_event(struct parser *ps, const struct pevent *pe,
 				scalar(ps, t, f->line, f->name, fc, &fc->kind);
 			}
 placed:
+			if (fc->kind == LT_KIND_COMPOUND)
+				fixed = 0; /* its size is the walk's */
 			/* a struct is aligned as its widest field: its first
 			 * field starts there */
 			if (ff->align / 8 > fc->align) {
