@@ -38,7 +38,8 @@ endif
 # reader and the analyses are the lowtrace command's (liblowtrace-tool.a).
 # the trace reader's files (src/ctf/ also holds the runtime's CTF writer)
 READER_SRC := src/ctf/reader.c src/ctf/tsdl.c src/ctf/clock_ns.c \
-	src/ctf/value.c src/ctf/format.c src/ctf/header.c
+	src/ctf/value.c src/ctf/format.c src/ctf/header.c \
+	src/ctf/compound.c
 TOOL_SRC := $(wildcard src/analysis/*.c src/kernel/*.c) $(READER_SRC) \
 	src/session/recorder.c src/session/preflight.c
 LIB_SRC := $(filter-out src/cli/% $(TOOL_SRC),$(wildcard src/*/*.c))

@@ -10,7 +10,8 @@
 #                bench/gen_sched, and tests/fuzz/seeds: a short recording of
 #                examples/periodic with -k sched,irq,syscalls, one seed per
 #                stream; traces of other tracers' shapes from tests/gen_ctf.py,
-#                plain and packetized; an lttng-modules trace where
+#                plain, packetized and of compound types; an lttng-modules
+#                trace where
 #                ../shared/data is) and fails on a crash; then fuzz_control (the
 #                session protocol's checks, the metadata of the events it
 #                accepts, filters) for FUZZ_CONTROL_TIME (30) seconds from
@@ -72,7 +73,7 @@ fuzz-seeds: build/bench/gen_trace build/bench/gen_sched
 	cp tests/fuzz/seeds/* $(FUZZ_DIR)/seeds/
 	# other tracers' shapes (tests/gen_ctf.py): packetized metadata is
 	# followed by the stream directly, plain text by a NUL first
-	for v in le:--seed=1 be:--be le_pkt:--packetized be_pkt:--be,--packetized,--freq,2500000000; do \
+	for v in le:--seed=1 be:--be le_pkt:--packetized be_pkt:--be,--packetized,--freq,2500000000 compound:--compound; do \
 		n=$${v%%:*}; o=$$(echo $${v#*:} | tr , ' ' | sed 's/--seed=/--seed /'); \
 		rm -rf $(FUZZ_DIR)/good/gen_$$n; \
 		python3 tests/gen_ctf.py $(FUZZ_DIR)/good/gen_$$n --events 120 $$o && \

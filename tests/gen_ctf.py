@@ -5,6 +5,7 @@
 usage: gen_ctf.py OUT_DIR [--be] [--packetized] [--events N] [--freq HZ]
                   [--seed S]
        gen_ctf.py OUT_DIR --kernel [--events N] [--seed S]
+       gen_ctf.py OUT_DIR --compound [--events N] [--seed S]
 
 --kernel writes an lttng-modules kernel trace instead (two CPUs: the
 scheduler's events of a pool of 300 threads, irqs, softirqs) for the
@@ -31,6 +32,13 @@ The trace has what other tracers write and lowtrace does not:
   strings, char arrays as text; sequences whose length is a field of
   the payload (relative and absolute path) or of the stream event
   context.
+
+--compound writes a trace of each compound type TSDL allows instead:
+arrays and sequences of structs (with strings, bit-fields and variants
+tagged inside the struct), arrays of arrays, char arrays in arrays,
+sequences of variants, variants in variants (as an option and in a
+struct option), a sequence whose length is a variant's option or a
+struct's field.
 """
 import os
 import random
@@ -558,6 +566,216 @@ def kernel_trace(out, n, cpus, seed):
             f.write(files[c])
 
 
+COMPOUND_METADATA = """/* CTF 1.8 */
+typealias integer { size = 8; align = 8; signed = false; } := uint8_t;
+typealias integer { size = 16; align = 16; signed = false; } := uint16_t;
+typealias integer { size = 32; align = 32; signed = false; } := uint32_t;
+typealias integer { size = 64; align = 64; signed = false; } := uint64_t;
+typealias integer { size = 32; align = 32; signed = true; } := int32_t;
+typealias integer { size = 4; align = 1; signed = false; } := uint4_t;
+trace {
+	major = 1;
+	minor = 8;
+	uuid = "%(uuid)s";
+	byte_order = le;
+	packet.header := struct {
+		uint32_t magic;
+		uint8_t uuid[16];
+		uint32_t stream_id;
+	};
+};
+env {
+	hostname = "genhost";
+	domain = "ust";
+	tracer_name = "gen_ctf";
+};
+clock {
+	name = "gen";
+	freq = 1000000000;
+	offset_s = 1764740000;
+};
+typealias integer { size = 64; align = 64; signed = false; map = clock.gen.value; } := uint64_clock_t;
+enum kind : uint8_t { A, B, C };
+stream {
+	id = 0;
+	event.header := struct { uint16_t id; uint64_clock_t timestamp; };
+	packet.context := struct {
+		uint64_clock_t timestamp_begin;
+		uint64_clock_t timestamp_end;
+		uint64_t content_size;
+		uint64_t packet_size;
+		uint32_t events_discarded;
+		uint32_t cpu_id;
+	};
+};
+event {
+	name = "gen:arrays_of_structs";
+	id = 0;
+	stream_id = 0;
+	fields := struct {
+		uint8_t n;
+		struct { uint16_t a; string s; } fixed[2];
+		struct { uint8_t x; int32_t y; uint4_t b; } seq[n];
+		uint8_t after;
+	};
+};
+event {
+	name = "gen:arrays_of_arrays";
+	id = 1;
+	stream_id = 0;
+	fields := struct {
+		uint8_t n;
+		uint16_t grid[2][3];
+		uint32_t rows[n][2];
+		integer { size = 8; align = 8; signed = false; encoding = UTF8; } names[2][4];
+	};
+};
+event {
+	name = "gen:sequence_of_variants";
+	id = 2;
+	stream_id = 0;
+	fields := struct {
+		enum kind tag;
+		uint8_t n;
+		variant <tag> { uint16_t A; string B; struct { uint8_t p; uint32_t q; } C; } items[n];
+	};
+};
+event {
+	name = "gen:variant_in_variant";
+	id = 3;
+	stream_id = 0;
+	fields := struct {
+		enum kind outer;
+		enum kind inner;
+		variant <outer> {
+			uint8_t A;
+			variant <inner> { uint16_t A; string B; uint32_t C; } B;
+			struct { uint8_t k; variant <inner> { uint8_t A; uint16_t B; string C; } w; } C;
+		} v;
+		struct { enum kind t; variant <t> { uint8_t A; uint32_t B; string C; } u; } tagged[2];
+	};
+};
+event {
+	name = "gen:length_in_variant";
+	id = 4;
+	stream_id = 0;
+	fields := struct {
+		enum kind sel;
+		variant <sel> { uint8_t A; uint16_t B; string C; } v;
+		uint16_t data[v.A];
+		struct { uint8_t len; } h;
+		uint16_t more[h.len];
+	};
+};
+"""
+
+
+def compound_trace(out, n, seed):
+    """A trace of arrays and sequences of structs, variants and arrays,
+    variants in variants, a sequence whose length is a variant's option
+    (every compound type TSDL allows)."""
+    rnd = random.Random(seed)
+    uid = uuidlib.UUID(int=rnd.getrandbits(128))
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "metadata"), "w") as f:
+        f.write(COMPOUND_METADATA % {"uuid": str(uid)})
+    names = ["alpha", "beta gamma", "", "q\"x"]
+    s = Stream(False, 0, 0, uid, False)
+    ts = 1000
+    s.begin(ts)
+    for i in range(n):
+        ts += rnd.choice([1, 300, 5000])
+        p = s.pkt
+        eid = rnd.randrange(5)
+        p.align(8)  # the header struct: aligned as its timestamp
+        p.uint(eid, 2)
+        p.uint(ts, 8)
+        s.prev = ts
+        m = rnd.randrange(4)
+        if eid == 0:
+            p.uint(m, 1)
+            for j in range(2):
+                p.uint(i * 3 + j & 0xFFFF, 2)
+                p.string(names[(i + j) % len(names)])
+            p.align(4)  # seq: aligned as its element, even empty
+            for j in range(m):
+                p.align(4)  # the struct: aligned as its y
+                p.uint(i + j & 0xFF, 1)
+                p.sint(-i * 7 - j, 4)
+                p.bits(i + j & 15, 4)
+            p.uint(i & 0xFF, 1)
+        elif eid == 1:
+            p.uint(m, 1)
+            for j in range(6):
+                p.uint(i * 6 + j & 0xFFFF, 2)
+            p.align(4)  # rows: aligned as its element, even empty
+            for j in range(2 * m):
+                p.uint(i * 1000 + j, 4)
+            p.b += (names[i % 2].encode() + bytes(4))[:4]
+            p.b += b"wxyz"
+        elif eid == 2:
+            tag = rnd.randrange(3)
+            p.uint(tag, 1)
+            p.uint(m, 1)
+            for j in range(m):
+                if tag == 0:
+                    p.uint(i + j & 0xFFFF, 2)
+                elif tag == 1:
+                    p.string(names[(i + j) % len(names)])
+                else:
+                    p.align(4)  # the struct: aligned as its q
+                    p.uint(j, 1)
+                    p.uint(i * 11 + j, 4)
+        elif eid == 4:
+            # the length is held only when sel is A
+            p.uint(0, 1)
+            p.uint(m, 1)
+            for j in range(m):
+                p.uint(i + j, 2)
+            k = i % 3  # a length in a struct
+            p.uint(k, 1)
+            p.align(2)
+            for j in range(k):
+                p.uint(i * 3 + j, 2)
+        else:
+            outer, inner = rnd.randrange(3), rnd.randrange(3)
+            p.uint(outer, 1)
+            p.uint(inner, 1)
+            if outer == 0:
+                p.uint(i & 0xFF, 1)
+            elif outer == 1:
+                if inner == 0:
+                    p.uint(i & 0xFFFF, 2)
+                elif inner == 1:
+                    p.string(names[i % len(names)])
+                else:
+                    p.uint(i, 4)
+            else:
+                p.uint(i & 0x7F, 1)
+                if inner == 0:
+                    p.uint(i & 0xFF, 1)
+                elif inner == 1:
+                    p.uint(i & 0xFFFF, 2)
+                else:
+                    p.string(names[i % len(names)])
+            for j in range(2):
+                t = rnd.randrange(3)
+                p.uint(t, 1)
+                if t == 0:
+                    p.uint(j, 1)
+                elif t == 1:
+                    p.uint(i + j, 4)
+                else:
+                    p.string(names[j])
+        if len(p.b) > 3000:
+            s.end()
+            s.discarded += rnd.randrange(3)
+            s.begin(ts)
+    s.end()
+    with open(os.path.join(out, "chan_0_0"), "wb") as f:
+        f.write(s.file)
+
+
 def main():
     args = sys.argv[1:]
     if not args:
@@ -567,6 +785,11 @@ def main():
         n = int(args[args.index("--events") + 1]) if "--events" in args else 3000
         seed = int(args[args.index("--seed") + 1]) if "--seed" in args else 1
         kernel_trace(out, n, 2, seed)
+        return
+    if "--compound" in args:
+        n = int(args[args.index("--events") + 1]) if "--events" in args else 400
+        seed = int(args[args.index("--seed") + 1]) if "--seed" in args else 1
+        compound_trace(out, n, seed)
         return
     be = "--be" in args
     packetized = "--packetized" in args

@@ -4,7 +4,8 @@
 # compact and large event headers with their extended forms and wrapping
 # timestamps, two stream classes, contexts, every field type, byte order
 # per type), little- and big-endian, plain and packetized metadata, clocks
-# of 1 MHz, 1 GHz and 2.5 GHz with offsets: every event the same (time,
+# of 1 MHz, 1 GHz and 2.5 GHz with offsets, every compound type (arrays
+# of structs, variants in variants, ...): every event the same (time,
 # name, CPU, contexts, values), and the discarded events reported alike
 # (babeltrace2's warnings, lowtrace's: as many, the same counts).  Needs
 # babeltrace2 and /usr/bin/python3 (skips without them, fails under
@@ -62,6 +63,9 @@ gen le_plain --events 3000 --seed 1
 gen be_packetized_2ghz --be --packetized --freq 2500000000 --events 3000 --seed 2
 gen le_packetized_1mhz --packetized --freq 1000000 --events 3000 --seed 3
 gen be_plain --be --events 3000 --seed 4
+# arrays and sequences of structs, variants and arrays, variants in
+# variants, a sequence whose length is a variant's option
+gen compound --compound --events 1500 --seed 5
 
 # an lttng-modules kernel trace (--kernel): read alike, and the analyses
 # see most of its 300 threads woken and run (by their LTTng names) on its

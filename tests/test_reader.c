@@ -692,6 +692,82 @@ LT_TEST(test_unterminated_string_and_huge_sequence_are_rejected)
 		   "sequence 'n' of 1073741824 elements");
 }
 
+/* metadata() with an event of a sequence of structs (id 41, stream 0) */
+static const char *metadata_compound(void)
+{
+	static char buf[20000];
+	snprintf(
+		buf, sizeof(buf), "%s%s", metadata(),
+		"event { name = \"t:cmp\"; id = 41; stream_id = 0; fields := "
+		"struct {\n"
+		"	integer { size = 8; align = 8; signed = false; } n;\n"
+		"	struct { integer { size = 16; align = 8; signed = false; "
+		"} a; string s; } e[n];\n"
+		"	integer { size = 8; align = 8; signed = false; } z;\n"
+		"}; };\n");
+	return buf;
+}
+
+LT_TEST(test_sequence_of_structs_reads_and_prints_as_babeltrace2)
+{
+	static struct sbuf s;
+	static const unsigned char pl[] = { 2, 1,   0,	 'x', 0, 2,
+					    0, 'y', 'z', 0,   9 };
+	pkt_begin(&s, 0, 0, 100);
+	ev_ext(&s, 41, 100, pl, sizeof(pl));
+	pkt_end(&s);
+	struct lt_mem_stream ms = { "s0", s.buf, s.len };
+	lt_reader_t *t = NULL;
+	char err[512], text[4096];
+	const char *m = metadata_compound();
+	LT_ASSERT_EQ(lt_reader_open_mem(m, strlen(m), &ms, 1, NULL, &t, err,
+					sizeof(err)),
+		     0);
+	const struct lt_event *ev;
+	struct lt_value v, e;
+	LT_ASSERT_EQ(lt_reader_next(t, &ev), 1);
+	LT_ASSERT(lt_event_format_bound(ev) < sizeof(text));
+	*lt_event_format(ev, text) = 0;
+	LT_ASSERT_STREQ(text, "{ n = 2, e = [ [0] = { a = 1, s = \"x\" }, "
+			      "[1] = { a = 2, s = \"yz\" } ], z = 9 }");
+	/* the field after it is where the walk ended */
+	LT_ASSERT_EQ(lt_event_field_by_name(ev, "z", &v), 0);
+	LT_ASSERT_EQ(v.u, 9);
+	/* a compound field: its text is the formatter's, no elements */
+	LT_ASSERT_EQ(lt_event_field_by_name(ev, "e", &v), 0);
+	LT_ASSERT_EQ(v.kind, LT_KIND_COMPOUND);
+	LT_ASSERT_EQ(lt_value_elem(&v, 0, &e), -EINVAL);
+	lt_reader_close(t);
+
+	/* 200 elements: the walk stops at the content's end, naming it */
+	static struct sbuf b;
+	unsigned char bad[sizeof(pl)];
+	memcpy(bad, pl, sizeof(pl));
+	bad[0] = 200;
+	pkt_begin(&b, 0, 0, 100);
+	ev_ext(&b, 41, 100, bad, sizeof(bad));
+	pkt_end(&b);
+	ms.data = b.buf;
+	ms.len = b.len;
+	LT_ASSERT_EQ(lt_reader_open_mem(m, strlen(m), &ms, 1, NULL, &t, err,
+					sizeof(err)),
+		     0);
+	LT_ASSERT(lt_reader_next(t, &ev) < 0);
+	LT_ASSERT_CONTAINS(lt_reader_error(t), "field 'e'");
+	lt_reader_close(t);
+
+	/* elements of no bits would make a long sequence never end */
+	char buf[20000];
+	snprintf(buf, sizeof(buf), "%s%s", metadata(),
+		 "event { name = \"t:z\"; id = 42; stream_id = 0; fields := "
+		 "struct { integer { size = 8; align = 8; signed = false; } n; "
+		 "integer { size = 8; align = 8; signed = false; } q[n][0]; "
+		 "}; };\n");
+	LT_ASSERT(lt_reader_open_mem(buf, strlen(buf), &ms, 1, NULL, &t, err,
+				     sizeof(err)) < 0);
+	LT_ASSERT_CONTAINS(err, "elements of no bits");
+}
+
 LT_TEST(test_timestamp_outside_packet_range_is_rejected)
 {
 	static struct sbuf s;

@@ -4,6 +4,7 @@
  * babeltrace2 prints it.
  */
 #include "ctf/format.h"
+#include "ctf/compound.h"
 #include "ctf/load.h"
 #include "ctf/marker.h"
 #include "ctf/value.h"
@@ -413,6 +414,8 @@ size_t lt_format_bound_fixed(const struct lt_field_class *fcs, unsigned n)
 		case LT_KIND_SEQUENCE:
 			b += 6;
 			break;
+		case LT_KIND_COMPOUND:
+			break; /* the decoder's bound, in lt_event.count */
 		default:
 			b += scalar_bound(fc, fc->kind);
 			break;
@@ -429,8 +432,10 @@ size_t lt_event_format_bound(const struct lt_event *ev)
 		return b;
 	for (uint32_t i = 0; i < ec->nfields; i++) {
 		const struct lt_field_class *fc = &ec->fields[i];
-		if (fc->kind == LT_KIND_STRING) {
-			b += 4 * (size_t)ev->count[i];
+		if (fc->kind == LT_KIND_STRING ||
+		    fc->kind == LT_KIND_COMPOUND) {
+			b += (fc->kind == LT_KIND_STRING ? 4 : 1) *
+			     (size_t)ev->count[i];
 		} else if (fc->kind == LT_KIND_SEQUENCE) {
 			size_t n = ev->count[i];
 			if (fc->text)
@@ -472,6 +477,21 @@ static char *fmt_field(const struct lt_event *ev, uint32_t i, char *p)
 	case LT_KIND_STRING:
 		p = fmt_escaped(p, v.str, v.len);
 		break;
+	case LT_KIND_COMPOUND: {
+		/* decode() walked it without a fault */
+		struct lt_cwalk w = { .b = ev->base,
+				      .end = SIZE_MAX / 16,
+				      .fields = ev->cls->fields,
+				      .off = ev->off,
+				      .p = p,
+				      .scalar = fmt_scalar,
+				      .string = fmt_escaped,
+				      .number = lt_fmt_u64 };
+		uint64_t bit = ev->off[i];
+		lt_cnode_walk(fc->tree, &w, &bit);
+		p = w.p;
+		break;
+	}
 	case LT_KIND_ARRAY:
 	case LT_KIND_SEQUENCE:
 		if (fc->text) {

@@ -21,6 +21,7 @@
  */
 #define _GNU_SOURCE
 #include "ctf/reader.h"
+#include "ctf/compound.h"
 #include "ctf/load.h"
 #include "ctf/tsdl.h"
 #include "ring/ring.h"
@@ -595,19 +596,6 @@ static int header_any(struct lt_stream *s, size_t *pos, uint64_t *id,
 	return ts_rebuild(s, h.v[LT_ROLE_TS], h.ts_bits, *tspos, ts);
 }
 
-/* The integer field fc at off of b (bits for a bit-field), signed or not
- * as fc says. */
-static int64_t field_int(const unsigned char *b, uint32_t off,
-			 const struct lt_field_class *fc)
-{
-	unsigned bits = fc->bitfield ? fc->bitsize : 8u * fc->size;
-	uint64_t raw = fc->bitfield ? lt_hdr_bits(b, off, fc->bitsize, fc->be) :
-				      ld_uint_bo(b + off, fc->size, fc->be);
-	if (fc->is_signed && bits < 64)
-		return (int64_t)(raw << (64 - bits)) >> (64 - bits);
-	return (int64_t)raw;
-}
-
 /* The option of a variant (its first field fc) that tag selects, or -1;
  * the ranges compare as the tag's sign says. */
 static int64_t select_option(const struct lt_field_class *fc, int64_t tag,
@@ -630,7 +618,7 @@ static int decode(struct lt_stream *s)
 	const unsigned char *b = s->pbase;
 	size_t pos = (s->pos + LT_EV_ALIGN - 1) & ~(size_t)(LT_EV_ALIGN - 1);
 	const size_t end = s->end;
-	uint64_t id, ts;
+	uint64_t id = 0, ts = 0; /* set by either header path */
 	size_t idpos = pos, tspos = pos; /* for messages */
 	size_t start = pos; /* an event of no bytes would never end */
 
@@ -711,7 +699,7 @@ payload:
 			size_t need;
 			if (__builtin_expect(fc->var_tag >= 0, 0)) {
 				if (fc->var_first) {
-					int64_t tag = field_int(
+					int64_t tag = lt_field_int(
 						b, off[fc->var_tag],
 						&ec->fields[fc->var_tag]);
 					vsel = select_option(
@@ -732,6 +720,33 @@ payload:
 					cnt[i] = 0;
 					continue;
 				}
+			}
+			if (__builtin_expect(fc->kind == LT_KIND_COMPOUND, 0)) {
+				/* by bits, as a tree: its offset in bits from
+				 * b, its count the bound of its text */
+				struct lt_cwalk cw = { .b = b,
+						       .end = end,
+						       .fields = ec->fields,
+						       .off = off };
+				uint64_t bit = 8 * (uint64_t)pos + sub;
+				uint64_t at = (bit + fc->tree->align - 1) &
+					      ~(uint64_t)(fc->tree->align - 1);
+				if (lt_cnode_walk(fc->tree, &cw, &bit))
+					return ev_fault(s, (size_t)(bit / 8),
+							"event %s: field '%s': "
+							"%s",
+							ec->name, fc->name,
+							cw.why);
+				if (bit > UINT32_MAX || cw.bound > UINT32_MAX)
+					return ev_fault(s, pos,
+							"event %s: field '%s' "
+							"too large",
+							ec->name, fc->name);
+				off[i] = (uint32_t)at;
+				cnt[i] = (uint32_t)cw.bound;
+				pos = (size_t)(bit / 8);
+				sub = (unsigned)(bit % 8);
+				continue;
 			}
 			if (__builtin_expect(fc->bitfield, 0)) {
 				/* by bits; its offset in bits from b */

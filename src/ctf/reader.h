@@ -5,7 +5,8 @@
  * layout) and other tracers' (LTTng's kernel and user-space traces, a
  * directory tree of traces): the TSDL metadata is parsed once (tsdl.c)
  * into event classes whose fields are a flat list of decode steps (the
- * contexts', then the payload's; nested structs and variants flattened);
+ * contexts', then the payload's; nested structs and variants flattened,
+ * arrays of compound elements and variants in variants as trees);
  * the stream files are mapped, their packet headers checked and indexed at
  * open; events are then decoded in place, one at a time, with no
  * allocation per event.  An event handed out stays valid until the next

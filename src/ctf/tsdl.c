@@ -3,7 +3,8 @@
  * for the TSDL subset that lowtrace writes (trace, env, clock, stream and
  * event blocks; struct, integer, enum, floating_point, string, variant,
  * fixed arrays and sequences), and the compiler that turns each event's
- * fields into the flat list of struct lt_field_class the decoder walks.
+ * fields into the flat list of struct lt_field_class the decoder walks
+ * (with a tree of struct lt_cnode for a field of compound elements).
  *
  * Unknown attributes are ignored and callsite blocks skipped; anything
  * else unknown or malformed stops the parse with "PATH:LINE: what".  Errors unwind with
@@ -12,6 +13,7 @@
  */
 #include "ctf/tsdl.h"
 #include "ctf/clock_ns.h"
+#include "ctf/compound.h"
 #include "ctf/format.h"
 #include "ctf/marker.h"
 
@@ -1605,7 +1607,8 @@ static void flatten(struct parser *ps, const struct ty *st, const char *open,
 				depth + 1, out, n, cap, nparents, var, opt);
 			continue;
 		}
-		if (f->type->kind != TY_VARIANT) {
+		/* a variant in a variant is one field: a tree */
+		if (f->type->kind != TY_VARIANT || var) {
 			push_flat(
 				ps, out, n, cap,
 				(struct flatf){ .f = f,
@@ -1617,11 +1620,6 @@ static void flatten(struct parser *ps, const struct ty *st, const char *open,
 						.opt = opt });
 			continue;
 		}
-		if (var)
-			fail(ps, f->line,
-			     "field '%s': a variant in a variant is not "
-			     "supported",
-			     f->name);
 		const struct ty *vt = f->type;
 		const char *vo = open_text(ps, o, f->name);
 		unsigned first = *n;
@@ -1631,11 +1629,6 @@ static void flatten(struct parser *ps, const struct ty *st, const char *open,
 				flatten(ps, of->type, open_text(ps, vo, NULL),
 					al, depth + 1, out, n, cap, nparents,
 					vt, k);
-			} else if (of->type->kind == TY_VARIANT) {
-				fail(ps, of->line,
-				     "field '%s': a variant in a variant is not "
-				     "supported",
-				     of->name);
 			} else {
 				push_flat(ps, out, n, cap,
 					  (struct flatf){
@@ -1658,6 +1651,26 @@ static void flatten(struct parser *ps, const struct ty *st, const char *open,
 	}
 	if (depth && *n)
 		(*out)[*n - 1].closes++;
+}
+
+/* Which values of tag (an enum) select each option of the variant vt (by
+ * the enum's labels); *nsel is set to their count. */
+static const struct lt_var_sel *variant_sel(struct parser *ps,
+					    const struct ty *vt,
+					    const struct lt_field_class *tag,
+					    uint32_t *nsel)
+{
+	struct lt_var_sel *sel =
+		alloc(ps, (tag->nranges ? tag->nranges : 1) * sizeof(*sel));
+	unsigned n = 0;
+	for (unsigned k = 0; k < vt->nfields; k++)
+		for (unsigned r = 0; r < tag->nranges; r++)
+			if (!strcmp(tag->ranges[r].label, vt->fields[k].name))
+				sel[n++] = (struct lt_var_sel){
+					tag->ranges[r].lo, tag->ranges[r].hi, k
+				};
+	*nsel = n;
+	return sel;
 }
 
 /* Resolves the variant of ff (the field i of fcs) to its tag, an earlier
@@ -1688,19 +1701,211 @@ static void compile_variant(struct parser *ps, const struct flatf *ff,
 	fc->var_opt = (uint16_t)ff->opt;
 	if (!ff->var_first)
 		return;
-	const struct lt_field_class *tag = &fcs[fc->var_tag];
-	struct lt_var_sel *sel =
-		alloc(ps, (tag->nranges ? tag->nranges : 1) * sizeof(*sel));
-	unsigned nsel = 0;
-	for (unsigned k = 0; k < vt->nfields; k++)
-		for (unsigned r = 0; r < tag->nranges; r++)
-			if (!strcmp(tag->ranges[r].label, vt->fields[k].name))
-				sel[nsel++] = (struct lt_var_sel){
-					tag->ranges[r].lo, tag->ranges[r].hi, k
-				};
 	fc->var_first = 1;
-	fc->var_sel = sel;
-	fc->nvar_sel = nsel;
+	fc->var_sel = variant_sel(ps, vt, &fcs[fc->var_tag], &fc->nvar_sel);
+}
+
+/* A compound field's tree being compiled (compile_cnode()). */
+struct ccomp {
+	struct parser *ps;
+	const struct lt_field_class *fcs; /* the event's fields before it */
+	unsigned nfcs;
+	/* its integers and enums so far, by name, latest last */
+	struct lt_cnode **named;
+	unsigned nnamed, cap;
+	unsigned nregs;
+};
+
+/* The integer a variant's tag or a sequence's length (ref) names: an
+ * earlier one of the tree (the latest of that name), else an earlier
+ * field of the event.  Sets n's reference; returns its class. */
+static const struct lt_field_class *cnode_ref(struct ccomp *cc, int line,
+					      const char *ref, int want_enum,
+					      struct lt_cnode *n)
+{
+	const char *full = ref ? ref : "";
+	const char *dot = strrchr(full, '.');
+	ref = dot ? dot + 1 : full;
+	if (ref[0] == '_' && ref[1])
+		ref++;
+	n->ref_reg = n->ref_field = -1;
+	for (unsigned j = cc->nnamed; j-- > 0;) {
+		struct lt_cnode *k = cc->named[j];
+		if (strcmp(k->name, ref) ||
+		    (k->sc->kind == LT_KIND_ENUM) != want_enum)
+			continue;
+		if (k->reg < 0) {
+			if (cc->nregs >= LT_CN_REGS)
+				fail(cc->ps, line,
+				     "too many tags and lengths in one field");
+			k->reg = (int32_t)cc->nregs++;
+		}
+		n->ref_reg = k->reg;
+		return k->sc;
+	}
+	for (unsigned j = cc->nfcs; j-- > 0;)
+		if (!strcmp(cc->fcs[j].name, ref) &&
+		    (cc->fcs[j].kind == LT_KIND_ENUM) == want_enum &&
+		    (want_enum || cc->fcs[j].kind == LT_KIND_INT)) {
+			n->ref_field = (int32_t)j;
+			return &cc->fcs[j];
+		}
+	fail(cc->ps, line, "'%s' is not an earlier %s", full,
+	     want_enum ? "enum" : "integer");
+	return NULL;
+}
+
+/*
+ * Compiles t (a field called name, NULL for an element or a variant's
+ * option) into the tree node out; *min_bits is the fewest bits a value of
+ * it takes.
+ */
+static void compile_cnode(struct ccomp *cc, const struct ty *t,
+			  const char *name, int line, int depth,
+			  struct lt_cnode *out, uint64_t *min_bits)
+{
+	struct parser *ps = cc->ps;
+	if (depth > 16)
+		fail(ps, line, "field '%s': types nested too deeply",
+		     name ? name : "");
+	out->name = name ? name : "";
+	out->name_len = (uint32_t)strlen(out->name);
+	out->align = t->align ? t->align : 1;
+	out->reg = -1;
+	out->ref_reg = out->ref_field = -1;
+	out->bound = out->name_len + 8;
+	switch (t->kind) {
+	case TY_INT:
+	case TY_ENUM:
+	case TY_FLOAT: {
+		struct lt_field_class *sc = alloc(ps, sizeof(*sc));
+		const struct ty *it = t->kind == TY_ENUM ? t->elem : t;
+		sc->name = out->name;
+		if (t->kind == TY_FLOAT && (it->size % 8 || it->align % 8))
+			fail(ps, line, "field '%s': a float of %u bits",
+			     out->name, it->size);
+		scalar(ps, t, line, out->name, sc, &sc->kind);
+		if (t->kind != TY_FLOAT) {
+			/* read by bits wherever it is */
+			int bo = it->bo ? it->bo : ps->trace_bo;
+			sc->bitfield = 1;
+			sc->bitsize = (uint8_t)it->size;
+			sc->be = bo == BO_BE;
+		}
+		out->kind = LT_CN_SCALAR;
+		out->sc = sc;
+		out->bound += (uint32_t)lt_format_bound_fixed(sc, 1);
+		*min_bits = it->size;
+		if (name) {
+			cc->named = grow(ps, cc->named, cc->nnamed, &cc->cap,
+					 sizeof(*cc->named));
+			cc->named[cc->nnamed++] = out;
+		}
+		return;
+	}
+	case TY_STRING:
+		out->kind = LT_CN_STRING;
+		out->align = 8;
+		*min_bits = 8;
+		return;
+	case TY_STRUCT: {
+		if (!t->nfields)
+			fail(ps, line, "field '%s': an empty struct",
+			     out->name);
+		struct lt_cnode *kids = alloc(ps, t->nfields * sizeof(*kids));
+		*min_bits = 0;
+		for (unsigned i = 0; i < t->nfields; i++) {
+			uint64_t mb;
+			compile_cnode(cc, t->fields[i].type, t->fields[i].name,
+				      t->fields[i].line, depth + 1, &kids[i],
+				      &mb);
+			*min_bits += mb;
+		}
+		out->kind = LT_CN_STRUCT;
+		out->kids = kids;
+		out->nkids = t->nfields;
+		return;
+	}
+	case TY_VARIANT: {
+		if (!t->nfields)
+			fail(ps, line, "variant '%s' has no option", out->name);
+		struct lt_cnode *kids = alloc(ps, t->nfields * sizeof(*kids));
+		const struct lt_field_class *tag =
+			cnode_ref(cc, line, t->length_ref, 1, out);
+		out->kind = LT_CN_VARIANT;
+		out->align = 1; /* the option's own alignment applies */
+		out->ref_signed = tag->is_signed;
+		out->sel = variant_sel(ps, t, tag, &out->nsel);
+		*min_bits = UINT64_MAX;
+		for (unsigned i = 0; i < t->nfields; i++) {
+			uint64_t mb;
+			compile_cnode(cc, t->fields[i].type, NULL,
+				      t->fields[i].line, depth + 1, &kids[i],
+				      &mb);
+			if (mb < *min_bits)
+				*min_bits = mb;
+		}
+		out->kids = kids;
+		out->nkids = t->nfields;
+		return;
+	}
+	case TY_ARRAY:
+	case TY_SEQUENCE: {
+		struct lt_cnode *e = alloc(ps, sizeof(*e));
+		uint64_t mb;
+		if (t->kind == TY_SEQUENCE) {
+			const struct lt_field_class *lf =
+				cnode_ref(cc, line, t->length_ref, 0, out);
+			if (lf->is_signed)
+				fail(ps, line,
+				     "field '%s': length '%s' is not an "
+				     "unsigned integer",
+				     out->name, t->length_ref);
+		}
+		compile_cnode(cc, t->elem, NULL, line, depth + 1, e, &mb);
+		/* an element of no bits: a long sequence would not end */
+		if (!mb)
+			fail(ps, line, "field '%s': elements of no bits",
+			     out->name);
+		out->kind = t->kind == TY_ARRAY ? LT_CN_ARRAY : LT_CN_SEQUENCE;
+		out->text = (uint8_t)(t->elem->kind == TY_INT &&
+				      t->elem->size == 8 &&
+				      t->elem->align % 8 == 0 && t->elem->text);
+		out->align = e->align;
+		out->length = (uint32_t)t->length;
+		out->kids = e;
+		out->nkids = 1;
+		*min_bits = t->kind == TY_ARRAY ? mb * t->length : 0;
+		return;
+	}
+	default:
+		fail(ps, line, "field '%s': a type not allowed here",
+		     out->name);
+	}
+}
+
+/* The tree of the field fc (the event's field i, of type t). */
+static void compile_compound(struct parser *ps, const struct ty *t, int line,
+			     struct lt_field_class *fc,
+			     const struct lt_field_class *fcs, unsigned i)
+{
+	struct ccomp cc = { .ps = ps, .fcs = fcs, .nfcs = i };
+	struct lt_cnode *n = alloc(ps, sizeof(*n));
+	uint64_t mb;
+	compile_cnode(&cc, t, NULL, line, 0, n, &mb);
+	fc->kind = LT_KIND_COMPOUND;
+	fc->tree = n;
+	fc->align = 1; /* the tree's, and what the parents impose on it */
+}
+
+/* An array's element the flat field list holds: a scalar of whole bytes. */
+static int flat_elem(const struct ty *e)
+{
+	const struct ty *it = e->kind == TY_ENUM ? e->elem : e;
+	return (e->kind == TY_INT || e->kind == TY_ENUM ||
+		e->kind == TY_FLOAT) &&
+	       !(it->size % 8) && !(it->align % 8) && it->align <= 1024 &&
+	       it->size / 8 % (it->align / 8) == 0;
 }
 
 /*
@@ -1774,19 +1979,15 @@ static void compile_event(struct parser *ps, const struct pevent *pe,
 				fixed = 0;
 			} else if (t->kind == TY_ARRAY ||
 				   t->kind == TY_SEQUENCE) {
-				if (t->elem->kind == TY_ARRAY ||
-				    t->elem->kind == TY_SEQUENCE)
-					fail(ps, f->line,
-					     "field '%s': arrays of arrays are not "
-					     "supported",
-					     f->name);
+				if (!flat_elem(t->elem)) {
+					/* elements of their own structure */
+					compile_compound(ps, t, f->line, fc,
+							 fcs, i);
+					fixed = 0;
+					goto placed;
+				}
 				scalar(ps, t->elem, f->line, f->name, fc,
 				       &fc->elem_kind);
-				if (fc->bitfield)
-					fail(ps, f->line,
-					     "field '%s': arrays of bit-fields "
-					     "are not supported",
-					     f->name);
 				fc->kind = t->kind == TY_ARRAY ?
 						   LT_KIND_ARRAY :
 						   LT_KIND_SEQUENCE;
@@ -1804,11 +2005,13 @@ static void compile_event(struct parser *ps, const struct pevent *pe,
 					const char *ref;
 					int ls = length_section(t->length_ref,
 								&ref);
-					if (strchr(ref, '.'))
-						fail(ps, f->line,
-						     "field '%s': length '%s' is not a "
-						     "field of this event",
-						     f->name, t->length_ref);
+					if (strchr(ref, '.')) {
+						/* a field of a struct or a
+						 * variant: read as a tree */
+						compile_compound(ps, t, f->line,
+								 fc, fcs, i);
+						goto placed;
+					}
 					if (ref[0] == '_' && ref[1])
 						ref++;
 					/* a relative name: this section, then the
@@ -1840,11 +2043,13 @@ static void compile_event(struct parser *ps, const struct pevent *pe,
 						     f->name, t->length_ref);
 					const struct lt_field_class *lf =
 						&fcs[fc->length_field];
-					if (lf->var_tag >= 0)
-						fail(ps, f->line,
-						     "field '%s': length '%s' is "
-						     "in a variant",
-						     f->name, t->length_ref);
+					if (lf->var_tag >= 0) {
+						/* a length that may be absent:
+						 * read as a tree */
+						compile_compound(ps, t, f->line,
+								 fc, fcs, i);
+						goto placed;
+					}
 					if (lf->kind != LT_KIND_INT ||
 					    lf->is_signed)
 						fail(ps, f->line,
@@ -1855,13 +2060,15 @@ static void compile_event(struct parser *ps, const struct pevent *pe,
 				}
 			} else if (t->kind == TY_STRUCT ||
 				   t->kind == TY_VARIANT) {
-				fail(ps, f->line,
-				     "field '%s': a struct or variant here is "
-				     "not supported",
-				     f->name);
+				/* a variant in a variant */
+				compile_compound(ps, t, f->line, fc, fcs, i);
+				fixed = 0;
 			} else {
 				scalar(ps, t, f->line, f->name, fc, &fc->kind);
 			}
+placed:
+			if (fc->kind == LT_KIND_COMPOUND)
+				fixed = 0; /* its size is the walk's */
 			/* a struct is aligned as its widest field: its first
 			 * field starts there */
 			if (ff->align / 8 > fc->align) {
@@ -1871,6 +2078,9 @@ static void compile_event(struct parser *ps, const struct pevent *pe,
 					     pe->name);
 				fc->align = (uint8_t)(ff->align / 8);
 			}
+			if (fc->tree && 8u * fc->align > fc->tree->align)
+				((struct lt_cnode *)fc->tree)->align =
+					8u * fc->align;
 			if (fc->bitfield)
 				fixed = 0;
 			if (ff->variant) {

@@ -18,7 +18,12 @@ enum lt_field_kind {
 	LT_KIND_STRING = 3, /* NUL-terminated */
 	LT_KIND_ARRAY = 4, /* fixed length, of scalars */
 	LT_KIND_SEQUENCE = 5, /* length from an earlier field, of scalars */
+	/* an array or sequence of structs, variants, arrays or strings, or
+	 * a variant in a variant: a tree of struct lt_cnode (ctf/compound.h) */
+	LT_KIND_COMPOUND = 6,
 };
+
+struct lt_cnode;
 
 /* One label of an enumeration: values lo..hi (inclusive). */
 struct lt_enum_range {
@@ -77,6 +82,7 @@ struct lt_field_class {
 	int32_t length_field; /* sequence: index of its length field */
 	const struct lt_enum_range *ranges;
 	uint32_t nranges;
+	const struct lt_cnode *tree; /* LT_KIND_COMPOUND: its type */
 };
 
 /* The sections of an event's fields, in order: the stream's event
@@ -128,8 +134,10 @@ struct lt_event {
 	const char *stream; /* stream file name */
 	uint64_t packet_seq;
 	uint64_t discarded; /* the packet's events_discarded: a running count */
-	/* where the fields are: offsets from base; for strings their length
-	 * without the NUL, for arrays and sequences their element count */
+	/* where the fields are: offsets from base (bits for bit-fields and
+	 * compound fields); for strings their length without the NUL, for
+	 * arrays and sequences their element count, for compound fields
+	 * their formatted size bound */
 	const unsigned char *base;
 	const uint32_t *off;
 	const uint32_t *count;

@@ -85,6 +85,15 @@ int lt_event_field(const struct lt_event *ev, unsigned i, struct lt_value *v)
 		v->kind = fc->kind;
 		return -ENOENT;
 	}
+	if (__builtin_expect(fc->kind == LT_KIND_COMPOUND, 0)) {
+		/* its text is the formatter's; u: its offset in bits */
+		memset(v, 0, sizeof(*v));
+		v->fc = fc;
+		v->kind = LT_KIND_COMPOUND;
+		v->u = ev->off[i];
+		v->data = ev->base + ev->off[i] / 8;
+		return 0;
+	}
 	const unsigned char *p = ev->base + ev->off[i];
 	switch (fc->kind) {
 	case LT_KIND_STRING:

@@ -1,0 +1,210 @@
+/*
+ * compound.c - walking a compound value (compound.h): its end for the
+ * decoder, its text in babeltrace2's notation for the formatter.
+ */
+#include "ctf/compound.h"
+#include "ctf/header.h"
+#include "ctf/load.h"
+#include "ctf/value.h"
+
+#include <string.h>
+
+int64_t lt_field_int(const unsigned char *b, uint32_t off,
+		     const struct lt_field_class *fc)
+{
+	unsigned bits = fc->bitfield ? fc->bitsize : 8u * fc->size;
+	uint64_t raw = fc->bitfield ? lt_hdr_bits(b, off, fc->bitsize, fc->be) :
+				      ld_uint_bo(b + off, fc->size, fc->be);
+	if (fc->is_signed && bits < 64)
+		return (int64_t)(raw << (64 - bits)) >> (64 - bits);
+	return (int64_t)raw;
+}
+
+/* The value of a variant's tag or a sequence's length (n's reference). */
+static int ref_value(const struct lt_cnode *n, struct lt_cwalk *w, int64_t *v)
+{
+	if (n->ref_reg >= 0) {
+		*v = (int64_t)w->regs[n->ref_reg];
+		return 0;
+	}
+	uint32_t off = w->off[n->ref_field];
+	if (off == LT_OFF_ABSENT) {
+		w->why = "its tag or length is in a variant's option the event "
+			 "does not hold";
+		return -1;
+	}
+	*v = lt_field_int(w->b, off, &w->fields[n->ref_field]);
+	return 0;
+}
+
+static void put(struct lt_cwalk *w, const char *s, size_t n)
+{
+	if (w->p) {
+		memcpy(w->p, s, n);
+		w->p += n;
+	}
+}
+
+/* A scalar at bit of w->b (its bytes are there). */
+static void scalar(const struct lt_cnode *n, struct lt_cwalk *w, uint64_t bit)
+{
+	const struct lt_field_class *fc = n->sc;
+	struct lt_value v = { .fc = fc, .kind = fc->kind };
+	if (fc->kind == LT_KIND_FLOAT) {
+		uint64_t raw = lt_hdr_bits(w->b, bit, 8u * fc->size, fc->be);
+		if (fc->size == 4) {
+			float f;
+			uint32_t r32 = (uint32_t)raw;
+			memcpy(&f, &r32, 4);
+			v.f = f;
+		} else {
+			memcpy(&v.f, &raw, 8);
+		}
+	} else {
+		uint64_t raw = lt_hdr_bits(w->b, bit, fc->bitsize, fc->be);
+		if (fc->is_signed && fc->bitsize < 64)
+			raw = (uint64_t)((int64_t)(raw << (64 - fc->bitsize)) >>
+					 (64 - fc->bitsize));
+		v.u = raw;
+		if (n->reg >= 0)
+			w->regs[n->reg] = raw;
+		if (fc->kind == LT_KIND_ENUM)
+			v.str = lt_enum_label(fc, raw);
+	}
+	if (w->p)
+		w->p = w->scalar(w->p, &v);
+}
+
+/* The elements of an array or sequence: "[ [0] = V, [1] = V ]". */
+static int elements(const struct lt_cnode *n, struct lt_cwalk *w, uint64_t *bit,
+		    uint64_t count)
+{
+	const struct lt_cnode *e = &n->kids[0];
+	if (n->text) {
+		/* chars: a string up to the first NUL */
+		if (*bit % 8 || count > w->end - *bit / 8) {
+			w->why = "text past the content's end";
+			return -1;
+		}
+		const char *s = (const char *)w->b + *bit / 8;
+		if (w->p)
+			w->p = w->string(w->p, s, strnlen(s, (size_t)count));
+		w->bound += 4 * (size_t)count + 2;
+		*bit += 8 * count;
+		return 0;
+	}
+	/* every element has a bit at least: a count past the bits left is
+	 * wrong (and would not end) */
+	if (count > 8 * (uint64_t)w->end - *bit) {
+		w->why = "more elements than bytes left";
+		return -1;
+	}
+	w->bound += 4;
+	if (!count) {
+		put(w, "[ ]", 3);
+		return 0;
+	}
+	put(w, "[", 1);
+	for (uint64_t i = 0; i < count; i++) {
+		if (w->p) {
+			memcpy(w->p, i ? ", [" : " [", 3);
+			w->p += i ? 3 : 2;
+			w->p = w->number(w->p, i);
+			memcpy(w->p, "] = ", 4);
+			w->p += 4;
+		}
+		w->bound += 28;
+		if (lt_cnode_walk(e, w, bit))
+			return -1;
+	}
+	put(w, " ]", 2);
+	return 0;
+}
+
+int lt_cnode_walk(const struct lt_cnode *n, struct lt_cwalk *w, uint64_t *bit)
+{
+	/* alignments are powers of two (the parser checks) */
+	uint64_t at = (*bit + n->align - 1) & ~(uint64_t)(n->align - 1);
+	uint64_t bits_left = 8 * (uint64_t)w->end;
+	*bit = at;
+	if (at > bits_left) {
+		w->why = "past the content's end";
+		return -1;
+	}
+	w->bound += n->bound;
+	switch (n->kind) {
+	case LT_CN_SCALAR: {
+		unsigned size = n->sc->kind == LT_KIND_FLOAT ?
+					8u * n->sc->size :
+					n->sc->bitsize;
+		if (size > bits_left - at) {
+			w->why = "past the content's end";
+			return -1;
+		}
+		scalar(n, w, at);
+		*bit = at + size;
+		return 0;
+	}
+	case LT_CN_STRING: {
+		const unsigned char *s = w->b + at / 8;
+		const unsigned char *z = memchr(s, 0, w->end - at / 8);
+		if (!z) {
+			w->why = "a string has no end before the content's end";
+			return -1;
+		}
+		if (w->p)
+			w->p = w->string(w->p, (const char *)s,
+					 (size_t)(z - s));
+		w->bound += 4 * (size_t)(z - s) + 2;
+		*bit = 8 * (uint64_t)(z + 1 - w->b);
+		return 0;
+	}
+	case LT_CN_STRUCT:
+		put(w, "{", 1);
+		for (uint32_t i = 0; i < n->nkids; i++) {
+			const struct lt_cnode *k = &n->kids[i];
+			if (w->p) {
+				memcpy(w->p, i ? ", " : " ", 2);
+				w->p += i ? 2 : 1;
+				memcpy(w->p, k->name, k->name_len);
+				w->p += k->name_len;
+				memcpy(w->p, " = ", 3);
+				w->p += 3;
+			}
+			if (lt_cnode_walk(k, w, bit))
+				return -1;
+		}
+		put(w, " }", 2);
+		return 0;
+	case LT_CN_VARIANT: {
+		int64_t tag;
+		if (ref_value(n, w, &tag))
+			return -1;
+		for (uint32_t i = 0; i < n->nsel; i++) {
+			const struct lt_var_sel *s = &n->sel[i];
+			int in = n->ref_signed ?
+					 tag >= s->lo && tag <= s->hi :
+					 (uint64_t)tag >= (uint64_t)s->lo &&
+						 (uint64_t)tag <=
+							 (uint64_t)s->hi;
+			if (!in)
+				continue;
+			put(w, "{ ", 2);
+			if (lt_cnode_walk(&n->kids[s->opt], w, bit))
+				return -1;
+			put(w, " }", 2);
+			return 0;
+		}
+		w->why = "a variant's tag selects no option";
+		return -1;
+	}
+	case LT_CN_ARRAY:
+		return elements(n, w, bit, n->length);
+	default: {
+		int64_t len;
+		if (ref_value(n, w, &len))
+			return -1;
+		return elements(n, w, bit, (uint64_t)len);
+	}
+	}
+}

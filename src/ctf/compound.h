@@ -1,0 +1,82 @@
+/*
+ * compound.h - values of the compound types the flat field list of an
+ * event class does not hold (LT_KIND_COMPOUND): arrays and sequences of
+ * structs, variants, arrays or strings, and variants in variants.  The
+ * metadata compiler (tsdl.c) turns such a type into a tree of struct
+ * lt_cnode; lt_cnode_walk() goes over a value of it, bit by bit, to find
+ * its end (the decoder) or to write it as text (the formatter).
+ */
+#ifndef LT_CTF_COMPOUND_H
+#define LT_CTF_COMPOUND_H
+
+#include "ctf/types.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum lt_cnode_kind {
+	LT_CN_SCALAR, /* integer, enum or float: sc describes it */
+	LT_CN_STRING,
+	LT_CN_STRUCT, /* kids: its fields */
+	LT_CN_VARIANT, /* kids: its options, sel: which tag values pick them */
+	LT_CN_ARRAY, /* kids[0]: the element */
+	LT_CN_SEQUENCE /* kids[0]: the element */
+};
+
+/* integers of one compound field that a variant or sequence may name */
+#define LT_CN_REGS 64
+
+struct lt_cnode {
+	uint8_t kind; /* enum lt_cnode_kind */
+	uint8_t text; /* ARRAY, SEQUENCE of 8-bit chars: a string */
+	uint32_t align; /* bits, counted from the packet's start */
+	const char *name; /* a struct's field: its name */
+	uint32_t name_len;
+	/* SCALAR: kind, is_signed, base, be, ranges; integers and enums have
+	 * bitfield set and bitsize bits, floats size bytes */
+	const struct lt_field_class *sc;
+	int32_t reg; /* SCALAR: the register its value goes to, or -1 */
+	/* VARIANT's tag, SEQUENCE's length: a register of this tree, or
+	 * (ref_reg < 0) the event's field ref_field, read before this one */
+	int32_t ref_reg, ref_field;
+	uint8_t ref_signed; /* the tag is signed */
+	uint32_t length; /* ARRAY */
+	uint32_t nkids;
+	const struct lt_cnode *kids;
+	const struct lt_var_sel *sel; /* VARIANT */
+	uint32_t nsel;
+	uint32_t bound; /* formatted size bound of the node, strings aside */
+};
+
+/* What the walk reads from and writes to. */
+struct lt_cwalk {
+	const unsigned char *b; /* the packet */
+	size_t end; /* its content's bytes */
+	/* the event's fields, where those before this one are */
+	const struct lt_field_class *fields;
+	const uint32_t *off;
+	uint64_t regs[LT_CN_REGS];
+	size_t bound; /* formatted size bound of the values walked */
+	/* to write the value: p, and how to write a scalar and a string */
+	char *p;
+	char *(*scalar)(char *p, const struct lt_value *v);
+	char *(*string)(char *p, const char *s, size_t n);
+	char *(*number)(char *p, uint64_t v); /* an element's index */
+	const char *why; /* on an error: what is wrong */
+};
+
+/*
+ * Walks a value of n at bit *bit of w->b, setting *bit to its end, adding
+ * to w->bound and, when w->p is set, writing its text there in
+ * babeltrace2's notation.  Returns 0, or -1 with w->why set (past the
+ * content's end, a tag that selects no option, ...); *bit is then where
+ * the faulty part starts.
+ */
+int lt_cnode_walk(const struct lt_cnode *n, struct lt_cwalk *w, uint64_t *bit);
+
+/* The integer field fc at off of b (bits for a bit-field), signed or not
+ * as fc says. */
+int64_t lt_field_int(const unsigned char *b, uint32_t off,
+		     const struct lt_field_class *fc);
+
+#endif
