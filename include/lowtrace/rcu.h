@@ -110,6 +110,11 @@ struct lt_rcu_gp {
 	atomic_ulong ctr;
 	/* Nonzero without membarrier: readers execute full fences. */
 	int use_fence;
+	/*
+	 * 1 while an updater sleeps (futex) until readers leave their
+	 * sections; the reader that sees it wakes the updater.
+	 */
+	atomic_int waiting;
 };
 
 /*
@@ -176,21 +181,56 @@ static inline void lt_rcu_read_lock(void)
 	}
 }
 
+/* Wakes the updater sleeping in lt_rcu_synchronize (a futex). */
+void lt_rcu_wake_updater(void);
+
+/*
+ * After the counter store that ends a section: an updater that sleeps
+ * until readers leave is woken by the reader that leaves the outermost
+ * section.  Nobody waiting: one load and a branch not taken.
+ */
+static inline void lt_rcu_read_unlock_wake(unsigned long ctr)
+{
+	if (lt_rcu_unlikely(atomic_load_explicit(&lt_rcu_gp.waiting,
+						 memory_order_seq_cst)) &&
+	    !(ctr & LT_RCU_NEST_MASK))
+		lt_rcu_wake_updater();
+}
+
 /* Leave a read-side section.  Model: models/rcu.pml */
 static inline void lt_rcu_read_unlock(void)
 {
 	unsigned long tmp =
-		atomic_load_explicit(&lt_rcu_reader.ctr, memory_order_relaxed);
+		atomic_load_explicit(&lt_rcu_reader.ctr, memory_order_relaxed) -
+		LT_RCU_COUNT;
 
-	/*
-	 * pairs with the membarrier() (or fence) in lt_rcu_synchronize
-	 * before it frees: every load of the section is ordered before the
-	 * ctr store below, so once the updater sees the section over, the
-	 * reader no longer touches the old data.
-	 */
-	lt_rcu_reader_barrier();
-	atomic_store_explicit(&lt_rcu_reader.ctr, tmp - LT_RCU_COUNT,
-			      LT_RCU_READER_STORE);
+	if (lt_rcu_unlikely(lt_rcu_gp.use_fence)) {
+		/*
+		 * A full barrier (a locked instruction on x86): pairs with
+		 * the updater's fence before it frees, as the membarrier
+		 * below; and orders the store before the load of waiting,
+		 * against the updater's store of waiting and fence before
+		 * it reads the counters (no lost wake-up).
+		 */
+		atomic_exchange_explicit(&lt_rcu_reader.ctr, tmp,
+					 memory_order_seq_cst);
+	} else {
+		/*
+		 * pairs with the membarrier() in lt_rcu_synchronize before
+		 * it frees: every load of the section is ordered before the
+		 * ctr store below, so once the updater sees the section
+		 * over, the reader no longer touches the old data.
+		 */
+		atomic_signal_fence(memory_order_seq_cst);
+		atomic_store_explicit(&lt_rcu_reader.ctr, tmp,
+				      LT_RCU_READER_STORE);
+		/*
+		 * pairs with the membarrier() after the updater sets
+		 * waiting: it sees this store or this thread sees waiting.
+		 */
+		atomic_signal_fence(memory_order_seq_cst);
+	}
+	lt_rcu_read_unlock_wake(tmp);
 }
 
 /* Nonzero once this thread is a registered reader. */
@@ -232,10 +272,13 @@ static inline int lt_rcu_read_lock_outer(void)
 static inline void lt_rcu_read_unlock_outer(void)
 {
 	unsigned long tmp =
-		atomic_load_explicit(&lt_rcu_reader.ctr, memory_order_relaxed);
+		atomic_load_explicit(&lt_rcu_reader.ctr, memory_order_relaxed) -
+		LT_RCU_COUNT;
+	/* as lt_rcu_read_unlock()'s barriers, fenceless */
 	atomic_signal_fence(memory_order_seq_cst);
-	atomic_store_explicit(&lt_rcu_reader.ctr, tmp - LT_RCU_COUNT,
-			      LT_RCU_READER_STORE);
+	atomic_store_explicit(&lt_rcu_reader.ctr, tmp, LT_RCU_READER_STORE);
+	atomic_signal_fence(memory_order_seq_cst);
+	lt_rcu_read_unlock_wake(tmp);
 }
 
 /* Nonzero if the calling thread is inside a read-side section. */
@@ -299,15 +342,22 @@ static inline void lt_rcu_qsbr_read_unlock(void)
 /* Announce that this thread holds no RCU-protected reference. */
 static inline void lt_rcu_qsbr_quiescent_state(void)
 {
-	unsigned long gp;
+	unsigned long gp =
+		atomic_load_explicit(&lt_rcu_qsbr_gp_ctr, memory_order_relaxed);
 
+	/*
+	 * Already announced for the current grace period: the updater of
+	 * the next one changes the counter first, so nothing to do.
+	 */
+	if (lt_rcu_likely(gp == atomic_load_explicit(&lt_rcu_qsbr_reader.ctr,
+						     memory_order_relaxed)))
+		return;
 	/*
 	 * pairs with the fence in lt_rcu_qsbr_synchronize after it has
 	 * read the counters: this thread's earlier reads are done before
 	 * the updater sees the announcement and frees.
 	 */
 	lt_rcu_smp_mb();
-	gp = atomic_load_explicit(&lt_rcu_qsbr_gp_ctr, memory_order_relaxed);
 	atomic_store_explicit(&lt_rcu_qsbr_reader.ctr, gp,
 			      memory_order_release);
 	/*
@@ -320,6 +370,13 @@ static inline void lt_rcu_qsbr_quiescent_state(void)
 	if (lt_rcu_unlikely(atomic_load_explicit(&lt_rcu_qsbr_waiting,
 						 memory_order_relaxed)))
 		lt_rcu_qsbr_wake_updater();
+}
+
+/* Nonzero if the calling thread is online (may hold references). */
+static inline int lt_rcu_qsbr_read_ongoing(void)
+{
+	return atomic_load_explicit(&lt_rcu_qsbr_reader.ctr,
+				    memory_order_relaxed) != 0;
 }
 
 void lt_rcu_qsbr_register_thread(void);
