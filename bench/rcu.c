@@ -177,12 +177,11 @@ static int update(enum impl impl, enum update kind)
 			lt_call_rcu(&o->lt, free_lt);
 		return 1;
 	case OURS_QSBR:
-		if (kind == UPD_SYNC) {
+		if (kind == UPD_SYNC)
 			lt_rcu_qsbr_synchronize();
-			return 1;
-		}
-		free(o);
-		return 0;
+		else
+			lt_rcu_qsbr_call_rcu(&o->lt, free_lt);
+		return 1;
 	case URCU_MEMB:
 		if (kind == UPD_SYNC)
 			urcu_memb_synchronize_rcu();
@@ -213,6 +212,7 @@ static void barrier(enum impl impl)
 		lt_rcu_barrier();
 		break;
 	case OURS_QSBR:
+		lt_rcu_qsbr_barrier();
 		break;
 	case URCU_MEMB:
 		urcu_memb_barrier();

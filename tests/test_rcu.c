@@ -465,6 +465,180 @@ LT_TEST(test_defer_rcu_runs_at_thread_exit)
 	LT_ASSERT_EQ(atomic_load(&deferred), 5);
 }
 
+static atomic_int other_thread_queued;
+
+static void *defer_and_wait(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 7; i++)
+		lt_defer_rcu(defer_fn, malloc(8));
+	atomic_store(&other_thread_queued, 1);
+	while (atomic_load(&other_thread_queued) != 2)
+		sleep_ms(1);
+	return NULL;
+}
+
+LT_TEST(test_defer_barrier_runs_every_thread_queue)
+{
+	pthread_t t;
+
+	atomic_store(&deferred, 0);
+	atomic_store(&other_thread_queued, 0);
+	pthread_create(&t, NULL, defer_and_wait, NULL);
+	while (atomic_load(&other_thread_queued) != 1)
+		sleep_ms(1);
+	lt_defer_rcu(defer_fn, malloc(8));
+	LT_ASSERT_EQ(atomic_load(&deferred), 0);
+	lt_defer_barrier();
+	LT_ASSERT_EQ(atomic_load(&deferred), 8);
+	atomic_store(&other_thread_queued, 2);
+	pthread_join(t, NULL);
+	LT_ASSERT_EQ(atomic_load(&deferred), 8);
+}
+
+/* ---- the API beside liburcu's ---- */
+
+LT_TEST(test_read_ongoing_in_each_flavour)
+{
+	LT_ASSERT_EQ(lt_rcu_read_ongoing(), 0);
+	lt_rcu_read_lock();
+	LT_ASSERT_EQ(lt_rcu_read_ongoing(), 1);
+	lt_rcu_read_lock();
+	lt_rcu_read_unlock();
+	LT_ASSERT_EQ(lt_rcu_read_ongoing(), 1);
+	lt_rcu_read_unlock();
+	LT_ASSERT_EQ(lt_rcu_read_ongoing(), 0);
+
+	LT_ASSERT_EQ(lt_rcu_qsbr_read_ongoing(), 0);
+	lt_rcu_qsbr_register_thread();
+	LT_ASSERT_EQ(lt_rcu_qsbr_read_ongoing(), 1);
+	lt_rcu_qsbr_thread_offline();
+	LT_ASSERT_EQ(lt_rcu_qsbr_read_ongoing(), 0);
+	lt_rcu_qsbr_thread_online();
+	LT_ASSERT_EQ(lt_rcu_qsbr_read_ongoing(), 1);
+	lt_rcu_qsbr_unregister_thread();
+	LT_ASSERT_EQ(lt_rcu_qsbr_read_ongoing(), 0);
+}
+
+LT_TEST(test_cmpxchg_pointer_publishes_only_over_old)
+{
+	static int a, b, c;
+	int *p = &a;
+
+	LT_ASSERT(lt_rcu_cmpxchg_pointer(p, &b, &c) == &a);
+	LT_ASSERT(p == &a);
+	LT_ASSERT(lt_rcu_cmpxchg_pointer(p, &a, &b) == &a);
+	LT_ASSERT(p == &b);
+}
+
+static atomic_int qsbr_reader_state; /* 1 online, 2 asked to leave */
+
+static void *hold_qsbr_online(void *arg)
+{
+	(void)arg;
+	lt_rcu_qsbr_register_thread();
+	atomic_store(&qsbr_reader_state, 1);
+	while (atomic_load(&qsbr_reader_state) != 2)
+		sleep_ms(1);
+	lt_rcu_qsbr_unregister_thread();
+	return NULL;
+}
+
+LT_TEST(test_qsbr_call_rcu_waits_for_quiescent_state)
+{
+	static atomic_int ran;
+	struct cb *c = calloc(1, sizeof(*c));
+	pthread_t r;
+
+	atomic_store(&qsbr_reader_state, 0);
+	pthread_create(&r, NULL, hold_qsbr_online, NULL);
+	while (atomic_load(&qsbr_reader_state) != 1)
+		sleep_ms(1);
+	c->ran = &ran;
+	lt_rcu_qsbr_call_rcu(&c->head, cb_fn);
+	sleep_ms(200);
+	LT_ASSERT_EQ(atomic_load(&ran), 0);
+	atomic_store(&qsbr_reader_state, 2);
+	/* Online itself: the barrier goes offline while it waits. */
+	lt_rcu_qsbr_register_thread();
+	lt_rcu_qsbr_barrier();
+	LT_ASSERT_EQ(lt_rcu_qsbr_read_ongoing(), 1);
+	lt_rcu_qsbr_unregister_thread();
+	LT_ASSERT_EQ(atomic_load(&ran), 1);
+	pthread_join(r, NULL);
+}
+
+static _Atomic pthread_t cb_thread;
+
+static void record_thread(struct lt_rcu_head *h)
+{
+	atomic_store(&cb_thread, pthread_self());
+	free(h);
+}
+
+LT_TEST(test_thread_call_rcu_worker_runs_its_callbacks)
+{
+	struct lt_call_rcu_data *d = lt_call_rcu_data_create(LT_RCU_MEMB);
+
+	LT_ASSERT(d != NULL);
+	LT_ASSERT(lt_get_thread_call_rcu_data(LT_RCU_MEMB) == NULL);
+	LT_ASSERT(lt_get_call_rcu_data(LT_RCU_MEMB) ==
+		  lt_call_rcu_data_default(LT_RCU_MEMB));
+	lt_set_thread_call_rcu_data(LT_RCU_MEMB, d);
+	LT_ASSERT(lt_get_call_rcu_data(LT_RCU_MEMB) == d);
+	lt_call_rcu(calloc(1, sizeof(struct lt_rcu_head)), record_thread);
+	lt_rcu_barrier();
+	LT_ASSERT(pthread_equal(atomic_load(&cb_thread),
+				lt_call_rcu_data_thread(d)));
+	LT_ASSERT(
+		!pthread_equal(atomic_load(&cb_thread),
+			       lt_call_rcu_data_thread(
+				       lt_call_rcu_data_default(LT_RCU_MEMB))));
+	lt_set_thread_call_rcu_data(LT_RCU_MEMB, NULL);
+	lt_call_rcu(calloc(1, sizeof(struct lt_rcu_head)), record_thread);
+	lt_rcu_barrier();
+	LT_ASSERT(
+		pthread_equal(atomic_load(&cb_thread),
+			      lt_call_rcu_data_thread(
+				      lt_call_rcu_data_default(LT_RCU_MEMB))));
+	lt_call_rcu_data_free(d);
+}
+
+LT_TEST(test_fork_with_callbacks_queued_runs_them_in_both)
+{
+	static atomic_int ran;
+	pid_t pid;
+	int st = 0;
+
+	atomic_store(&ran, 0);
+	for (int i = 0; i < 100; i++)
+		queue_cb(&ran);
+	/* As a liburcu user would; the pthread_atfork handlers nest inside. */
+	lt_rcu_before_fork();
+	pid = fork();
+	if (pid == 0) {
+		lt_rcu_after_fork_child();
+		/* TSan kills a multi-threaded fork's child that starts threads. */
+		if (!under_tsan()) {
+			lt_rcu_barrier();
+			if (atomic_load(&ran) != 100)
+				_exit(1);
+			queue_cb(&ran);
+			lt_rcu_barrier();
+			if (atomic_load(&ran) != 101)
+				_exit(2);
+		}
+		_exit(0);
+	}
+	lt_rcu_after_fork_parent();
+	lt_rcu_barrier();
+	LT_ASSERT_EQ(atomic_load(&ran), 100);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	LT_ASSERT(WIFEXITED(st));
+	LT_ASSERT_EQ(WEXITSTATUS(st), 0);
+}
+
 /* ---- list ---- */
 
 struct item {

@@ -75,6 +75,13 @@ static int membarrier_usable(void)
  */
 void lt_rcu_memb_reset_child(void)
 {
+	/* Both this flavour's own handler and call.c's run it: once. */
+	static pid_t done_in;
+	pid_t pid = getpid();
+
+	if (done_in == pid)
+		return;
+	done_in = pid;
 	pthread_mutex_init(&gp_lock, NULL);
 	pthread_mutex_init(&registry_lock, NULL);
 	atomic_store(&gp_batch.head, NULL);

@@ -1,6 +1,6 @@
 /*
  * memb.h - internals of the membarrier flavour: what tests look at, and
- * its reset in a forked child (fork.c).
+ * its reset in a forked child (run by call.c's child handler too).
  */
 #ifndef LT_RCU_MEMB_H
 #define LT_RCU_MEMB_H

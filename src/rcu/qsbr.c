@@ -19,6 +19,7 @@
 #include "rcu/wait.h"
 
 #include <pthread.h>
+#include <unistd.h>
 
 #define LT_RCU_QSBR_STEP 2UL
 
@@ -33,6 +34,13 @@ static struct lt_rcu_batch qsbr_batch;
 
 void lt_rcu_qsbr_reset_child(void)
 {
+	/* Both this flavour's own handler and call.c's run it: once. */
+	static pid_t done_in;
+	pid_t pid = getpid();
+
+	if (done_in == pid)
+		return;
+	done_in = pid;
 	pthread_mutex_init(&qsbr_lock, NULL);
 	qsbr_readers = NULL;
 	atomic_store(&lt_rcu_qsbr_waiting, 0);

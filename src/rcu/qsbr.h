@@ -1,6 +1,6 @@
 /*
  * qsbr.h - internals of the QSBR flavour: its reset in a forked child,
- * which fork.c runs from lt_rcu_after_fork_child().
+ * which lt_rcu_after_fork_child() (call.c) runs too.
  */
 #ifndef LT_RCU_QSBR_H
 #define LT_RCU_QSBR_H
