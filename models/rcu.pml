@@ -17,7 +17,8 @@
  * reader in an old-phase section it sets waiting, runs membarrier(),
  * checks again and then sleeps (a futex) until waiting is 0 again.  The
  * reader's outermost unlock loads waiting after its ctr store and, if it
- * read 1, clears it and wakes the updater (lt_rcu_wake_updater).
+ * read 1 and its section's phase is not gp_ctr's, clears it and wakes
+ * the updater (lt_rcu_wake_updater).
  *
  * Weak memory on the read side: a reader's memory accesses are numbered in
  * program order and each is one bit of cpl[r] (set when the access is
@@ -37,6 +38,8 @@
  *   BUG_NOPHASE      wait for any section to end, not only old-phase ones
  *   BUG_NOWAITMB     the updater sleeps without the membarrier() between
  *                    setting waiting and checking again (lost wake-up)
+ *   BUG_WAKEPHASE    the reader wakes the updater only when its section's
+ *                    phase is gp_ctr's (the test inverted: lost wake-up)
  *   LIVE             reader runs sections forever (for the liveness check)
  *
  * Properties: (s) RCU safety, asserted at each dereference; (w) an
@@ -77,6 +80,14 @@ bit asleep;		/* the updater is in futex_wait */
 #define CAN(r, i)	!HAS(r, i)
 #endif
 
+/* the reader's unlock wakes the updater: it read waiting == 1 (w) and its
+ * section (phase in tmp) is of an old phase */
+#ifdef BUG_WAKEPHASE
+#define WAKES(w, tmp)	((w) && ((tmp ^ gp_ctr) & PHASE) == 0)
+#else
+#define WAKES(w, tmp)	((w) && ((tmp ^ gp_ctr) & PHASE) != 0)
+#endif
+
 /* Every step below is one d_step or one expression, never a multi-step
  * atomic: intermediate states of an atomic would let weak fairness (-f)
  * count a waiting process as blocked there. */
@@ -110,7 +121,7 @@ proctype reader_nest(byte r)
 	:: d_step { CAN(r, 5) && HAS(r, 2) -> ctr[r] = tmp; DO(r, 5) }
 	:: d_step { CAN(r, 6) && HAS(r, 5) -> ctr[r] = tmp - COUNT; DO(r, 6) }
 	:: d_step { CAN(r, 7) -> w = waiting; DO(r, 7) }
-	:: d_step { w && HAS(r, 7) -> waiting = 0; w = 0 }
+	:: d_step { w && HAS(r, 7) -> if :: WAKES(w, tmp) -> waiting = 0 :: else fi; w = 0 }
 	:: cpl[r] == NEST_ALL && !w -> break
 	od
 }
@@ -138,7 +149,7 @@ proctype reader(byte r)
 	:: d_step { CAN(r, 3) && HAS(r, 2) -> assert(data[p] == VALID); DO(r, 3) }	/* (s) */
 	:: d_step { CAN(r, 4) && HAS(r, 1) -> ctr[r] = tmp - COUNT; DO(r, 4) }
 	:: d_step { CAN(r, 5) -> w = waiting; DO(r, 5) }
-	:: d_step { w && HAS(r, 5) -> waiting = 0; w = 0 }
+	:: d_step { w && HAS(r, 5) -> if :: WAKES(w, tmp) -> waiting = 0 :: else fi; w = 0 }
 #ifdef LIVE
 	/* start the next section; sections do not overlap in the window */
 	:: d_step { cpl[r] == ONE_ALL && !w -> cpl[r] = 0; tmp = 0; p = 0 }

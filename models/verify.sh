@@ -139,6 +139,7 @@ check rcu-nomb2 rcu.pml "-DBUG_NOMB2" safety "(s) caught" assert:s
 check rcu-oneflip rcu.pml "-DBUG_ONEFLIP" safety "(s) caught" assert:s
 check rcu-nophase-live rcu.pml "-DLIVE -DBUG_NOPHASE" ltl "sync_done caught (starves)" cycle
 check rcu-nowaitmb rcu.pml "-DBUG_NOWAITMB" safety "(w) caught (lost wake-up)" assert:w
+check rcu-wakephase rcu.pml "-DBUG_WAKEPHASE" safety "(w) caught (lost wake-up)" assert:w
 
 # The ring buffer on rseq channels: real models (writers 2+1 events, handler 1).
 check rseq-discard ring_rseq.pml "" safety "(a)(b)(d)(e) safety" pass

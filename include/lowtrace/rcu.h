@@ -201,14 +201,20 @@ void lt_rcu_wake_updater(void);
 
 /*
  * After the counter store that ends a section: an updater that sleeps
- * until readers leave is woken by the reader that leaves the outermost
- * section.  Nobody waiting: one load and a branch not taken.
+ * until old-phase readers leave is woken by the reader that leaves an
+ * outermost section begun before the updater's last flip (a section of
+ * the current phase is not waited for: its end wakes no one).  Nobody
+ * waiting: one load and a branch not taken.  ctr is the counter stored.
  */
 static inline void lt_rcu_read_unlock_wake(unsigned long ctr)
 {
+	/* acquire (seq_cst): a waiting seen comes with the flip before it */
 	if (lt_rcu_unlikely(atomic_load_explicit(&lt_rcu_gp.waiting,
 						 memory_order_seq_cst)) &&
-	    !(ctr & LT_RCU_NEST_MASK))
+	    !(ctr & LT_RCU_NEST_MASK) &&
+	    ((ctr ^
+	      atomic_load_explicit(&lt_rcu_gp.ctr, memory_order_relaxed)) &
+	     LT_RCU_PHASE))
 		lt_rcu_wake_updater();
 }
 
