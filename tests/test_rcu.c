@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include "lowtrace/rcu.h"
 #include "rcu/memb.h"
+#include "rcu/qsbr.h"
 #include "lt_test.h"
 
 #include <linux/membarrier.h>
@@ -496,6 +497,121 @@ LT_TEST(test_defer_barrier_runs_every_thread_queue)
 	LT_ASSERT_EQ(atomic_load(&deferred), 8);
 }
 
+/* ---- waiting: the updater sleeps, the reader wakes it ---- */
+
+LT_TEST(test_synchronize_sleeps_until_reader_wakes_it)
+{
+	unsigned long sleeps0 = lt_rcu_memb_sleeps();
+	pthread_t r, s;
+
+	atomic_store(&reader_state, 0);
+	atomic_store(&sync_done, 0);
+	pthread_create(&r, NULL, hold_section, NULL);
+	while (atomic_load(&reader_state) != 1)
+		sleep_ms(1);
+	pthread_create(&s, NULL, do_synchronize, NULL);
+	while (lt_rcu_memb_sleeps() == sleeps0)
+		sleep_ms(1);
+	LT_ASSERT_EQ(atomic_load(&sync_done), 0);
+	/* The reader's unlock is the only thing that can end the sleep. */
+	atomic_store(&reader_state, 2);
+	pthread_join(s, NULL);
+	LT_ASSERT_EQ(atomic_load(&sync_done), 1);
+	LT_ASSERT_EQ(atomic_load(&lt_rcu_gp.waiting), 0);
+	pthread_join(r, NULL);
+}
+
+static void *do_qsbr_synchronize(void *arg)
+{
+	(void)arg;
+	lt_rcu_qsbr_synchronize();
+	atomic_store(&sync_done, 1);
+	return NULL;
+}
+
+static atomic_int qsbr_reader_state; /* 1 online, 2 asked to leave */
+
+static void *hold_qsbr_online(void *arg)
+{
+	(void)arg;
+	lt_rcu_qsbr_register_thread();
+	atomic_store(&qsbr_reader_state, 1);
+	while (atomic_load(&qsbr_reader_state) != 2)
+		sleep_ms(1);
+	lt_rcu_qsbr_quiescent_state();
+	atomic_store(&qsbr_reader_state, 3);
+	while (atomic_load(&qsbr_reader_state) != 4)
+		sleep_ms(1);
+	lt_rcu_qsbr_unregister_thread();
+	return NULL;
+}
+
+LT_TEST(test_qsbr_synchronize_sleeps_until_quiescent_state)
+{
+	unsigned long sleeps0 = lt_rcu_qsbr_sleeps();
+	pthread_t r, s;
+
+	atomic_store(&qsbr_reader_state, 0);
+	atomic_store(&sync_done, 0);
+	pthread_create(&r, NULL, hold_qsbr_online, NULL);
+	while (atomic_load(&qsbr_reader_state) != 1)
+		sleep_ms(1);
+	pthread_create(&s, NULL, do_qsbr_synchronize, NULL);
+	while (lt_rcu_qsbr_sleeps() == sleeps0)
+		sleep_ms(1);
+	LT_ASSERT_EQ(atomic_load(&sync_done), 0);
+	/* A quiescent state, the reader staying online, ends the sleep. */
+	atomic_store(&qsbr_reader_state, 2);
+	pthread_join(s, NULL);
+	LT_ASSERT_EQ(atomic_load(&sync_done), 1);
+	LT_ASSERT_EQ(atomic_load(&qsbr_reader_state), 3);
+	atomic_store(&qsbr_reader_state, 4);
+	pthread_join(r, NULL);
+}
+
+static atomic_long batch_syncs;
+
+static void *sync_loop(void *arg)
+{
+	(void)arg;
+	while (atomic_load(&reader_state) < 2) {
+		lt_rcu_synchronize();
+		atomic_fetch_add(&batch_syncs, 1);
+	}
+	return NULL;
+}
+
+LT_TEST(test_concurrent_synchronize_calls_share_grace_periods)
+{
+	pthread_t r, s[4];
+	unsigned long gp0;
+	long calls;
+
+	atomic_store(&reader_state, 0);
+	pthread_create(&r, NULL, hold_section, NULL);
+	while (atomic_load(&reader_state) != 1)
+		sleep_ms(1);
+	gp0 = lt_rcu_gp_count();
+	for (int i = 0; i < 4; i++)
+		pthread_create(&s[i], NULL, sync_loop, NULL);
+	/* All four wait behind the reader: one leads, three are queued. */
+	sleep_ms(100);
+	LT_ASSERT_EQ(atomic_load(&batch_syncs), 0);
+	atomic_store(&reader_state, 2);
+	for (int i = 0; i < 4; i++)
+		pthread_join(s[i], NULL);
+	pthread_join(r, NULL);
+	calls = atomic_load(&batch_syncs);
+	LT_ASSERT_CMP(calls, >=, 4);
+	/*
+	 * The leader's grace period ran for itself only (the others queued
+	 * after it took its batch); the three queued share the next one.
+	 * Each thread loops until it sees the reader gone, so calls may be
+	 * more than 4 but grace periods are fewer than calls.
+	 */
+	LT_ASSERT_CMP(lt_rcu_gp_count() - gp0, <, (unsigned long)calls);
+}
+
 /* ---- the API beside liburcu's ---- */
 
 LT_TEST(test_read_ongoing_in_each_flavour)
@@ -531,19 +647,6 @@ LT_TEST(test_cmpxchg_pointer_publishes_only_over_old)
 	LT_ASSERT(p == &b);
 }
 
-static atomic_int qsbr_reader_state; /* 1 online, 2 asked to leave */
-
-static void *hold_qsbr_online(void *arg)
-{
-	(void)arg;
-	lt_rcu_qsbr_register_thread();
-	atomic_store(&qsbr_reader_state, 1);
-	while (atomic_load(&qsbr_reader_state) != 2)
-		sleep_ms(1);
-	lt_rcu_qsbr_unregister_thread();
-	return NULL;
-}
-
 LT_TEST(test_qsbr_call_rcu_waits_for_quiescent_state)
 {
 	static atomic_int ran;
@@ -565,6 +668,7 @@ LT_TEST(test_qsbr_call_rcu_waits_for_quiescent_state)
 	LT_ASSERT_EQ(lt_rcu_qsbr_read_ongoing(), 1);
 	lt_rcu_qsbr_unregister_thread();
 	LT_ASSERT_EQ(atomic_load(&ran), 1);
+	atomic_store(&qsbr_reader_state, 4);
 	pthread_join(r, NULL);
 }
 
@@ -877,14 +981,6 @@ static void *qsbr_holder(void *arg)
 		lt_rcu_qsbr_thread_online();
 	lt_rcu_qsbr_quiescent_state();
 	lt_rcu_qsbr_unregister_thread();
-	return NULL;
-}
-
-static void *do_qsbr_synchronize(void *arg)
-{
-	(void)arg;
-	lt_rcu_qsbr_synchronize();
-	atomic_store(&sync_done, 1);
 	return NULL;
 }
 

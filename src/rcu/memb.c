@@ -48,6 +48,8 @@ static pthread_key_t exit_key;
 static atomic_int init_done;
 static atomic_ulong gp_count;
 static struct lt_rcu_batch gp_batch;
+/* Times an updater went to sleep on lt_rcu_gp.waiting (for tests). */
+static atomic_ulong sleeps;
 
 static void reader_exit(void *arg);
 
@@ -120,6 +122,11 @@ int lt_rcu_uses_membarrier(void)
 {
 	lt_rcu_init();
 	return !lt_rcu_gp.use_fence;
+}
+
+unsigned long lt_rcu_memb_sleeps(void)
+{
+	return atomic_load_explicit(&sleeps, memory_order_relaxed);
 }
 
 unsigned long lt_rcu_gp_count(void)
@@ -286,6 +293,7 @@ static void wait_for_readers(unsigned long gp)
 		smp_mb_master();
 		if (!any_reader_in_old_phase(gp))
 			break;
+		atomic_fetch_add_explicit(&sleeps, 1, memory_order_relaxed);
 		lt_rcu_futex_wait(&lt_rcu_gp.waiting, 1);
 	}
 	atomic_store_explicit(&lt_rcu_gp.waiting, 0, memory_order_relaxed);

@@ -8,6 +8,9 @@
 /* Number of records on the reader list (takes the registry lock). */
 unsigned lt_rcu_registered_readers(void);
 
+/* Times an updater slept until a reader woke it. */
+unsigned long lt_rcu_memb_sleeps(void);
+
 /* In a forked child: keep only the caller's reader record, reset the
  * locks.  Also registered with pthread_atfork by lt_rcu_init(). */
 void lt_rcu_memb_reset_child(void);

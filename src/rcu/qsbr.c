@@ -31,6 +31,13 @@ __thread struct lt_rcu_qsbr_reader lt_rcu_qsbr_reader
 static struct lt_rcu_qsbr_reader *qsbr_readers;
 static pthread_mutex_t qsbr_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct lt_rcu_batch qsbr_batch;
+/* Times an updater went to sleep on lt_rcu_qsbr_waiting (for tests). */
+static atomic_ulong sleeps;
+
+unsigned long lt_rcu_qsbr_sleeps(void)
+{
+	return atomic_load_explicit(&sleeps, memory_order_relaxed);
+}
 
 void lt_rcu_qsbr_reset_child(void)
 {
@@ -168,6 +175,7 @@ static void wait_for_readers(unsigned long gp)
 		lt_rcu_smp_mb();
 		if (!any_reader_behind(gp))
 			break;
+		atomic_fetch_add_explicit(&sleeps, 1, memory_order_relaxed);
 		lt_rcu_futex_wait(&lt_rcu_qsbr_waiting, 1);
 	}
 	atomic_store(&lt_rcu_qsbr_waiting, 0);

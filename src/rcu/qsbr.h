@@ -5,6 +5,9 @@
 #ifndef LT_RCU_QSBR_H
 #define LT_RCU_QSBR_H
 
+/* Times an updater slept until a reader woke it. */
+unsigned long lt_rcu_qsbr_sleeps(void);
+
 /* In a forked child: keep only the caller's reader record, reset the lock
  * and the waiting flag.  Also registered with pthread_atfork. */
 void lt_rcu_qsbr_reset_child(void);
