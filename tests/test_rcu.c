@@ -517,7 +517,7 @@ LT_TEST(test_synchronize_sleeps_until_reader_wakes_it)
 	atomic_store(&reader_state, 2);
 	pthread_join(s, NULL);
 	LT_ASSERT_EQ(atomic_load(&sync_done), 1);
-	LT_ASSERT_EQ(atomic_load(&lt_rcu_gp.waiting), 0);
+	LT_ASSERT_EQ(atomic_load(&lt_rcu_gp.waiting) & LT_RCU_WAIT_SLEEP, 0);
 	pthread_join(r, NULL);
 }
 

@@ -126,11 +126,16 @@ struct lt_rcu_gp {
 	/* Nonzero without membarrier: readers execute full fences. */
 	int use_fence;
 	/*
-	 * 1 while an updater sleeps (futex) until readers leave their
-	 * sections; the reader that sees it wakes the updater.
+	 * LT_RCU_WAIT_* bits, a futex word: SLEEP while an updater sleeps
+	 * until readers leave their sections (the reader that sees it
+	 * wakes the updater); FENCE, set for good without membarrier,
+	 * sends every unlock to lt_rcu_read_unlock_slow.
 	 */
 	atomic_int waiting;
 };
+
+#define LT_RCU_WAIT_SLEEP 1
+#define LT_RCU_WAIT_FENCE 2
 
 /*
  * One per reader thread, in initial-exec TLS (no __tls_get_addr).  Code
@@ -200,22 +205,49 @@ static inline void lt_rcu_read_lock(void)
 void lt_rcu_wake_updater(void);
 
 /*
- * After the counter store that ends a section: an updater that sleeps
- * until old-phase readers leave is woken by the reader that leaves an
- * outermost section begun before the updater's last flip (a section of
- * the current phase is not waited for: its end wakes no one).  Nobody
- * waiting: one load and a branch not taken.  ctr is the counter stored.
+ * After the counter store that ends a section, when lt_rcu_gp.waiting is
+ * not 0 (w, its value then).  In the fence fallback, first a fence that
+ * orders the store before the load of waiting, against the updater's
+ * store of waiting and fence before it reads the counters.  Then: an
+ * updater that sleeps until old-phase readers leave is woken by the
+ * reader that leaves an outermost section begun before the updater's
+ * last flip (a section of the current phase is not waited for: its end
+ * wakes no one).  ctr is the counter stored.
  */
-static inline void lt_rcu_read_unlock_wake(unsigned long ctr)
+static inline void lt_rcu_read_unlock_slow(unsigned long ctr, int w)
 {
-	/* acquire (seq_cst): a waiting seen comes with the flip before it */
-	if (lt_rcu_unlikely(atomic_load_explicit(&lt_rcu_gp.waiting,
-						 memory_order_seq_cst)) &&
-	    !(ctr & LT_RCU_NEST_MASK) &&
+	if (w & LT_RCU_WAIT_FENCE) {
+		lt_rcu_smp_mb();
+		w = atomic_load_explicit(&lt_rcu_gp.waiting,
+					 memory_order_seq_cst);
+	}
+	if ((w & LT_RCU_WAIT_SLEEP) && !(ctr & LT_RCU_NEST_MASK) &&
 	    ((ctr ^
 	      atomic_load_explicit(&lt_rcu_gp.ctr, memory_order_relaxed)) &
 	     LT_RCU_PHASE))
 		lt_rcu_wake_updater();
+}
+
+/*
+ * The counter store that ends a section, then the load of waiting: while
+ * nobody waits (and with membarrier), one load and a branch not taken.
+ * pairs with the membarrier() in lt_rcu_synchronize before it frees:
+ * every load of the section is ordered before the ctr store, so once the
+ * updater sees the section over, the reader no longer touches the old
+ * data; and with the membarrier() after the updater sets waiting: it
+ * sees the store or this thread sees waiting.
+ */
+static inline void lt_rcu_read_unlock_store(unsigned long tmp)
+{
+	int w;
+
+	atomic_signal_fence(memory_order_seq_cst);
+	atomic_store_explicit(&lt_rcu_reader.ctr, tmp, LT_RCU_READER_STORE);
+	atomic_signal_fence(memory_order_seq_cst);
+	/* acquire: a waiting seen comes with the flip before it */
+	w = atomic_load_explicit(&lt_rcu_gp.waiting, memory_order_acquire);
+	if (lt_rcu_unlikely(w))
+		lt_rcu_read_unlock_slow(tmp, w);
 }
 
 /* Leave a read-side section.  Model: models/rcu.pml */
@@ -225,33 +257,31 @@ static inline void lt_rcu_read_unlock(void)
 		atomic_load_explicit(&lt_rcu_reader.ctr, memory_order_relaxed) -
 		LT_RCU_COUNT;
 
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(LT_RCU_TSAN)
+	/*
+	 * x86 never performs a store before an earlier load, so the fence
+	 * fallback needs no fence before the ctr store: the section's loads
+	 * are done before it is visible.  The fence it needs after it, for
+	 * the load of waiting, is in lt_rcu_read_unlock_slow (the FENCE bit).
+	 */
+	lt_rcu_read_unlock_store(tmp);
+#else
 	if (lt_rcu_unlikely(lt_rcu_gp.use_fence)) {
 		/*
-		 * A full barrier (a locked instruction on x86): pairs with
-		 * the updater's fence before it frees, as the membarrier
-		 * below; and orders the store before the load of waiting,
-		 * against the updater's store of waiting and fence before
-		 * it reads the counters (no lost wake-up).
+		 * A full barrier: pairs with the updater's fence before it
+		 * frees, as the membarrier() does; and orders the store
+		 * before the load of waiting.
 		 */
 		atomic_exchange_explicit(&lt_rcu_reader.ctr, tmp,
 					 memory_order_seq_cst);
+		lt_rcu_read_unlock_slow(
+			tmp, atomic_load_explicit(&lt_rcu_gp.waiting,
+						  memory_order_seq_cst) &
+				     LT_RCU_WAIT_SLEEP);
 	} else {
-		/*
-		 * pairs with the membarrier() in lt_rcu_synchronize before
-		 * it frees: every load of the section is ordered before the
-		 * ctr store below, so once the updater sees the section
-		 * over, the reader no longer touches the old data.
-		 */
-		atomic_signal_fence(memory_order_seq_cst);
-		atomic_store_explicit(&lt_rcu_reader.ctr, tmp,
-				      LT_RCU_READER_STORE);
-		/*
-		 * pairs with the membarrier() after the updater sets
-		 * waiting: it sees this store or this thread sees waiting.
-		 */
-		atomic_signal_fence(memory_order_seq_cst);
+		lt_rcu_read_unlock_store(tmp);
 	}
-	lt_rcu_read_unlock_wake(tmp);
+#endif
 }
 
 /* Nonzero once this thread is a registered reader. */
@@ -292,14 +322,9 @@ static inline int lt_rcu_read_lock_outer(void)
 
 static inline void lt_rcu_read_unlock_outer(void)
 {
-	unsigned long tmp =
+	lt_rcu_read_unlock_store(
 		atomic_load_explicit(&lt_rcu_reader.ctr, memory_order_relaxed) -
-		LT_RCU_COUNT;
-	/* as lt_rcu_read_unlock()'s barriers, fenceless */
-	atomic_signal_fence(memory_order_seq_cst);
-	atomic_store_explicit(&lt_rcu_reader.ctr, tmp, LT_RCU_READER_STORE);
-	atomic_signal_fence(memory_order_seq_cst);
-	lt_rcu_read_unlock_wake(tmp);
+		LT_RCU_COUNT);
 }
 
 /* Nonzero if the calling thread is inside a read-side section. */

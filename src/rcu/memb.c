@@ -87,7 +87,8 @@ void lt_rcu_memb_reset_child(void)
 	pthread_mutex_init(&gp_lock, NULL);
 	pthread_mutex_init(&registry_lock, NULL);
 	atomic_store(&gp_batch.head, NULL);
-	atomic_store(&lt_rcu_gp.waiting, 0);
+	atomic_store(&lt_rcu_gp.waiting,
+		     lt_rcu_gp.use_fence ? LT_RCU_WAIT_FENCE : 0);
 	if (lt_rcu_reader.registered) {
 		atomic_store_explicit(&lt_rcu_reader.next, NULL,
 				      memory_order_relaxed);
@@ -103,6 +104,8 @@ static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static void do_init(void)
 {
 	lt_rcu_gp.use_fence = !membarrier_usable();
+	if (lt_rcu_gp.use_fence)
+		atomic_store(&lt_rcu_gp.waiting, LT_RCU_WAIT_FENCE);
 	pthread_key_create(&exit_key, reader_exit);
 	pthread_atfork(NULL, NULL, lt_rcu_memb_reset_child);
 	atomic_store_explicit(&init_done, 1, memory_order_release);
@@ -267,7 +270,8 @@ static int any_reader_in_old_phase(unsigned long gp)
 
 void lt_rcu_wake_updater(void)
 {
-	if (atomic_exchange(&lt_rcu_gp.waiting, 0))
+	if (atomic_fetch_and(&lt_rcu_gp.waiting, ~LT_RCU_WAIT_SLEEP) &
+	    LT_RCU_WAIT_SLEEP)
 		lt_rcu_futex_wake(&lt_rcu_gp.waiting, 1);
 }
 
@@ -277,26 +281,29 @@ void lt_rcu_wake_updater(void)
  */
 static void wait_for_readers(unsigned long gp)
 {
+	int fence = lt_rcu_gp.use_fence ? LT_RCU_WAIT_FENCE : 0;
+
 	for (unsigned attempt = 0; any_reader_in_old_phase(gp); attempt++) {
 		if (attempt < LT_RCU_SPIN_ATTEMPTS) {
 			lt_rcu_cpu_relax();
 			continue;
 		}
-		atomic_store_explicit(&lt_rcu_gp.waiting, 1,
-				      memory_order_seq_cst);
+		atomic_fetch_or(&lt_rcu_gp.waiting, LT_RCU_WAIT_SLEEP);
 		/*
 		 * pairs with the reader barrier after the counter store in
-		 * lt_rcu_read_unlock (made full by this membarrier, or the
-		 * reader's locked store): either the scan below sees the
+		 * lt_rcu_read_unlock (made full by this membarrier; without
+		 * membarrier, the reader's fence in lt_rcu_read_unlock_slow
+		 * or its locked store): either the scan below sees the
 		 * reader out or the reader sees waiting and wakes us.
 		 */
 		smp_mb_master();
 		if (!any_reader_in_old_phase(gp))
 			break;
 		atomic_fetch_add_explicit(&sleeps, 1, memory_order_relaxed);
-		lt_rcu_futex_wait(&lt_rcu_gp.waiting, 1);
+		lt_rcu_futex_wait(&lt_rcu_gp.waiting,
+				  fence | LT_RCU_WAIT_SLEEP);
 	}
-	atomic_store_explicit(&lt_rcu_gp.waiting, 0, memory_order_relaxed);
+	atomic_fetch_and(&lt_rcu_gp.waiting, ~LT_RCU_WAIT_SLEEP);
 }
 
 /* Model: models/rcu.pml (flip_and_wait is one half of synchronize). */
