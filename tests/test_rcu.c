@@ -564,7 +564,9 @@ LT_TEST(test_qsbr_synchronize_sleeps_until_quiescent_state)
 	atomic_store(&qsbr_reader_state, 2);
 	pthread_join(s, NULL);
 	LT_ASSERT_EQ(atomic_load(&sync_done), 1);
-	LT_ASSERT_EQ(atomic_load(&qsbr_reader_state), 3);
+	/* The reader stores 3 after its quiescent state: wait for it. */
+	while (atomic_load(&qsbr_reader_state) != 3)
+		sleep_ms(1);
 	atomic_store(&qsbr_reader_state, 4);
 	pthread_join(r, NULL);
 }
@@ -668,6 +670,8 @@ LT_TEST(test_qsbr_call_rcu_waits_for_quiescent_state)
 	LT_ASSERT_EQ(lt_rcu_qsbr_read_ongoing(), 1);
 	lt_rcu_qsbr_unregister_thread();
 	LT_ASSERT_EQ(atomic_load(&ran), 1);
+	while (atomic_load(&qsbr_reader_state) != 3)
+		sleep_ms(1);
 	atomic_store(&qsbr_reader_state, 4);
 	pthread_join(r, NULL);
 }
