@@ -6,10 +6,19 @@
  *                load and a dereference, lt_rcu_read_unlock twice
  *   reader       lt_rcu_read_lock, load, dereference, lt_rcu_read_unlock
  *   updater      publish a new version, lt_rcu_synchronize, reclaim the old
+ *   watchdog     (not a C function) once nothing else can move, asserts
+ *                that the updater is not asleep: a lost wake-up
  *
  * gp_ctr holds the nest count in its low bits (COUNT == 1) and PHASE.
  * A reader's outer lock copies gp_ctr into its ctr, a nested lock adds
  * COUNT, an unlock subtracts COUNT; between them only compiler barriers.
+ *
+ * The updater waits for a reader by checking its ctr; when it finds the
+ * reader in an old-phase section it sets waiting, runs membarrier(),
+ * checks again and then sleeps (a futex) until waiting is 0 again.  The
+ * reader's outermost unlock loads waiting after its ctr store and, if it
+ * read 1 and its section's phase is not gp_ctr's, clears it and wakes
+ * the updater (lt_rcu_wake_updater).
  *
  * Weak memory on the read side: a reader's memory accesses are numbered in
  * program order and each is one bit of cpl[r] (set when the access is
@@ -27,12 +36,17 @@
  *   BUG_NOMB2        lt_rcu_synchronize without its second membarrier
  *   BUG_ONEFLIP      one phase flip and one wait instead of two
  *   BUG_NOPHASE      wait for any section to end, not only old-phase ones
+ *   BUG_NOWAITMB     the updater sleeps without the membarrier() between
+ *                    setting waiting and checking again (lost wake-up)
+ *   BUG_WAKEPHASE    the reader wakes the updater only when its section's
+ *                    phase is gp_ctr's (the test inverted: lost wake-up)
  *   LIVE             reader runs sections forever (for the liveness check)
  *
- * Properties: (s) RCU safety, asserted at each dereference; the
- * end-state check (synchronize returns once readers finish); and with
- * LIVE, ltl sync_done: under weak fairness the updater finishes while a
- * reader keeps entering new read-side sections.
+ * Properties: (s) RCU safety, asserted at each dereference; (w) an
+ * updater that sleeps is woken: once the readers have finished, it is
+ * not asleep; the end-state check (synchronize returns once readers
+ * finish); and with LIVE, ltl sync_done: under weak fairness the updater
+ * finishes while a reader keeps entering new read-side sections.
  */
 
 #define COUNT	1
@@ -51,6 +65,8 @@ byte ptr = 1;
 byte data[NUPD + 2];
 bit upd_done;
 bit mb_req;		/* LIVE: membarrier() requested, not yet done */
+bit waiting;		/* lt_rcu_gp.waiting: the updater sleeps or will */
+bit asleep;		/* the updater is in futex_wait */
 
 /* accesses [0, k) performed and none after: a barrier may sit here */
 #define PREFIX(x)	(((x) & ((x) + 1)) == 0)
@@ -62,6 +78,14 @@ bit mb_req;		/* LIVE: membarrier() requested, not yet done */
 			 (!mb_req || ((~cpl[r]) & (cpl[r] + 1)) == (1 << (i))))
 #else
 #define CAN(r, i)	!HAS(r, i)
+#endif
+
+/* the reader's unlock wakes the updater: it read waiting == 1 (w) and its
+ * section (phase in tmp) is of an old phase */
+#ifdef BUG_WAKEPHASE
+#define WAKES(w, tmp)	((w) && ((tmp ^ gp_ctr) & PHASE) == 0)
+#else
+#define WAKES(w, tmp)	((w) && ((tmp ^ gp_ctr) & PHASE) != 0)
 #endif
 
 /* Every step below is one d_step or one expression, never a multi-step
@@ -77,12 +101,16 @@ bit mb_req;		/* LIVE: membarrier() requested, not yet done */
  *   4 load *ptr        depends on 3; (s) asserts it was not reclaimed
  *   5 store ctr        lt_rcu_read_unlock (nested), coherence after 2
  *   6 store ctr        lt_rcu_read_unlock (outer), coherence after 5
+ *   7 load waiting     lt_rcu_read_unlock (outer); if 1, then clear it
+ *                      and wake the updater (a locked exchange)
+ * The nested unlock's load of waiting never wakes anyone: not modelled.
  */
-#define NEST_ALL	127
+#define NEST_ALL	255
 
 proctype reader_nest(byte r)
 {
 	byte tmp, p;
+	bit w;
 
 	do
 	:: d_step { CAN(r, 0) -> tmp = gp_ctr; DO(r, 0) }
@@ -92,7 +120,9 @@ proctype reader_nest(byte r)
 	:: d_step { CAN(r, 4) && HAS(r, 3) -> assert(data[p] == VALID); DO(r, 4) }	/* (s) */
 	:: d_step { CAN(r, 5) && HAS(r, 2) -> ctr[r] = tmp; DO(r, 5) }
 	:: d_step { CAN(r, 6) && HAS(r, 5) -> ctr[r] = tmp - COUNT; DO(r, 6) }
-	:: cpl[r] == NEST_ALL -> break
+	:: d_step { CAN(r, 7) -> w = waiting; DO(r, 7) }
+	:: d_step { w && HAS(r, 7) -> if :: WAKES(w, tmp) -> waiting = 0 :: else fi; w = 0 }
+	:: cpl[r] == NEST_ALL && !w -> break
 	od
 }
 
@@ -103,12 +133,14 @@ proctype reader_nest(byte r)
  *   2 load ptr
  *   3 load *ptr        depends on 2
  *   4 store ctr        lt_rcu_read_unlock, coherence after 1
+ *   5 load waiting     lt_rcu_read_unlock; if 1, clear it and wake
  */
-#define ONE_ALL		31
+#define ONE_ALL		63
 
 proctype reader(byte r)
 {
 	byte tmp, p;
+	bit w;
 
 	do
 	:: d_step { CAN(r, 0) -> tmp = gp_ctr; DO(r, 0) }
@@ -116,11 +148,13 @@ proctype reader(byte r)
 	:: d_step { CAN(r, 2) -> p = ptr; DO(r, 2) }
 	:: d_step { CAN(r, 3) && HAS(r, 2) -> assert(data[p] == VALID); DO(r, 3) }	/* (s) */
 	:: d_step { CAN(r, 4) && HAS(r, 1) -> ctr[r] = tmp - COUNT; DO(r, 4) }
+	:: d_step { CAN(r, 5) -> w = waiting; DO(r, 5) }
+	:: d_step { w && HAS(r, 5) -> if :: WAKES(w, tmp) -> waiting = 0 :: else fi; w = 0 }
 #ifdef LIVE
 	/* start the next section; sections do not overlap in the window */
-	:: d_step { cpl[r] == ONE_ALL -> cpl[r] = 0; tmp = 0; p = 0 }
+	:: d_step { cpl[r] == ONE_ALL && !w -> cpl[r] = 0; tmp = 0; p = 0 }
 #else
-	:: cpl[r] == ONE_ALL -> break
+	:: cpl[r] == ONE_ALL && !w -> break
 #endif
 	od
 }
@@ -137,17 +171,39 @@ proctype reader(byte r)
 /* wait while reader r is inside a section begun before the last flip
  * (BUG_NOPHASE: while reader r is inside any section) */
 #ifdef BUG_NOPHASE
-#define WAIT_READER(r)	((ctr[r] & NEST) == 0)
+#define READER_DONE(r)	((ctr[r] & NEST) == 0)
 #else
-#define WAIT_READER(r)	\
+#define READER_DONE(r)	\
 	(!((ctr[r] & NEST) != 0 && ((ctr[r] ^ gp_ctr) & PHASE) != 0))
 #endif
+
+/* wait_for_readers for reader r: the spinning is the blocking guard, the
+ * sleep its other branch, taken at any time the reader is still there */
+inline wait_reader(r)
+{
+	do
+	:: READER_DONE(r) -> break
+	:: !READER_DONE(r) ->
+		waiting = 1;
+#ifndef BUG_NOWAITMB
+		MEMBARRIER;	/* pairs with the reader's ctr store, load */
+#endif
+		if
+		:: READER_DONE(r) -> break
+		:: else ->
+			asleep = 1;
+			waiting == 0;	/* futex_wait until a reader wakes it */
+			asleep = 0
+		fi
+	od;
+	waiting = 0
+}
 
 inline flip_and_wait()
 {
 	gp_ctr = gp_ctr ^ PHASE;
-	WAIT_READER(0);
-	WAIT_READER(1)
+	wait_reader(0);
+	wait_reader(1)
 }
 
 /* lt_rcu_synchronize */
@@ -184,6 +240,13 @@ proctype updater()
 
 #ifdef LIVE
 ltl sync_done { <> upd_done }
+#else
+/* Nothing else can move: the readers are done; the updater must not be
+ * asleep waiting for a wake-up that will never come. */
+active proctype watchdog()
+{
+	timeout -> assert(!asleep)	/* (w) */
+}
 #endif
 
 init

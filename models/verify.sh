@@ -131,13 +131,15 @@ check ring-norecheck ring.pml "-DMODE_OVERWRITE -DBUG_NORECHECK" safety "(c) cau
 check ring-wait ring.pml "-DBUG_WAIT" npfair "(f) caught (fair cycle)" cycle
 
 # RCU: real model.
-check rcu rcu.pml "" safety "(s)(e) safety" pass
+check rcu rcu.pml "" safety "(s)(w)(e) safety" pass
 check rcu-live rcu.pml "-DLIVE" ltl "ltl sync_done, fair" pass
 # RCU: planted bugs, each must be caught.
 check rcu-nomb1 rcu.pml "-DBUG_NOMB1" safety "(s) caught" assert:s
 check rcu-nomb2 rcu.pml "-DBUG_NOMB2" safety "(s) caught" assert:s
 check rcu-oneflip rcu.pml "-DBUG_ONEFLIP" safety "(s) caught" assert:s
 check rcu-nophase-live rcu.pml "-DLIVE -DBUG_NOPHASE" ltl "sync_done caught (starves)" cycle
+check rcu-nowaitmb rcu.pml "-DBUG_NOWAITMB" safety "(w) caught (lost wake-up)" assert:w
+check rcu-wakephase rcu.pml "-DBUG_WAKEPHASE" safety "(w) caught (lost wake-up)" assert:w
 
 # The ring buffer on rseq channels: real models (writers 2+1 events, handler 1).
 check rseq-discard ring_rseq.pml "" safety "(a)(b)(d)(e) safety" pass

@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include "lowtrace/rcu.h"
 #include "rcu/memb.h"
+#include "rcu/qsbr.h"
 #include "lt_test.h"
 
 #include <linux/membarrier.h>
@@ -465,6 +466,296 @@ LT_TEST(test_defer_rcu_runs_at_thread_exit)
 	LT_ASSERT_EQ(atomic_load(&deferred), 5);
 }
 
+static atomic_int other_thread_queued;
+
+static void *defer_and_wait(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 7; i++)
+		lt_defer_rcu(defer_fn, malloc(8));
+	atomic_store(&other_thread_queued, 1);
+	while (atomic_load(&other_thread_queued) != 2)
+		sleep_ms(1);
+	return NULL;
+}
+
+LT_TEST(test_defer_barrier_runs_every_thread_queue)
+{
+	pthread_t t;
+
+	atomic_store(&deferred, 0);
+	atomic_store(&other_thread_queued, 0);
+	pthread_create(&t, NULL, defer_and_wait, NULL);
+	while (atomic_load(&other_thread_queued) != 1)
+		sleep_ms(1);
+	lt_defer_rcu(defer_fn, malloc(8));
+	LT_ASSERT_EQ(atomic_load(&deferred), 0);
+	lt_defer_barrier();
+	LT_ASSERT_EQ(atomic_load(&deferred), 8);
+	atomic_store(&other_thread_queued, 2);
+	pthread_join(t, NULL);
+	LT_ASSERT_EQ(atomic_load(&deferred), 8);
+}
+
+/* ---- waiting: the updater sleeps, the reader wakes it ---- */
+
+LT_TEST(test_synchronize_sleeps_until_reader_wakes_it)
+{
+	unsigned long sleeps0 = lt_rcu_memb_sleeps();
+	pthread_t r, s;
+
+	atomic_store(&reader_state, 0);
+	atomic_store(&sync_done, 0);
+	pthread_create(&r, NULL, hold_section, NULL);
+	while (atomic_load(&reader_state) != 1)
+		sleep_ms(1);
+	pthread_create(&s, NULL, do_synchronize, NULL);
+	while (lt_rcu_memb_sleeps() == sleeps0)
+		sleep_ms(1);
+	LT_ASSERT_EQ(atomic_load(&sync_done), 0);
+	/* The reader's unlock is the only thing that can end the sleep. */
+	atomic_store(&reader_state, 2);
+	pthread_join(s, NULL);
+	LT_ASSERT_EQ(atomic_load(&sync_done), 1);
+	LT_ASSERT_EQ(atomic_load(&lt_rcu_gp.waiting) & LT_RCU_WAIT_SLEEP, 0);
+	pthread_join(r, NULL);
+}
+
+static void *do_qsbr_synchronize(void *arg)
+{
+	(void)arg;
+	lt_rcu_qsbr_synchronize();
+	atomic_store(&sync_done, 1);
+	return NULL;
+}
+
+static atomic_int qsbr_reader_state; /* 1 online, 2 asked to leave */
+
+static void *hold_qsbr_online(void *arg)
+{
+	(void)arg;
+	lt_rcu_qsbr_register_thread();
+	atomic_store(&qsbr_reader_state, 1);
+	while (atomic_load(&qsbr_reader_state) != 2)
+		sleep_ms(1);
+	lt_rcu_qsbr_quiescent_state();
+	atomic_store(&qsbr_reader_state, 3);
+	while (atomic_load(&qsbr_reader_state) != 4)
+		sleep_ms(1);
+	lt_rcu_qsbr_unregister_thread();
+	return NULL;
+}
+
+LT_TEST(test_qsbr_synchronize_sleeps_until_quiescent_state)
+{
+	unsigned long sleeps0 = lt_rcu_qsbr_sleeps();
+	pthread_t r, s;
+
+	atomic_store(&qsbr_reader_state, 0);
+	atomic_store(&sync_done, 0);
+	pthread_create(&r, NULL, hold_qsbr_online, NULL);
+	while (atomic_load(&qsbr_reader_state) != 1)
+		sleep_ms(1);
+	pthread_create(&s, NULL, do_qsbr_synchronize, NULL);
+	while (lt_rcu_qsbr_sleeps() == sleeps0)
+		sleep_ms(1);
+	LT_ASSERT_EQ(atomic_load(&sync_done), 0);
+	/* A quiescent state, the reader staying online, ends the sleep. */
+	atomic_store(&qsbr_reader_state, 2);
+	pthread_join(s, NULL);
+	LT_ASSERT_EQ(atomic_load(&sync_done), 1);
+	/* The reader stores 3 after its quiescent state: wait for it. */
+	while (atomic_load(&qsbr_reader_state) != 3)
+		sleep_ms(1);
+	atomic_store(&qsbr_reader_state, 4);
+	pthread_join(r, NULL);
+}
+
+static atomic_long batch_syncs;
+
+static void *sync_loop(void *arg)
+{
+	(void)arg;
+	while (atomic_load(&reader_state) < 2) {
+		lt_rcu_synchronize();
+		atomic_fetch_add(&batch_syncs, 1);
+	}
+	return NULL;
+}
+
+LT_TEST(test_concurrent_synchronize_calls_share_grace_periods)
+{
+	pthread_t r, s[4];
+	unsigned long gp0;
+	long calls;
+
+	atomic_store(&reader_state, 0);
+	pthread_create(&r, NULL, hold_section, NULL);
+	while (atomic_load(&reader_state) != 1)
+		sleep_ms(1);
+	gp0 = lt_rcu_gp_count();
+	for (int i = 0; i < 4; i++)
+		pthread_create(&s[i], NULL, sync_loop, NULL);
+	/* All four wait behind the reader: one leads, three are queued. */
+	sleep_ms(100);
+	LT_ASSERT_EQ(atomic_load(&batch_syncs), 0);
+	atomic_store(&reader_state, 2);
+	for (int i = 0; i < 4; i++)
+		pthread_join(s[i], NULL);
+	pthread_join(r, NULL);
+	calls = atomic_load(&batch_syncs);
+	LT_ASSERT_CMP(calls, >=, 4);
+	/*
+	 * The leader's grace period ran for itself only (the others queued
+	 * after it took its batch); the three queued share the next one.
+	 * Each thread loops until it sees the reader gone, so calls may be
+	 * more than 4 but grace periods are fewer than calls.
+	 */
+	LT_ASSERT_CMP(lt_rcu_gp_count() - gp0, <, (unsigned long)calls);
+}
+
+/* ---- the API beside liburcu's ---- */
+
+LT_TEST(test_read_ongoing_in_each_flavour)
+{
+	LT_ASSERT_EQ(lt_rcu_read_ongoing(), 0);
+	lt_rcu_read_lock();
+	LT_ASSERT_EQ(lt_rcu_read_ongoing(), 1);
+	lt_rcu_read_lock();
+	lt_rcu_read_unlock();
+	LT_ASSERT_EQ(lt_rcu_read_ongoing(), 1);
+	lt_rcu_read_unlock();
+	LT_ASSERT_EQ(lt_rcu_read_ongoing(), 0);
+
+	LT_ASSERT_EQ(lt_rcu_qsbr_read_ongoing(), 0);
+	lt_rcu_qsbr_register_thread();
+	LT_ASSERT_EQ(lt_rcu_qsbr_read_ongoing(), 1);
+	lt_rcu_qsbr_thread_offline();
+	LT_ASSERT_EQ(lt_rcu_qsbr_read_ongoing(), 0);
+	lt_rcu_qsbr_thread_online();
+	LT_ASSERT_EQ(lt_rcu_qsbr_read_ongoing(), 1);
+	lt_rcu_qsbr_unregister_thread();
+	LT_ASSERT_EQ(lt_rcu_qsbr_read_ongoing(), 0);
+}
+
+LT_TEST(test_cmpxchg_pointer_publishes_only_over_old)
+{
+	static int a, b, c;
+	int *p = &a;
+
+	LT_ASSERT(lt_rcu_cmpxchg_pointer(p, &b, &c) == &a);
+	LT_ASSERT(p == &a);
+	LT_ASSERT(lt_rcu_cmpxchg_pointer(p, &a, &b) == &a);
+	LT_ASSERT(p == &b);
+}
+
+LT_TEST(test_qsbr_call_rcu_waits_for_quiescent_state)
+{
+	static atomic_int ran;
+	struct cb *c = calloc(1, sizeof(*c));
+	pthread_t r;
+
+	atomic_store(&qsbr_reader_state, 0);
+	pthread_create(&r, NULL, hold_qsbr_online, NULL);
+	while (atomic_load(&qsbr_reader_state) != 1)
+		sleep_ms(1);
+	c->ran = &ran;
+	lt_rcu_qsbr_call_rcu(&c->head, cb_fn);
+	sleep_ms(200);
+	LT_ASSERT_EQ(atomic_load(&ran), 0);
+	atomic_store(&qsbr_reader_state, 2);
+	/* Online itself: the barrier goes offline while it waits. */
+	lt_rcu_qsbr_register_thread();
+	lt_rcu_qsbr_barrier();
+	LT_ASSERT_EQ(lt_rcu_qsbr_read_ongoing(), 1);
+	lt_rcu_qsbr_unregister_thread();
+	LT_ASSERT_EQ(atomic_load(&ran), 1);
+	while (atomic_load(&qsbr_reader_state) != 3)
+		sleep_ms(1);
+	atomic_store(&qsbr_reader_state, 4);
+	pthread_join(r, NULL);
+}
+
+static _Atomic pthread_t cb_thread;
+
+static void record_thread(struct lt_rcu_head *h)
+{
+	atomic_store(&cb_thread, pthread_self());
+	free(h);
+}
+
+LT_TEST(test_thread_call_rcu_worker_runs_its_callbacks)
+{
+	struct lt_call_rcu_data *d = lt_call_rcu_data_create(LT_RCU_MEMB);
+
+	LT_ASSERT(d != NULL);
+	LT_ASSERT(lt_get_thread_call_rcu_data(LT_RCU_MEMB) == NULL);
+	LT_ASSERT(lt_get_call_rcu_data(LT_RCU_MEMB) ==
+		  lt_call_rcu_data_default(LT_RCU_MEMB));
+	lt_set_thread_call_rcu_data(LT_RCU_MEMB, d);
+	LT_ASSERT(lt_get_call_rcu_data(LT_RCU_MEMB) == d);
+	lt_call_rcu(calloc(1, sizeof(struct lt_rcu_head)), record_thread);
+	lt_rcu_barrier();
+	LT_ASSERT(pthread_equal(atomic_load(&cb_thread),
+				lt_call_rcu_data_thread(d)));
+	LT_ASSERT(
+		!pthread_equal(atomic_load(&cb_thread),
+			       lt_call_rcu_data_thread(
+				       lt_call_rcu_data_default(LT_RCU_MEMB))));
+	lt_set_thread_call_rcu_data(LT_RCU_MEMB, NULL);
+	lt_call_rcu(calloc(1, sizeof(struct lt_rcu_head)), record_thread);
+	lt_rcu_barrier();
+	LT_ASSERT(
+		pthread_equal(atomic_load(&cb_thread),
+			      lt_call_rcu_data_thread(
+				      lt_call_rcu_data_default(LT_RCU_MEMB))));
+	lt_call_rcu_data_free(d);
+}
+
+LT_TEST(test_fork_with_callbacks_queued_runs_them_in_both)
+{
+	static atomic_int ran;
+	pid_t pid;
+	int st = 0;
+
+	atomic_store(&ran, 0);
+	for (int i = 0; i < 100; i++)
+		queue_cb(&ran);
+	/*
+	 * TSan kills a multi-threaded fork's child that starts threads: the
+	 * child's handler would start a worker for the callbacks queued.
+	 */
+	if (under_tsan())
+		lt_rcu_barrier();
+	/* As a liburcu user would; the pthread_atfork handlers nest inside. */
+	lt_rcu_before_fork();
+	pid = fork();
+	if (pid == 0) {
+		lt_rcu_after_fork_child();
+		/* TSan kills a multi-threaded fork's child that starts threads. */
+		if (!under_tsan()) {
+			lt_rcu_barrier();
+			if (atomic_load(&ran) != 100)
+				_exit(1);
+			queue_cb(&ran);
+			lt_rcu_barrier();
+			if (atomic_load(&ran) != 101)
+				_exit(2);
+		}
+		_exit(0);
+	}
+	lt_rcu_after_fork_parent();
+	lt_rcu_barrier();
+	LT_ASSERT_EQ(atomic_load(&ran), 100);
+	queue_cb(&ran);
+	lt_rcu_barrier();
+	LT_ASSERT_EQ(atomic_load(&ran), 101);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	LT_ASSERT(WIFEXITED(st));
+	LT_ASSERT_EQ(WEXITSTATUS(st), 0);
+}
+
 /* ---- list ---- */
 
 struct item {
@@ -694,14 +985,6 @@ static void *qsbr_holder(void *arg)
 		lt_rcu_qsbr_thread_online();
 	lt_rcu_qsbr_quiescent_state();
 	lt_rcu_qsbr_unregister_thread();
-	return NULL;
-}
-
-static void *do_qsbr_synchronize(void *arg)
-{
-	(void)arg;
-	lt_rcu_qsbr_synchronize();
-	atomic_store(&sync_done, 1);
 	return NULL;
 }
 

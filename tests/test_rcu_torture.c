@@ -9,13 +9,21 @@
  * element freed too early shows up as a poisoned read (or, under ASan, as
  * a use after free).  A timer signal lands in the readers and takes
  * nested read sections from the handler, and one thread meets RCU for the
- * first time in that handler.  The same run is repeated in the QSBR
- * flavour and, re-executed with LOWTRACE_RCU_NO_MEMBARRIER=1, in the
- * fence fallback.  Runs are shorter under the sanitizers (SANITIZE set).
+ * first time in that handler; some handler sections last long enough
+ * that the updater sleeps and the handler's unlock must wake it.  A
+ * second updater thread calls synchronize meanwhile (batched grace
+ * periods), and the updater forks now and then with callbacks queued:
+ * the child runs them on its own worker (not under TSan, which kills a
+ * multi-threaded fork's child that starts threads).  The same run is
+ * repeated in the QSBR flavour (call_rcu too) and, re-executed with
+ * LOWTRACE_RCU_NO_MEMBARRIER=1, in the fence fallback.  Runs are shorter
+ * under the sanitizers (SANITIZE set).
  */
 #define _GNU_SOURCE
 #include "lowtrace/rcu.h"
 #include "lt_test.h"
+#include "rcu/memb.h"
+#include "rcu/qsbr.h"
 
 #include <pthread.h>
 #include <signal.h>
@@ -49,6 +57,7 @@ static struct telem *key_slot[NKEYS]; /* updater's view of the table */
 static atomic_int stop;
 static atomic_long poisoned, missing, reads, handler_reads, freed, allocated;
 static atomic_long callbacks_run;
+static atomic_long forks, child_failures;
 /*
  * The table frees old bucket arrays with lt_call_rcu, a membarrier-flavour
  * grace period: QSBR readers enter a membarrier section around lookups.
@@ -192,6 +201,7 @@ static void read_pass(unsigned long *rs)
 
 static void alarm_handler(int sig)
 {
+	static atomic_ulong n;
 	unsigned long rs = (unsigned long)&sig | 1;
 	int saved = errno;
 
@@ -199,6 +209,13 @@ static void alarm_handler(int sig)
 	lt_rcu_read_lock();
 	lt_rcu_read_lock();
 	check_elem(lt_rcu_dereference(cur), &rs);
+	/* Now and then long enough that the updater goes to sleep. */
+	if (atomic_fetch_add_explicit(&n, 1, memory_order_relaxed) % 16 == 0) {
+		struct timespec ts = { 0, 200000 };
+
+		nanosleep(&ts, NULL);
+		check_elem(lt_rcu_dereference(cur), &rs);
+	}
 	lt_rcu_read_unlock();
 	lt_rcu_read_unlock();
 	atomic_fetch_add_explicit(&handler_reads, 1, memory_order_relaxed);
@@ -238,6 +255,58 @@ static void *signal_only_thread(void *arg)
 		nanosleep(&ts, NULL);
 	}
 	return NULL;
+}
+
+static int under_tsan(void)
+{
+	const char *san = getenv("SANITIZE");
+
+	return san && strstr(san, "thread");
+}
+
+/* Concurrent synchronize calls, batched with the updater's. */
+static void *sync_thread(void *arg)
+{
+	void (*sync)(void) = (void (*)(void))arg;
+
+	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
+		struct timespec ts = { 0, 50000 };
+
+		sync();
+		nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
+
+/*
+ * Fork with callbacks queued: the child synchronizes, then runs what was
+ * queued on a worker of its own (the parent's workers are parked over the
+ * fork and go on in the parent).
+ */
+static void fork_with_callbacks(void (*barrier)(void))
+{
+	pid_t pid = fork();
+	int st = 0;
+
+	if (pid == 0) {
+		long before = atomic_load(&callbacks_run);
+
+		lt_rcu_synchronize();
+		lt_rcu_qsbr_synchronize();
+		barrier();
+		lt_defer_barrier();
+		_exit(atomic_load(&poisoned) == 0 &&
+				      atomic_load(&callbacks_run) >= before ?
+			      0 :
+			      1);
+	}
+	if (pid < 0)
+		return;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		atomic_fetch_add(&child_failures, 1);
+	atomic_fetch_add(&forks, 1);
 }
 
 static void throttle(void)
@@ -335,13 +404,14 @@ static int membarrier_disabled(void)
 
 static void torture_memb(double seconds)
 {
-	pthread_t r[NREADERS], sig_thread;
+	pthread_t r[NREADERS], sig_thread, syncer;
 	struct itimerval it = { { 0, 1000 }, { 0, 1000 } };
 	struct sigaction sa;
 	sigset_t block;
 	unsigned long rs = 88172645463325252UL, i = 0;
 	unsigned long gp0 = lt_rcu_gp_count();
-	double end;
+	unsigned long sleeps0 = lt_rcu_memb_sleeps();
+	double end, next_fork;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = alarm_handler;
@@ -355,13 +425,19 @@ static void torture_memb(double seconds)
 	for (int t = 0; t < NREADERS; t++)
 		pthread_create(&r[t], NULL, memb_reader, (void *)(intptr_t)t);
 	pthread_create(&sig_thread, NULL, signal_only_thread, NULL);
+	pthread_create(&syncer, NULL, sync_thread, (void *)lt_rcu_synchronize);
 	setitimer(ITIMER_REAL, &it, NULL);
 
 	end = now_s() + seconds;
+	next_fork = now_s() + 0.2;
 	while (now_s() < end) {
 		for (int j = 0; j < 64; j++, i += 3)
 			update_once(i, &rs, memb_retire);
 		throttle();
+		if (!under_tsan() && now_s() > next_fork) {
+			fork_with_callbacks(lt_rcu_barrier);
+			next_fork = now_s() + 0.2;
+		}
 	}
 
 	memset(&it, 0, sizeof(it));
@@ -370,16 +446,20 @@ static void torture_memb(double seconds)
 	for (int t = 0; t < NREADERS; t++)
 		pthread_join(r[t], NULL);
 	pthread_join(sig_thread, NULL);
+	pthread_join(syncer, NULL);
 	lt_defer_barrier();
 	teardown_structures(lt_rcu_synchronize);
 
 	fprintf(membarrier_disabled() ? stderr : stdout,
 		"  %s: %lu updates, %ld reads, %ld in handlers, %lu grace "
-		"periods, %ld callbacks, %ld poisoned, %ld missing\n",
+		"periods, %lu sleeps, %ld callbacks, %ld forks, %ld poisoned, "
+		"%ld missing\n",
 		lt_rcu_uses_membarrier() ? "membarrier" : "fence fallback",
 		i / 3, atomic_load(&reads), atomic_load(&handler_reads),
-		lt_rcu_gp_count() - gp0, atomic_load(&callbacks_run),
+		lt_rcu_gp_count() - gp0, lt_rcu_memb_sleeps() - sleeps0,
+		atomic_load(&callbacks_run), atomic_load(&forks),
 		atomic_load(&poisoned), atomic_load(&missing));
+	LT_ASSERT_EQ(atomic_load(&child_failures), 0);
 	LT_ASSERT_EQ(atomic_load(&poisoned), 0);
 	LT_ASSERT_EQ(atomic_load(&missing), 0);
 	LT_ASSERT_CMP(atomic_load(&reads), >, 0);
@@ -454,7 +534,10 @@ static unsigned long qsbr_gps;
 
 static void qsbr_retire(struct telem *e, unsigned long i)
 {
-	(void)i;
+	if (i % 3 == 0) {
+		lt_rcu_qsbr_call_rcu(&e->rcu, elem_cb);
+		return;
+	}
 	lt_rcu_qsbr_synchronize();
 	qsbr_gps++;
 	elem_poison_free(e);
@@ -467,26 +550,41 @@ static void qsbr_sync(void)
 
 LT_TEST(test_torture_qsbr_flavour)
 {
-	pthread_t r[NREADERS];
+	pthread_t r[NREADERS], syncer;
 	unsigned long rs = 1181783497276652981UL, i = 0;
-	double end;
+	unsigned long sleeps0 = lt_rcu_qsbr_sleeps();
+	double end, next_fork;
 
 	table_needs_memb_section = 1;
 	setup_structures();
 	for (int t = 0; t < NREADERS; t++)
 		pthread_create(&r[t], NULL, qsbr_reader, (void *)(intptr_t)t);
+	pthread_create(&syncer, NULL, sync_thread, (void *)qsbr_sync);
 	end = now_s() + run_seconds(2);
-	while (now_s() < end)
+	next_fork = now_s() + 0.2;
+	while (now_s() < end) {
 		for (int j = 0; j < 16; j++, i += 3)
 			update_once(i, &rs, qsbr_retire);
+		if (atomic_load(&allocated) - atomic_load(&freed) >
+		    MAX_OUTSTANDING)
+			lt_rcu_qsbr_barrier();
+		if (!under_tsan() && now_s() > next_fork) {
+			fork_with_callbacks(lt_rcu_qsbr_barrier);
+			next_fork = now_s() + 0.2;
+		}
+	}
 	atomic_store(&stop, 1);
 	for (int t = 0; t < NREADERS; t++)
 		pthread_join(r[t], NULL);
+	pthread_join(syncer, NULL);
+	lt_rcu_qsbr_barrier();
 	teardown_structures(qsbr_sync);
-	printf("  qsbr: %lu updates, %ld reads, %lu grace periods, %ld "
-	       "poisoned, %ld missing\n",
-	       i / 3, atomic_load(&reads), qsbr_gps, atomic_load(&poisoned),
-	       atomic_load(&missing));
+	printf("  qsbr: %lu updates, %ld reads, %lu grace periods, %lu "
+	       "sleeps, %ld forks, %ld poisoned, %ld missing\n",
+	       i / 3, atomic_load(&reads), qsbr_gps,
+	       lt_rcu_qsbr_sleeps() - sleeps0, atomic_load(&forks),
+	       atomic_load(&poisoned), atomic_load(&missing));
+	LT_ASSERT_EQ(atomic_load(&child_failures), 0);
 	LT_ASSERT_EQ(atomic_load(&poisoned), 0);
 	LT_ASSERT_EQ(atomic_load(&missing), 0);
 	LT_ASSERT_CMP(atomic_load(&reads), >, 0);

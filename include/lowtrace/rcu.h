@@ -22,6 +22,7 @@
 #ifndef LOWTRACE_RCU_H
 #define LOWTRACE_RCU_H
 
+#include <pthread.h>
 #include <stddef.h>
 
 /*
@@ -47,6 +48,8 @@ static_assert(sizeof(std::atomic<unsigned long>) == sizeof(unsigned long) &&
 #define LT__RCU_LOAD(p, mo) LT__RCU_STD atomic_load_explicit(p, LT__RCU_STD mo)
 #define LT__RCU_STORE(p, v, mo) \
 	LT__RCU_STD atomic_store_explicit(p, v, LT__RCU_STD mo)
+#define LT__RCU_XCHG(p, v, mo) \
+	LT__RCU_STD atomic_exchange_explicit(p, v, LT__RCU_STD mo)
 #define LT__RCU_SIGNAL_FENCE() \
 	LT__RCU_STD atomic_signal_fence(LT__RCU_STD memory_order_seq_cst)
 
@@ -123,6 +126,20 @@ static inline void lt_rcu_smp_mb(void)
 		__atomic_exchange_n(&(p), lt_rcu_v_, __ATOMIC_SEQ_CST); \
 	})
 
+/*
+ * If p holds old, publish v in p (as lt_rcu_assign_pointer); return what
+ * p held (old on success).  Full barrier.
+ */
+#define lt_rcu_cmpxchg_pointer(p, old, v)                                   \
+	__extension__({                                                     \
+		__typeof__(p) lt_rcu_o_ = (old);                            \
+		__typeof__(p) lt_rcu_v_ = (v);                              \
+		__atomic_compare_exchange_n(&(p), &lt_rcu_o_, lt_rcu_v_, 0, \
+					    __ATOMIC_SEQ_CST,               \
+					    __ATOMIC_SEQ_CST);              \
+		lt_rcu_o_;                                                  \
+	})
+
 /* ---- membarrier flavour ---- */
 
 /* gp.ctr and reader ctr: low half nesting count, one phase bit above it. */
@@ -135,7 +152,17 @@ struct lt_rcu_gp {
 	LT__RCU_ATOMIC(unsigned long) ctr;
 	/* Nonzero without membarrier: readers execute full fences. */
 	int use_fence;
+	/*
+	 * LT_RCU_WAIT_* bits, a futex word: SLEEP while an updater sleeps
+	 * until readers leave their sections (the reader that sees it
+	 * wakes the updater); FENCE, set for good without membarrier,
+	 * sends every unlock to lt_rcu_read_unlock_slow.
+	 */
+	LT__RCU_ATOMIC(int) waiting;
 };
+
+#define LT_RCU_WAIT_SLEEP 1
+#define LT_RCU_WAIT_FENCE 2
 
 /*
  * One per reader thread, in initial-exec TLS (no __tls_get_addr).  Code
@@ -200,21 +227,84 @@ static inline void lt_rcu_read_lock(void)
 	}
 }
 
+/* Wakes the updater sleeping in lt_rcu_synchronize (a futex). */
+void lt_rcu_wake_updater(void);
+
+/*
+ * After the counter store that ends a section, when lt_rcu_gp.waiting is
+ * not 0 (w, its value then).  In the fence fallback, first a fence that
+ * orders the store before the load of waiting, against the updater's
+ * store of waiting and fence before it reads the counters.  Then: an
+ * updater that sleeps until old-phase readers leave is woken by the
+ * reader that leaves an outermost section begun before the updater's
+ * last flip (a section of the current phase is not waited for: its end
+ * wakes no one).  ctr is the counter stored.
+ */
+static inline void lt_rcu_read_unlock_slow(unsigned long ctr, int w)
+{
+	if (w & LT_RCU_WAIT_FENCE) {
+		lt_rcu_smp_mb();
+		w = LT__RCU_LOAD(&lt_rcu_gp.waiting, memory_order_seq_cst);
+	}
+	if ((w & LT_RCU_WAIT_SLEEP) && !(ctr & LT_RCU_NEST_MASK) &&
+	    ((ctr ^ LT__RCU_LOAD(&lt_rcu_gp.ctr, memory_order_relaxed)) &
+	     LT_RCU_PHASE))
+		lt_rcu_wake_updater();
+}
+
+/*
+ * The counter store that ends a section, then the load of waiting: while
+ * nobody waits (and with membarrier), one load and a branch not taken.
+ * pairs with the membarrier() in lt_rcu_synchronize before it frees:
+ * every load of the section is ordered before the ctr store, so once the
+ * updater sees the section over, the reader no longer touches the old
+ * data; and with the membarrier() after the updater sets waiting: it
+ * sees the store or this thread sees waiting.
+ */
+static inline void lt_rcu_read_unlock_store(unsigned long tmp)
+{
+	int w;
+
+	LT__RCU_SIGNAL_FENCE();
+	LT__RCU_STORE(&lt_rcu_reader.ctr, tmp, LT_RCU_READER_STORE);
+	LT__RCU_SIGNAL_FENCE();
+	/* acquire: a waiting seen comes with the flip before it */
+	w = LT__RCU_LOAD(&lt_rcu_gp.waiting, memory_order_acquire);
+	if (lt_rcu_unlikely(w))
+		lt_rcu_read_unlock_slow(tmp, w);
+}
+
 /* Leave a read-side section.  Model: models/rcu.pml */
 static inline void lt_rcu_read_unlock(void)
 {
 	unsigned long tmp =
-		LT__RCU_LOAD(&lt_rcu_reader.ctr, memory_order_relaxed);
+		LT__RCU_LOAD(&lt_rcu_reader.ctr, memory_order_relaxed) -
+		LT_RCU_COUNT;
 
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(LT_RCU_TSAN)
 	/*
-	 * pairs with the membarrier() (or fence) in lt_rcu_synchronize
-	 * before it frees: every load of the section is ordered before the
-	 * ctr store below, so once the updater sees the section over, the
-	 * reader no longer touches the old data.
+	 * x86 never performs a store before an earlier load, so the fence
+	 * fallback needs no fence before the ctr store: the section's loads
+	 * are done before it is visible.  The fence it needs after it, for
+	 * the load of waiting, is in lt_rcu_read_unlock_slow (the FENCE bit).
 	 */
-	lt_rcu_reader_barrier();
-	LT__RCU_STORE(&lt_rcu_reader.ctr, tmp - LT_RCU_COUNT,
-		      LT_RCU_READER_STORE);
+	lt_rcu_read_unlock_store(tmp);
+#else
+	if (lt_rcu_unlikely(lt_rcu_gp.use_fence)) {
+		/*
+		 * A full barrier: pairs with the updater's fence before it
+		 * frees, as the membarrier() does; and orders the store
+		 * before the load of waiting.
+		 */
+		LT__RCU_XCHG(&lt_rcu_reader.ctr, tmp, memory_order_seq_cst);
+		lt_rcu_read_unlock_slow(
+			tmp,
+			LT__RCU_LOAD(&lt_rcu_gp.waiting, memory_order_seq_cst) &
+				LT_RCU_WAIT_SLEEP);
+	} else {
+		lt_rcu_read_unlock_store(tmp);
+	}
+#endif
 }
 
 /* Nonzero once this thread is a registered reader. */
@@ -254,11 +344,9 @@ static inline int lt_rcu_read_lock_outer(void)
 
 static inline void lt_rcu_read_unlock_outer(void)
 {
-	unsigned long tmp =
-		LT__RCU_LOAD(&lt_rcu_reader.ctr, memory_order_relaxed);
-	LT__RCU_SIGNAL_FENCE();
-	LT__RCU_STORE(&lt_rcu_reader.ctr, tmp - LT_RCU_COUNT,
-		      LT_RCU_READER_STORE);
+	lt_rcu_read_unlock_store(
+		LT__RCU_LOAD(&lt_rcu_reader.ctr, memory_order_relaxed) -
+		LT_RCU_COUNT);
 }
 
 /* Nonzero if the calling thread is inside a read-side section. */
@@ -272,9 +360,9 @@ static inline int lt_rcu_read_ongoing(void)
 void lt_rcu_init(void);
 /*
  * In a forked child, before it starts threads: forget the other threads'
- * reader records (both flavours), reset the locks and the call_rcu worker.
- * Also run automatically by pthread_atfork handlers; calling it again is
- * harmless.
+ * reader records (both flavours), reset the locks, start new call_rcu
+ * workers for the callbacks queued.  Also run automatically by
+ * pthread_atfork handlers; calling it again is harmless.
  */
 void lt_rcu_after_fork_child(void);
 /* Nonzero when the membarrier() path is in use, 0 in the fence fallback. */
@@ -322,15 +410,22 @@ static inline void lt_rcu_qsbr_read_unlock(void)
 /* Announce that this thread holds no RCU-protected reference. */
 static inline void lt_rcu_qsbr_quiescent_state(void)
 {
-	unsigned long gp;
+	unsigned long gp =
+		LT__RCU_LOAD(&lt_rcu_qsbr_gp_ctr, memory_order_relaxed);
 
+	/*
+	 * Already announced for the current grace period: the updater of
+	 * the next one changes the counter first, so nothing to do.
+	 */
+	if (lt_rcu_likely(gp == LT__RCU_LOAD(&lt_rcu_qsbr_reader.ctr,
+					     memory_order_relaxed)))
+		return;
 	/*
 	 * pairs with the fence in lt_rcu_qsbr_synchronize after it has
 	 * read the counters: this thread's earlier reads are done before
 	 * the updater sees the announcement and frees.
 	 */
 	lt_rcu_smp_mb();
-	gp = LT__RCU_LOAD(&lt_rcu_qsbr_gp_ctr, memory_order_relaxed);
 	LT__RCU_STORE(&lt_rcu_qsbr_reader.ctr, gp, memory_order_release);
 	/*
 	 * pairs with the fence in lt_rcu_qsbr_synchronize before the
@@ -344,6 +439,12 @@ static inline void lt_rcu_qsbr_quiescent_state(void)
 		lt_rcu_qsbr_wake_updater();
 }
 
+/* Nonzero if the calling thread is online (may hold references). */
+static inline int lt_rcu_qsbr_read_ongoing(void)
+{
+	return LT__RCU_LOAD(&lt_rcu_qsbr_reader.ctr, memory_order_relaxed) != 0;
+}
+
 void lt_rcu_qsbr_register_thread(void);
 void lt_rcu_qsbr_unregister_thread(void);
 /* An offline thread holds no references and never delays updaters. */
@@ -351,24 +452,73 @@ void lt_rcu_qsbr_thread_offline(void);
 void lt_rcu_qsbr_thread_online(void);
 void lt_rcu_qsbr_synchronize(void);
 
-/* ---- call_rcu and defer_rcu (membarrier flavour) ---- */
+/* ---- call_rcu and defer_rcu ---- */
 
 struct lt_rcu_head {
 	struct lt_rcu_head *next;
 	void (*func)(struct lt_rcu_head *head);
 };
 
-/* Run fn(head) on the call_rcu thread after a grace period. */
+enum lt_rcu_flavour { LT_RCU_MEMB, LT_RCU_QSBR };
+
+/*
+ * Run fn(head) on a call_rcu worker after a grace period: the calling
+ * thread's worker for the flavour if it was given one, else the flavour's
+ * default worker.  Callbacks of one worker run in batches, one grace
+ * period per batch, in the order they were queued.
+ */
 void lt_call_rcu(struct lt_rcu_head *head, void (*fn)(struct lt_rcu_head *));
-/* Wait until every callback queued before the call has run. */
+void lt_rcu_qsbr_call_rcu(struct lt_rcu_head *head,
+			  void (*fn)(struct lt_rcu_head *));
+/*
+ * Wait until every callback of the flavour queued before the call, on
+ * any worker, has run.  Not from a callback; a callback does not create
+ * or free workers.  lt_rcu_qsbr_barrier goes offline while it waits.
+ */
 void lt_rcu_barrier(void);
+void lt_rcu_qsbr_barrier(void);
+
+/* A call_rcu worker: a queue and the thread that runs it. */
+struct lt_call_rcu_data;
+/* A new worker for flavour f; its thread starts with its first callback. */
+struct lt_call_rcu_data *lt_call_rcu_data_create(enum lt_rcu_flavour f);
+/* Run the worker's callbacks, end its thread, free it (not a default). */
+void lt_call_rcu_data_free(struct lt_call_rcu_data *d);
+struct lt_call_rcu_data *lt_call_rcu_data_default(enum lt_rcu_flavour f);
+/* The worker the calling thread's call_rcu of flavour f uses; NULL: the
+ * default one. */
+void lt_set_thread_call_rcu_data(enum lt_rcu_flavour f,
+				 struct lt_call_rcu_data *d);
+/* The worker set for the calling thread, or NULL. */
+struct lt_call_rcu_data *lt_get_thread_call_rcu_data(enum lt_rcu_flavour f);
+/* The worker the calling thread's call_rcu uses. */
+struct lt_call_rcu_data *lt_get_call_rcu_data(enum lt_rcu_flavour f);
+/* The worker's thread (started if it was not). */
+pthread_t lt_call_rcu_data_thread(struct lt_call_rcu_data *d);
+
+/*
+ * Fork handlers, also registered with pthread_atfork (calling them too,
+ * as liburcu's users do, is harmless: only the outermost pair acts).
+ * lt_rcu_before_fork parks every call_rcu worker between batches (unless
+ * the caller is inside a membarrier-flavour section, which a worker's
+ * grace period would wait for) and takes a QSBR caller offline;
+ * lt_rcu_after_fork_parent sets them going again; lt_rcu_after_fork_child
+ * (below, with the membarrier flavour) also starts new workers for the
+ * callbacks queued.
+ */
+void lt_rcu_before_fork(void);
+void lt_rcu_after_fork_parent(void);
+
 /*
  * Queue fn(p) in a per-thread batch run after a grace period; when the
  * batch is full, synchronizes and runs it in the caller.  Never call
  * inside a read-side section.
  */
 void lt_defer_rcu(void (*fn)(void *), void *p);
-/* Synchronize and run the calling thread's deferred batch. */
+/*
+ * Synchronize once and run every thread's deferred batch (the callbacks
+ * run in the caller).
+ */
 void lt_defer_barrier(void);
 
 /* ---- RCU list ---- */

@@ -9,9 +9,16 @@
  * exit, through a pthread key destructor, or lt_rcu_unregister_thread).
  * lt_rcu_synchronize holds registry_lock for its scans, so the only
  * concurrent change it sees is a push at the head.
+ *
+ * Concurrent lt_rcu_synchronize calls share grace periods (src/rcu/batch.c).
+ * A grace period waits for old readers by scanning their counters a few
+ * times, then sleeping on lt_rcu_gp.waiting, which the next reader to
+ * leave its outermost section wakes.  With no registered reader it costs
+ * no membarrier.
  */
 #define _GNU_SOURCE
 #include "lowtrace/rcu.h"
+#include "rcu/batch.h"
 #include "rcu/memb.h"
 #include "rcu/wait.h"
 
@@ -40,6 +47,9 @@ static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_key_t exit_key;
 static atomic_int init_done;
 static atomic_ulong gp_count;
+static struct lt_rcu_batch gp_batch;
+/* Times an updater went to sleep on lt_rcu_gp.waiting (for tests). */
+static atomic_ulong sleeps;
 
 static void reader_exit(void *arg);
 
@@ -67,8 +77,18 @@ static int membarrier_usable(void)
  */
 void lt_rcu_memb_reset_child(void)
 {
+	/* Both this flavour's own handler and call.c's run it: once. */
+	static pid_t done_in;
+	pid_t pid = getpid();
+
+	if (done_in == pid)
+		return;
+	done_in = pid;
 	pthread_mutex_init(&gp_lock, NULL);
 	pthread_mutex_init(&registry_lock, NULL);
+	atomic_store(&gp_batch.head, NULL);
+	atomic_store(&lt_rcu_gp.waiting,
+		     lt_rcu_gp.use_fence ? LT_RCU_WAIT_FENCE : 0);
 	if (lt_rcu_reader.registered) {
 		atomic_store_explicit(&lt_rcu_reader.next, NULL,
 				      memory_order_relaxed);
@@ -84,6 +104,8 @@ static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static void do_init(void)
 {
 	lt_rcu_gp.use_fence = !membarrier_usable();
+	if (lt_rcu_gp.use_fence)
+		atomic_store(&lt_rcu_gp.waiting, LT_RCU_WAIT_FENCE);
 	pthread_key_create(&exit_key, reader_exit);
 	pthread_atfork(NULL, NULL, lt_rcu_memb_reset_child);
 	atomic_store_explicit(&init_done, 1, memory_order_release);
@@ -103,6 +125,11 @@ int lt_rcu_uses_membarrier(void)
 {
 	lt_rcu_init();
 	return !lt_rcu_gp.use_fence;
+}
+
+unsigned long lt_rcu_memb_sleeps(void)
+{
+	return atomic_load_explicit(&sleeps, memory_order_relaxed);
 }
 
 unsigned long lt_rcu_gp_count(void)
@@ -241,6 +268,44 @@ static int any_reader_in_old_phase(unsigned long gp)
 	return 0;
 }
 
+void lt_rcu_wake_updater(void)
+{
+	if (atomic_fetch_and(&lt_rcu_gp.waiting, ~LT_RCU_WAIT_SLEEP) &
+	    LT_RCU_WAIT_SLEEP)
+		lt_rcu_futex_wake(&lt_rcu_gp.waiting, 1);
+}
+
+/*
+ * Until no reader is in the old phase: scan, and after a few scans sleep
+ * until a reader leaves its section.  Model: models/rcu.pml (waiter).
+ */
+static void wait_for_readers(unsigned long gp)
+{
+	int fence = lt_rcu_gp.use_fence ? LT_RCU_WAIT_FENCE : 0;
+
+	for (unsigned attempt = 0; any_reader_in_old_phase(gp); attempt++) {
+		if (attempt < LT_RCU_SPIN_ATTEMPTS) {
+			lt_rcu_cpu_relax();
+			continue;
+		}
+		atomic_fetch_or(&lt_rcu_gp.waiting, LT_RCU_WAIT_SLEEP);
+		/*
+		 * pairs with the reader barrier after the counter store in
+		 * lt_rcu_read_unlock (made full by this membarrier; without
+		 * membarrier, the reader's fence in lt_rcu_read_unlock_slow
+		 * or its locked store): either the scan below sees the
+		 * reader out or the reader sees waiting and wakes us.
+		 */
+		smp_mb_master();
+		if (!any_reader_in_old_phase(gp))
+			break;
+		atomic_fetch_add_explicit(&sleeps, 1, memory_order_relaxed);
+		lt_rcu_futex_wait(&lt_rcu_gp.waiting,
+				  fence | LT_RCU_WAIT_SLEEP);
+	}
+	atomic_fetch_and(&lt_rcu_gp.waiting, ~LT_RCU_WAIT_SLEEP);
+}
+
 /* Model: models/rcu.pml (flip_and_wait is one half of synchronize). */
 static void flip_and_wait(void)
 {
@@ -256,8 +321,7 @@ static void flip_and_wait(void)
 	 * is only for sections already running (progress, not safety).
 	 */
 	lt_rcu_smp_mb();
-	for (unsigned attempt = 0; any_reader_in_old_phase(gp); attempt++)
-		lt_rcu_wait_backoff(attempt);
+	wait_for_readers(gp);
 	/*
 	 * pairs with the reader barrier before the counter store in
 	 * lt_rcu_read_unlock (made full by the closing membarrier): the
@@ -267,33 +331,56 @@ static void flip_and_wait(void)
 	lt_rcu_smp_mb();
 }
 
+/* One grace period, with gp_lock held. */
+static void grace_period(void)
+{
+	pthread_mutex_lock(&registry_lock);
+	/*
+	 * pairs with the full barrier of the CAS that registers a reader:
+	 * a reader not on the list yet will see the caller's unpublish, so
+	 * with none on it there is no one to wait for.
+	 */
+	lt_rcu_smp_mb();
+	if (atomic_load_explicit(&readers, memory_order_acquire)) {
+		/*
+		 * pairs with the reader barrier after the counter store in
+		 * lt_rcu_read_lock: the updater's unpublish (before this
+		 * call) is visible to any section whose counter store this
+		 * scan misses, and every counter store done before now is
+		 * visible to the scans.
+		 */
+		smp_mb_master();
+		flip_and_wait();
+		flip_and_wait();
+		/*
+		 * pairs with the reader barrier before the counter store in
+		 * lt_rcu_read_unlock: the old readers' loads are complete
+		 * before the caller frees what they may have seen.
+		 */
+		smp_mb_master();
+	}
+	atomic_fetch_add_explicit(&gp_count, 1, memory_order_relaxed);
+	pthread_mutex_unlock(&registry_lock);
+}
+
 /*
- * Wait for every read-side section that began before the call.
- * Model: models/rcu.pml
+ * Wait for every read-side section that began before the call.  Callers
+ * that queue while another runs a grace period are served together by
+ * the next one.  Model: models/rcu.pml
  */
 void lt_rcu_synchronize(void)
 {
+	struct lt_rcu_waiter self;
+	struct lt_rcu_waiter *batch;
+
 	lt_rcu_init();
 	if (lt_rcu_read_ongoing())
 		abort(); /* would wait for itself forever */
+	if (!lt_rcu_batch_join(&gp_batch, &self))
+		return;
 	pthread_mutex_lock(&gp_lock);
-	pthread_mutex_lock(&registry_lock);
-	/*
-	 * pairs with the reader barrier after the counter store in
-	 * lt_rcu_read_lock: the updater's unpublish (before this call) is
-	 * visible to any section whose counter store this scan misses, and
-	 * every counter store done before now is visible to the scans.
-	 */
-	smp_mb_master();
-	flip_and_wait();
-	flip_and_wait();
-	/*
-	 * pairs with the reader barrier before the counter store in
-	 * lt_rcu_read_unlock: the old readers' loads are complete before
-	 * the caller frees what they may have seen.
-	 */
-	smp_mb_master();
-	atomic_fetch_add_explicit(&gp_count, 1, memory_order_relaxed);
-	pthread_mutex_unlock(&registry_lock);
+	batch = lt_rcu_batch_take(&gp_batch);
+	grace_period();
 	pthread_mutex_unlock(&gp_lock);
+	lt_rcu_batch_wake(batch, &self);
 }

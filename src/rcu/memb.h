@@ -1,12 +1,15 @@
 /*
  * memb.h - internals of the membarrier flavour: what tests look at, and
- * its reset in a forked child (fork.c).
+ * its reset in a forked child (run by call.c's child handler too).
  */
 #ifndef LT_RCU_MEMB_H
 #define LT_RCU_MEMB_H
 
 /* Number of records on the reader list (takes the registry lock). */
 unsigned lt_rcu_registered_readers(void);
+
+/* Times an updater slept until a reader woke it. */
+unsigned long lt_rcu_memb_sleeps(void);
 
 /* In a forked child: keep only the caller's reader record, reset the
  * locks.  Also registered with pthread_atfork by lt_rcu_init(). */

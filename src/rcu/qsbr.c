@@ -6,26 +6,22 @@
  * A grace period advances lt_rcu_qsbr_gp_ctr by LT_RCU_QSBR_STEP and
  * waits until every registered thread is offline (ctr 0) or has copied
  * the new value at a quiescent state.  The counter starts odd and moves
- * by 2, so an online thread's ctr is never 0.  After spinning a while the
- * updater sleeps on a futex that the next quiescent state (or offline or
- * online) wakes.  Registration takes a lock: this flavour is not for
- * signal handlers.
+ * by 2, so an online thread's ctr is never 0.  The updater scans every
+ * reader a few times, then sleeps on a futex that the next quiescent
+ * state (or offline or online) of a reader it waits for wakes.
+ * Concurrent synchronize calls share grace periods (src/rcu/batch.c).
+ * Registration takes a lock: this flavour is not for signal handlers.
  */
 #define _GNU_SOURCE
 #include "lowtrace/rcu.h"
+#include "rcu/batch.h"
 #include "rcu/qsbr.h"
 #include "rcu/wait.h"
 
-#include <limits.h>
-#include <linux/futex.h>
 #include <pthread.h>
-#include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #define LT_RCU_QSBR_STEP 2UL
-/* A sleep ends after this long even without a wake-up. */
-#define LT_RCU_QSBR_SLEEP_NS 1000000L
 
 atomic_ulong lt_rcu_qsbr_gp_ctr = 1;
 atomic_int lt_rcu_qsbr_waiting;
@@ -34,12 +30,28 @@ __thread struct lt_rcu_qsbr_reader lt_rcu_qsbr_reader
 
 static struct lt_rcu_qsbr_reader *qsbr_readers;
 static pthread_mutex_t qsbr_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct lt_rcu_batch qsbr_batch;
+/* Times an updater went to sleep on lt_rcu_qsbr_waiting (for tests). */
+static atomic_ulong sleeps;
+
+unsigned long lt_rcu_qsbr_sleeps(void)
+{
+	return atomic_load_explicit(&sleeps, memory_order_relaxed);
+}
 
 void lt_rcu_qsbr_reset_child(void)
 {
+	/* Both this flavour's own handler and call.c's run it: once. */
+	static pid_t done_in;
+	pid_t pid = getpid();
+
+	if (done_in == pid)
+		return;
+	done_in = pid;
 	pthread_mutex_init(&qsbr_lock, NULL);
 	qsbr_readers = NULL;
 	atomic_store(&lt_rcu_qsbr_waiting, 0);
+	atomic_store(&qsbr_batch.head, NULL);
 	if (lt_rcu_qsbr_reader.registered) {
 		lt_rcu_qsbr_reader.prev = lt_rcu_qsbr_reader.next = NULL;
 		qsbr_readers = &lt_rcu_qsbr_reader;
@@ -54,8 +66,7 @@ __attribute__((constructor)) static void lt_rcu_qsbr_ctor(void)
 void lt_rcu_qsbr_wake_updater(void)
 {
 	if (atomic_exchange(&lt_rcu_qsbr_waiting, 0))
-		syscall(SYS_futex, &lt_rcu_qsbr_waiting, FUTEX_WAKE_PRIVATE,
-			INT_MAX, NULL, NULL, 0);
+		lt_rcu_futex_wake(&lt_rcu_qsbr_waiting, 1);
 }
 
 void lt_rcu_qsbr_thread_offline(void)
@@ -135,14 +146,23 @@ static int reader_behind(struct lt_rcu_qsbr_reader *r, unsigned long gp)
 	return v && v != gp;
 }
 
-/* Spin, then sleep until r announces a quiescent state or goes offline. */
-static void wait_for_reader(struct lt_rcu_qsbr_reader *r, unsigned long gp)
+static int any_reader_behind(unsigned long gp)
 {
-	struct timespec ts = { 0, LT_RCU_QSBR_SLEEP_NS };
+	for (struct lt_rcu_qsbr_reader *r = qsbr_readers; r; r = r->next)
+		if (reader_behind(r, gp))
+			return 1;
+	return 0;
+}
 
-	for (unsigned attempt = 0; reader_behind(r, gp); attempt++) {
+/*
+ * Scan, then sleep until a reader announces a quiescent state or goes
+ * offline.  Model: models/rcu.pml (waiter).
+ */
+static void wait_for_readers(unsigned long gp)
+{
+	for (unsigned attempt = 0; any_reader_behind(gp); attempt++) {
 		if (attempt < LT_RCU_SPIN_ATTEMPTS) {
-			lt_rcu_wait_backoff(attempt);
+			lt_rcu_cpu_relax();
 			continue;
 		}
 		atomic_store(&lt_rcu_qsbr_waiting, 1);
@@ -153,31 +173,27 @@ static void wait_for_reader(struct lt_rcu_qsbr_reader *r, unsigned long gp)
 		 * new counter or the reader sees the flag and wakes us.
 		 */
 		lt_rcu_smp_mb();
-		if (!reader_behind(r, gp))
+		if (!any_reader_behind(gp))
 			break;
-		syscall(SYS_futex, &lt_rcu_qsbr_waiting, FUTEX_WAIT_PRIVATE, 1,
-			&ts, NULL, 0);
+		atomic_fetch_add_explicit(&sleeps, 1, memory_order_relaxed);
+		lt_rcu_futex_wait(&lt_rcu_qsbr_waiting, 1);
 	}
 	atomic_store(&lt_rcu_qsbr_waiting, 0);
 }
 
-void lt_rcu_qsbr_synchronize(void)
+/* One grace period, with qsbr_lock held. */
+static void grace_period(void)
 {
-	int was_online = lt_rcu_qsbr_reader.registered &&
-			 atomic_load_explicit(&lt_rcu_qsbr_reader.ctr,
-					      memory_order_relaxed);
 	unsigned long gp;
 
-	/* A caller that stays online would wait for itself. */
-	if (was_online)
-		lt_rcu_qsbr_thread_offline();
-	pthread_mutex_lock(&qsbr_lock);
 	/*
 	 * pairs with the fence after the counter store in
 	 * lt_rcu_qsbr_quiescent_state and _thread_online: a reader that
 	 * copies the new value sees the caller's unpublish afterwards.
 	 */
 	lt_rcu_smp_mb();
+	if (!qsbr_readers)
+		return;
 	gp = atomic_load_explicit(&lt_rcu_qsbr_gp_ctr, memory_order_relaxed) +
 	     LT_RCU_QSBR_STEP;
 	atomic_store_explicit(&lt_rcu_qsbr_gp_ctr, gp, memory_order_relaxed);
@@ -188,15 +204,31 @@ void lt_rcu_qsbr_synchronize(void)
 	 * state copies the new value, so the wait ends.
 	 */
 	lt_rcu_smp_mb();
-	for (struct lt_rcu_qsbr_reader *r = qsbr_readers; r; r = r->next)
-		wait_for_reader(r, gp);
+	wait_for_readers(gp);
 	/*
 	 * pairs with the fence before the counter store in
 	 * lt_rcu_qsbr_quiescent_state and _thread_offline: the readers'
 	 * old reads are done before the caller frees.
 	 */
 	lt_rcu_smp_mb();
-	pthread_mutex_unlock(&qsbr_lock);
+}
+
+void lt_rcu_qsbr_synchronize(void)
+{
+	int was_online = lt_rcu_qsbr_read_ongoing();
+	struct lt_rcu_waiter self;
+	struct lt_rcu_waiter *batch;
+
+	/* A caller that stays online would wait for itself. */
+	if (was_online)
+		lt_rcu_qsbr_thread_offline();
+	if (lt_rcu_batch_join(&qsbr_batch, &self)) {
+		pthread_mutex_lock(&qsbr_lock);
+		batch = lt_rcu_batch_take(&qsbr_batch);
+		grace_period();
+		pthread_mutex_unlock(&qsbr_lock);
+		lt_rcu_batch_wake(batch, &self);
+	}
 	if (was_online)
 		lt_rcu_qsbr_thread_online();
 }
