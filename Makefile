@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # lowtrace build. `make` builds everything into build/; `make check` runs the tests.
 # SANITIZE=address,undefined or SANITIZE=thread builds into build/san-*/ instead.
 # Module fragments in mk/*.mk add targets and per-target flags.

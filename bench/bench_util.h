@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench/bench_util.h - small helpers the benchmarks share: a monotonic
  * clock in ns, a comparison for qsort() of doubles (medians, minima), and

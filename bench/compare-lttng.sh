@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # bench/compare-lttng.sh - lowtrace's tracepoint beside LTTng-UST's.
 #
 # One event with two 32-bit integer fields on each side, 4 sub-buffers of

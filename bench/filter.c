@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench/filter.c - cost of an event filter on the tracing path.
  *

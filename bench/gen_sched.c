@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * gen_sched.c - writes a synthetic kernel scheduling trace, fast, in the
  * shape `lowtrace record -k sched,irq --all` gives: one stream class (id

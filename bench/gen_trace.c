@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * gen_trace.c - writes a synthetic lowtrace CTF trace, fast.
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The cost of tracing scheduler events: bench/kernel_pingpong (two threads
 # passing a byte through pipes) untraced, under lowtrace's kernel channel
 # (bench/kernel_trace: the sched preset, and the same two events perf gets),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * kernel_pingpong.c - the workload of bench/kernel.sh: two threads pass one
  * byte back and forth through a pair of pipes, N round trips.  Every trip

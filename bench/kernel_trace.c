@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * kernel_trace.c - records kernel events while a command runs, the way the
  * recorder drives src/kernel/kernel.h: open the kernel channel, start the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # model.sh - the trace model's pass over a generated kernel scheduling trace.
 #
 # usage: bench/model.sh [NEVENTS] (default 50000000; CPUS=2, THREADS=300,

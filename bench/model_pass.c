@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * model_pass.c - the trace model's pass alone, for bench/model.sh: opens
  * a trace, feeds every event in time order to lt_model_feed(), then

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The cost per hit of a USDT marker (bench/usdt_hit: two ints and a
 # string, semaphore-guarded) in the same run:
 #   bare       the loop without the marker

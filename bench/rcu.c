@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench/rcu.c - RCU read-side cost and update rates, lowtrace beside
  * liburcu 0.13 in the same run.

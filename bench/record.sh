@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # bench/record.sh - what `lowtrace record` sustains, and what it costs the
 # traced program.  One invocation runs everything and prints one table.
 #

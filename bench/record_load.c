@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench/record_load.c - a traced program for bench/record.sh: threads that
  * emit an event with two 32-bit integer fields at a target rate, or flat

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench/ring.c - cost of one event in the ring buffer, beside a floor loop.
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # `make bench`: every benchmark, one after the other, in one run.
 set -euo pipefail
 BUILD=${BUILD:-build}

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench/tp_chunks.c - the cost of one enabled event in chunks, to see it
  * through the noise of a shared machine: the event of bench/tp_lowtrace.c

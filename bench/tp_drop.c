@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench/tp_drop.c - the cost of an enabled event that a full discard
  * channel drops, through the tracepoint: run under `lowtrace record`, it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench/tp_harness.h - the timed loops shared by bench/tp_lowtrace.c and
  * bench/lttng/tp_lttng.c, so that both tracers run the same code around

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench/tp_lowtrace.c - one run of lowtrace's tracepoint, for
  * bench/compare-lttng.sh beside bench/lttng/tp_lttng.c.  Compiled as C

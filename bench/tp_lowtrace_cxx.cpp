@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench/tp_lowtrace_cxx.cpp - bench/tp_lowtrace.c compiled as C++ (the
  * same source, so the same event, session and loop): what an enabled

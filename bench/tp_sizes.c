@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench/tp_sizes.c - the cost of an enabled event by the size and kind of
  * its payload, through the tracepoint, in a flight-recorder session (no

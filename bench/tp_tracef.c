@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench/tp_tracef.c - bench/tp_lowtrace.c with its event a marker,
  * lt_tracef("ev %d %d", ...), the same two 32-bit integers: what a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * usdt_hit.c - a USDT marker with two integer arguments and a string,
  * guarded by a semaphore, hit N times in a loop: the program that

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # view.sh - `lowtrace view` beside babeltrace2 on one synthetic trace.
 #
 # usage: bench/view.sh [NEVENTS] (default 3000000; MIX=full|small, CPUS=4)

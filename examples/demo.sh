@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The latency demo: a 10 ms periodic timer (examples/periodic) traced with the
 # kernel's scheduler and interrupt events while a CPU hog (examples/disturb)
 # shares its CPU, then the analysis that walks back from the late expiries to

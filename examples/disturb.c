@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * disturb.c - a load that delays examples/periodic, one kind per option:
  *

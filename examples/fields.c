@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fields.c - emits one event of every field type, a few times over.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fields_tp.h - the events of examples/fields.c: one of every field type.
  */

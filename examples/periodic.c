@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * periodic.c - a periodic 10 ms timer that traces how late each wake-up
  * is: demo:tick for every expiry, and the anchor demo:late when the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * periodic_tp.h - the events of examples/periodic.c: one per timer
  * expiry, an anchor for the late ones, and the lock holder's hold.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # pg-lock.sh - why was this query slow?  On a PostgreSQL no one here wrote.
 #
 # Starts a private PostgreSQL cluster in a temporary directory (initdb as

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # asm-offsets: include/lowtrace/ring_offsets.h, the layout that the
 # sequences written in assembly read, generated from
 # src/ring/gen/offsets.c as the kernel makes its asm-offsets.h: the file

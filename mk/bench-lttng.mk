@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # bench/tp_lowtrace, the lowtrace side of bench/compare-lttng.sh.  Its
 # loops are aligned as the script aligns those of the LTTng side
 # (BENCH_ALIGN there): a loop that straddles a 64-byte line costs a cycle

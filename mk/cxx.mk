@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # C++: the public headers from C++11 to C++23 with g++ and with clang++,
 # and tests/test_cxx.cpp (two translation units) built by each, which
 # tests/test_cxx.sh runs and reads back.  Under SANITIZE the programs

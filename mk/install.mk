@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # make install [PREFIX=/usr/local] [DESTDIR=...], make uninstall: the
 # lowtrace command, liblowtrace.so (real name, soname and link name) and
 # liblowtrace.a, the public headers, the pkg-config file, the CMake

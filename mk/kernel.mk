@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The kernel channel (src/kernel/): tests and benchmarks need nothing beyond
 # the library; `make bench-kernel` runs the pipe ping-pong comparison.
 .PHONY: bench-kernel

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The probes' extra targets (included by the Makefile).
 #
 # make fuzz      also builds build/fuzz/fuzz_elf (tests/fuzz/fuzz_elf.c:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The trace reader's extra targets (included by the Makefile).
 #
 # make fuzz      builds the libFuzzer targets into build/fuzz/: fuzz_reader

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Test fixtures beyond one .c per test: the shared library test_probe opens.
 DL_LIB := $(BUILD)/tests/libtp_dl.so
 $(DL_LIB): tests/dl/tp_dl.c include/lowtrace/tracepoint.h include/lowtrace/tp_seq.h \

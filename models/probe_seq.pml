@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * probe_seq.pml: model of the one-sequence path of lt_probe_emit_words8/4
  * (src/probe/probe_x86_64.S) and of the reclamation of what it reads,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * rcu.pml: model of lowtrace's membarrier RCU (src/rcu/, include/lowtrace/rcu.h).
  *

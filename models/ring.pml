@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ring.pml: model of one lowtrace per-CPU ring buffer (src/ring/ring.c).
  *

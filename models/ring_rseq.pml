@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ring_rseq.pml: model of one lowtrace per-CPU ring buffer on an rseq
  * channel (src/ring/ring.c, src/ring/ring.h, src/ring/rseq.h): a record

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # verify.sh: run every spin check of models/ring.pml, models/ring_rseq.pml,
 # models/rcu.pml and models/probe_seq.pml.
 #

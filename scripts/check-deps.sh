@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # check-deps.sh - finds files and modules of src/ that depend on each other
 # in a circle.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # gen-completion.sh LOWTRACE - writes the bash completion of lowtrace on
 # stdout: the verbs of `lowtrace help` and, for each, the options its
 # usage text names (`lowtrace help VERB`), so that it follows the

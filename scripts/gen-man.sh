@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # gen-man.sh LOWTRACE VERSION - writes lowtrace(1) on stdout, from the
 # command's own help: the overview of `lowtrace help` and each verb's
 # usage text (`lowtrace help VERB`), so that the page says what the

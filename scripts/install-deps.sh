@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Installs the Debian packages that lowtrace's build, tests and benchmarks need.
 # Idempotent: packages already present are left alone. Needs root (or sudo).
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """check_chrome_trace.py FILE - validates a Chrome trace-event JSON file as
 `lowtrace export --format=chrome` writes it: well-formed JSON, an object
 with a traceEvents list, the keys each phase requires, and per track

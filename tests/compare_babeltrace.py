@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Compares babeltrace2's text output with `lowtrace view`'s, event by event.
 
 usage: compare_babeltrace.py BABELTRACE_OUTPUT LOWTRACE_OUTPUT

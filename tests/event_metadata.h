@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * event_metadata.h - does the metadata written for one event open in our
  * reader?  Shared by tests/test_proto.c and tests/fuzz/fuzz_control.c.

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Writes CTF 1.8 traces in other tracers' shapes, for the comparison of
 `lowtrace view` with babeltrace2 (tests/test_ctf_gen.sh).
 

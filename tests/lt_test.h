@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lt_test.h - the test harness shared by every tests/test_*.c.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lt_tools.h - running outside tools (babeltrace2) and commands from tests:
  * a test that needs a missing tool skips, which LOWTRACE_REQUIRE_ALL=1

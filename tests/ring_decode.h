@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ring_decode.h - test-side decoding of ring buffer packets: walks the
  * records of a packet with a caller-given payload size per event id and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Runs each test binary given, adds up their "lt-test: N passed, N failed, N skipped"
 # lines, and ends with the total line. Exits non-zero if anything failed,
 # and counts as a failure a test without that line, one that exits

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # test_analysis.sh - `lowtrace analyze` and `lowtrace export` on real
 # recordings of examples/periodic beside each disturbance:
 #

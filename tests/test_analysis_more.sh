@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # test_analysis_more.sh - `lowtrace analyze cpu`, `analyze syscalls` and
 # `analyze irq` on real recordings, each checked against what the
 # recorded program did and against the raw events `lowtrace view` prints:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_clock.c - the trace clock agrees with CLOCK_MONOTONIC and never goes
  * backwards across CPUs.

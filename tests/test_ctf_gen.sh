@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # test_ctf_gen.sh - `lowtrace view` beside babeltrace2 on traces of other
 # tracers' shapes that tests/gen_ctf.py writes (type names, LTTng's
 # compact and large event headers with their extended forms and wrapping

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_cxx.cpp - lowtrace's public headers from C++: events of every
  * field kind called from a namespace, a member function, a template, a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # test_cxx.sh - events defined and called from C++ (tests/test_cxx.cpp and
 # test_cxx_tu2.cpp), built by g++ and by clang++ (mk/cxx.mk), read back.
 #

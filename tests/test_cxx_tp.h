@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_cxx_tp.h - the events of tests/test_cxx.cpp and test_cxx_tu2.cpp:
  * every field kind, defined in C++, one provider header for two

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_cxx_tu2.cpp - the second translation unit of tests/test_cxx.cpp:
  * the same provider header, so its events have a descriptor here too.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # test_deps.sh - no file or module of src/ depends on another in a circle
 # (scripts/check-deps.sh), but for the cycles tests/deps-allow.txt still
 # lists.  First checks that the checker finds a cycle of each kind in a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # test_docs.sh - every name the docs and the models' comments give still
 # exists in the code.
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_filter.c - event filters: parsing, the messages of bad filters,
  * evaluation of every field type and operator over real payloads,

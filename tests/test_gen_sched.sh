@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # test_gen_sched.sh - bench/gen_sched's kernel scheduling traces (those of
 # bench/model.sh) and the model pass over them:
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # test_harness.sh - the test harness itself: tests/lt_test.h and
 # tests/lt_tools.h compiled into small programs, tests/run.sh run on
 # shell tests of its own, and tests/lib/harness.sh's tables:

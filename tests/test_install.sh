@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # test_install.sh - `make install` into a temporary DESTDIR with a PREFIX,
 # then, with only what was installed: an out-of-tree C program built with
 # pkg-config and a C++ program built with CMake (find_package(lowtrace),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_kernel.c - the kernel channel: format files, patterns and their
  * suggestions, payload re-encoding, and a recording through perf that

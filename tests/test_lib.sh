@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # test_lib.sh - liblowtrace.so as a traced program links it: a SONAME,
 # only the public API exported, the registration constructor only in the
 # objects that define events, and a program built against the shared

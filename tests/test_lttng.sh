@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # test_lttng.sh - the analyses on lttng-modules kernel traces: the two
 # real traces kept in ../shared/data (bug446190: LTTng 2.5, ARM, four
 # CPUs, sys_NAME/exit_syscall, irqs, softirqs, timers;

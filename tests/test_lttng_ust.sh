@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # test_lttng_ust.sh - `lowtrace view` beside babeltrace2 on LTTng-UST
 # traces that lttng-tools records here: tests/lttng/ust_fields (every
 # field type LTTng-UST has, two threads) traced with per-UID buffers and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_marker.c - the grammar of lt_tracef's formats and the check of a
  * marker's fields against its format (src/ctf/marker.c), the registry's

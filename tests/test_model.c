@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_model.c - the trace model's per-thread system call state, on a
  * recording of real system calls.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_probe.c - registering events, enabling them by name, wildcard and
  * log level, and objects that come and go with dlopen.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # test_probes.sh - programs not built for lowtrace: USDT markers and
 # uprobes (`lowtrace list --probes`, `lowtrace record -u / --probe / -p`),
 # their spans (`analyze spans`, `analyze latency --span`).

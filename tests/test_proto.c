@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_proto.c - the session protocol's EVENT messages: what the encoder
  * writes the decoder gives back, and the decoder refuses what would make

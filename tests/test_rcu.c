@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_rcu.c - behaviour of the RCU flavours, call_rcu, defer_rcu, the RCU
  * list and the hash table, one property per case.  The long randomised

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_rcu_torture.c - a userspace rcutorture.
  *

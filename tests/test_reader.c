@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_reader.c - the CTF reader: decoding of every field type, compact
  * timestamp rebuilding, extended headers, merge order, the clock

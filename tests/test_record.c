@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_record.c - `lowtrace record`: recording a command, its children and
  * the programs they exec, both channel modes at once, exit statuses, a

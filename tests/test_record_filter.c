@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_record_filter.c - `lowtrace record` with event filters and
  * condition triggers: a filter records exactly the matching events, a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_record_kernel.c - `lowtrace record -k`: kernel tracepoints on the
  * same timeline as the program's own events.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # test_report.sh - `lowtrace report` on a recording of examples/periodic
 # beside disturb --hog on its CPU:
 #

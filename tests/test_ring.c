@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_ring.c - the per-CPU ring buffer, one behaviour at a time, on
  * channels of the kind RING_SYNC names (atomic here; test_ring_rseq.c

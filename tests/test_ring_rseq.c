@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_ring_rseq.c - every behaviour of test_ring.c on rseq channels, and
  * what only they do: the consumer's close from another CPU, the choice of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_ring_torture.c - writers, a tracing signal handler and a consumer
  * hammer one channel for a few seconds in each mode, with either kind of

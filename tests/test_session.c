@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_session.c - in-process sessions write traces that babeltrace2 reads.
  */

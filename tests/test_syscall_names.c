@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_syscall_names.c - the built-in x86_64 system call names
  * (src/analysis/syscall_names.c) agree with the system's

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # test_tracef.sh - lt_tracef markers (tests/progs/markers.c): recorded in
 # binary, formatted by the reader.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Runs the tracer's programs under valgrind (memcheck): the traced example
 # with an in-process session, `lowtrace record` with its traced child,
 # `lowtrace view`, and (as root) the analyses and the report on a recording

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # test_view.sh - `lowtrace view` beside babeltrace2, and on broken traces.
 #
 # Generates synthetic traces with bench/gen_trace (every field type, three

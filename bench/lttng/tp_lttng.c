@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench/lttng/tp_lttng.c - one run of LTTng-UST's tracepoint, for
  * bench/compare-lttng.sh beside bench/tp_lowtrace.c.

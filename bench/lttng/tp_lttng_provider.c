@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench/lttng/tp_lttng_provider.c - the probes and definitions of the
  * bench_lttng provider, built into tp_lttng.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench/lttng/tp_lttng_tp.h - the LTTng-UST provider of tp_lttng: one
  * event with two 32-bit integer fields, like bench:ev of tp_lowtrace.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lowtrace/lowtrace.h - tracing sessions inside a program.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * rcu.h - userspace read-copy-update: the public API.
  *

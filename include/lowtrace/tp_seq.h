@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lowtrace/tp_seq.h - internals of lowtrace/tracepoint.h: not to be
  * included directly (it stops the build if it is).  Include

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lowtrace/tracepoint.h - defining and calling static tracepoints.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lowtrace/types.h - the types and declarations of lowtrace's public API
  * that an event's definition and the library share: log levels, field and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * analysis.h - the analyses over a trace (docs/analysis.md): anchors
  * (anchor.c), the latency walk-back from anchors (latency.c), timer

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * anchor.c - anchors: the events an analysis starts from, given by name
  * ('*' wildcards) or, for lt_tracef's markers, by format

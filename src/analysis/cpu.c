@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cpu.c - `lowtrace analyze cpu`: where the CPU time went.  Every CPU
  * slice the model closes (its on_slice callback, then lt_model_finish()

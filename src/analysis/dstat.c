@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dstat.c - duration statistics, the N longest intervals and the
  * integer-keyed table of the analyses (dstat.h).

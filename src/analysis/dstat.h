@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dstat.h - duration statistics shared by the analyses that count
  * intervals (cpu.c, syscalls.c, irq.c): count, sum, worst and a

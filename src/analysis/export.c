@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * export.c - Chrome trace-event JSON (the "JSON Array Format" inside an
  * object, as chrome://tracing and ui.perfetto.dev read it):

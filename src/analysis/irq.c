@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * irq.c - `lowtrace analyze irq`: how long interrupt handlers ran, from
  * irq:irq_handler_entry/exit and irq:softirq_entry/exit (`lowtrace

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * jitter.c - `lowtrace analyze jitter`: anchors found by the analysis.
  * For a periodic event (demo:tick), the interval between consecutive

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * latency.c - `lowtrace analyze latency`: for each anchor (a late timer
  * expiry, demo:late), walks back through the model to the moment the

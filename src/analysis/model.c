@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * model.c - the trace model (model.h): per-CPU slices and per-thread
  * state spans from sched_switch, sched_waking/wakeup and irq events, in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * model.h - the trace model the analyses share, built in one pass of the
  * reader (ctf/reader.h) from the kernel's scheduling and interrupt events:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * report.c - the data of the HTML report (report.h), as one JS object D:
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * report.h - `lowtrace report`: the trace as one self-contained HTML page
  * (report.c writes the data, report_page.c holds the page and its script).

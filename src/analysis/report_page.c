@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * report_page.c - the page of `lowtrace report` (report.h): markup and
  * style before the data object D, the script after it.  The script

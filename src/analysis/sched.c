@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sched.c - `lowtrace analyze sched`: for each thread, how long it waited
  * for a CPU after each wake-up seen in the trace (the runnable span that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * span.c - pairing start and end events per thread into spans, the
  * recent history the explanations read (span.h), and `lowtrace analyze

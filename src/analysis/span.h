@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * span.h - spans: a start event and its end on one thread
  * (postgresql:query__start .. postgresql:query__done,

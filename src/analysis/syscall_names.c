@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * syscall_names.c - the names of the x86_64 system call numbers, as
  * raw_syscalls:sys_enter/sys_exit give them in their id field.  Built in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * syscalls.c - `lowtrace analyze syscalls`: the time threads spend in
  * system calls, from raw_syscalls:sys_enter/sys_exit (`lowtrace record

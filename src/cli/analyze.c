@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * analyze.c - `lowtrace analyze latency|jitter|sched|cpu|syscalls|irq
  * DIR ...`: the analyses of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cli.h - the `lowtrace` command's verbs.  Each verb is one file in
  * src/cli/ and registers itself with LT_CLI_VERB; main.c dispatches.

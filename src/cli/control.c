@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * control.c - `lowtrace status`, `lowtrace snapshot`, `lowtrace stop`: a
  * request to a running `lowtrace record` over its session socket.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * export.c - `lowtrace export DIR --format=chrome -o FILE`: the trace as
  * Chrome trace-event JSON, for ui.perfetto.dev and chrome://tracing.

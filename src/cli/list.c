@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * list.c - `lowtrace list --kernel [PATTERN]`: the kernel tracepoints this
  * machine has; `lowtrace list PROGRAM`: the events a program defines (it

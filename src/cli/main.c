@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * main.c - the `lowtrace` command: finds the verb and runs it.
  */

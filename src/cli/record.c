@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * record.c - `lowtrace record`: run a command and trace it.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * report.c - `lowtrace report DIR -o FILE`: the trace as one
  * self-contained HTML page (analysis/report.h) to open in a browser.

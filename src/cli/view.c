@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * view.c - `lowtrace view`: prints a trace's events as text, one line per
  * event, merged across streams in time order:

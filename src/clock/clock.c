@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * clock.c - choosing and calibrating the trace clock (see clock.h).
  *

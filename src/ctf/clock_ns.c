@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * clock_ns.c - the out-of-line clock conversions (clock_ns.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * clock_ns.h - clock counts to nanoseconds since the epoch, exactly as
  * babeltrace2 converts them (struct lt_clock).  Inline for the decoder's

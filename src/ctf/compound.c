@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * compound.c - walking a compound value (compound.h): its end for the
  * decoder, its text in babeltrace2's notation for the formatter.

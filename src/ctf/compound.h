@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * compound.h - values of the compound types the flat field list of an
  * event class does not hold (LT_KIND_COMPOUND): arrays and sequences of

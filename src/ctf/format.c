@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * format.c - values as text (format.h): integer and float formatting
  * faster than printf with the same output, and the payload of an event as

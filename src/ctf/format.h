@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * format.h - values as text, in babeltrace2's notation: numbers, floats as
  * printf's %g, escaped strings, a whole event's payload, a marker's text.

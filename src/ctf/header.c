@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * header.c - reading a compiled header (header.h): integers of any size,
  * alignment and byte order, structs, and variants by their tag.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * header.h - packet headers, packet contexts and event headers of any
  * layout: the metadata compiler (tsdl.c) turns each of these structs into a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * load.h - loads of little-endian integers of 1 to 8 bytes from a trace's
  * bytes, and sign extension: what the decoder, the values and the

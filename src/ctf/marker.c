@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * marker.c - the grammar of lt_tracef's formats, and the check of a
  * marker's fields against its format (marker.h).  The header's C++

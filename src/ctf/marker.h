@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * marker.h - the formats of lt_tracef's markers (lowtrace/tracepoint.h):
  * their grammar, the check of a marker's fields against its format (the

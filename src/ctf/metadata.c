@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * metadata.c - writes the TSDL metadata of a trace (see metadata.h).
  *

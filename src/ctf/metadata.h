@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * metadata.h - the CTF 1.8 metadata (TSDL text) of a lowtrace trace.
  * docs/ctf-layout.md shows what it looks like; the packet and event header

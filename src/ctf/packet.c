@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * packet.c - record walking for packets in lowtrace's layout (packet.h,
  * docs/ctf-layout.md).

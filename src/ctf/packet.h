@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * packet.h - walking the records of one packet that lowtrace wrote, given
  * its events' field lists: for counting events, and for recovering the

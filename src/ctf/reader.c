@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * reader.c - the trace reader: finds the traces of a directory tree, maps
  * the stream files, indexes and checks their packets at open (headers of

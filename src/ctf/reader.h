@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * reader.h - the fast CTF 1.8 trace reader.
  *

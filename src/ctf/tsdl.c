@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tsdl.c - the metadata parser: a tokenizer, a recursive-descent parser
  * for the TSDL subset that lowtrace writes (trace, env, clock, stream and

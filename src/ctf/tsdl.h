@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tsdl.h - the trace metadata (TSDL) as the reader needs it.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * types.h - the reader's type model: field kinds, field and event classes,
  * the clock, a decoded event and a field's value.  The metadata parser

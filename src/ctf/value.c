@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * value.c - reading a decoded event's field values where the decoder
  * noted them (value.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * value.h - a decoded event's field values (struct lt_value): scalars,
  * strings, array elements, enum labels.

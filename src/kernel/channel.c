@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * channel.c - kernel tracepoints through perf_event_open, re-encoded as the
  * kernel channel of a lowtrace trace: the API of kernel.h.  Below it,

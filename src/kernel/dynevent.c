@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dynevent.c - creating and removing the recording's uprobes and kprobes
  * in tracefs (dynevent.h).  A USDT marker site becomes

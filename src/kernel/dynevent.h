@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dynevent.h - the tracefs dynamic events a recording creates: uprobes on
  * USDT markers (`-u PROVIDER:NAME(ARGS)`) and on functions (`--probe

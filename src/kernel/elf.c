@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * elf.c - reading an ELF file's SDT notes, symbols, dynamic section and
  * segments for the probes (elf.h).  Every offset and size read from the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * elf.h - what the probes need of an ELF file on disk: its SystemTap SDT
  * notes, its function and object symbols, and the file offset of a

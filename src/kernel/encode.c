@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * encode.c - a raw tracepoint record (the layout tracefs's format file
  * gives) re-encoded as the payload of a CTF event: common_tid, common_tgid,

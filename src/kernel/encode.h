@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * encode.h - re-encoding a raw tracepoint record, laid out as its tracefs
  * format says, as the payload of a CTF event of the kernel stream: the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * kernel.h - kernel tracepoints as the `kernel` channel of a lowtrace trace.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * perf_ring.c - reading what perf writes: a perf event's mmap ring (map it,
  * walk its records from data_tail to data_head, free them) and the

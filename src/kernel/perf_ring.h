@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * perf_ring.h - reading a perf event's mmap ring and decoding the
  * tracepoint samples in it: the part of the kernel channel (kernel.h)

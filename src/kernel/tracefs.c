@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tracefs.c - finding tracefs, listing and naming its events, and parsing
  * their format files (see tracefs.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tracefs.h - the kernel's tracepoint catalogue, as tracefs shows it.
  *

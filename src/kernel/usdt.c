@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * usdt.c - USDT markers of binaries, their argument specs translated to
  * uprobe fetch arguments, and the signatures of the well-known providers

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * usdt.h - USDT markers (SystemTap SDT notes) of the binaries a program
  * runs, their argument specs, and the well-known providers' signatures:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * filter.c - parsing event filters into a small postfix program, and
  * running it over a payload (filter.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * filter.h - event filters: `late_us > 5000 && name == "render*"`.
  *

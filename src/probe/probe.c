@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * probe.c - the tracing path of an enabled event: read the event's target
  * list inside an RCU read-side section, and copy the serialised payload

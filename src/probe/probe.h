@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * probe.h - the event registry: which events exist, and where each goes.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * probe_x86_64.S - lt_probe_emit_words8() and lt_probe_emit_words4(): an
  * enabled event of a fixed payload of 4 to 16 bytes, given in two

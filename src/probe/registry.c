@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * registry.c - events registered by loaded objects, the rules sessions set,
  * and the per-event target lists lt_probe_emit() reads (see probe.h).

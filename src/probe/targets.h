@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * targets.h - the list of rings one event goes to, as lt_probe_emit() reads
  * it, and its reclamation once no reader can still hold it.

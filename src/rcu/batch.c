@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * batch.c - futex helpers and the batching of synchronize calls.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * batch.h - what RCU updaters share to wait: a futex wait and wake, and
  * the batching of concurrent synchronize calls (one grace period serves

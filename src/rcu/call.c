@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * call.c - lt_call_rcu and lt_rcu_qsbr_call_rcu: callbacks queued by any
  * thread, run in batches by a worker thread, one grace period of the

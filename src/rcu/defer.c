@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * defer.c - lt_defer_rcu: a per-thread batch of fn(p) calls run after a
  * grace period.  Nothing is allocated per call; when the batch is full

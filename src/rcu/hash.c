@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hash.c - a resizable hash table with lock-free lookups.
  *

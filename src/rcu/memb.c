@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * memb.c - the membarrier RCU flavour: reader registration and the grace
  * period (lt_rcu_synchronize).  The read side is inline in

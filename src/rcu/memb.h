@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * memb.h - internals of the membarrier flavour: what tests look at, and
  * its reset in a forked child (run by call.c's child handler too).

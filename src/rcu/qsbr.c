@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * qsbr.c - the QSBR RCU flavour: registration, offline/online and the
  * grace period.  The read side (nothing but compiler barriers) and

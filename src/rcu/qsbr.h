@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * qsbr.h - internals of the QSBR flavour: its reset in a forked child,
  * which lt_rcu_after_fork_child() (call.c) runs too.

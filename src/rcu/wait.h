@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * wait.h - how RCU updaters wait for readers before they sleep: spin a
  * little (a reader section is usually short), then sleep on a futex that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cpu.h - the current CPU, for choosing a per-CPU buffer.
  *

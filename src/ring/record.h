@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * record.h - where a record goes in a per-CPU buffer, and its event
  * header: the one definition every writer of the ring uses (the inline

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ring.c - creating and mapping ring buffers, and their consumer side.
  * The writer's fast path is inline in ring.h; its rare paths (opening and

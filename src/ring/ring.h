@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ring.h - lock-free per-CPU ring buffers.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * rseq.h - restartable sequences that publish a record in a per-CPU ring
  * buffer without a locked instruction.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * agent.c - the traced process's side of `lowtrace record`.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * agent.h - joining a `lowtrace record` session from the traced process.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * autostart.c - what the environment asks of a traced program, decided when
  * the first object with events loads: joining `lowtrace record`

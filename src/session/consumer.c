@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * consumer.c - the consumer side of a trace (consumer.h).
  */

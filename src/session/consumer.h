@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * consumer.h - the consumer side of a trace: moving ring buffers into a
  * trace directory.  Shared by the in-process session (session.c) and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * preflight.c - checking `lowtrace record`'s filters against the traced
  * program's events before the program runs (preflight.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * preflight.h - `lowtrace record`'s check of its filters against the
  * events of the program, before the program runs (preflight.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * proto.c - encoding, decoding and checking the messages of proto.h.
  */

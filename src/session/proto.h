@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * proto.h - messages between a traced process (its agent, in liblowtrace)
  * and the `lowtrace record` process, over a SOCK_SEQPACKET unix socket.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * recorder.c - the `lowtrace record` process (recorder.h).
  *

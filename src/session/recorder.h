@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * recorder.h - `lowtrace record`: runs a command with tracing set up and
  * consumes its buffers from this process.

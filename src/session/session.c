@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * session.c - in-process tracing sessions (include/lowtrace/lowtrace.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * streams.c - stream files (streams.h).
  */

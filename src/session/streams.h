@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * streams.h - appending packets to a trace's stream files.  A write that
  * fails (a full disk) ends that stream: the file is cut back to its last

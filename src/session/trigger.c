@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * trigger.c - lt_trigger(), the public call: an event in the trace and,
  * under `lowtrace record`, a request to the recorder to act (take a

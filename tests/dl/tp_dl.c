@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tp_dl.c - a shared library with events of its own, opened with dlopen by
  * tests/test_probe.c.  It also defines demo:tick again with other fields,

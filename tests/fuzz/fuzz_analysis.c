@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_analysis.c - libFuzzer target for the analyses over a trace that
  * the reader accepts: the model and every `lowtrace analyze`, the Chrome

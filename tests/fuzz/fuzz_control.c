@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_control.c - libFuzzer target for what a traced process sends the
  * recorder and what a user types into a filter: the session protocol's

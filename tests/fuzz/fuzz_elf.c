@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_elf.c - libFuzzer target for the ELF reader and the SDT argument
  * specs (src/kernel/elf.c, src/kernel/usdt.c): `lowtrace list --probes`

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_input.h - the input of the trace fuzz targets (fuzz_reader.c,
  * fuzz_analysis.c): a metadata text, a NUL byte, then the bytes of one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_reader.c - libFuzzer target for the trace reader.
  *

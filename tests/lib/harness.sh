@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # harness.sh - sourced by the shell tests (tests/*.sh) as
 #   . "$top/tests/lib/harness.sh" NAME
 # Sets the counters and $tmp (a directory /tmp/NAME.XXXXXX, removed at

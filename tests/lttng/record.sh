@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tests/lttng/record.sh - records an LTTng-UST trace of tests/lttng/ust_fields
 # with lttng-tools, privately: lttng-sessiond runs in a mount namespace of
 # its own (tmpfs on /run/lttng and /dev/shm), with LTTNG_HOME in a

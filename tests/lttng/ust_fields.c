@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/lttng/ust_fields.c - emits N ltt_fields:ints and ltt_fields:mix
  * events (ust_fields_tp.h) from two threads, for tests/test_lttng_ust.sh.

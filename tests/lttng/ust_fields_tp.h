@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/lttng/ust_fields_tp.h - an LTTng-UST provider with every field
  * type LTTng-UST has, for tests/test_lttng_ust.sh: integers signed and

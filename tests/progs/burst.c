@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * burst.c - traces numbered events in bursts and publishes, after each
  * lt_trace() returns, the last number committed, in a shared file, so that

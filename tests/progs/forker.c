@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * forker.c - a traced process that forks a traced child and then execs
  * another traced program (the fields example), for `lowtrace record`'s

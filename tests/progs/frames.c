@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * frames.c - a traced program for filters and condition triggers: it
  * appends a line to FILE when main() starts (so a test can tell whether,

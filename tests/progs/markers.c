@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * markers.c - a traced program of lt_tracef markers: each marker also
  * prints its format and arguments with printf, one line each, so that

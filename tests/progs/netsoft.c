@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * netsoft.c - a thread whose lateness comes from softirqs on its own CPU:
  * pinned to CPU N, it sends UDP datagrams to itself over the loopback

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sleeper.c - traces an event just before and just after each of a few
  * 1 ms nanosleep() calls, for the test that user and kernel events share

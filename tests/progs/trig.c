@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * trig.c - traces numbered events and calls lt_trigger("boom") once in the
  * middle; with a second argument it then idles, tracing now and then,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * offsets.c - the layout the restartable sequences written in assembly
  * read (the call sites' inline sequence in lowtrace/tp_seq.h,
