@@ -10,8 +10,9 @@
 #   view     `lowtrace view SESSION` is babeltrace2's output, event for
 #            event (tests/compare_babeltrace.py), with both traces merged
 #   latency  with app:tick as the anchor, its thread is the vtid context's,
-#            the hog's wait names the hog (tid and name) and the block
-#            names the waker; the UST trace alone has no cause to give
+#            the hog's wait names the hog (tid, name and process: the
+#            state dump's) and the block names the waker; the UST trace alone has no cause to give
+#   cpu      each thread's process is the state dump's pid
 #
 # Needs babeltrace2 and /usr/bin/python3 (skips without them, fails under
 # LOWTRACE_REQUIRE_ALL=1).
@@ -58,22 +59,31 @@ lock_late=$(sed -n 's/.* app:tick: .* seq = 6, late_us = \([0-9]*\) }$/\1/p' "$t
 hog=$(block "$hog_late")
 lock=$(block "$lock_late")
 if printf '%s\n' "$out" | grep -q '^200 anchors app:tick;' &&
-	printf '%s\n' "$out" | grep -q "^#1 app:tick at .*, tid 4243 app-tick: late_us = $lock_late\$" &&
-	printf '%s\n' "$out" | grep -q "^#2 app:tick at .*, tid 4243 app-tick: late_us = $hog_late\$"; then
+	printf '%s\n' "$out" | grep -q "^#1 app:tick at .*, tid 4243 app-tick (pid 4242): late_us = $lock_late\$" &&
+	printf '%s\n' "$out" | grep -q "^#2 app:tick at .*, tid 4243 app-tick (pid 4242): late_us = $hog_late\$"; then
 	ok "latency_anchors_ust_event_by_vtid ($lock_late and $hog_late us late)"
 else
 	fail latency_anchors_ust_event_by_vtid "late_us $lock_late and $hog_late"$'\n'"$out"
 fi
-if printf '%s\n' "$hog" | grep -q 'ran there meanwhile: tid 5000 hog 4.000 ms (100%)' &&
-	printf '%s\n' "$hog" | grep -q 'verdict: waited 4.0 ms runnable on CPU 0 behind tid 5000 hog$'; then
+if printf '%s\n' "$hog" | grep -q 'ran there meanwhile: tid 5000 hog (pid 5000) 4.000 ms (100%)' &&
+	printf '%s\n' "$hog" | grep -q 'verdict: waited 4.0 ms runnable on CPU 0 behind tid 5000 hog (pid 5000)$'; then
 	ok latency_names_the_hog
 else
 	fail latency_names_the_hog "$out"
 fi
-if printf '%s\n' "$lock" | grep -q 'verdict: blocked 6.0 ms after waking, until tid 4244 app-worker woke it'; then
+if printf '%s\n' "$lock" | grep -q 'verdict: blocked 6.0 ms after waking, until tid 4244 app-worker (pid 4242) woke it'; then
 	ok latency_names_the_waker
 else
 	fail latency_names_the_waker "$out"
+fi
+# cpu: the threads' processes are the state dump's
+out=$("$LT" analyze cpu "$d" 2>&1)
+if printf '%s\n' "$out" | grep -Eq '^ +4243 app-tick +4242 ' &&
+	printf '%s\n' "$out" | grep -Eq '^ +4244 app-worker +4242 ' &&
+	printf '%s\n' "$out" | grep -Eq '^ +5000 hog +5000 '; then
+	ok cpu_processes_from_state_dump
+else
+	fail cpu_processes_from_state_dump "$out"
 fi
 # without the kernel trace the same anchor has no cause
 out=$("$LT" analyze latency "$d/ust" --anchor 'app:tick' --top 1 2>&1)
