@@ -496,6 +496,7 @@ class LttngStream:
         self.uid, self.cpu, self.large, self.packet = uid, cpu, large, packet
         self.file = bytearray()
         self.seq = 0
+        self.discarded = 0  # the running count packets carry
         self.b = None
 
     def open(self, ts):
@@ -532,7 +533,8 @@ class LttngStream:
         content = len(b) * 8
         size = (len(b) + 4095) // 4096 * 4096
         b += bytes(size - len(b))
-        struct.pack_into("<QQQQQQ", b, 32, self.begin, self.prev, content, size * 8, self.seq, 0)
+        struct.pack_into("<QQQQQQ", b, 32, self.begin, self.prev, content, size * 8, self.seq,
+                         self.discarded)
         self.file += b
         self.seq += 1
 
@@ -750,7 +752,8 @@ def session_trace(out, periods, seed):
     the hog); in period 6 app-tick blocks after its wake-up until
     app-worker (tid 4244, on CPU 1) wakes it 6 ms later.  app-worker
     emits app:work on CPU 1.  The kernel's state dump names every
-    thread.  The UST trace's clock has another offset (in counts only,
+    thread; the UST stream of CPU 1 ends with an empty packet telling of
+    42 events lost.  The UST trace's clock has another offset (in counts only,
     as LTTng-UST writes it) and its counts are shifted to match."""
     rnd = random.Random(seed)
     kuid = uuidlib.UUID(int=rnd.getrandbits(128))
@@ -839,6 +842,12 @@ def session_trace(out, periods, seed):
             st.open(evs[0][0])
             for e in evs:
                 st.event(*e)
+            if large and c == 1:
+                # events lost at the end: an empty last packet whose
+                # count grew, as LTTng-UST leaves when its buffer is full
+                st.end()
+                st.discarded += 42
+                st.open(evs[-1][0] + ms)
             with open(os.path.join(d, "channel0_%d" % c), "wb") as f:
                 f.write(st.close())
 

@@ -8,7 +8,8 @@
 # and once blocked until app-worker woke it.
 #
 #   view     `lowtrace view SESSION` is babeltrace2's output, event for
-#            event (tests/compare_babeltrace.py), with both traces merged
+#            event (tests/compare_babeltrace.py), with both traces merged;
+#            the events lost in a stream's empty last packet are reported
 #   latency  with app:tick as the anchor, its thread is the vtid context's,
 #            the hog's wait names the hog (tid, name and process: the
 #            state dump's) and the block names the waker; the UST trace alone has no cause to give
@@ -46,6 +47,15 @@ if out=$("$PY" "$top/tests/compare_babeltrace.py" "$tmp/bt" "$tmp/lt" 2>&1) &&
 	ok "view_session_like_babeltrace2 ($out)"
 else
 	fail view_session_like_babeltrace2 "${out:-} (app:tick $ticks, sched_switch $switches, state dump $dump)"
+fi
+
+# the events lost at the end of a stream (its empty last packet)
+bt=$(sed -n 's/^WARNING: Tracer discarded \([0-9]*\) event.*/\1/p' "$tmp/bt.err" | tr '\n' ' ')
+lt=$(sed -n 's/.*channel0_1: the tracer discarded \([0-9]*\) events after its last event.*/\1/p' "$tmp/lt.err" | tr '\n' ' ')
+if [ "$bt" = "42 " ] && [ "$lt" = "42 " ] && [ "$(wc -l < "$tmp/lt.err")" -eq 1 ]; then
+	ok view_session_reports_loss_at_end
+else
+	fail view_session_reports_loss_at_end "babeltrace2 '$bt', lowtrace '$lt'"$'\n'"$(cat "$tmp/bt.err" "$tmp/lt.err")"
 fi
 
 # latency: the two late ticks, worst first, each with its cause
