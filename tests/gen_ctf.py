@@ -7,6 +7,7 @@ usage: gen_ctf.py OUT_DIR [--be] [--packetized] [--events N] [--freq HZ]
                   [--seed S]
        gen_ctf.py OUT_DIR --kernel [--events N] [--seed S]
        gen_ctf.py OUT_DIR --compound [--events N] [--seed S]
+       gen_ctf.py OUT_DIR --session [--periods N] [--seed S]
 
 --kernel writes an lttng-modules kernel trace instead (two CPUs: the
 scheduler's events of a pool of 300 threads, irqs, softirqs) for the
@@ -33,6 +34,13 @@ The trace has what other tracers write and lowtrace does not:
   strings, char arrays as text; sequences whose length is a field of
   the payload (relative and absolute path) or of the stream event
   context.
+
+--session writes an LTTng session instead: an lttng-modules kernel
+trace with a state dump (kernel/) and an LTTng-UST per-UID trace with
+vpid, vtid and procname contexts (ust/uid/1000/64-bit/), on clocks that
+correlate; a UST thread's periodic event, late twice for a scheduling
+cause in the kernel trace (session_trace() says which), for
+tests/test_lttng_session.sh.
 
 --compound writes a trace of each compound type TSDL allows instead:
 arrays and sequences of structs (with strings, bit-fields and variants
@@ -479,6 +487,64 @@ event {
 """
 
 
+class LttngStream:
+    """One LTTng per-CPU stream file being written (LTTng's packet header
+    and context): lttng-modules's compact event header (4-byte aligned)
+    or LTTng-UST's packed large one; a packet is closed once its content
+    passes packet bytes, and the next one opened at once."""
+
+    def __init__(self, uid, cpu, large, packet):
+        self.uid, self.cpu, self.large, self.packet = uid, cpu, large, packet
+        self.file = bytearray()
+        self.seq = 0
+        self.discarded = 0  # the running count packets carry
+        self.b = None
+
+    def open(self, ts):
+        b = bytearray(struct.pack("<I", MAGIC) + self.uid.bytes)
+        b += struct.pack("<IQ", 0, self.cpu)  # stream_id, stream_instance_id
+        b += bytes(48) + struct.pack("<I", self.cpu)
+        self.b, self.begin, self.prev = b, ts, ts
+
+    def event(self, ts, eid, payload):
+        b = self.b
+        if self.large:
+            if eid < 65535 and ts - self.prev < (1 << 32):
+                b += struct.pack("<HI", eid, ts & 0xFFFFFFFF)
+            else:
+                b += struct.pack("<HIQ", 65535, eid, ts)
+        else:
+            while len(b) % 4:
+                b.append(0)
+            if eid < 31 and ts - self.prev < (1 << 27):
+                b += struct.pack("<I", ((ts & ((1 << 27) - 1)) << 5) | eid)
+            else:
+                b += struct.pack("<I", 31)
+                while len(b) % 8:
+                    b.append(0)
+                b += struct.pack("<IIQ", eid, 0, ts)
+        b += payload
+        self.prev = ts
+        if len(b) > self.packet:
+            self.end()
+            self.open(ts)
+
+    def end(self):
+        b = self.b
+        content = len(b) * 8
+        size = (len(b) + 4095) // 4096 * 4096
+        b += bytes(size - len(b))
+        struct.pack_into("<QQQQQQ", b, 32, self.begin, self.prev, content, size * 8, self.seq,
+                         self.discarded)
+        self.file += b
+        self.seq += 1
+
+    def close(self):
+        """The file's bytes, its last packet closed."""
+        self.end()
+        return bytes(self.file)
+
+
 def kernel_trace(out, n, cpus, seed):
     """An lttng-modules kernel trace of the scheduler's events (2.13's
     packed layout: byte-aligned fields, compact headers), cpus streams:
@@ -491,48 +557,14 @@ def kernel_trace(out, n, cpus, seed):
         f.write(KERNEL_METADATA % {"uuid": str(uid)})
     threads = [(1000 + t, ("worker-%d" % t).encode()[:15]) for t in range(300)]
     ts = 1 << 34
-    files = [bytearray() for _ in range(cpus)]
     cur = [(0, b"swapper/%d" % c) for c in range(cpus)]
-    bufs = [None] * cpus
-    seq = [0] * cpus
-    prev = [0] * cpus
-    begin = [0] * cpus
-
-    def open_pkt(c):
-        b = bytearray(struct.pack("<I", MAGIC) + uid.bytes)
-        b += struct.pack("<IQ", 0, c)  # stream_id, stream_instance_id
-        b += bytes(48) + struct.pack("<I", c)
-        bufs[c] = b
-        begin[c] = prev[c] = ts
-
-    def close_pkt(c):
-        b = bufs[c]
-        content = len(b) * 8
-        size = (len(b) + 4095) // 4096 * 4096
-        b += bytes(size - len(b))
-        struct.pack_into("<QQQQQQ", b, 32, begin[c], prev[c], content, size * 8, seq[c], 0)
-        files[c] += b
-        seq[c] += 1
+    streams = [LttngStream(uid, c, False, 60000) for c in range(cpus)]
 
     def ev(c, eid, payload):
-        b = bufs[c]
-        while len(b) % 4:
-            b.append(0)
-        if ts - prev[c] < (1 << 27):
-            b += struct.pack("<I", ((ts & ((1 << 27) - 1)) << 5) | eid)
-        else:
-            b += struct.pack("<I", 31)
-            while len(b) % 8:
-                b.append(0)
-            b += struct.pack("<IIQ", eid, 0, ts)
-        b += payload
-        prev[c] = ts
-        if len(b) > 60000:
-            close_pkt(c)
-            open_pkt(c)
+        streams[c].event(ts, eid, payload)
 
     for c in range(cpus):
-        open_pkt(c)
+        streams[c].open(ts)
     i = 0
     while i < n:
         c = rnd.randrange(cpus)
@@ -562,9 +594,263 @@ def kernel_trace(out, n, cpus, seed):
             cur[c] = (tid, comm)
             i += 3
     for c in range(cpus):
-        close_pkt(c)
         with open(os.path.join(out, "kernel_%d" % c), "wb") as f:
-            f.write(files[c])
+            f.write(streams[c].close())
+
+
+STATEDUMP_METADATA = """event {
+	name = "lttng_statedump_start";
+	id = 7;
+	stream_id = 0;
+	fields := struct { };
+};
+event {
+	name = "lttng_statedump_process_state";
+	id = 8;
+	stream_id = 0;
+	fields := struct {
+		integer { size = 32; align = 8; signed = 1; encoding = none; base = 10; } _tid;
+		integer { size = 32; align = 8; signed = 1; encoding = none; base = 10; } _pid;
+		integer { size = 32; align = 8; signed = 1; encoding = none; base = 10; } _ppid;
+		integer { size = 8; align = 8; signed = 0; encoding = UTF8; base = 10; } _name[16];
+		integer { size = 32; align = 8; signed = 1; encoding = none; base = 10; } _type;
+		integer { size = 32; align = 8; signed = 1; encoding = none; base = 10; } _mode;
+		integer { size = 32; align = 8; signed = 1; encoding = none; base = 10; } _submode;
+		integer { size = 32; align = 8; signed = 1; encoding = none; base = 10; } _status;
+		integer { size = 32; align = 8; signed = 0; encoding = none; base = 10; } _cpu;
+	};
+};
+event {
+	name = "lttng_statedump_end";
+	id = 9;
+	stream_id = 0;
+	fields := struct { };
+};
+"""
+
+# LTTng-UST 2.13's metadata, per-UID buffers (as tests/lttng/record.sh
+# records it): byte-packed types, the large event header, the clock's
+# offset in counts only, vpid/vtid/procname contexts.
+UST_METADATA = """/* CTF 1.8 */
+
+typealias integer { size = 8; align = 8; signed = false; } := uint8_t;
+typealias integer { size = 16; align = 8; signed = false; } := uint16_t;
+typealias integer { size = 32; align = 8; signed = false; } := uint32_t;
+typealias integer { size = 64; align = 8; signed = false; } := uint64_t;
+typealias integer { size = 64; align = 8; signed = false; } := unsigned long;
+typealias integer { size = 5; align = 1; signed = false; } := uint5_t;
+typealias integer { size = 27; align = 1; signed = false; } := uint27_t;
+
+trace {
+	major = 1;
+	minor = 8;
+	uuid = "%(uuid)s";
+	byte_order = le;
+	packet.header := struct {
+		uint32_t magic;
+		uint8_t  uuid[16];
+		uint32_t stream_id;
+		uint64_t stream_instance_id;
+	};
+};
+
+env {
+	domain = "ust";
+	tracer_name = "lttng-ust";
+	tracer_major = 2;
+	tracer_minor = 13;
+	tracer_buffering_scheme = "uid";
+	tracer_buffering_id = 1000;
+	architecture_bit_width = 64;
+	trace_name = "gen_session";
+	trace_creation_datetime = "20251203T052000+0000";
+	hostname = "genhost";
+};
+
+clock {
+	name = "monotonic";
+	uuid = "5a71a43c-1390-4365-9baf-111c565e78c3";
+	description = "Monotonic Clock";
+	freq = 1000000000; /* Frequency, in Hz */
+	/* clock value offset from Epoch is: offset * (1/freq) */
+	offset = %(offset)d;
+};
+
+typealias integer {
+	size = 32; align = 8; signed = false;
+	map = clock.monotonic.value;
+} := uint32_clock_monotonic_t;
+
+typealias integer {
+	size = 64; align = 8; signed = false;
+	map = clock.monotonic.value;
+} := uint64_clock_monotonic_t;
+
+struct packet_context {
+	uint64_clock_monotonic_t timestamp_begin;
+	uint64_clock_monotonic_t timestamp_end;
+	uint64_t content_size;
+	uint64_t packet_size;
+	uint64_t packet_seq_num;
+	unsigned long events_discarded;
+	uint32_t cpu_id;
+};
+
+struct event_header_large {
+	enum : uint16_t { compact = 0 ... 65534, extended = 65535 } id;
+	variant <id> {
+		struct {
+			uint32_clock_monotonic_t timestamp;
+		} compact;
+		struct {
+			uint32_t id;
+			uint64_clock_monotonic_t timestamp;
+		} extended;
+	} v;
+} align(8);
+
+stream {
+	id = 0;
+	event.header := struct event_header_large;
+	packet.context := struct packet_context;
+	event.context := struct {
+		integer { size = 32; align = 8; signed = 1; encoding = none; base = 10; } _vpid;
+		integer { size = 32; align = 8; signed = 1; encoding = none; base = 10; } _vtid;
+		integer { size = 8; align = 8; signed = 1; encoding = UTF8; base = 10; } _procname[17];
+	};
+};
+
+event {
+	name = "app:tick";
+	id = 0;
+	stream_id = 0;
+	loglevel = 13;
+	fields := struct {
+		integer { size = 32; align = 8; signed = 0; encoding = none; base = 10; } _seq;
+		integer { size = 64; align = 8; signed = 1; encoding = none; base = 10; } _late_us;
+	};
+};
+
+event {
+	name = "app:work";
+	id = 1;
+	stream_id = 0;
+	loglevel = 13;
+	fields := struct {
+		integer { size = 32; align = 8; signed = 0; encoding = none; base = 10; } _item;
+	};
+};
+"""
+
+
+def session_trace(out, periods, seed):
+    """An LTTng session (kernel/ and ust/uid/1000/64-bit/) on two CPUs of
+    one monotonic clock: app-tick (tid 4243 of app, 4242) emits app:tick
+    (seq, late_us) every 10 ms on CPU 0.  It is woken at its due time by
+    the timer (in swapper's context), runs and emits at once, except in
+    two periods: in period 3 a hog (tid 5000) runs on CPU 0 when it is
+    woken and keeps the CPU 4 ms (sched_switch to app-tick only after
+    the hog); in period 6 app-tick blocks after its wake-up until
+    app-worker (tid 4244, on CPU 1) wakes it 6 ms later.  app-worker
+    emits app:work on CPU 1.  The kernel's state dump names every
+    thread; the UST stream of CPU 1 ends with an empty packet telling of
+    42 events lost.  The UST trace's clock has another offset (in counts only,
+    as LTTng-UST writes it) and its counts are shifted to match."""
+    rnd = random.Random(seed)
+    kuid = uuidlib.UUID(int=rnd.getrandbits(128))
+    uuid2 = uuidlib.UUID(int=rnd.getrandbits(128))
+    offset = 1764740000 * 10 ** 9 + 123456789
+    # each tracer measures its clock's offset from the epoch itself: the
+    # UST trace's is off by USKEW ns, its counts by as many the other way
+    USKEW = 777
+    kdir = os.path.join(out, "kernel")
+    udir = os.path.join(out, "ust", "uid", "1000", "64-bit")
+    os.makedirs(kdir, exist_ok=True)
+    os.makedirs(udir, exist_ok=True)
+    with open(os.path.join(kdir, "metadata"), "w") as f:
+        f.write((KERNEL_METADATA % {"uuid": str(kuid)}).replace(
+            "offset_s = 1764740000;\n\toffset = 0;",
+            "offset = %d;" % offset) + STATEDUMP_METADATA)
+    with open(os.path.join(udir, "metadata"), "w") as f:
+        f.write(UST_METADATA % {"uuid": str(uuid2), "offset": offset + USKEW})
+    APP, TICK, WORKER, HOG = 4242, 4243, 4244, 5000
+    names = {1: b"systemd", APP: b"app", TICK: b"app-tick", WORKER: b"app-worker", HOG: b"hog"}
+    kev = [[], []]
+    uev = [[], []]
+    cur = [0, 0]
+    comm = {0: b"swapper/0"}
+    comm.update(names)
+
+    def switch(c, ts, nxt, state):
+        prev = cur[c]
+        pc = comm[prev] if prev else b"swapper/%d" % c
+        nc = comm[nxt] if nxt else b"swapper/%d" % c
+        kev[c].append((ts, 0, struct.pack("<16siiq16sii", pc, prev, 120, state, nc, nxt, 120)))
+        cur[c] = nxt
+
+    def waking(c, ts, tid, target):
+        kev[c].append((ts, 1, struct.pack("<16siii", comm[tid], tid, 120, target)))
+
+    def ust(c, ts, tid, eid, payload):
+        ctx = struct.pack("<ii17s", APP, tid, comm[tid])
+        uev[c].append((ts - USKEW, eid, ctx + payload))
+
+    t0 = 1 << 34
+    kev[0].append((t0, 7, b""))
+    for k, tid in enumerate(sorted(names)):
+        pid = APP if tid in (TICK, WORKER) else tid
+        kev[0].append((t0 + 1000 * (k + 1), 8, struct.pack(
+            "<iii16siiiiI", tid, pid, 1 if tid != 1 else 0, names[tid], 0, 0, 0, 5, 0)))
+    kev[0].append((t0 + 9000, 9, b""))
+    ms = 1000000
+    for k in range(1, periods + 1):
+        due = t0 + k * 10 * ms
+        if k == 3:
+            # the hog is woken 1 ms before and runs past the due time
+            waking(0, due - ms - 5000, HOG, 0)
+            switch(0, due - ms, HOG, 0)
+            waking(0, due, TICK, 0)
+            run = due + 4 * ms
+            switch(0, run, TICK, 0)  # the hog preempted (R)
+        elif k == 6:
+            waking(0, due, TICK, 0)
+            switch(0, due + 15000, TICK, 0)
+            switch(0, due + 40000, 0, 1)  # blocks on the worker's lock
+            waking(1, due - 2 * ms, WORKER, 1)
+            switch(1, due - 2 * ms + 9000, WORKER, 0)
+            ust(1, due + 2 * ms, WORKER, 1, struct.pack("<I", k))
+            waking(1, due + 6 * ms, TICK, 0)
+            switch(1, due + 6 * ms + 30000, 0, 1)
+            run = due + 6 * ms + 20000
+            switch(0, run, TICK, 0)
+        else:
+            waking(0, due, TICK, 0)
+            run = due + 15000 + rnd.randrange(5000)
+            switch(0, run, TICK, 0)
+        at = run + 10000
+        ust(0, at, TICK, 0, struct.pack("<Iq", k, (at - due) // 1000))
+        if k == 3:
+            switch(0, at + 20000, HOG, 1)
+            switch(0, at + ms, 0, 1)
+        else:
+            switch(0, at + 20000, 0, 1)
+    for c in range(2):
+        kev[c].sort(key=lambda e: e[0])
+        for d, uid, evs, large in ((kdir, kuid, kev[c], False), (udir, uuid2, uev[c], True)):
+            if not evs:
+                continue
+            st = LttngStream(uid, c, large, 3500)
+            st.open(evs[0][0])
+            for e in evs:
+                st.event(*e)
+            if large and c == 1:
+                # events lost at the end: an empty last packet whose
+                # count grew, as LTTng-UST leaves when its buffer is full
+                st.end()
+                st.discarded += 42
+                st.open(evs[-1][0] + ms)
+            with open(os.path.join(d, "channel0_%d" % c), "wb") as f:
+                f.write(st.close())
 
 
 COMPOUND_METADATA = """/* CTF 1.8 */
@@ -786,6 +1072,11 @@ def main():
         n = int(args[args.index("--events") + 1]) if "--events" in args else 3000
         seed = int(args[args.index("--seed") + 1]) if "--seed" in args else 1
         kernel_trace(out, n, 2, seed)
+        return
+    if "--session" in args:
+        n = int(args[args.index("--periods") + 1]) if "--periods" in args else 20
+        seed = int(args[args.index("--seed") + 1]) if "--seed" in args else 1
+        session_trace(out, n, seed)
         return
     if "--compound" in args:
         n = int(args[args.index("--events") + 1]) if "--events" in args else 400

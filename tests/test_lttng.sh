@@ -12,7 +12,8 @@
 #             the 32-bit variants are named as their calls (stat64 as
 #             stat, mmap2 as mmap, arm_fadvise64_64 as fadvise64)
 #   cpu       the threads that ran have their names (from sched_switch and
-#             the state dump), on the trace's CPUs
+#             the state dump) and processes (the state dump's), on the
+#             trace's CPUs
 #   sched     the wake-ups of lttng-modules's sched_wakeup (tid, not pid)
 #             are counted
 #
@@ -72,6 +73,13 @@ if printf '%s\n' "$out" | grep -q '^CPU time over .* 1 CPUs, 31 threads ran' &&
 	ok cpu_names_lttng_threads
 else
 	fail cpu_names_lttng_threads "$out"
+fi
+# the state dump's pid is the thread's process
+if printf '%s\n' "$out" | grep -Eq '^ +85 kworker/0:3 +85 ' &&
+	printf '%s\n' "$out" | grep -Eq '^ +1 systemd +1 '; then
+	ok cpu_processes_from_state_dump
+else
+	fail cpu_processes_from_state_dump "$out"
 fi
 out=$("$LT" analyze cpu "$bug" 2>&1)
 if printf '%s\n' "$out" | grep -q '4 CPUs, 26 threads ran' &&

@@ -7,7 +7,9 @@
 # contexts vpid, vtid and ip, each compared event for event
 # (tests/compare_babeltrace.py: time, name, CPU, contexts, every value),
 # the session's directory given whole (`lowtrace view` finds the trace in
-# the tree).
+# the tree); a snapshot session (overwrite mode, `lttng snapshot record`)
+# read alike; a recording in discard mode with small sub-buffers, whose
+# lost events lowtrace reports as babeltrace2 does.
 #
 # tests/lttng/record.sh records them privately: lttng-sessiond in a mount
 # namespace of its own (tmpfs on /run/lttng and /dev/shm) with LTTNG_HOME
@@ -33,14 +35,21 @@ if [ -n "$why" ]; then
 	skip lttng_ust_traces "$why"
 	finish
 fi
-for r in "uid --buffers-uid vpid vtid procname" "pid --buffers-pid vpid vtid ip"; do
+# name, then the environment record.sh takes (snapshot, discard mode,
+# sub-buffers) and its arguments
+for r in "uid - 300 256K --buffers-uid vpid vtid procname" \
+	"pid - 300 256K --buffers-pid vpid vtid ip" \
+	"snap LT_REC_SNAPSHOT=1 2000 8K --buffers-uid vpid vtid procname" \
+	"lost LT_REC_DISCARD=1,LT_REC_NUM_SUBBUF=2 3000 4K --buffers-uid vpid vtid"; do
 	# shellcheck disable=SC2086
 	set -- $r
-	name=$1
-	shift
-	if ! bash "$top/tests/lttng/record.sh" "$tmp/$name" 300 256K "$@" \
+	name=$1 env=$2
+	shift 2
+	[ "$env" = - ] && env=
+	# shellcheck disable=SC2086
+	if ! env ${env//,/ } bash "$top/tests/lttng/record.sh" "$tmp/$name" "$@" \
 		> "$tmp/rec.log" 2>&1; then
-		fail lttng_record "$(tail -c 1500 "$tmp/rec.log")"
+		fail lttng_record "$name: $(tail -c 1500 "$tmp/rec.log")"
 		finish
 	fi
 done
@@ -70,6 +79,27 @@ compare() { # name, session directory
 }
 compare ust_per_uid "$tmp/uid"
 compare ust_per_pid "$tmp/pid"
+# a snapshot session: the last of the overwritten sub-buffers, in
+# snapshot-1-*/ under the output
+compare ust_snapshot "$tmp/snap"
+if ls -d "$tmp"/snap/snapshot-1-*/ust/uid > /dev/null 2>&1; then
+	ok ust_snapshot_is_a_snapshot
+else
+	fail ust_snapshot_is_a_snapshot "$(find "$tmp/snap" | head -20)"
+fi
+# discard mode with two small sub-buffers: events lost, each loss
+# reported as babeltrace2 reports it (its warnings and lowtrace's: as
+# many, the same counts), the events read alike
+babeltrace2 "$tmp/lost" > "$tmp/lost.bt" 2> "$tmp/lost.bt.err"
+"$LT" view "$tmp/lost" > "$tmp/lost.lt" 2> "$tmp/lost.lt.err"
+bt=$(sed -n 's/^WARNING: Tracer discarded \([0-9]*\) event.*/\1/p' "$tmp/lost.bt.err" | sort -n | tr '\n' ' ')
+lt=$(sed -n 's/.*the tracer discarded \([0-9]*\) events.*/\1/p' "$tmp/lost.lt.err" | sort -n | tr '\n' ' ')
+if [ -n "$bt" ] && [ "$bt" = "$lt" ] &&
+	out=$("$PY" "$top/tests/compare_babeltrace.py" "$tmp/lost.bt" "$tmp/lost.lt" 2>&1); then
+	ok "ust_discarded_like_babeltrace2 (lost $bt; $out)"
+else
+	fail ust_discarded_like_babeltrace2 "babeltrace2 '$bt', lowtrace '$lt' ${out:-}"$'\n'"$(cat "$tmp/lost.bt.err" "$tmp/lost.lt.err")"
+fi
 # the analyses take an LTTng-UST event's thread from its vtid context:
 # four threads (two processes of two), so four intervals fewer than events
 out=$("$LT" analyze jitter "$tmp/uid" --event 'ltt_fields:ints' --period 1ms 2>&1)

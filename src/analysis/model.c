@@ -34,6 +34,7 @@ enum {
 	F_VEC,
 	F_SYSID, /* raw_syscalls: the system call's number */
 	F_NAME, /* lttng_statedump_process_state */
+	F_PROC, /* lttng_statedump_process_state: the thread's process */
 	F_NFIELDS,
 };
 
@@ -55,6 +56,7 @@ static const char *const field_names[F_NFIELDS][2] = {
 	{ "vec", NULL },
 	{ "id", NULL },
 	{ "name", NULL },
+	{ "pid", NULL },
 };
 
 /* How a field the model reads is loaded (decided once per class). */
@@ -718,11 +720,15 @@ int lt_model_feed(struct lt_model *m, const struct lt_event *ev)
 		c->soft_begin = 0;
 		break;
 	case LT_KEV_THREAD_NAME: {
-		/* a thread that existed before the trace began */
+		/* a thread that existed before the trace began, and its
+		 * process */
 		struct lt_thread *th =
 			get_thread(m, (int32_t)fint(ev, k, F_PID, -1), ev->ns);
-		if (th)
-			fcomm(ev, k, F_NAME, th->comm);
+		if (!th)
+			break;
+		fcomm(ev, k, F_NAME, th->comm);
+		if (k->f[F_PROC] >= 0)
+			th->tgid = (int32_t)fint(ev, k, F_PROC, -1);
 		break;
 	}
 	case LT_KEV_SYS_ENTER:

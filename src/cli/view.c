@@ -332,6 +332,27 @@ static int run_stats(lt_reader_t *t, const unsigned char *sel, int64_t lo,
 	return 0;
 }
 
+/* A count that grew in packets with no event after (the last ones of a
+ * stream, empty when the tracer had to drop all it was given). */
+static void warn_lost_at_end(lt_reader_t *t, struct out *o,
+			     const uint64_t *seen)
+{
+	for (unsigned i = 0; i < lt_reader_nstreams(t); i++) {
+		lt_stream_t *s = lt_reader_stream(t, i);
+		uint64_t d = lt_stream_discarded(s);
+		if (d == seen[i])
+			continue;
+		out_flush(o);
+		fprintf(stderr,
+			"lowtrace: %s: warning: %s: the tracer discarded %llu "
+			"events after its last event (events_discarded "
+			"%llu)\n",
+			VIEW, lt_stream_name(s),
+			(unsigned long long)(d > seen[i] ? d - seen[i] : d),
+			(unsigned long long)d);
+	}
+}
+
 static int run_print(lt_reader_t *t, const unsigned char *sel, int64_t lo,
 		     int64_t hi, int no_delta, int fields, struct out *o)
 {
@@ -400,6 +421,8 @@ static int run_print(lt_reader_t *t, const unsigned char *sel, int64_t lo,
 		if (o->failed)
 			break;
 	}
+	if (r == 0 && !o->failed)
+		warn_lost_at_end(t, o, lost);
 	out_flush(o);
 	free(lost);
 	if (r < 0)

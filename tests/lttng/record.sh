@@ -10,6 +10,10 @@
 # usage: tests/lttng/record.sh OUT NEVENTS SUBBUF BUFFERS [CONTEXT...]
 #   e.g. tests/lttng/record.sh /tmp/t 300 256K --buffers-pid vpid vtid ip
 # OUT becomes the session's directory (ust/uid/... or ust/pid/...).
+# LT_REC_SNAPSHOT=1 makes it a snapshot session (overwrite mode, one
+# `lttng snapshot record` at the end: OUT/snapshot-1-*/ust/...);
+# LT_REC_DISCARD=1 asks for discard mode, LT_REC_NUM_SUBBUF=N for N
+# sub-buffers (default 4), to lose events with small ones.
 # Needs root, unshare, lttng-tools and liblttng-ust-dev; prints why and
 # exits non-zero when something fails.  Used by tests/test_lttng_ust.sh
 # and bench/view.sh.
@@ -57,8 +61,16 @@ lttng -n list > /dev/null 2>&1 || {
 	exit 1
 }
 s=lt_rec
-lttng -n create "$s" --output="$out" > /dev/null
-lttng -n enable-channel -u -s "$s" "$buffers" --subbuf-size="$subbuf" --num-subbuf=4 ch > /dev/null
+mode=()
+if [ -n "${LT_REC_SNAPSHOT:-}" ]; then
+	lttng -n create "$s" --snapshot --output="$out" > /dev/null
+	mode=(--overwrite)
+else
+	lttng -n create "$s" --output="$out" > /dev/null
+fi
+[ -n "${LT_REC_DISCARD:-}" ] && mode=(--discard)
+lttng -n enable-channel -u -s "$s" "$buffers" --subbuf-size="$subbuf" \
+	--num-subbuf="${LT_REC_NUM_SUBBUF:-4}" "${mode[@]}" ch > /dev/null
 lttng -n enable-event -u -s "$s" -c ch 'ltt_fields:*' > /dev/null
 for c in "$@"; do
 	lttng -n add-context -u -s "$s" -c ch -t "$c" > /dev/null
@@ -69,5 +81,6 @@ lttng -n start "$s" > /dev/null
 "$work/ust_fields" "$n" &
 "$work/ust_fields" "$n"
 wait $!
+[ -n "${LT_REC_SNAPSHOT:-}" ] && lttng -n snapshot record -s "$s" > /dev/null
 lttng -n stop "$s" > /dev/null
 lttng -n destroy "$s" > /dev/null
