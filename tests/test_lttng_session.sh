@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # test_lttng_session.sh - the analyses on an LTTng session of a kernel and
 # a UST trace together: a UST event as the anchor, the kernel's
 # scheduling as the cause.  tests/gen_ctf.py --session writes the session
