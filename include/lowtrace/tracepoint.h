@@ -813,9 +813,12 @@ lt__tf_put_ptr(struct lt__writer *w, const volatile void *p)
 						    LT__TF_B(s) + 7 :       \
 	 (c) == 9 || (LT__TF_P(s) <= 4 && (c) == 10) ? LT__TF_B(s) + 16 :   \
 						       -1)
-#define LT__TF_POS(f, hi, lo, ph, pl)   \
-	lt__tf_s##hi##lo = LT__TF_NEXT( \
-		lt__tf_s##ph##pl, LT__TF_CLASS(*LT__TF_AT(f, 0x##hi##lo))),
+/* the character and its class as enumerators of their own: each is
+ * named many times by the next */
+#define LT__TF_POS(f, hi, lo, ph, pl)                      \
+	lt__tf_c##hi##lo = *LT__TF_AT(f, 0x##hi##lo),      \
+	lt__tf_k##hi##lo = LT__TF_CLASS(lt__tf_c##hi##lo), \
+	lt__tf_s##hi##lo = LT__TF_NEXT(lt__tf_s##ph##pl, lt__tf_k##hi##lo),
 /* lt__tf_bad: not supported; lt__tf_convs: conversions, if lt__tf_done */
 #define LT__TF_GRAMMAR(f)                                       \
 	lt__tf_len = sizeof(f), lt__tf_s_f = 0,                 \
