@@ -3,10 +3,14 @@
  * test_marker.c - the grammar of lt_tracef's formats and the check of a
  * marker's fields against its format (src/ctf/marker.c), the registry's
  * at load; the same table in C++ at compile time is in test_cxx.cpp.
+ * The C compile-time check (lowtrace/tracepoint.h's LT__TF_GRAMMAR, of
+ * the compiler this test is built with) must decide as the registry on
+ * a table of formats.
  */
 #include "ctf/marker.h"
 
 #include <errno.h>
+#include <lowtrace/tracepoint.h>
 
 #include "lt_test.h"
 
@@ -103,4 +107,66 @@ LT_TEST(test_formats_the_markers_refuse)
 			!LT_CHECK_ROW(bad[i].fmt, rc, -EINVAL, err, bad[i].why);
 	}
 	LT_ASSERT_ROWS(failed, sizeof(bad) / sizeof(bad[0]));
+}
+
+/* lt_marker_next()'s verdict on fmt: -1 not supported, else conversions */
+static int registry_verdict(const char *fmt)
+{
+	struct lt_marker_piece p;
+	size_t pos = 0;
+	int r, n = 0;
+	while ((r = lt_marker_next(fmt, &pos, &p)) > 0)
+		n += p.conv != 0;
+	return r < 0 ? -1 : n;
+}
+
+/* one row: the compile-time grammar's verdict on the literal f, which
+ * reads it to its end (if it is supported) */
+#define GRAMMAR_ROW(f)                                                        \
+	do {                                                                  \
+		enum { LT__TF_GRAMMAR(f) };                                   \
+		char why[64];                                                 \
+		snprintf(why, sizeof(why), "done %d",                         \
+			 (int)(lt__tf_done || lt__tf_bad));                   \
+		failed +=                                                     \
+			!LT_CHECK_ROW(f, lt__tf_bad ? -1 : (int)lt__tf_convs, \
+				      registry_verdict(f), why, "done 1");    \
+		rows++;                                                       \
+	} while (0)
+
+LT_TEST(test_compile_time_grammar_is_the_registrys)
+{
+	int failed = 0, rows = 0;
+	GRAMMAR_ROW("");
+	GRAMMAR_ROW("no conversion, 100%% sure");
+	GRAMMAR_ROW("%%%%%% %%d");
+	GRAMMAR_ROW("frame %u late by %lld us (%s)");
+	GRAMMAR_ROW("%d %i %u %o %x %X %c %s %p %f %F %e %E %g %G");
+	GRAMMAR_ROW("%hhd %hu %ld %lld %jd %zu %td %hhx %llX %lf");
+	GRAMMAR_ROW("%Lf");
+	GRAMMAR_ROW("%-08.3x %#X %+d % d %'d %010.5f %.e %5.s %12p");
+	GRAMMAR_ROW("x%hhd%%y%-5.2lfz%zu");
+	GRAMMAR_ROW("%a");
+	GRAMMAR_ROW("%A");
+	GRAMMAR_ROW("%n");
+	GRAMMAR_ROW("%m");
+	GRAMMAR_ROW("%ls");
+	GRAMMAR_ROW("%lc");
+	GRAMMAR_ROW("%lp");
+	GRAMMAR_ROW("%hhs");
+	GRAMMAR_ROW("%*d");
+	GRAMMAR_ROW("%.*d");
+	GRAMMAR_ROW("%1$d");
+	GRAMMAR_ROW("%hld");
+	GRAMMAR_ROW("%hhhd");
+	GRAMMAR_ROW("%jjd");
+	GRAMMAR_ROW("%qd");
+	GRAMMAR_ROW("%5%");
+	GRAMMAR_ROW("%-%d");
+	GRAMMAR_ROW("%..2d");
+	GRAMMAR_ROW("%5.2.3d");
+	GRAMMAR_ROW("%d trailing %");
+	GRAMMAR_ROW("%d %s ok then %a");
+	GRAMMAR_ROW("%%%");
+	LT_ASSERT_ROWS(failed, rows);
 }

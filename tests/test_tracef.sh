@@ -10,7 +10,8 @@
 # the typed fields `lowtrace view --fields` prints.  Then: selection by
 # file and line (LOWTRACE_EVENTS, view -e), anchors by format and by
 # place, the registry's refusal of an unsupported conversion, and the
-# compilers' refusal of what the markers cannot record.
+# compilers' refusal of what the markers cannot record (in C as in C++,
+# an unsupported conversion, at -O0 as at -O2).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 B=${BUILD:-build}
@@ -141,6 +142,47 @@ void f(int i); void f(int i) { lt_tracef(\"%s\", i); }" 'format'
 void f(long double d); void f(long double d) { lt_tracef(\"%Lf\", d); }" 'lt__tf_put_ptr\|incompatible'
 	cc_row $c c "$inc
 struct s { int a; }; void f(struct s v); void f(struct s v) { lt_tracef(\"%d\", v); }" 'lt__tf_put_ptr\|incompatible'
+done
+# C: the format's grammar at compile time, at every optimisation level
+good='void f(int i, long long l, const char *s, double d, void *p);
+void f(int i, long long l, const char *s, double d, void *p)
+{
+	lt_tracef("frame %u late by %lld us (%s)", (unsigned)i, l, s);
+	lt_tracef("%-8.3x %#X %o %c %hhd %hu %ld %jd %zu %td %%", (unsigned)i,
+		  (unsigned)i, (unsigned)i, i, (signed char)i, (unsigned short)i,
+		  (long)i, (intmax_t)i, (size_t)i, (ptrdiff_t)i);
+	lt_tracef("%f %.2e %10g %G %+'"'"'d %-5.2s %p %llx %F", d, d, d, d, i, s,
+		  p, (unsigned long long)l, d);
+	lt_tracef("%E %lli %lo %hhX %zx", d, l, (unsigned long)i, (unsigned char)i,
+		  (size_t)i);
+	lt_tracef("no conversion, 100%% sure %%%%");
+}'
+for c in gcc clang; do
+	command -v $c > /dev/null 2>&1 || { rows_failed="$rows_failed"$'\n'"no $c"; continue; }
+	for o in -O0 -O1 -O2; do
+		out=$(printf '%s\n' "$inc" "$good" | $c -x c $o -Wall -Wextra -Werror \
+			-I"$top/include" -c -o /dev/null - 2>&1) ||
+			rows_failed="$rows_failed"$'\n'"$c $o refused: $(head -c 300 <<< "$out")"
+	done
+	# each of these refused, all in one compilation
+	bad=("$inc")
+	for f in '%a' '%A' '%n' '%m' '%ls' '%lc' '%Lf' '%*d' '%.*d' '%1$d' '%lp' \
+		'%hhs' '%hld' '%5%' 'trailing %' '%d then %a'; do
+		bad+=("void f${#bad[@]}(int i); void f${#bad[@]}(int i) { lt_tracef(\"$f\", i); }")
+	done
+	lim=-fmax-errors=0
+	[ $c = clang ] && lim=-ferror-limit=0
+	out=$(printf '%s\n' "${bad[@]}" | $c -x c -Wall -Wextra $lim \
+		-I"$top/include" -fsyntax-only - 2>&1)
+	got=$(grep -c 'error: .*lt_tracef: a conversion that is not supported' <<< "$out")
+	[ "$got" -eq $((${#bad[@]} - 1)) ] ||
+		rows_failed="$rows_failed"$'\n'"$c: $got of $((${#bad[@]} - 1)) refused: $(head -c 600 <<< "$out")"
+	cc_row $c c "$inc
+void f(int i); void f(int i) { lt_tracef(\"%d %d\", i); }" 'lt_tracef: not one argument per conversion'
+	cc_row $c c "$inc
+void f(int i); void f(int i) { lt_tracef(\"%d\", i, i); }" 'lt_tracef: not one argument per conversion'
+	cc_row $c c "$inc
+void f(const char *s, int i); void f(const char *s, int i) { lt_tracef(s, i); }" 'lt_tracef: the format is not a string literal'
 done
 if [ -z "$rows_failed" ]; then
 	ok compile_time_refusals

@@ -503,15 +503,20 @@ static inline void lt__put_seq(struct lt__writer *w, const void *p,
  * supported: %n, %a, %m, long double (L), wide characters and strings
  * (%lc, %ls), '*' widths.  At most 10 arguments.
  *
- * Checked by the compiler: the arguments against the format (the printf
- * format attribute: -Wformat, in -Wall), a type the field kinds cannot
- * hold (long double, a struct: an error); in C++ also every conversion
- * and their number (static_assert).  C has no compile-time means to
- * parse the literal, so there the registry checks each marker as its
- * object loads: a marker with an unsupported conversion, a count of
- * arguments that differs, or an argument of the wrong kind for its
- * conversion (%p needs a void *, %s a string) is reported on stderr and
- * stays disabled.
+ * Checked by the compiler, in C and C++, with GCC and clang, at every
+ * optimisation level, at no cost at run time: every conversion and
+ * their number against the arguments (an error: "lt_tracef: a
+ * conversion that is not supported", "... not one argument per
+ * conversion", "... the format is not a string literal"), the
+ * arguments against the format (the printf format attribute: -Wformat,
+ * in -Wall), a type the field kinds cannot hold (long double, a struct:
+ * an error).  In C the check reads the first 32 '%' of the format with
+ * GCC, its first 256 characters with clang (LT__TF_GRAMMAR below); the
+ * rest of a longer format is left to the registry, which checks each
+ * marker again as its object loads: a marker with an unsupported
+ * conversion, a count of arguments that differs, or an argument of the
+ * wrong kind for its conversion (%p needs a void *, %s a string) is
+ * reported on stderr and stays disabled.
  */
 
 /* the fields() of every marker's event: says what its descriptor is */
@@ -734,7 +739,161 @@ lt__tf_put_ptr(struct lt__writer *w, const volatile void *p)
 		 long long : lt__tf_put_ll,                                   \
 		 unsigned long long : lt__tf_put_ull,                         \
 		 default : lt__tf_put_ptr)(&lt__w, (x))
-#define LT__TF_COUNT_CHECK(fmt, n)
+/*
+ * C's compile-time check of a marker's format: the grammar of
+ * src/ctf/marker.c's lt_marker_next() as integer constant expressions
+ * on the literal (enumerators' values), which both compilers fold at
+ * every optimisation level and which cost nothing at run time.  GCC
+ * folds __builtin_strspn() and __builtin_strcspn() on a literal but not
+ * a character of it: the format is read one '%' at a time, 32 of them
+ * ("%%" and conversions).  Clang folds a character of a literal but not
+ * strspn(): the format is read one character at a time by a state
+ * machine, 256 of them.  What lies beyond is left to the registry's
+ * check as the object loads.  tests/test_marker.c checks it against
+ * lt_marker_next() on a table of formats; tests/test_tracef.sh compiles
+ * markers with both compilers.
+ */
+#define LT__TF_AT(f, i) (&(f)[(i) < lt__tf_len ? (i) : lt__tf_len - 1])
+#ifdef __clang__
+/* X(f, hi, lo, and the hex digits of the position before) at positions
+ * 0x00 to 0xff */
+/* clang-format off */
+#define LT__TF_B16(X, fm, hi, ph) \
+	X(fm, hi, 0, ph, f) X(fm, hi, 1, hi, 0) X(fm, hi, 2, hi, 1) \
+	X(fm, hi, 3, hi, 2) X(fm, hi, 4, hi, 3) X(fm, hi, 5, hi, 4) \
+	X(fm, hi, 6, hi, 5) X(fm, hi, 7, hi, 6) X(fm, hi, 8, hi, 7) \
+	X(fm, hi, 9, hi, 8) X(fm, hi, a, hi, 9) X(fm, hi, b, hi, a) \
+	X(fm, hi, c, hi, b) X(fm, hi, d, hi, c) X(fm, hi, e, hi, d) \
+	X(fm, hi, f, hi, e)
+#define LT__TF_B256(X, fm) \
+	LT__TF_B16(X, fm, 0, _) LT__TF_B16(X, fm, 1, 0) LT__TF_B16(X, fm, 2, 1) \
+	LT__TF_B16(X, fm, 3, 2) LT__TF_B16(X, fm, 4, 3) LT__TF_B16(X, fm, 5, 4) \
+	LT__TF_B16(X, fm, 6, 5) LT__TF_B16(X, fm, 7, 6) LT__TF_B16(X, fm, 8, 7) \
+	LT__TF_B16(X, fm, 9, 8) LT__TF_B16(X, fm, a, 9) LT__TF_B16(X, fm, b, a) \
+	LT__TF_B16(X, fm, c, b) LT__TF_B16(X, fm, d, c) LT__TF_B16(X, fm, e, d) \
+	LT__TF_B16(X, fm, f, e)
+/* clang-format on */
+/* the class of a character: 0 the end, 1 '%', 2 a flag, 3 '0', 4 another
+ * digit, 5 '.', 6 'h', 7 'l', 8 j z t, 9 a numeric conversion, 10 s c p */
+#define LT__TF_CLASS(c)                                                        \
+	((c) == 0   ? 0 :                                                      \
+	 (c) == '%' ? 1 :                                                      \
+	 (c) == '-' || (c) == '+' || (c) == ' ' || (c) == '#' || (c) == '\'' ? \
+		      2 :                                                      \
+	 (c) == '0'				? 3 :                          \
+	 (c) >= '1' && (c) <= '9'		? 4 :                          \
+	 (c) == '.'				? 5 :                          \
+	 (c) == 'h'				? 6 :                          \
+	 (c) == 'l'				? 7 :                          \
+	 (c) == 'j' || (c) == 'z' || (c) == 't' ? 8 :                          \
+	 (c) == 'd' || (c) == 'i' || (c) == 'u' || (c) == 'o' || (c) == 'x' || \
+			 (c) == 'X' || (c) == 'f' || (c) == 'F' ||             \
+			 (c) == 'e' || (c) == 'E' || (c) == 'g' ||             \
+			 (c) == 'G' ?                                          \
+						  9 :                          \
+	 (c) == 's' || (c) == 'c' || (c) == 'p' ? 10 :                         \
+						  11)
+/* the state after a character of class c: 16 * conversions + where in
+ * one (0 text, 1 after '%', 2 flags, 3 width, 4 precision, 5 'h', 6 'l',
+ * 7 after the length, 8 the end), -1 past one that is not supported */
+#define LT__TF_P(s) ((s)&15)
+#define LT__TF_B(s) ((s) & ~15)
+#define LT__TF_NEXT(s, c)                                                   \
+	((s) < 0				    ? -1 :                  \
+	 LT__TF_P(s) == 8			    ? (s) :                 \
+	 LT__TF_P(s) == 0			    ? ((c) == 1 ? (s) + 1 : \
+						       (c) == 0 ? (s) + 8 : \
+								  (s)) :    \
+	 LT__TF_P(s) == 1 && (c) == 1		    ? (s)-1 :               \
+	 LT__TF_P(s) <= 2 && ((c) == 2 || (c) == 3) ? LT__TF_B(s) + 2 :     \
+	 LT__TF_P(s) <= 3 && ((c) == 3 || (c) == 4) ? LT__TF_B(s) + 3 :     \
+	 LT__TF_P(s) == 4 && ((c) == 3 || (c) == 4) ? (s) :                 \
+	 LT__TF_P(s) <= 3 && (c) == 5		    ? LT__TF_B(s) + 4 :     \
+	 LT__TF_P(s) <= 4 && (c) >= 6 && (c) <= 8   ? LT__TF_B(s) + (c)-1 : \
+	 (LT__TF_P(s) == 5 && (c) == 6) || (LT__TF_P(s) == 6 && (c) == 7) ? \
+						    LT__TF_B(s) + 7 :       \
+	 (c) == 9 || (LT__TF_P(s) <= 4 && (c) == 10) ? LT__TF_B(s) + 16 :   \
+						       -1)
+/* the character and its class as enumerators of their own: each is
+ * named many times by the next */
+#define LT__TF_POS(f, hi, lo, ph, pl)                      \
+	lt__tf_c##hi##lo = *LT__TF_AT(f, 0x##hi##lo),      \
+	lt__tf_k##hi##lo = LT__TF_CLASS(lt__tf_c##hi##lo), \
+	lt__tf_s##hi##lo = LT__TF_NEXT(lt__tf_s##ph##pl, lt__tf_k##hi##lo),
+/* lt__tf_bad: not supported; lt__tf_convs: conversions, if lt__tf_done */
+#define LT__TF_GRAMMAR(f)                                       \
+	lt__tf_len = sizeof(f), lt__tf_s_f = 0,                 \
+	LT__TF_B256(LT__TF_POS, f) lt__tf_bad = lt__tf_sff < 0, \
+	lt__tf_done = LT__TF_P(lt__tf_sff) == 8,                \
+	lt__tf_convs = lt__tf_sff >> 4
+/* folding a character of a literal is an extension -pedantic names */
+#define LT__TF_FOLD_BEGIN                \
+	_Pragma("clang diagnostic push") \
+		_Pragma("clang diagnostic ignored \"-Wgnu-folding-constant\"")
+#define LT__TF_FOLD_END _Pragma("clang diagnostic pop")
+#else
+#define LT__TF_FOLD_BEGIN
+#define LT__TF_FOLD_END
+/* X(f, j, j + 1): the conversions (or "%%") 0 to 31 */
+/* clang-format off */
+#define LT__TF_STEPS(X, fm) \
+	X(fm, 0, 1) X(fm, 1, 2) X(fm, 2, 3) X(fm, 3, 4) X(fm, 4, 5) X(fm, 5, 6) \
+	X(fm, 6, 7) X(fm, 7, 8) X(fm, 8, 9) X(fm, 9, 10) X(fm, 10, 11) X(fm, 11, 12) \
+	X(fm, 12, 13) X(fm, 13, 14) X(fm, 14, 15) X(fm, 15, 16) X(fm, 16, 17) X(fm, 17, 18) \
+	X(fm, 18, 19) X(fm, 19, 20) X(fm, 20, 21) X(fm, 21, 22) X(fm, 22, 23) X(fm, 23, 24) \
+	X(fm, 24, 25) X(fm, 25, 26) X(fm, 26, 27) X(fm, 27, 28) X(fm, 28, 29) X(fm, 29, 30) \
+	X(fm, 30, 31) X(fm, 31, 32)
+/* clang-format on */
+#define LT__TF_IN(f, i, set) (__builtin_strspn(LT__TF_AT(f, i), set) != 0)
+#define LT__TF_SPN(f, i, set) __builtin_strspn(LT__TF_AT(f, i), set)
+/* from p_j in the text: the next '%' at q_j; e_j: the end; d_j: "%%"; a
+ * conversion's flags end at a_j, width at b_j, precision at c_j, length
+ * modifier (l_j letters) at c_j + l_j, then the conversion */
+#define LT__TF_CONV(f, j, k)                                                  \
+	lt__tf_q##j = lt__tf_p##j +                                           \
+		      __builtin_strcspn(LT__TF_AT(f, lt__tf_p##j), "%"),      \
+	lt__tf_e##j = !LT__TF_IN(f, lt__tf_q##j, "%"),                        \
+	lt__tf_d##j = LT__TF_IN(f, lt__tf_q##j + 1, "%"),                     \
+	lt__tf_a##j =                                                         \
+		lt__tf_q##j + 1 + LT__TF_SPN(f, lt__tf_q##j + 1, "-+ #0'"),   \
+	lt__tf_b##j = lt__tf_a##j + LT__TF_SPN(f, lt__tf_a##j, "0123456789"), \
+	lt__tf_c##j =                                                         \
+		lt__tf_b##j +                                                 \
+		(LT__TF_IN(f, lt__tf_b##j, ".") ?                             \
+			 1 + LT__TF_SPN(f, lt__tf_b##j + 1, "0123456789") :   \
+			 0),                                                  \
+	lt__tf_l##j = LT__TF_SPN(f, lt__tf_c##j, "hljzt"),                    \
+	lt__tf_ok##j =                                                        \
+		(lt__tf_l##j == 0 &&                                          \
+		 LT__TF_IN(f, lt__tf_c##j, "diuoxXfFeEgGscp")) ||             \
+		((lt__tf_l##j == 1 ||                                         \
+		  (lt__tf_l##j == 2 &&                                        \
+		   (!__builtin_strncmp(LT__TF_AT(f, lt__tf_c##j), "hh", 2) || \
+		    !__builtin_strncmp(LT__TF_AT(f, lt__tf_c##j), "ll",       \
+				       2)))) &&                               \
+		 LT__TF_IN(f, lt__tf_c##j + lt__tf_l##j, "diuoxXfFeEgG")),    \
+	lt__tf_p##k = lt__tf_e##j ? lt__tf_q##j :                             \
+		      lt__tf_d##j ? lt__tf_q##j + 2 :                         \
+				    lt__tf_c##j + lt__tf_l##j + 1,            \
+	lt__tf_x##k = lt__tf_x##j ||                                          \
+		      (!lt__tf_e##j && !lt__tf_d##j && !lt__tf_ok##j),        \
+	lt__tf_n##k = lt__tf_n##j + (!lt__tf_e##j && !lt__tf_d##j),
+/* lt__tf_bad: not supported; lt__tf_convs: conversions, if lt__tf_done */
+#define LT__TF_GRAMMAR(f)                                                    \
+	lt__tf_len = sizeof(f), lt__tf_p0 = 0, lt__tf_x0 = 0, lt__tf_n0 = 0, \
+	LT__TF_STEPS(LT__TF_CONV, f) lt__tf_bad = lt__tf_x32,                \
+	lt__tf_done = !__builtin_strlen(LT__TF_AT(f, lt__tf_p32)),           \
+	lt__tf_convs = lt__tf_n32
+#endif
+#define LT__TF_COUNT_CHECK(fmt, n)                                       \
+	_Static_assert(__builtin_constant_p(fmt),                        \
+		       "lt_tracef: the format is not a string literal"); \
+	LT__TF_FOLD_BEGIN enum { LT__TF_GRAMMAR(fmt) };                  \
+	LT__TF_FOLD_END                                                  \
+	_Static_assert(!lt__tf_bad,                                      \
+		       "lt_tracef: a conversion that is not supported"); \
+	_Static_assert(!lt__tf_done || lt__tf_convs == (n),              \
+		       "lt_tracef: not one argument per conversion");
 /* in the object's lt_events section, as LT_EVENT's descriptors */
 #define LT__TF_REGISTER(d)                                               \
 	static struct lt_event_desc *const lt__tf_p LT__SECTION = &d.ev; \
