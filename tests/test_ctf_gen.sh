@@ -19,6 +19,7 @@ LT=$B/lowtrace
 PY=/usr/bin/python3
 export TZ=UTC
 . "$top/tests/lib/harness.sh" lt-test-ctf-gen
+. "$top/tests/lib/compare.sh"
 
 if ! command -v babeltrace2 > /dev/null 2>&1 || [ ! -x "$PY" ]; then
 	skip ctf_gen "babeltrace2 or $PY missing"
@@ -26,29 +27,14 @@ if ! command -v babeltrace2 > /dev/null 2>&1 || [ ! -x "$PY" ]; then
 fi
 
 gen() { # name, gen_ctf.py options...
-	local name=$1 d=$tmp/$1 rc out
+	local name=$1 d=$tmp/$1
 	shift
 	if ! "$PY" "$top/tests/gen_ctf.py" "$d" "$@" > "$tmp/gen.err" 2>&1; then
 		fail "compare_$name" "gen_ctf.py: $(head -c 600 "$tmp/gen.err")"
 		return
 	fi
-	babeltrace2 "$d" > "$tmp/$name.bt" 2> "$tmp/$name.bt.err"
-	rc=$?
-	if [ $rc -ne 0 ] || grep -qv '^WARNING: Tracer discarded' "$tmp/$name.bt.err"; then
-		fail "compare_$name" "babeltrace2 exit $rc: $(head -c 600 "$tmp/$name.bt.err")"
+	bt_compare "$name" "$d" '^WARNING: Tracer discarded' 'the tracer discarded' ||
 		return
-	fi
-	"$LT" view "$d" > "$tmp/$name.lt" 2> "$tmp/$name.lt.err"
-	rc=$?
-	if [ $rc -ne 0 ] || grep -qv 'the tracer discarded' "$tmp/$name.lt.err"; then
-		fail "compare_$name" "lowtrace view exit $rc: $(head -c 600 "$tmp/$name.lt.err")"
-		return
-	fi
-	if out=$("$PY" "$top/tests/compare_babeltrace.py" "$tmp/$name.bt" "$tmp/$name.lt" 2>&1); then
-		ok "compare_$name ($out)"
-	else
-		fail "compare_$name" "$out"
-	fi
 	# the discarded events: one report per packet after a loss, alike
 	local bt lt
 	bt=$(sed -n 's/^WARNING: Tracer discarded \([0-9]*\) event.*/\1/p' "$tmp/$name.bt.err" | sort -n | tr '\n' ' ')

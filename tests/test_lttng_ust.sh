@@ -24,6 +24,7 @@ PY=/usr/bin/python3
 export TZ=UTC
 
 . "$top/tests/lib/harness.sh" lt-test-lttng-ust
+. "$top/tests/lib/compare.sh"
 why=
 [ "$(id -u)" -eq 0 ] || why="needs root (lttng-sessiond in a mount namespace)"
 for c in lttng lttng-sessiond babeltrace2 unshare pkg-config; do
@@ -53,29 +54,14 @@ for r in "uid - 300 256K --buffers-uid vpid vtid procname" \
 		finish
 	fi
 done
+# LTTng-UST's contexts reach lowtrace's output
+has_context() {
+	grep -q 'procname = "ust_fields"\|vtid = ' "$tmp/$1.lt" && return
+	fail "compare_$1" "no context in lowtrace's output: $(head -c 400 "$tmp/$1.lt")"
+	return 1
+}
 compare() { # name, session directory
-	local name=$1 d=$2 rc out
-	babeltrace2 "$d" > "$tmp/$name.bt" 2> "$tmp/$name.bt.err"
-	rc=$?
-	if [ $rc -ne 0 ] || [ -s "$tmp/$name.bt.err" ]; then
-		fail "compare_$name" "babeltrace2 exit $rc: $(head -c 600 "$tmp/$name.bt.err")"
-		return
-	fi
-	"$LT" view "$d" > "$tmp/$name.lt" 2> "$tmp/$name.lt.err"
-	rc=$?
-	if [ $rc -ne 0 ] || [ -s "$tmp/$name.lt.err" ]; then
-		fail "compare_$name" "lowtrace view exit $rc: $(head -c 600 "$tmp/$name.lt.err")"
-		return
-	fi
-	if ! grep -q 'procname = "ust_fields"\|vtid = ' "$tmp/$name.lt"; then
-		fail "compare_$name" "no context in lowtrace's output: $(head -c 400 "$tmp/$name.lt")"
-		return
-	fi
-	if out=$("$PY" "$top/tests/compare_babeltrace.py" "$tmp/$name.bt" "$tmp/$name.lt" 2>&1); then
-		ok "compare_$name ($out)"
-	else
-		fail "compare_$name" "$out"
-	fi
+	bt_compare "$1" "$2" '' '' has_context
 }
 compare ust_per_uid "$tmp/uid"
 compare ust_per_pid "$tmp/pid"

@@ -20,6 +20,7 @@ GEN=$B/bench/gen_trace
 PY=/usr/bin/python3
 export TZ=UTC
 . "$top/tests/lib/harness.sh" lt-test-view
+. "$top/tests/lib/compare.sh"
 
 if [ ! -x "$LT" ] || [ ! -x "$GEN" ]; then
 	fail build "no $LT or $GEN (run make first)"
@@ -47,24 +48,7 @@ compare_dir() { # name, trace directory
 		skip "compare_$name" "babeltrace2 or /usr/bin/python3 missing"
 		return
 	fi
-	babeltrace2 "$d" > "$tmp/$name.bt" 2> "$tmp/$name.bt.err"
-	local rc=$?
-	if [ $rc -ne 0 ] || [ -s "$tmp/$name.bt.err" ]; then
-		fail "compare_$name" "babeltrace2 exit $rc: $(head -c 600 "$tmp/$name.bt.err")"
-		return
-	fi
-	"$LT" view "$d" > "$tmp/$name.lt" 2> "$tmp/$name.lt.err"
-	rc=$?
-	if [ $rc -ne 0 ] || [ -s "$tmp/$name.lt.err" ]; then
-		fail "compare_$name" "lowtrace view exit $rc: $(head -c 600 "$tmp/$name.lt.err")"
-		return
-	fi
-	local out
-	if out=$("$PY" "$top/tests/compare_babeltrace.py" "$tmp/$name.bt" "$tmp/$name.lt" 2>&1); then
-		ok "compare_$name ($out)"
-	else
-		fail "compare_$name" "$out"
-	fi
+	bt_compare "$name" "$d"
 }
 
 # Empty strings are left out: babeltrace2 2.0.4 prints an empty string
