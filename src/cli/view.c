@@ -235,12 +235,20 @@ static void on_warning(void *arg, const char *msg)
 		msg);
 }
 
+/*
+ * Events the tracer dropped between two readings of a stream's running
+ * count, as babeltrace2 reports them: the unsigned difference, which wraps
+ * when the count went back (a tracer that restarted it).
+ */
+static uint64_t discarded_since(uint64_t now, uint64_t before)
+{
+	return now - before;
+}
+
 /* The tracer's running count of dropped events grew: say so, in order. */
 static void warn_lost(struct out *o, const struct lt_event *ev, uint64_t *seen)
 {
-	uint64_t n = ev->discarded - *seen;
-	if (ev->discarded < *seen)
-		n = ev->discarded; /* a count that went back: a new session */
+	uint64_t n = discarded_since(ev->discarded, *seen);
 	*seen = ev->discarded;
 	out_flush(o);
 	fprintf(stderr,
@@ -348,7 +356,7 @@ static void warn_lost_at_end(lt_reader_t *t, struct out *o,
 			"events after its last event (events_discarded "
 			"%llu)\n",
 			VIEW, lt_stream_name(s),
-			(unsigned long long)(d > seen[i] ? d - seen[i] : d),
+			(unsigned long long)discarded_since(d, seen[i]),
 			(unsigned long long)d);
 	}
 }
