@@ -6,6 +6,8 @@
 #include "lt_test.h"
 #include "lt_tools.h"
 
+#include <sys/stat.h>
+
 static void need_root(void)
 {
 	if (geteuid() != 0)
@@ -38,7 +40,7 @@ LT_TEST(test_user_and_kernel_events_share_one_timeline)
 	char *out = lt_run(cmd, &st);
 	if (st != 0)
 		LT_FAIL("record failed:\n%s", out);
-	LT_ASSERT_CONTAINS(out, "Channel kernel:");
+	LT_ASSERT_CONTAINS(out, "Channel kernel (discard, 4 x 256K per CPU):");
 	free(out);
 	snprintf(cmd, sizeof(cmd), "babeltrace2 %s 2>&1", dir);
 	out = lt_run(cmd, &st);
@@ -109,4 +111,93 @@ LT_TEST(test_list_kernel_tracepoints)
 	LT_ASSERT_RESULT(st, 0, out, "sched:sched_switch\n");
 	LT_ASSERT_NOT_CONTAINS(out, "irq:");
 	free(out);
+}
+
+LT_TEST(test_kernel_flight_recorder_snapshot_holds_the_newest_scheduling)
+{
+	need_root();
+	lt_need_tool("babeltrace2");
+	const char *dir = lt_tmpdir("kfr");
+	char cmd[1200], snap[400];
+	int st;
+	/* 300 sleeps of 1 ms before the trigger: far more scheduling than
+	 * 4 x 4K per CPU holds; the program's events (and the trigger's) in
+	 * a flight recorder that holds them all */
+	snprintf(cmd, sizeof(cmd),
+		 "%s/lowtrace record -o %s -k sched "
+		 "--channel kernel:mode=overwrite,subbuf-size=4K,subbufs=4 "
+		 "--channel default:mode=overwrite,subbuf-size=64K,subbufs=4 "
+		 "-- %s/tests/progs/trig 1 0 300 2>&1",
+		 lt_test_build_dir(), dir, lt_test_build_dir());
+	char *out = lt_run(cmd, &st);
+	LT_ASSERT_RESULT(st, 0, out,
+			 "Channel kernel (overwrite, 4 x 4K per CPU)");
+	LT_ASSERT_CONTAINS(out, "1 snapshots, 1 triggers");
+	free(out);
+	snprintf(snap, sizeof(snap), "%s/snapshot-0", dir);
+	/* only the newest sub-buffers: at most 4 x 4K a CPU */
+	for (int cpu = 0; cpu < 64; cpu++) {
+		char f[500];
+		struct stat sb;
+		snprintf(f, sizeof(f), "%s/kernel_%d", snap, cpu);
+		if (stat(f, &sb) == 0)
+			LT_ASSERT_CMP((long long)sb.st_size, <=, 4 * 4096LL);
+	}
+	snprintf(cmd, sizeof(cmd), "babeltrace2 %s > /dev/null 2>&1", snap);
+	out = lt_run(cmd, &st);
+	LT_ASSERT_EQ(st, 0);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "%s/lowtrace view %s 2>&1",
+		 lt_test_build_dir(), snap);
+	out = lt_run(cmd, &st);
+	LT_ASSERT_EQ(st, 0);
+	/* the last sleep's step, the program's switch out in that sleep,
+	 * then the trigger */
+	char *lines[20000];
+	int n = 0;
+	for (char *save = NULL, *l = strtok_r(out, "\n", &save); l && n < 20000;
+	     l = strtok_r(NULL, "\n", &save))
+		lines[n++] = l;
+	int trig = find_line(lines, n, 0, "lowtrace:trigger", NULL);
+	LT_ASSERT_CMP(trig, >, 0);
+	int step = find_line(lines, n, 0, "trig:step", "i = 299 }");
+	LT_ASSERT_CMP(step, >=, 0);
+	LT_ASSERT_CMP(step, <, trig);
+	int sw = find_line(lines, n, step, "sched:sched_switch",
+			   "prev_comm = \"trig\"");
+	LT_ASSERT_CMP(sw, >, step);
+	LT_ASSERT_CMP(sw, <, trig);
+	/* and not from the start: the first sleeps' scheduling was
+	 * overwritten, their steps were not */
+	int first_step = find_line(lines, n, 0, "trig:step", "i = 0 }");
+	int first_k = find_line(lines, n, 0, "sched:", NULL);
+	LT_ASSERT_CMP(first_step, >=, 0);
+	LT_ASSERT_CMP(first_k, >, first_step + 10);
+	free(out);
+	/* the whole trace holds every step, and the kernel channel's
+	 * newest sub-buffers at the end */
+	snprintf(cmd, sizeof(cmd), "%s/lowtrace view %s 2>&1",
+		 lt_test_build_dir(), dir);
+	out = lt_run(cmd, &st);
+	LT_ASSERT_EQ(st, 0);
+	LT_ASSERT_CONTAINS(out, "trig:step: { i = 0 }");
+	LT_ASSERT_CONTAINS(out, "sched:sched_switch");
+	free(out);
+}
+
+LT_TEST(test_channel_that_nothing_uses_is_refused)
+{
+	need_root();
+	char prefix[600];
+	snprintf(prefix, sizeof(prefix), "%s/lowtrace record -o %s",
+		 lt_test_build_dir(), lt_tmpdir("kchan"));
+	const struct lt_run_row rows[] = {
+		{ "--channel ring:mode=overwrite -- true", LT_NONZERO,
+		  "--channel ring: no -e sends events to it" },
+		{ "--channel kernel:mode=overwrite -- true", LT_NONZERO,
+		  "--channel kernel: this recording has no kernel events" },
+		{ "-e 'a:*@kernel' -k sched -- true", LT_NONZERO,
+		  "the kernel channel holds the kernel's events" },
+	};
+	LT_ASSERT_RUN_ROWS(prefix, rows);
 }

@@ -60,12 +60,16 @@ static const char usage[] =
 	"                      COMMAND's process tree\n"
 	"  --channel NAME:subbuf-size=SIZE,subbufs=N,mode=discard|overwrite\n"
 	"                      a channel (or the \"default\" one's geometry);\n"
-	"                      sizes take K and M; powers of two\n"
+	"                      sizes take K and M; powers of two.  \"kernel\"\n"
+	"                      is the kernel events' channel (default 4 x 256K\n"
+	"                      per CPU): mode=overwrite keeps the newest in\n"
+	"                      memory for snapshots, beside the programs'\n"
 	"  --switch-timer MS   flush partial sub-buffers every MS (default 1000)\n"
 	"  --name NAME         session name, for `lowtrace stop NAME`\n"
 	"  --on-trigger NAME=snapshot|stop\n"
 	"                      what lt_trigger(\"NAME\") does (default snapshot,\n"
-	"                      into DIR/snapshot-N, of the overwrite channels)\n"
+	"                      into DIR/snapshot-N, of the overwrite channels,\n"
+	"                      the kernel's included)\n"
 	"  --trigger-holdoff MS  ignore a trigger repeated within MS (default 1000;\n"
 	"                      for --trigger, applied in the traced process)\n"
 	"\n"
@@ -125,16 +129,22 @@ static int parse_channel(struct lt_rec_options *o, const char *arg)
 				    "--channel %s: a name of letters, digits "
 				    "and '-' is needed before ':'",
 				    arg);
-	int i = find_channel(o, name);
-	if (i < 0) {
-		if (o->nchannels >= LT_PROTO_MAX_CHANNELS)
-			return lt_cli_error("record", "at most %d channels",
-					    LT_PROTO_MAX_CHANNELS);
-		i = o->nchannels++;
-		o->channels[i] = o->channels[0];
-		snprintf(o->channels[i].name, LT_PROTO_NAME, "%s", name);
+	struct lt_rec_channel *c = &o->kernel_channel;
+	if (strcmp(name, "kernel") != 0) {
+		int i = find_channel(o, name);
+		if (i < 0) {
+			if (o->nchannels >= LT_PROTO_MAX_CHANNELS)
+				return lt_cli_error("record",
+						    "at most %d channels",
+						    LT_PROTO_MAX_CHANNELS);
+			i = o->nchannels++;
+			o->channels[i] = o->channels[0];
+			snprintf(o->channels[i].name, LT_PROTO_NAME, "%s",
+				 name);
+		}
+		c = &o->channels[i];
 	}
-	struct lt_rec_channel *c = &o->channels[i];
+	c->given = 1;
 	for (char *kv = colon ? strtok_r(colon + 1, ",", &save) : NULL; kv;
 	     kv = strtok_r(NULL, ",", &save)) {
 		char *eq = strchr(kv, '=');
@@ -212,6 +222,13 @@ static int add_rules(struct lt_rec_options *o, const char *arg, int level)
 	char *at = strrchr(buf, '@');
 	if (at) {
 		*at = 0;
+		if (strcmp(at + 1, "kernel") == 0)
+			return lt_cli_error("record",
+					    "-e %s: the kernel channel holds "
+					    "the kernel's events (-k, -u, "
+					    "--probe); send these to another "
+					    "channel",
+					    arg);
 		ch = find_channel(o, at + 1);
 		if (ch < 0)
 			return lt_cli_error("record",
@@ -301,6 +318,33 @@ static int add_trigger(struct lt_rec_options *o, const char *arg, int level)
 	return 0;
 }
 
+/* A --channel that nothing of the recording writes to is a mistake
+ * (a misspelt name, an -e without @NAME): refused, not left empty. */
+static int check_channels_used(const struct lt_rec_options *o)
+{
+	for (int i = 0; i < o->nchannels; i++) {
+		int used = strcmp(o->channels[i].name, "default") == 0;
+		for (int r = 0; r < o->nrules && !used; r++)
+			used = o->rules[r].channel == (uint32_t)i &&
+			       !o->rules[r].trigger[0];
+		if (!used)
+			return lt_cli_error(
+				"record",
+				"--channel %s: no -e sends events to it (add "
+				"@%s to a pattern, as in -e 'myapp:*@%s', or "
+				"drop the --channel)",
+				o->channels[i].name, o->channels[i].name,
+				o->channels[i].name);
+	}
+	if (o->kernel_channel.given &&
+	    !(o->nkernel || o->nusdt || o->nprobes || o->attach_pid))
+		return lt_cli_error("record",
+				    "--channel kernel: this recording has no "
+				    "kernel events (add -k EVENTS, -u or "
+				    "--probe)");
+	return 0;
+}
+
 static void human(uint64_t b, char *out, size_t cap)
 {
 	if (b >= 10ull << 20)
@@ -358,10 +402,22 @@ static void summary(const struct lt_rec_options *o,
 		fprintf(stderr, ".");
 	}
 	if (o->nkernel || o->nusdt || o->nprobes || o->attach_pid) {
-		fprintf(stderr, " Channel kernel: %llu events in %llu packet%s",
-			(unsigned long long)r->kernel_events,
+		const struct lt_rec_channel *k = &o->kernel_channel;
+		char sz[32];
+		if (k->subbuf_size % (1 << 20) == 0)
+			snprintf(sz, sizeof(sz), "%lluM",
+				 (unsigned long long)(k->subbuf_size >> 20));
+		else
+			snprintf(sz, sizeof(sz), "%lluK",
+				 (unsigned long long)(k->subbuf_size >> 10));
+		fprintf(stderr,
+			" Channel kernel (%s, %u x %s per CPU): %llu events, "
+			"%llu packet%s %s",
+			k->overwrite ? "overwrite" : "discard", k->n_subbufs,
+			sz, (unsigned long long)r->kernel_events,
 			(unsigned long long)r->kernel_packets,
-			r->kernel_packets == 1 ? "" : "s");
+			r->kernel_packets == 1 ? "" : "s",
+			k->overwrite ? "kept (the newest)" : "written");
 		if (r->kernel_lost)
 			fprintf(stderr,
 				", %llu lost (the perf rings or the kernel "
@@ -397,6 +453,9 @@ static int record_run(int argc, char **argv)
 	snprintf(o.channels[0].name, LT_PROTO_NAME, "default");
 	o.channels[0].subbuf_size = 256 * 1024;
 	o.channels[0].n_subbufs = 8;
+	snprintf(o.kernel_channel.name, LT_PROTO_NAME, "kernel");
+	o.kernel_channel.subbuf_size = 256 * 1024;
+	o.kernel_channel.n_subbufs = 4;
 	o.switch_ms = 1000;
 	o.trigger_holdoff_ms = 1000;
 	/* options come in pairs: OPTION VALUE */
@@ -530,6 +589,8 @@ static int record_run(int argc, char **argv)
 	for (int k = 0; k < nt; k++)
 		if (add_trigger(&o, targs[k], level))
 			return 2;
+	if (check_channels_used(&o))
+		return 2;
 	/* a filter that does not fit the program's events stops here */
 	if (o.argv && lt_preflight_check(o.argv, o.rules, o.nrules))
 		return 2;

@@ -82,6 +82,7 @@ struct lt_kernel {
 	pid_t *pids;
 	size_t npids;
 	uint32_t flush_ms;
+	int overwrite;
 	char *scratch;
 	struct lt_kernel_stats st;
 	/* per sample, for the record callback */
@@ -420,7 +421,7 @@ int lt_kernel_open(const char *const *patterns, size_t n,
 		qsort(k->pids, k->npids, sizeof(*k->pids), pid_cmp);
 	}
 	struct lt_ring_config rc_cfg = {
-		.mode = LT_RING_DISCARD,
+		.mode = o->overwrite ? LT_RING_OVERWRITE : LT_RING_DISCARD,
 		.n_cpus = (uint32_t)possible[npos - 1] + 1,
 		.n_subbufs = o->n_subbufs ? o->n_subbufs : 4,
 		.subbuf_size = o->subbuf_size ? o->subbuf_size : 256 * 1024,
@@ -438,6 +439,7 @@ int lt_kernel_open(const char *const *patterns, size_t n,
 		goto fail;
 	}
 	k->flush_ms = o->flush_ms;
+	k->overwrite = o->overwrite;
 	for (size_t i = 0; i < k->ncpus; i++)
 		for (size_t e = 0; e < k->nev; e++)
 			if (ioctl(k->cpus[i].fds[e], PERF_EVENT_IOC_ENABLE, 0) <
@@ -461,6 +463,8 @@ static int deliver(struct lt_kernel *k, uint32_t cpu, lt_kernel_packet_fn fn,
 		   void *arg)
 {
 	struct lt_ring_subbuf sb;
+	if (k->overwrite)
+		return 0; /* kept for snapshots */
 	while (lt_ring_get_subbuf(k->ring, cpu, &sb) == 0) {
 		int rc = fn ? fn(arg, cpu, sb.data, sb.len) : 0;
 		lt_ring_put_subbuf(k->ring, cpu);
@@ -628,9 +632,11 @@ static int drain(struct lt_kernel *k, lt_kernel_packet_fn fn, void *arg,
 		if (n < 0)
 			return n;
 		total += n;
+		/* an overwrite channel's packets are closed by snapshots
+		 * alone: a timer's close would waste the rest of each */
 		if (c->open &&
-		    (final ||
-		     (k->flush_ms && now - c->open_since_ms >= k->flush_ms))) {
+		    (final || (k->flush_ms && !k->overwrite &&
+			       now - c->open_since_ms >= k->flush_ms))) {
 			lt_ring_flush_at(k->ring, cpu, c->last_ts);
 			c->open = 0;
 		}
@@ -685,6 +691,52 @@ static void reconcile_lost(struct lt_kernel *k)
 	}
 }
 
+struct snap_arg {
+	lt_kernel_packet_fn fn;
+	void *arg;
+	uint32_t cpu;
+};
+
+static int snap_packet(void *arg, const struct lt_packet_header *h,
+		       const void *data, size_t len)
+{
+	struct snap_arg *a = arg;
+	(void)h;
+	return a->fn ? a->fn(a->arg, a->cpu, data, len) : 0;
+}
+
+/* The newest sub-buffers of every CPU, each open one closed first at its
+ * last event's time (not the clock's: a later sample may be older). */
+static int snapshot_rings(struct lt_kernel *k, lt_kernel_packet_fn fn,
+			  void *arg)
+{
+	int total = 0;
+	for (size_t i = 0; i < k->ncpus; i++) {
+		struct kcpu *c = &k->cpus[i];
+		struct snap_arg a = { fn, arg, (uint32_t)c->cpu };
+		if (c->open) {
+			lt_ring_flush_at(k->ring, a.cpu, c->last_ts);
+			c->open = 0;
+		}
+		int n = lt_ring_snapshot(k->ring, a.cpu, snap_packet, &a);
+		if (n < 0)
+			return n;
+		total += n;
+		k->st.packets += (uint64_t)n;
+	}
+	return total;
+}
+
+int lt_kernel_snapshot(struct lt_kernel *k, lt_kernel_packet_fn fn, void *arg)
+{
+	if (!k->overwrite)
+		return 0;
+	int rc = drain(k, NULL, NULL, 0);
+	if (rc < 0)
+		return rc;
+	return snapshot_rings(k, fn, arg);
+}
+
 int lt_kernel_flush(struct lt_kernel *k, lt_kernel_packet_fn fn, void *arg)
 {
 	for (size_t i = 0; i < k->ncpus; i++)
@@ -694,7 +746,7 @@ int lt_kernel_flush(struct lt_kernel *k, lt_kernel_packet_fn fn, void *arg)
 	if (rc < 0)
 		return rc;
 	reconcile_lost(k);
-	rc = drain(k, fn, arg, 1);
+	rc = k->overwrite ? snapshot_rings(k, fn, arg) : drain(k, fn, arg, 1);
 	return rc < 0 ? rc : 0;
 }
 

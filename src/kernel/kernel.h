@@ -56,6 +56,12 @@ struct lt_kernel_options {
 	/* consumer-side ring, per CPU; 0: 4 sub-buffers of 256 KiB */
 	uint32_t n_subbufs;
 	uint32_t subbuf_size;
+	/*
+	 * A flight recorder: the ring keeps the newest sub-buffers, reusing
+	 * the oldest; lt_kernel_poll() hands no packet, lt_kernel_snapshot()
+	 * copies them, lt_kernel_flush() hands them at the end.
+	 */
+	int overwrite;
 	/* perf ring data pages per CPU, a power of two; 0: 256 (1 MiB) */
 	uint32_t perf_pages;
 	/*
@@ -109,6 +115,14 @@ int lt_kernel_open(const char *const *patterns, size_t n,
  * errno (fn's, if it failed).  Never blocks.
  */
 int lt_kernel_poll(struct lt_kernel *k, lt_kernel_packet_fn fn, void *arg);
+
+/*
+ * An overwrite channel's newest sub-buffers, the samples still in the perf
+ * rings and the open sub-buffers included: fn is called for each, oldest
+ * first per CPU, and the ring goes on as it was.  Returns how many packets,
+ * or a negative errno.  A discard channel has none to give: returns 0.
+ */
+int lt_kernel_snapshot(struct lt_kernel *k, lt_kernel_packet_fn fn, void *arg);
 
 /*
  * Waits up to timeout_ms for a perf ring to fill past its watermark (a

@@ -199,7 +199,8 @@ static int write_metadata_to(struct rec *R, const char *dir, int only_overwrite)
 		.procname = first ? first->comm : "none",
 		.pid = first ? first->pid : 0,
 		.more = &kernel,
-		.nmore = R->kern && !only_overwrite,
+		.nmore = R->kern &&
+			 (!only_overwrite || R->o->kernel_channel.overwrite),
 		.env_extra = env,
 		.nenv_extra = ne,
 	};
@@ -216,9 +217,41 @@ static int write_metadata(struct rec *R)
 	return write_metadata_to(R, R->o->dir, 0);
 }
 
+/* The kernel channel's packets into a snapshot's directory. */
+struct kernel_snap {
+	const char *dir;
+	struct lt_stream_out *out; /* per CPU */
+};
+
+static int kernel_snap_packet(void *arg, uint32_t cpu, const void *packet,
+			      size_t len)
+{
+	struct kernel_snap *ks = arg;
+	char name[64];
+	snprintf(name, sizeof(name), "kernel_%u", cpu);
+	return lt_stream_write(&ks->out[cpu], ks->dir, name, packet, len);
+}
+
+/* An overwrite kernel channel's newest packets into dir; how many. */
+static int kernel_snapshot(struct rec *R, const char *dir)
+{
+	uint32_t n = lt_kernel_ncpus(R->kern);
+	struct kernel_snap ks = { dir, calloc(n, sizeof(*ks.out)) };
+	if (!ks.out)
+		return -ENOMEM;
+	for (uint32_t c = 0; c < n; c++)
+		lt_stream_init(&ks.out[c]);
+	int packets = lt_kernel_snapshot(R->kern, kernel_snap_packet, &ks);
+	for (uint32_t c = 0; c < n; c++)
+		lt_stream_close(&ks.out[c]);
+	free(ks.out);
+	return packets;
+}
+
 /*
  * DIR/snapshot-N: the newest sub-buffers of every overwrite channel of
- * every process (the current partial ones flushed), as a trace of its own.
+ * every process and of an overwrite kernel channel (the current partial
+ * ones flushed), as a trace of its own, on one timeline.
  */
 static int take_snapshot(struct rec *R, const char *why, char *out, size_t cap)
 {
@@ -230,6 +263,10 @@ static int take_snapshot(struct rec *R, const char *why, char *out, size_t cap)
 	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
 		return -errno;
 	packets = lt_consumer_snapshot(&R->cons, dir);
+	if (R->kern && R->o->kernel_channel.overwrite) {
+		int n = kernel_snapshot(R, dir);
+		packets += n > 0 ? n : 0;
+	}
 	rc = write_metadata_to(R, dir, 1);
 	if (rc)
 		return rc;
@@ -770,6 +807,9 @@ static int open_kernel(struct rec *R)
 	struct lt_kernel_options ko = {
 		.stream_id = R->kernel_stream,
 		.pid = (uint32_t)getpid(),
+		.n_subbufs = R->o->kernel_channel.n_subbufs,
+		.subbuf_size = (uint32_t)R->o->kernel_channel.subbuf_size,
+		.overwrite = R->o->kernel_channel.overwrite,
 		.flush_ms = R->o->switch_ms,
 		.pids = R->o->kernel_all ? NULL : &none,
 		.npids = R->o->kernel_all ? 0 : 1,

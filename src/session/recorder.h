@@ -16,6 +16,7 @@ struct lt_rec_channel {
 	uint64_t subbuf_size;
 	uint32_t n_subbufs;
 	int overwrite;
+	int given; /* by --channel */
 };
 
 struct lt_rec_options {
@@ -37,6 +38,9 @@ struct lt_rec_options {
 	const char *kernel[64];
 	int nkernel;
 	int kernel_all;
+	/* the kernel channel's geometry and mode (`--channel kernel:...`);
+	 * 0 sizes: 4 sub-buffers of 256 KiB per CPU */
+	struct lt_rec_channel kernel_channel;
 	/* uprobes: USDT markers (-u) and functions (--probe); they go to
 	 * the kernel channel */
 	const char *usdt[64];
