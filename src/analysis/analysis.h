@@ -51,6 +51,9 @@ struct lt_latency_opts {
 	 * more, the slowest explained from start to end */
 	const char *span;
 	int64_t min_ns;
+	/* only the last anchor, not the worst: the one a trigger fired on,
+	 * in a snapshot that ends with it */
+	int last;
 };
 /* Prints the explanations of the top worst anchors; 0 or -errno. */
 int lt_analyze_latency(lt_reader_t *t, const struct lt_latency_opts *o,

@@ -314,7 +314,9 @@ static void explain(FILE *f, const struct lt_model *m,
 
 	fprintf(f, "%s at +%.6f s, ", ev->cls->name, rel_s(m, ev->ns));
 	who(f, m, tid);
-	fprintf(f, ": %s = %lld\n", by, (long long)byval);
+	if (by)
+		fprintf(f, ": %s = %lld", by, (long long)byval);
+	fputc('\n', f);
 	if (!th) {
 		fprintf(f,
 			"   no scheduling events for tid %d (record with "
@@ -721,9 +723,15 @@ int lt_analyze_latency(lt_reader_t *t, const struct lt_latency_opts *o,
 			continue;
 		nanchors++;
 		int64_t byval = 0, tid = lt_event_tid(ev);
-		lt_event_int(ev, by, &byval);
+		/* an anchor without the field is explained as on time */
+		int has_by = lt_event_int(ev, by, &byval) == 0;
 		unsigned slot = nres;
-		if (nres == top) {
+		if (o->last && nres) {
+			slot = 0;
+			free(res[0].text);
+		} else if (o->last) {
+			nres = 1;
+		} else if (nres == top) {
 			slot = 0;
 			for (unsigned i = 1; i < nres; i++)
 				if (res[i].key < res[slot].key)
@@ -741,16 +749,23 @@ int lt_analyze_latency(lt_reader_t *t, const struct lt_latency_opts *o,
 			break;
 		}
 		explain(f, &m, ev, (int32_t)tid, lt_sat_mul(byval, unit_ns(by)),
-			by, byval);
+			has_by ? by : NULL, byval);
 		fclose(f);
 		res[slot].key = byval;
 	}
 	if (ret == 0) {
 		qsort(res, nres, sizeof(*res), by_key_desc);
-		fprintf(out,
-			"%llu anchors %s; the %u worst by %s, with where "
-			"the time went:\n",
-			(unsigned long long)nanchors, o->anchor.spec, nres, by);
+		if (o->last)
+			fprintf(out,
+				"the last of %llu anchors %s, with where the "
+				"time went:\n",
+				(unsigned long long)nanchors, o->anchor.spec);
+		else
+			fprintf(out,
+				"%llu anchors %s; the %u worst by %s, with "
+				"where the time went:\n",
+				(unsigned long long)nanchors, o->anchor.spec,
+				nres, by);
 		for (unsigned i = 0; i < nres; i++)
 			fprintf(out, "#%u %s", i + 1, res[i].text);
 		if (m.nsched == 0)

@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "analysis/analysis.h"
+#include "cli/explain.h"
 #include "kernel/dynevent.h"
 #include "probe/filter.h"
 #include "probe/probe.h"
@@ -72,6 +74,13 @@ static const char usage[] =
 	"                      the kernel's included)\n"
 	"  --trigger-holdoff MS  ignore a trigger repeated within MS (default 1000;\n"
 	"                      for --trigger, applied in the traced process)\n"
+	"  --explain           explain each snapshot as soon as it is written: the\n"
+	"                      verdict of `analyze latency` for the anchor that\n"
+	"                      fired (a --trigger's last matching event), printed\n"
+	"                      with the snapshot's directory\n"
+	"  --anchor 'EVENT[ if FIELD OP N]'  with --explain, what a trigger without\n"
+	"                      a condition (lt_trigger(), `lowtrace snapshot`) is\n"
+	"                      explained by (default its lowtrace:trigger event)\n"
 	"\n"
 	"Filters are checked before COMMAND runs, against the events of its\n"
 	"executable and the libraries it links (COMMAND is started once to list\n"
@@ -446,7 +455,9 @@ static int record_run(int argc, char **argv)
 	char defdir[64], name[64];
 	int level = LT_LOGLEVEL_ALL, i;
 	const char *eargs[LT_PROTO_MAX_RULES], *targs[16];
-	int ne = 0, nt = 0;
+	int ne = 0, nt = 0, explain = 0;
+	const char *anchor = NULL;
+	struct lt_explain *ex = NULL;
 
 	memset(&o, 0, sizeof(o));
 	o.nchannels = 1;
@@ -468,8 +479,11 @@ static int record_run(int argc, char **argv)
 		}
 		if (a[0] != '-')
 			break;
-		if (strcmp(a, "--all") == 0) {
-			o.kernel_all = 1;
+		if (strcmp(a, "--all") == 0 || strcmp(a, "--explain") == 0) {
+			if (a[2] == 'a')
+				o.kernel_all = 1;
+			else
+				explain = 1;
 			i--; /* a flag: no value */
 			continue;
 		}
@@ -477,6 +491,15 @@ static int record_run(int argc, char **argv)
 			return lt_cli_error("record", "%s needs a value", a);
 		if (strcmp(a, "-o") == 0) {
 			o.dir = v;
+		} else if (strcmp(a, "--anchor") == 0) {
+			struct lt_anchor an;
+			char err[256];
+			if (lt_anchor_parse(v, &an, err, sizeof(err))) {
+				lt_cli_error("record", "--anchor %s: %s", v,
+					     err);
+				return 2;
+			}
+			anchor = v;
 		} else if (strcmp(a, "-e") == 0) {
 			if (ne < LT_PROTO_MAX_RULES)
 				eargs[ne++] = v;
@@ -610,7 +633,19 @@ static int record_run(int argc, char **argv)
 		snprintf(name, sizeof(name), "%.40s-%d", b, (int)getpid());
 		o.session_name = name;
 	}
+	if (anchor && !explain) {
+		lt_cli_error("record", "--anchor goes with --explain");
+		return 2;
+	}
+	if (explain) {
+		ex = lt_explain_new(&o, anchor);
+		if (!ex)
+			return lt_cli_error("record", "out of memory");
+		o.on_snapshot = lt_explain_snapshot;
+		o.on_snapshot_arg = ex;
+	}
 	int rc = lt_record_run(&o, &res);
+	lt_explain_finish(ex);
 	if (rc && res.exit_status == 0)
 		return 1;
 	o.nrules = user_rules;

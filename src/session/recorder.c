@@ -253,7 +253,8 @@ static int kernel_snapshot(struct rec *R, const char *dir)
  * every process and of an overwrite kernel channel (the current partial
  * ones flushed), as a trace of its own, on one timeline.
  */
-static int take_snapshot(struct rec *R, const char *why, char *out, size_t cap)
+static int take_snapshot(struct rec *R, const char *why, const char *trigger,
+			 char *out, size_t cap)
 {
 	char dir[PATH_MAX];
 	int packets = 0, rc;
@@ -273,6 +274,8 @@ static int take_snapshot(struct rec *R, const char *why, char *out, size_t cap)
 	R->res->snapshots++;
 	snprintf(out, cap, "snapshot %s: %d packets (%s)", dir, packets, why);
 	fprintf(stderr, "lowtrace: %s\n", out);
+	if (R->o->on_snapshot)
+		R->o->on_snapshot(R->o->on_snapshot_arg, dir, trigger);
 	return 0;
 }
 
@@ -347,7 +350,7 @@ static int on_trigger_act(struct rec *R, struct rproc *p,
 	}
 	if (R->stopped)
 		return -EINVAL;
-	int rc = take_snapshot(R, why, out, sizeof(out));
+	int rc = take_snapshot(R, why, m->name, out, sizeof(out));
 	if (rc)
 		fprintf(stderr, "lowtrace: record: snapshot failed: %s\n",
 			strerror(-rc));
@@ -385,7 +388,7 @@ static void on_ctl(struct rec *R, struct rproc *p, const struct lt_msg_ctl *m)
 			 R->o->session_name, R->o->dir);
 		break;
 	case LT_CTL_SNAPSHOT: {
-		int has = 0;
+		int has = R->kern && R->o->kernel_channel.overwrite;
 		for (int ch = 0; ch < R->o->nchannels; ch++)
 			has |= R->o->channels[ch].overwrite;
 		if (!has) {
@@ -400,7 +403,7 @@ static void on_ctl(struct rec *R, struct rproc *p, const struct lt_msg_ctl *m)
 			snprintf(rep.text, sizeof(rep.text),
 				 "session %s is stopped", R->o->session_name);
 		} else {
-			rep.status = take_snapshot(R, "lowtrace snapshot",
+			rep.status = take_snapshot(R, "lowtrace snapshot", NULL,
 						   rep.text, sizeof(rep.text));
 			if (rep.status)
 				snprintf(rep.text, sizeof(rep.text),

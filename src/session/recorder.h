@@ -50,6 +50,10 @@ struct lt_rec_options {
 	/* -p: a running process, and what it forks from then on; argv may
 	 * then be NULL (recording until it exits or SIGINT) */
 	int attach_pid;
+	/* called after each snapshot is written, with its directory and the
+	 * trigger that took it (NULL: `lowtrace snapshot`) */
+	void (*on_snapshot)(void *arg, const char *dir, const char *trigger);
+	void *on_snapshot_arg;
 };
 
 struct lt_rec_result {
