@@ -283,12 +283,14 @@ void lt_rcu_wake_updater(void)
 static void wait_for_readers(unsigned long gp)
 {
 	int fence = lt_rcu_gp.use_fence ? LT_RCU_WAIT_FENCE : 0;
+	int announced = 0;
 
 	for (unsigned attempt = 0; any_reader_in_old_phase(gp); attempt++) {
 		if (attempt < LT_RCU_SPIN_ATTEMPTS) {
 			lt_rcu_cpu_relax();
 			continue;
 		}
+		announced = 1;
 		atomic_fetch_or(&lt_rcu_gp.waiting, LT_RCU_WAIT_SLEEP);
 		/*
 		 * pairs with the reader barrier after the counter store in
@@ -304,7 +306,10 @@ static void wait_for_readers(unsigned long gp)
 		lt_rcu_futex_wait(&lt_rcu_gp.waiting,
 				  fence | LT_RCU_WAIT_SLEEP);
 	}
-	atomic_fetch_and(&lt_rcu_gp.waiting, ~LT_RCU_WAIT_SLEEP);
+	/* only if announced: every reader's unlock loads this line, and a
+	 * write in each grace period would take it from them */
+	if (announced)
+		atomic_fetch_and(&lt_rcu_gp.waiting, ~LT_RCU_WAIT_SLEEP);
 }
 
 /* Model: models/rcu.pml (flip_and_wait is one half of synchronize). */
