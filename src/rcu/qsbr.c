@@ -161,11 +161,14 @@ static int any_reader_behind(unsigned long gp)
  */
 static void wait_for_readers(unsigned long gp)
 {
+	int announced = 0;
+
 	for (unsigned attempt = 0; any_reader_behind(gp); attempt++) {
 		if (attempt < LT_RCU_SPIN_ATTEMPTS) {
 			lt_rcu_cpu_relax();
 			continue;
 		}
+		announced = 1;
 		atomic_store(&lt_rcu_qsbr_waiting, 1);
 		/*
 		 * pairs with the fence after the counter store in
@@ -179,7 +182,9 @@ static void wait_for_readers(unsigned long gp)
 		atomic_fetch_add_explicit(&sleeps, 1, memory_order_relaxed);
 		lt_rcu_futex_wait(&lt_rcu_qsbr_waiting, 1);
 	}
-	atomic_store(&lt_rcu_qsbr_waiting, 0);
+	/* as in memb.c: readers load this word, write it only if set */
+	if (announced)
+		atomic_store(&lt_rcu_qsbr_waiting, 0);
 }
 
 /* One grace period, with qsbr_lock held. */
