@@ -5,10 +5,13 @@
 #include "session/consumer.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include "clock/clock.h"
 #include "ctf/packet.h"
@@ -22,6 +25,11 @@ void lt_consumer_init(struct lt_consumer *c, const char *dir,
 	c->switch_ms = switch_ms;
 	c->who = "";
 	pthread_mutex_init(&c->lock, NULL);
+	/* a follower takes it exclusively for a moment only: wait for it */
+	c->lock_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	while (c->lock_fd >= 0 && flock(c->lock_fd, LOCK_SH) < 0 &&
+	       errno == EINTR)
+		;
 }
 
 int lt_consumer_add(struct lt_consumer *c, struct lt_consumer_buf *b)
@@ -56,6 +64,10 @@ int lt_consumer_close(struct lt_consumer *c)
 				rc = e;
 		}
 	}
+	/* (0 in a consumer never initialised: not a descriptor of ours) */
+	if (c->lock_fd > 0)
+		close(c->lock_fd);
+	c->lock_fd = -1;
 	return rc;
 }
 
@@ -415,6 +427,22 @@ int lt_consumer_write_metadata(struct lt_consumer *c, const char *dir,
 	}
 	for (uint32_t i = 0; i < m->nmore; i++)
 		streams[n++] = m->more[i];
+	/* how late a packet can reach the disk, for a follower */
+	const char **env = calloc((size_t)m->nenv_extra * 2 + 2, sizeof(*env));
+	char switch_ms[16];
+	if (!env) {
+		free(streams);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < m->nenv_extra * 2; i++)
+		env[i] = m->env_extra[i];
+	uint32_t ne = m->nenv_extra;
+	if (c->switch_ms) {
+		snprintf(switch_ms, sizeof(switch_ms), "%u", c->switch_ms);
+		env[ne * 2] = "switch_timer_ms";
+		env[ne * 2 + 1] = switch_ms;
+		ne++;
+	}
 	struct lt_ctf_trace t = {
 		.hostname = m->hostname,
 		.procname = m->procname,
@@ -423,11 +451,12 @@ int lt_consumer_write_metadata(struct lt_consumer *c, const char *dir,
 		.clock_source = lt_clock_source_name(),
 		.streams = streams,
 		.nstreams = n,
-		.env_extra = m->env_extra,
-		.nenv_extra = m->nenv_extra,
+		.env_extra = env,
+		.nenv_extra = ne,
 	};
 	memcpy(t.uuid, c->uuid, 16);
 	int rc = lt_ctf_metadata_write(dir, &t);
+	free(env);
 	free(streams);
 	if (rc)
 		fprintf(stderr,
