@@ -645,6 +645,39 @@ LT_TEST(test_truncated_file_is_rejected)
 	expect_bad(&s, off, "past the end of the file");
 }
 
+LT_TEST(test_packet_size_cuts_a_growing_file_into_whole_packets)
+{
+	static struct sbuf s;
+	char err[1024];
+	lt_reader_t *t = NULL;
+	const char *m = metadata();
+	uint64_t size = 0;
+	simple_packet(&s, 100);
+	size_t off = simple_packet(&s, 200);
+	LT_ASSERT_EQ(lt_reader_open_mem(m, strlen(m), NULL, 0, NULL, &t, err,
+					sizeof(err)),
+		     0);
+	/* every prefix of a packet is not whole yet, the packet is */
+	for (size_t n = 0; n < s.len - off; n++)
+		LT_ASSERT_EQ(lt_reader_packet_size(t, s.buf + off, n, &size),
+			     0);
+	LT_ASSERT_EQ(lt_reader_packet_size(t, s.buf, s.len, &size), 1);
+	LT_ASSERT_EQ(size, off);
+	LT_ASSERT_EQ(lt_reader_packet_size(t, s.buf + off, s.len - off, &size),
+		     1);
+	LT_ASSERT_EQ(size, s.len - off);
+	HDR_SET(&s, off, magic, 0x12345678);
+	LT_ASSERT_EQ(lt_reader_packet_size(t, s.buf + off, s.len - off, &size),
+		     -EBADMSG);
+	LT_ASSERT_CONTAINS(lt_reader_error(t), "bad packet magic");
+	HDR_SET(&s, off, magic, LT_PACKET_MAGIC);
+	HDR_SET(&s, off, packet_size, 12);
+	LT_ASSERT_EQ(lt_reader_packet_size(t, s.buf + off, s.len - off, &size),
+		     -EBADMSG);
+	LT_ASSERT_CONTAINS(lt_reader_error(t), "bad packet_size");
+	lt_reader_close(t);
+}
+
 LT_TEST(test_unknown_event_id_is_rejected)
 {
 	static struct sbuf s;

@@ -129,6 +129,35 @@ static void warn(struct lt_reader *t)
 
 /* Packet index */
 
+enum { PH_OK, PH_MAGIC, PH_STREAM, PH_SHORT, PH_VARIANT };
+
+/*
+ * Reads the packet header and context at pb (left bytes) into h, bit past
+ * them; *sc the packet's stream class, *sid its id.  PH_OK, PH_MAGIC (a
+ * wrong magic), PH_STREAM (a stream id the metadata has not), PH_SHORT
+ * (they go past left) or PH_VARIANT (a tag selects no option).
+ */
+static int read_pkt_header(const struct lt_tsdl *m, const unsigned char *pb,
+			   uint64_t left, struct lt_hvals *h, uint64_t *bit,
+			   const struct lt_stream_class **sc, uint64_t *sid)
+{
+	h->set = 0;
+	int hr = lt_hdr_read(m->pkt_header, pb, left, bit, h);
+	if (hr == 0 && (h->set & 1u << LT_ROLE_MAGIC) &&
+	    h->v[LT_ROLE_MAGIC] != LT_PACKET_MAGIC)
+		return PH_MAGIC;
+	*sid = h->set & 1u << LT_ROLE_STREAM_ID ? h->v[LT_ROLE_STREAM_ID] :
+						  m->streams[0].id;
+	if (hr == 0) {
+		*sc = *sid <= UINT32_MAX ? lt_tsdl_stream(m, (uint32_t)*sid) :
+					   NULL;
+		if (!*sc)
+			return PH_STREAM;
+		hr = lt_hdr_read((*sc)->pkt_context, pb, left, bit, h);
+	}
+	return hr == -1 ? PH_SHORT : hr ? PH_VARIANT : PH_OK;
+}
+
 /*
  * Checks the packet headers of s and indexes them.  A header that is not
  * sane (magic, packet_size) ends the stream there; one whose content is
@@ -151,10 +180,10 @@ static int index_stream(struct lt_reader *t, struct lt_stream *s)
 				MADV_DONTNEED);
 			released = lo;
 		}
-		h.set = 0;
-		int hr = lt_hdr_read(s->m->pkt_header, pb, left, &bit, &h);
-		if (hr == 0 && (h.set & 1u << LT_ROLE_MAGIC) &&
-		    h.v[LT_ROLE_MAGIC] != LT_PACKET_MAGIC) {
+		const struct lt_stream_class *sc = NULL;
+		uint64_t sid;
+		int hr = read_pkt_header(s->m, pb, left, &h, &bit, &sc, &sid);
+		if (hr == PH_MAGIC) {
 			set_err(t,
 				"%s: offset %llu: bad packet magic 0x%08llx "
 				"(expected 0x%08x)",
@@ -163,28 +192,19 @@ static int index_stream(struct lt_reader *t, struct lt_stream *s)
 				LT_PACKET_MAGIC);
 			goto fatal;
 		}
-		const struct lt_stream_class *sc = NULL;
-		uint64_t sid = h.set & 1u << LT_ROLE_STREAM_ID ?
-				       h.v[LT_ROLE_STREAM_ID] :
-				       s->m->streams[0].id;
-		if (hr == 0) {
-			if (sid <= UINT32_MAX)
-				sc = lt_tsdl_stream(s->m, (uint32_t)sid);
-			if (!sc) {
-				/* the packet's size is unknown: stop here */
-				set_err(t,
-					"%s: offset %llu: stream_id %llu is not "
-					"in the metadata",
-					s->path,
-					(unsigned long long)(off +
-							     h.at[LT_ROLE_STREAM_ID] /
-								     8),
-					(unsigned long long)sid);
-				goto fatal;
-			}
-			hr = lt_hdr_read(sc->pkt_context, pb, left, &bit, &h);
+		if (hr == PH_STREAM) {
+			/* the packet's size is unknown: stop here */
+			set_err(t,
+				"%s: offset %llu: stream_id %llu is not "
+				"in the metadata",
+				s->path,
+				(unsigned long long)(off +
+						     h.at[LT_ROLE_STREAM_ID] /
+							     8),
+				(unsigned long long)sid);
+			goto fatal;
 		}
-		if (hr == -1) {
+		if (hr == PH_SHORT) {
 			set_err(t,
 				"%s: offset %llu: truncated packet header "
 				"(%llu bytes left)",
@@ -348,6 +368,49 @@ fatal:
 		break;
 	}
 	return 0;
+}
+
+/* Whole packets of a growing file */
+
+int lt_reader_packet_size(lt_reader_t *t, const void *data, size_t len,
+			  uint64_t *size)
+{
+	const struct lt_stream_class *sc = NULL;
+	struct lt_hvals h;
+	uint64_t bit = 0, sid;
+
+	switch (read_pkt_header(&t->parts[0].m, data, len, &h, &bit, &sc,
+				&sid)) {
+	case PH_SHORT:
+		return 0; /* the header is not all there yet */
+	case PH_MAGIC:
+		set_err(t, "bad packet magic 0x%08llx (expected 0x%08x)",
+			(unsigned long long)h.v[LT_ROLE_MAGIC],
+			LT_PACKET_MAGIC);
+		return -EBADMSG;
+	case PH_STREAM:
+		set_err(t, "stream_id %llu is not in the metadata",
+			(unsigned long long)sid);
+		return -EBADMSG;
+	case PH_VARIANT:
+		set_err(t, "packet header: a variant's tag selects no option");
+		return -EBADMSG;
+	}
+	if (!(h.set & 1u << LT_ROLE_PACKET_SIZE)) {
+		set_err(t, "packets without packet_size cannot be told apart "
+			   "in a growing file");
+		return -EBADMSG;
+	}
+	uint64_t psize = h.v[LT_ROLE_PACKET_SIZE];
+	if (psize == 0 || psize % 8 || psize / 8 < (bit + 7) / 8) {
+		set_err(t, "bad packet_size %llu bits",
+			(unsigned long long)psize);
+		return -EBADMSG;
+	}
+	if (psize / 8 > len)
+		return 0;
+	*size = psize / 8;
+	return 1;
 }
 
 /* Event decoding */

@@ -67,6 +67,18 @@ int lt_reader_open_mem(const char *metadata, size_t metadata_len,
 		       char *err, size_t errlen);
 void lt_reader_close(lt_reader_t *t);
 
+/*
+ * The size in bytes of the packet at data (len bytes of a stream file from
+ * a packet's start), read from its header with t's metadata (its first
+ * trace's): 1 and *size when the len bytes hold the whole packet, 0 when
+ * they do not yet (a file still being written), or -EBADMSG (a header
+ * that is not sane, or one without packet_size) with a message.  A reader
+ * of the metadata alone (lt_reader_open_mem() with no stream) can cut a
+ * growing stream file into whole packets this way.
+ */
+int lt_reader_packet_size(lt_reader_t *t, const void *data, size_t len,
+			  uint64_t *size);
+
 /* The message of the last error (empty when none). */
 const char *lt_reader_error(const lt_reader_t *t);
 /* Packets skipped under LT_READER_SKIP_BAD. */
