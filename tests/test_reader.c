@@ -645,6 +645,28 @@ LT_TEST(test_truncated_file_is_rejected)
 	expect_bad(&s, off, "past the end of the file");
 }
 
+LT_TEST(test_events_know_their_packet_and_streams_their_end)
+{
+	static struct sbuf s;
+	char err[1024];
+	int rc;
+	const struct lt_event *ev;
+	simple_packet(&s, 100);
+	size_t off = simple_packet(&s, 200);
+	lt_reader_t *t = open1(&s, NULL, err, sizeof(err), &rc);
+	LT_ASSERT_EQ(rc, 0);
+	for (int i = 0; i < 6; i++) {
+		LT_ASSERT_EQ(lt_reader_next(t, &ev), 1);
+		LT_ASSERT_EQ(ev->packet_off, i < 3 ? 0 : off);
+	}
+	/* the last packet ends at its last event, 200 + 2 * 10 */
+	lt_stream_t *st = lt_reader_stream(t, 0);
+	LT_ASSERT_EQ(lt_stream_end_ns(st), ev->ns);
+	LT_ASSERT_EQ(lt_stream_end_ns(st),
+		     lt_clock_ns(lt_reader_clock(t), 220));
+	lt_reader_close(t);
+}
+
 LT_TEST(test_packet_size_cuts_a_growing_file_into_whole_packets)
 {
 	static struct sbuf s;
@@ -671,6 +693,11 @@ LT_TEST(test_packet_size_cuts_a_growing_file_into_whole_packets)
 		     -EBADMSG);
 	LT_ASSERT_CONTAINS(lt_reader_error(t), "bad packet magic");
 	HDR_SET(&s, off, magic, LT_PACKET_MAGIC);
+	HDR_SET(&s, off, stream_id, 77);
+	LT_ASSERT_EQ(lt_reader_packet_size(t, s.buf + off, s.len - off, &size),
+		     -ENOENT);
+	LT_ASSERT_CONTAINS(lt_reader_error(t), "stream_id 77");
+	HDR_SET(&s, off, stream_id, 0);
 	HDR_SET(&s, off, packet_size, 12);
 	LT_ASSERT_EQ(lt_reader_packet_size(t, s.buf + off, s.len - off, &size),
 		     -EBADMSG);

@@ -391,7 +391,7 @@ int lt_reader_packet_size(lt_reader_t *t, const void *data, size_t len,
 	case PH_STREAM:
 		set_err(t, "stream_id %llu is not in the metadata",
 			(unsigned long long)sid);
-		return -EBADMSG;
+		return -ENOENT;
 	case PH_VARIANT:
 		set_err(t, "packet header: a variant's tag selects no option");
 		return -EBADMSG;
@@ -464,6 +464,7 @@ static void enter_packet(struct lt_stream *s, const struct lt_packet *p)
 	s->ev.cpu = p->cpu;
 	s->ev.pid = p->pid;
 	s->ev.packet_seq = p->seq;
+	s->ev.packet_off = p->off;
 	s->ev.discarded = p->discarded;
 }
 
@@ -1540,6 +1541,14 @@ int64_t lt_reader_begin_ns(const lt_reader_t *t)
 			min = ns;
 	}
 	return min == INT64_MAX ? 0 : min;
+}
+
+int64_t lt_stream_end_ns(const lt_stream_t *s)
+{
+	if (!s->npk)
+		return INT64_MIN;
+	const struct lt_packet *p = &s->pk[s->npk - 1];
+	return p->open_end ? INT64_MAX : lt_clock_ns(&s->m->clock, p->ts_end);
 }
 
 uint64_t lt_stream_discarded(const lt_stream_t *s)
