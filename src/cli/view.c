@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * view.c - `lowtrace view`: prints a trace's events as text, one line per
- * event (viewer.c), merged across streams in time order.  --stats decodes
+ * event (viewer.c), merged across streams in time order; --follow prints
+ * those of a recording as it is written (follow.c).  --stats decodes
  * every event and field without printing them.
  */
 #define _GNU_SOURCE
 #include "cli/cli.h"
+#include "cli/follow.h"
 #include "cli/viewer.h"
 #include "ctf/reader.h"
 
@@ -23,6 +25,7 @@ static const char view_usage[] =
 	"usage: lowtrace view DIR [-e PATTERN[,PATTERN...]] [--begin TIME] "
 	"[--end TIME]\n"
 	"                     [--no-delta] [--fields] [--stats] [--skip-bad]\n"
+	"                     [--follow]\n"
 	"\n"
 	"Prints the events of the CTF 1.8 trace in DIR in time order, one "
 	"line each:\n"
@@ -68,7 +71,26 @@ static const char view_usage[] =
 	"  --fields      markers' fields instead of their text\n"
 	"  --stats       decode every event without printing; print counts\n"
 	"  --skip-bad    skip corrupt packets (with a warning) instead of "
-	"stopping\n";
+	"stopping\n"
+	"  -f, --follow  DIR is being recorded (lowtrace record -o DIR, or "
+	"LOWTRACE_TRACE):\n"
+	"                print its events in time order as their packets "
+	"reach the\n"
+	"                disk, a second or so behind (the recording's "
+	"switch timer,\n"
+	"                --switch-timer of lowtrace record, plus 300 ms), "
+	"and end when\n"
+	"                the recording ends, having printed the lines "
+	"`lowtrace view DIR`\n"
+	"                prints of the finished trace.  A DIR not there yet "
+	"is waited\n"
+	"                for; a recording already over is printed whole.  The "
+	"times\n"
+	"                printed before the end may differ by some ns from "
+	"the finished\n"
+	"                trace's when the recorder calibrates its clock "
+	"again at the end\n"
+	"                (a note says by how much).\n";
 
 static int run_stats(lt_reader_t *t, const struct lt_view *vw,
 		     const unsigned char *sel)
@@ -185,6 +207,8 @@ static int parse_args(int argc, char **argv, struct lt_view_opts *vo)
 			vo->stats = 1;
 		} else if (!strcmp(a, "--skip-bad")) {
 			vo->skip_bad = 1;
+		} else if (!strcmp(a, "--follow") || !strcmp(a, "-f")) {
+			vo->follow = 1;
 
 		} else if (!strcmp(a, "-e") || !strcmp(a, "--begin") ||
 			   !strcmp(a, "--end")) {
@@ -216,6 +240,9 @@ static int parse_args(int argc, char **argv, struct lt_view_opts *vo)
 	if (!vo->dir)
 		return lt_cli_error(VIEW, "no trace directory given (usage: "
 					  "lowtrace view DIR)");
+	if (vo->follow && vo->stats)
+		return lt_cli_error(VIEW, "--follow prints events: it does "
+					  "not take --stats");
 	return 0;
 }
 
@@ -233,6 +260,11 @@ static int view_run(int argc, char **argv)
 	if (lt_view_init(&v, &vo)) {
 		lt_view_fini(&v);
 		return 1;
+	}
+	if (vo.follow) {
+		rc = lt_view_follow(&v);
+		lt_view_fini(&v);
+		return rc;
 	}
 	struct lt_reader_opts to = {
 		.flags = vo.skip_bad ? LT_READER_SKIP_BAD : 0,
