@@ -229,7 +229,9 @@ static size_t simple_packet(struct sbuf *s, uint64_t ts)
 static lt_reader_t *open1(struct sbuf *s, const struct lt_reader_opts *o,
 			  char *err, size_t errlen, int *rc)
 {
-	struct lt_mem_stream ms = { "s0", s->buf, s->len };
+	struct lt_mem_stream ms = { .name = "s0",
+				    .data = s->buf,
+				    .len = s->len };
 	lt_reader_t *t = NULL;
 	const char *m = metadata();
 	*rc = lt_reader_open_mem(m, strlen(m), &ms, 1, o, &t, err, errlen);
@@ -508,9 +510,11 @@ LT_TEST(test_merge_orders_streams_by_time)
 	x = 9;
 	ev_compact(&c, 0, 35, &x, 4);
 	pkt_end(&c);
-	struct lt_mem_stream ms[3] = { { "a", a.buf, a.len },
-				       { "b", b.buf, b.len },
-				       { "c", c.buf, c.len } };
+	struct lt_mem_stream ms[3] = {
+		{ .name = "a", .data = a.buf, .len = a.len },
+		{ .name = "b", .data = b.buf, .len = b.len },
+		{ .name = "c", .data = c.buf, .len = c.len }
+	};
 	lt_reader_t *t;
 	char err[512];
 	const char *m = metadata();
@@ -667,6 +671,29 @@ LT_TEST(test_events_know_their_packet_and_streams_their_end)
 	lt_reader_close(t);
 }
 
+LT_TEST(test_stream_from_the_middle_of_a_file_names_file_offsets)
+{
+	static struct sbuf s;
+	char err[1024];
+	lt_reader_t *t = NULL;
+	const char *m = metadata();
+	simple_packet(&s, 100);
+	size_t off = simple_packet(&s, 200);
+	HDR_SET(&s, off, magic, 0x12345678);
+	/* the bytes held from offset 4096 of DIR/s0 */
+	struct lt_mem_stream ms = { .name = "s0",
+				    .data = s.buf,
+				    .len = s.len,
+				    .path = "DIR/s0",
+				    .file_off = 4096 };
+	LT_ASSERT(lt_reader_open_mem(m, strlen(m), &ms, 1, NULL, &t, err,
+				     sizeof(err)) < 0);
+	char want[64];
+	snprintf(want, sizeof(want), "DIR/s0: offset %zu: bad packet magic",
+		 4096 + off);
+	LT_ASSERT_CONTAINS(err, want);
+}
+
 LT_TEST(test_packet_size_cuts_a_growing_file_into_whole_packets)
 {
 	static struct sbuf s;
@@ -777,7 +804,7 @@ LT_TEST(test_sequence_of_structs_reads_and_prints_as_babeltrace2)
 	pkt_begin(&s, 0, 0, 100);
 	ev_ext(&s, 41, 100, pl, sizeof(pl));
 	pkt_end(&s);
-	struct lt_mem_stream ms = { "s0", s.buf, s.len };
+	struct lt_mem_stream ms = { .name = "s0", .data = s.buf, .len = s.len };
 	lt_reader_t *t = NULL;
 	char err[512], text[4096];
 	const char *m = metadata_compound();
@@ -872,7 +899,7 @@ LT_TEST(test_bad_metadata_gives_line_number)
 {
 	static struct sbuf s;
 	simple_packet(&s, 100);
-	struct lt_mem_stream ms = { "s0", s.buf, s.len };
+	struct lt_mem_stream ms = { .name = "s0", .data = s.buf, .len = s.len };
 	lt_reader_t *t;
 	char err[512];
 	static const struct {
@@ -1203,7 +1230,7 @@ LT_TEST(test_packetized_metadata_with_type_names_reads)
 		    "stream_instance_id;",
 		    "u64 stream_instance_id;");
 	size_t len = packetize(text, 300, pk);
-	struct lt_mem_stream ms = { "s0", s.buf, s.len };
+	struct lt_mem_stream ms = { .name = "s0", .data = s.buf, .len = s.len };
 	lt_reader_t *t;
 	char err[512];
 	int rc = lt_reader_open_mem((const char *)pk, len, &ms, 1, NULL, &t,

@@ -63,6 +63,7 @@ struct lt_stream {
 	char *name, *path;
 	const unsigned char *data;
 	size_t len;
+	uint64_t file_off; /* data's offset in the file, for messages */
 	size_t map_len; /* nonzero when data is our mapping */
 	size_t released; /* the mapping's pages before this are let go */
 	size_t populated; /* and those from there to this mapped ahead */
@@ -187,7 +188,8 @@ static int index_stream(struct lt_reader *t, struct lt_stream *s)
 			set_err(t,
 				"%s: offset %llu: bad packet magic 0x%08llx "
 				"(expected 0x%08x)",
-				s->path, (unsigned long long)off,
+				s->path,
+				(unsigned long long)(s->file_off + off),
 				(unsigned long long)h.v[LT_ROLE_MAGIC],
 				LT_PACKET_MAGIC);
 			goto fatal;
@@ -198,7 +200,7 @@ static int index_stream(struct lt_reader *t, struct lt_stream *s)
 				"%s: offset %llu: stream_id %llu is not "
 				"in the metadata",
 				s->path,
-				(unsigned long long)(off +
+				(unsigned long long)(s->file_off + off +
 						     h.at[LT_ROLE_STREAM_ID] /
 							     8),
 				(unsigned long long)sid);
@@ -208,7 +210,8 @@ static int index_stream(struct lt_reader *t, struct lt_stream *s)
 			set_err(t,
 				"%s: offset %llu: truncated packet header "
 				"(%llu bytes left)",
-				s->path, (unsigned long long)off,
+				s->path,
+				(unsigned long long)(s->file_off + off),
 				(unsigned long long)left);
 			goto fatal;
 		}
@@ -216,7 +219,9 @@ static int index_stream(struct lt_reader *t, struct lt_stream *s)
 			set_err(t,
 				"%s: offset %llu: packet header: a variant's "
 				"tag selects no option",
-				s->path, (unsigned long long)(off + bit / 8));
+				s->path,
+				(unsigned long long)(s->file_off + off +
+						     bit / 8));
 			goto fatal;
 		}
 		uint64_t hdr_len = (bit + 7) / 8;
@@ -228,7 +233,8 @@ static int index_stream(struct lt_reader *t, struct lt_stream *s)
 					 psize;
 		if (psize == 0 || psize % 8 || psize / 8 < hdr_len) {
 			set_err(t, "%s: offset %llu: bad packet_size %llu bits",
-				s->path, (unsigned long long)off,
+				s->path,
+				(unsigned long long)(s->file_off + off),
 				(unsigned long long)psize);
 			goto fatal;
 		}
@@ -236,7 +242,8 @@ static int index_stream(struct lt_reader *t, struct lt_stream *s)
 			set_err(t,
 				"%s: offset %llu: packet_size %llu bytes goes "
 				"past the end of the file (%llu bytes left)",
-				s->path, (unsigned long long)off,
+				s->path,
+				(unsigned long long)(s->file_off + off),
 				(unsigned long long)(psize / 8),
 				(unsigned long long)left);
 			goto fatal;
@@ -247,7 +254,8 @@ static int index_stream(struct lt_reader *t, struct lt_stream *s)
 			set_err(t,
 				"%s: offset %llu: packets of 4 GiB or more are "
 				"not supported",
-				s->path, (unsigned long long)off);
+				s->path,
+				(unsigned long long)(s->file_off + off));
 			goto fatal;
 		}
 		int last = off + size == s->len;
@@ -255,7 +263,8 @@ static int index_stream(struct lt_reader *t, struct lt_stream *s)
 			set_err(t,
 				"%s: offset %llu: content_size %llu bits is "
 				"more than packet_size %llu bits",
-				s->path, (unsigned long long)off,
+				s->path,
+				(unsigned long long)(s->file_off + off),
 				(unsigned long long)csize,
 				(unsigned long long)psize);
 			goto bad;
@@ -263,7 +272,8 @@ static int index_stream(struct lt_reader *t, struct lt_stream *s)
 		if (csize < 8 * hdr_len) {
 			set_err(t,
 				"%s: offset %llu: bad content_size %llu bits",
-				s->path, (unsigned long long)off,
+				s->path,
+				(unsigned long long)(s->file_off + off),
 				(unsigned long long)csize);
 			goto bad;
 		}
@@ -273,7 +283,7 @@ static int index_stream(struct lt_reader *t, struct lt_stream *s)
 				"%s: offset %llu: packet uuid differs from "
 				"the metadata's",
 				s->path,
-				(unsigned long long)(off +
+				(unsigned long long)(s->file_off + off +
 						     h.at[LT_ROLE_UUID] / 8));
 			goto bad;
 		}
@@ -282,7 +292,7 @@ static int index_stream(struct lt_reader *t, struct lt_stream *s)
 				"%s: offset %llu: stream_id %llu differs from "
 				"the stream's %u",
 				s->path,
-				(unsigned long long)(off +
+				(unsigned long long)(s->file_off + off +
 						     h.at[LT_ROLE_STREAM_ID] /
 							     8),
 				(unsigned long long)sid, s->sc->id);
@@ -299,7 +309,7 @@ static int index_stream(struct lt_reader *t, struct lt_stream *s)
 				"%s: offset %llu: timestamp_end %llu is before "
 				"timestamp_begin %llu",
 				s->path,
-				(unsigned long long)(off +
+				(unsigned long long)(s->file_off + off +
 						     h.at[LT_ROLE_TS_END] / 8),
 				(unsigned long long)ts_end,
 				(unsigned long long)ts_begin);
@@ -310,7 +320,7 @@ static int index_stream(struct lt_reader *t, struct lt_stream *s)
 				"%s: offset %llu: timestamp_begin %llu is "
 				"before the previous packet's end %llu",
 				s->path,
-				(unsigned long long)(off +
+				(unsigned long long)(s->file_off + off +
 						     h.at[LT_ROLE_TS_BEGIN] /
 							     8),
 				(unsigned long long)ts_begin,
@@ -501,8 +511,9 @@ static int ev_fault(struct lt_stream *s, size_t pos, const char *fmt, ...)
 {
 	struct lt_reader *t = s->t;
 	va_list ap;
-	int n = snprintf(t->err, sizeof(t->err), "%s: offset %llu: ", s->path,
-			 (unsigned long long)(s->pk[s->cur].off + pos));
+	int n = snprintf(
+		t->err, sizeof(t->err), "%s: offset %llu: ", s->path,
+		(unsigned long long)(s->file_off + s->pk[s->cur].off + pos));
 	if (n < 0)
 		n = 0;
 	if ((size_t)n < sizeof(t->err)) {
@@ -1174,7 +1185,9 @@ int lt_reader_open_mem(const char *metadata, size_t metadata_len,
 		struct lt_stream *s = &t->streams[i];
 		s->m = &t->parts[0].m;
 		s->name = strdup(streams[i].name);
-		s->path = strdup(streams[i].name);
+		s->path = strdup(streams[i].path ? streams[i].path :
+						   streams[i].name);
+		s->file_off = streams[i].file_off;
 		s->data = streams[i].data;
 		s->len = streams[i].len;
 		if (!s->name || !s->path) {

@@ -51,6 +51,9 @@ struct lt_mem_stream {
 	const char *name;
 	const void *data;
 	size_t len;
+	/* for messages: the file (NULL: name) and data's offset in it */
+	const char *path;
+	uint64_t file_off;
 };
 
 /*
