@@ -52,7 +52,7 @@
 #define READ_MAX (8u << 20)
 
 struct fstream {
-	char *name;
+	char *name, *path; /* path: DIR/name, for messages */
 	int fd;
 	uint64_t file_off; /* of buf[0] */
 	unsigned char *buf; /* whole packets, then the start of one */
@@ -86,8 +86,38 @@ struct follow {
 	int have_last;
 	int64_t clock_shift; /* ns, at most, of the times printed before */
 	uint64_t fault_since; /* ms, a fault that may be cured */
+	int fault_stream; /* a stream the metadata has not */
+	int skipping; /* --skip-bad, and the fault was not cured */
 	char fault[1100];
+	/* the reader's warnings so far: each packet skipped once */
+	char **warned;
+	unsigned nwarned;
 };
+
+/* The message of a fault that is not to be cured. */
+static void corrupt(const struct follow *f)
+{
+	lt_cli_error(LT_VIEW,
+		     "%s (the trace is corrupt; --skip-bad reads past bad "
+		     "packets)",
+		     f->fault);
+}
+
+/* The reader's warnings, each once although rounds read a packet again. */
+static void on_warning(void *arg, const char *msg)
+{
+	struct follow *f = arg;
+	for (unsigned i = 0; i < f->nwarned; i++)
+		if (!strcmp(f->warned[i], msg))
+			return;
+	char **n = realloc(f->warned, (f->nwarned + 1) * sizeof(*n));
+	if (n) {
+		f->warned = n;
+		if ((n[f->nwarned] = strdup(msg)))
+			f->nwarned++;
+	}
+	lt_view_on_warning(f->v, msg);
+}
 
 static int same_clock(const struct lt_clock *a, const struct lt_clock *b)
 {
@@ -231,7 +261,10 @@ static int scan_streams(struct follow *f)
 			f->cap = cap;
 		}
 		struct fstream *s = calloc(1, sizeof(*s));
-		if (!s || !(s->name = strdup(de->d_name))) {
+		if (!s || !(s->name = strdup(de->d_name)) ||
+		    asprintf(&s->path, "%s/%s", f->dir, de->d_name) < 0) {
+			if (s)
+				free(s->name);
 			free(s);
 			close(fd);
 			r = -ENOMEM;
@@ -287,7 +320,7 @@ static int read_stream(struct follow *f, struct fstream *s)
 			s->whole += size;
 		if (r < 0) {
 			snprintf(f->fault, sizeof(f->fault),
-				 "%s/%s: offset %llu: %s", f->dir, s->name,
+				 "%s: offset %llu: %s", s->path,
 				 (unsigned long long)(s->file_off + s->whole),
 				 lt_reader_error(f->mt));
 			return r;
@@ -365,6 +398,8 @@ static int walk(struct follow *f, lt_reader_t *t, struct fstream **map,
 			break;
 	}
 	free(sel);
+	if (r < 0)
+		lt_view_flush(v); /* the events before the fault, first */
 	return r < 0 ? r : 0;
 }
 
@@ -390,9 +425,10 @@ static int follow_round(struct follow *f, int final)
 		if (r == -ENOMEM)
 			goto nomem;
 		if (r < 0 && (final || r != -ENOENT)) {
-			lt_cli_error(LT_VIEW, "%s", f->fault);
+			corrupt(f);
 			goto out;
 		}
+		f->fault_stream = r < 0;
 		fault |= r < 0;
 		more |= f->s[i]->more;
 	}
@@ -409,23 +445,27 @@ static int follow_round(struct follow *f, int final)
 		s->walked = 0;
 		if (!s->whole)
 			continue;
-		ms[n] = (struct lt_mem_stream){ s->name, s->buf, s->whole };
+		ms[n] = (struct lt_mem_stream){ s->name, s->buf, s->whole,
+						s->path, s->file_off };
 		map[n++] = s;
 	}
+	/* a packet the reader refuses may be one whose events the metadata
+	 * names later: --skip-bad steps over it once that is not so */
 	struct lt_reader_opts to = {
-		.flags = v->opts->skip_bad ? LT_READER_SKIP_BAD : 0,
-		.warn = lt_view_on_warning,
-		.warn_arg = v,
+		.flags = v->opts->skip_bad && (final || f->skipping) ?
+				 LT_READER_SKIP_BAD :
+				 0,
+		.warn = on_warning,
+		.warn_arg = f,
 	};
 	int r = lt_reader_open_mem(f->meta, f->meta_len, ms, n, &to, &t, err,
 				   sizeof(err));
 	if (r == -ENOMEM)
 		goto nomem;
 	if (r < 0) {
-		snprintf(f->fault, sizeof(f->fault), "%s: %s", f->dir, err);
+		snprintf(f->fault, sizeof(f->fault), "%s", err);
 		if (final) {
-			lt_cli_error(LT_VIEW, "%s (the trace is corrupt)",
-				     f->fault);
+			corrupt(f);
 			goto out;
 		}
 		fault = 1;
@@ -455,8 +495,7 @@ static int follow_round(struct follow *f, int final)
 			lt_view_iter_error(t, r);
 			goto out;
 		}
-		snprintf(f->fault, sizeof(f->fault), "%s: %s", f->dir,
-			 lt_reader_error(t));
+		snprintf(f->fault, sizeof(f->fault), "%s", lt_reader_error(t));
 		fault = 1;
 	}
 	if (v->failed) {
@@ -491,10 +530,14 @@ wait:
 	if (fault) {
 		if (!f->fault_since)
 			f->fault_since = now_ms();
-		else if (now_ms() - f->fault_since > FAULT_MS) {
-			lt_cli_error(LT_VIEW, "%s (the trace is corrupt)",
-				     f->fault);
-			goto out;
+		else if (now_ms() - f->fault_since > FAULT_MS &&
+			 !(v->opts->skip_bad && f->skipping)) {
+			if (!v->opts->skip_bad || f->fault_stream) {
+				corrupt(f);
+				goto out;
+			}
+			/* a bad packet, not one to come: step over it */
+			f->skipping = 1;
 		}
 	} else {
 		f->fault_since = 0;
@@ -610,9 +653,13 @@ out:
 		close(f.s[i]->fd);
 		free(f.s[i]->buf);
 		free(f.s[i]->name);
+		free(f.s[i]->path);
 		free(f.s[i]);
 	}
 	free(f.s);
+	for (unsigned i = 0; i < f.nwarned; i++)
+		free(f.warned[i]);
+	free(f.warned);
 	free(f.meta);
 	lt_reader_close(f.mt);
 	close(f.dfd);
