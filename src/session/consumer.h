@@ -71,7 +71,9 @@ struct lt_consumer {
 	char *scratch; /* one sub-buffer, for recovery */
 	uint64_t scratch_size;
 	struct lt_recovery *recovery;
-	int lock_fd; /* the directory, flock()ed shared; -1: none */
+	/* the directory, flock()ed shared: its fd + 1 (0: none), and its
+	 * slot + 1 in the process's list of locks (0: none) */
+	int lock_fd, lock_slot;
 };
 
 void lt_consumer_init(struct lt_consumer *c, const char *dir,
