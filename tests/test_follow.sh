@@ -7,7 +7,8 @@
 # recorder does not calibrate again at the end; on the cycle counter the
 # lines differ by some ns of time, which a note says); started after the
 # end it prints the whole trace; a SIGKILLed recorder ends it with what
-# is on disk; a missing or corrupt metadata is an error.
+# is on disk; a missing or corrupt metadata is an error.  As root, the
+# same with the kernel's scheduling events.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 B=${BUILD:-build}
@@ -65,6 +66,15 @@ LOWTRACE_CLOCK=monotonic "$LT" record -o "$d" -- "$PERIODIC" --duration-s 3 \
 rec=$!
 "$LT" record -o "$tmp/tsc" -- "$PERIODIC" --duration-s 3 > /dev/null 2>&1 &
 rec2=$!
+# the kernel's events too (root only)
+kern=0
+if [ "$(id -u)" -eq 0 ]; then
+	kern=1
+	follow kern "$tmp/kern"
+	LOWTRACE_CLOCK=monotonic "$LT" record -k sched -o "$tmp/kern" -- "$PERIODIC" \
+		--duration-s 3 > /dev/null 2> "$tmp/rec_kern.err" &
+	rec3=$!
+fi
 live=0
 while kill -0 "$rec" 2> /dev/null; do
 	[ -s "$tmp/plain.out" ] && [ ! -s "$tmp/plain.rc" ] && live=1
@@ -72,6 +82,7 @@ while kill -0 "$rec" 2> /dev/null; do
 done
 wait "$rec" || fail record "lowtrace record failed: $(cat "$tmp/rec.err")"
 wait "$rec2"
+[ "$kern" = 1 ] && wait "$rec3"
 rc=$(follow_rc plain)
 "$LT" view "$d" > "$tmp/view.out"
 if [ "$live" = 1 ]; then
@@ -114,6 +125,20 @@ else
 	same cycle_counter_same_events "$tmp/tsc.cut" "$tmp/view_tsc.cut"
 fi
 
+if [ "$kern" = 0 ]; then
+	skip kernel_events_equal_view "kernel events need root"
+else
+	rc=$(follow_rc kern)
+	"$LT" view "$tmp/kern" > "$tmp/view_kern.out"
+	if [ "$rc" != 0 ]; then
+		fail kernel_events_equal_view "exit status $rc: $(cat "$tmp/kern.err" "$tmp/rec_kern.err")"
+	elif ! grep -q ' sched:sched_switch: ' "$tmp/view_kern.out"; then
+		fail kernel_events_equal_view "no sched_switch in the trace: $(cat "$tmp/rec_kern.err")"
+	else
+		same kernel_events_equal_view "$tmp/kern.out" "$tmp/view_kern.out"
+	fi
+fi
+
 # (3) after the end: the whole trace, at once
 rc=0
 timeout 20 "$LT" view --follow "$d" > "$tmp/after.out" 2> "$tmp/after.err" || rc=$?
@@ -130,8 +155,10 @@ rec=$!
 follow killed "$d"
 sleep 2.5
 child=$(pgrep -P "$rec")
-kill -KILL "$rec"
-wait "$rec" 2> /dev/null
+{
+	kill -KILL "$rec"
+	wait "$rec"
+} 2> /dev/null
 rc=$(follow_rc killed)
 [ -n "$child" ] && kill "$child" 2> /dev/null
 vrc=0
