@@ -420,6 +420,7 @@ static int follow_round(struct follow *f, int final)
 
 	if (scan_streams(f) < 0)
 		goto nomem;
+	f->fault_stream = 0;
 	for (unsigned i = 0; i < f->ns; i++) {
 		int r = read_stream(f, f->s[i]);
 		if (r == -ENOMEM)
@@ -428,7 +429,7 @@ static int follow_round(struct follow *f, int final)
 			corrupt(f);
 			goto out;
 		}
-		f->fault_stream = r < 0;
+		f->fault_stream |= r < 0;
 		fault |= r < 0;
 		more |= f->s[i]->more;
 	}
