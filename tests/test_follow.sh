@@ -60,7 +60,11 @@ cond='demo:tick if seq >= 150,demo:nothing*'
 follow plain "$d"
 follow cond "$d" -e "$cond"
 follow tsc "$tmp/tsc"
-sleep 0.3
+# each says it waits before the recorders create the directories
+for i in $(seq 100); do
+	[ "$(cat "$tmp"/{plain,cond,tsc}.err 2> /dev/null | grep -c waiting)" = 3 ] && break
+	sleep 0.05
+done
 LOWTRACE_CLOCK=monotonic "$LT" record -o "$d" -- "$PERIODIC" --duration-s 3 \
 	> /dev/null 2> "$tmp/rec.err" &
 rec=$!
@@ -71,6 +75,10 @@ kern=0
 if [ "$(id -u)" -eq 0 ]; then
 	kern=1
 	follow kern "$tmp/kern"
+	for i in $(seq 100); do
+		grep -q waiting "$tmp/kern.err" 2> /dev/null && break
+		sleep 0.05
+	done
 	LOWTRACE_CLOCK=monotonic "$LT" record -k sched -o "$tmp/kern" -- "$PERIODIC" \
 		--duration-s 3 > /dev/null 2> "$tmp/rec_kern.err" &
 	rec3=$!
