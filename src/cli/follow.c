@@ -50,6 +50,9 @@
  * packets of new events before their metadata), at most */
 #define FAULT_MS 5000
 #define READ_MAX (8u << 20)
+/* the rounds whose packets' lateness sets the margin, at most MAX_MS */
+#define LAT_ROUNDS 50
+#define LAT_MAX_MS 10000
 
 struct fstream {
 	char *name, *path; /* path: DIR/name, for messages */
@@ -58,6 +61,8 @@ struct fstream {
 	unsigned char *buf; /* whole packets, then the start of one */
 	size_t len, cap, whole;
 	int more; /* the file holds more than READ_MAX let in */
+	int caught_up; /* a round read it to its end: new packets are new */
+	uint64_t seen; /* the end of its whole packets at the last round */
 	uint64_t skip; /* events of buf's first packet printed */
 	uint64_t lost; /* the tracer's count of discarded events, seen */
 	/* the round's walk */
@@ -77,6 +82,10 @@ struct follow {
 	struct fstream **s; /* by name, as the reader orders streams */
 	unsigned ns, cap;
 	int64_t switch_ns, margin_ns;
+	/* how late the packets of the last LAT_ROUNDS rounds came, past
+	 * their end, each round's worst: a slow recorder's margin */
+	int64_t lat[LAT_ROUNDS];
+	unsigned lat_round;
 	int64_t printed_to; /* the last round's watermark */
 	struct lt_clock wm_clock; /* the clock it was on */
 	int times_done, late_warned;
@@ -404,6 +413,35 @@ static int walk(struct follow *f, lt_reader_t *t, struct fstream **map,
 }
 
 /*
+ * The margin past the switch timer: MARGIN_MS, or more when the packets
+ * of the last rounds reached the disk later than that after their end
+ * (the moment the timer or a full sub-buffer closed them: a recorder
+ * slowed down by the load of the machine), up to LAT_MAX_MS.  A packet's
+ * lateness is from its end to the round that first saw it, in a stream
+ * read to its end before (not the backlog of a trace followed late).
+ */
+static int64_t margin(struct follow *f, lt_reader_t *t, struct fstream **map,
+		      unsigned n, int64_t now_ns)
+{
+	int64_t worst = 0, m = f->margin_ns;
+	for (unsigned i = 0; t && i < n; i++) {
+		struct fstream *s = map[i];
+		if (s->caught_up && s->file_off + s->whole != s->seen) {
+			int64_t end = lt_stream_end_ns(lt_reader_stream(t, i));
+			if (end != INT64_MAX && now_ns - end > worst)
+				worst = now_ns - end;
+		}
+		s->caught_up = !s->more;
+		s->seen = s->file_off + s->whole;
+	}
+	f->lat[f->lat_round++ % LAT_ROUNDS] = worst;
+	for (unsigned i = 0; i < LAT_ROUNDS; i++)
+		if (f->lat[i] > m)
+			m = f->lat[i];
+	return m < LAT_MAX_MS * 1000000ll ? m : LAT_MAX_MS * 1000000ll;
+}
+
+/*
  * One round: new bytes, then the events up to the watermark (everything
  * when final); 1 when a stream has more to read at once, 0, or an exit
  * status after a message (-1).
@@ -480,9 +518,10 @@ static int follow_round(struct follow *f, int final)
 	/* events before wm are on disk, and before what is left to read */
 	struct timespec now;
 	clock_gettime(CLOCK_REALTIME, &now);
-	int64_t wm = final ? INT64_MAX :
-			     (int64_t)now.tv_sec * 1000000000 + now.tv_nsec -
-				     f->switch_ns - f->margin_ns;
+	int64_t now_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+	int64_t wm =
+		final ? INT64_MAX :
+			now_ns - f->switch_ns - margin(f, t, map, n, now_ns);
 	for (unsigned i = 0; t && i < n; i++)
 		if (map[i]->more) {
 			int64_t end = lt_stream_end_ns(lt_reader_stream(t, i));
