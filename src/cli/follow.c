@@ -56,7 +56,6 @@
 
 struct fstream {
 	char *name, *path; /* path: DIR/name, for messages */
-	int fd;
 	uint64_t file_off; /* of buf[0] */
 	unsigned char *buf; /* whole packets, then the start of one */
 	size_t len, cap, whole;
@@ -80,7 +79,7 @@ struct follow {
 	lt_reader_t *mt; /* the metadata alone: cuts packets */
 	struct lt_clock clock; /* mt's, for a change of calibration */
 	struct fstream **s; /* by name, as the reader orders streams */
-	unsigned ns, cap;
+	unsigned ns, cap, sorted;
 	int64_t switch_ns, margin_ns;
 	/* how late the packets of the last LAT_ROUNDS rounds came, past
 	 * their end, each round's worst: a slow recorder's margin */
@@ -227,7 +226,7 @@ static int by_name(const void *a, const void *b)
 		      (*(struct fstream *const *)b)->name);
 }
 
-/* Opens the stream files that appeared (regular files but the metadata,
+/* Notes the stream files that appeared (regular files but the metadata,
  * not starting with '.': the reader's); 0 or -ENOMEM. */
 static int scan_streams(struct follow *f)
 {
@@ -246,23 +245,18 @@ static int scan_streams(struct follow *f)
 		struct stat st;
 		if (de->d_name[0] == '.' || !strcmp(de->d_name, "metadata"))
 			continue;
-		unsigned i;
-		for (i = 0; i < f->ns; i++)
-			if (!strcmp(f->s[i]->name, de->d_name))
-				break;
-		if (i < f->ns)
+		struct fstream key = { .name = de->d_name }, *kp = &key;
+		/* (sorted by name up to f->sorted) */
+		if (f->sorted &&
+		    bsearch(&kp, f->s, f->sorted, sizeof(*f->s), by_name))
 			continue;
 		if (fstatat(f->dfd, de->d_name, &st, 0) < 0 ||
 		    !S_ISREG(st.st_mode))
-			continue;
-		int fd = openat(f->dfd, de->d_name, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
 			continue;
 		if (f->ns == f->cap) {
 			unsigned cap = f->cap ? f->cap * 2 : 16;
 			void *n = realloc(f->s, cap * sizeof(*f->s));
 			if (!n) {
-				close(fd);
 				r = -ENOMEM;
 				break;
 			}
@@ -275,17 +269,16 @@ static int scan_streams(struct follow *f)
 			if (s)
 				free(s->name);
 			free(s);
-			close(fd);
 			r = -ENOMEM;
 			break;
 		}
-		s->fd = fd;
 		f->s[f->ns++] = s;
 		added = 1;
 	}
 	closedir(d);
 	if (added)
 		qsort(f->s, f->ns, sizeof(*f->s), by_name);
+	f->sorted = f->ns;
 	return r;
 }
 
@@ -297,47 +290,75 @@ static int scan_streams(struct follow *f)
 static int read_stream(struct follow *f, struct fstream *s)
 {
 	size_t limit = READ_MAX;
+	struct stat st;
+	int fd = -1;
+
+	/* a file is opened only when it grew: a recording of many processes
+	 * leaves many files that do not */
+	if (fstatat(f->dfd, s->name, &st, 0) < 0)
+		st.st_size = 0;
 	for (;;) {
+		uint64_t end = s->file_off + s->len;
 		s->more = 0;
-		while (!s->more) {
-			if (s->len >= limit) {
+		if ((uint64_t)st.st_size > end && s->len < limit) {
+			size_t want = (uint64_t)st.st_size - end;
+			if (want > limit - s->len) {
+				want = limit - s->len;
 				s->more = 1;
-				break;
 			}
-			if (s->cap - s->len < 65536) {
-				size_t cap = s->cap ? s->cap * 2 : 262144;
+			if (s->cap - s->len < want) {
+				size_t cap = s->len + want;
 				unsigned char *n = realloc(s->buf, cap);
 				if (!n)
-					return -ENOMEM;
+					goto nomem;
 				s->buf = n;
 				s->cap = cap;
 			}
-			ssize_t n =
-				pread(s->fd, s->buf + s->len, s->cap - s->len,
-				      (off_t)(s->file_off + s->len));
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0)
-				break;
-			s->len += (size_t)n;
+			if (fd < 0)
+				fd = openat(f->dfd, s->name,
+					    O_RDONLY | O_CLOEXEC);
+			size_t got = 0;
+			while (fd >= 0 && got < want) {
+				ssize_t n =
+					pread(fd, s->buf + s->len + got,
+					      want - got, (off_t)(end + got));
+				if (n < 0 && errno == EINTR)
+					continue;
+				if (n <= 0)
+					break;
+				got += (size_t)n;
+			}
+			s->len += got;
+		} else if ((uint64_t)st.st_size > end) {
+			s->more = 1;
 		}
 		uint64_t size;
-		int r;
-		while ((r = lt_reader_packet_size(f->mt, s->buf + s->whole,
+		int r = 0;
+		while (s->len > s->whole &&
+		       (r = lt_reader_packet_size(f->mt, s->buf + s->whole,
 						  s->len - s->whole, &size)) >
-		       0)
+			       0)
 			s->whole += size;
 		if (r < 0) {
 			snprintf(f->fault, sizeof(f->fault),
 				 "%s: offset %llu: %s", s->path,
 				 (unsigned long long)(s->file_off + s->whole),
 				 lt_reader_error(f->mt));
+			if (fd >= 0)
+				close(fd);
 			return r;
 		}
 		if (s->whole || !s->more)
-			return 0;
+			break;
 		limit *= 2; /* a packet larger than the limit: let it in */
 	}
+	if (fd >= 0)
+		close(fd);
+	return 0;
+nomem:
+	if (fd >= 0)
+		close(fd);
+	return -ENOMEM;
 }
 
 /* Lets go of the packets before off, the first of buf from then on. */
@@ -349,6 +370,14 @@ static void drop_before(struct fstream *s, size_t off)
 	s->len -= off;
 	s->whole -= off;
 	s->file_off += off;
+	/* a backlog read through: keep no more than what is held */
+	if (s->cap > (1u << 20) && s->cap > 4 * s->len) {
+		unsigned char *n = realloc(s->buf, s->len ? s->len : 1);
+		if (n) {
+			s->buf = n;
+			s->cap = s->len ? s->len : 1;
+		}
+	}
 }
 
 /* The events of the walk: printed up to wm (those after on a later
@@ -555,7 +584,18 @@ static int follow_round(struct follow *f, int final)
 			s->skip = s->in_cur > s->skip ? s->in_cur : s->skip;
 		else
 			s->skip = s->in_cur;
-		drop_before(s, s->cur_off);
+		/* a last packet that ends by wm was printed whole: a quiet
+		 * stream then holds nothing */
+		uint64_t size, drop = s->cur_off;
+		if (!fault &&
+		    lt_reader_packet_size(f->mt, s->buf + s->cur_off,
+					  s->whole - s->cur_off, &size) == 1 &&
+		    s->cur_off + size == s->whole &&
+		    lt_stream_end_ns(lt_reader_stream(t, i)) <= wm) {
+			drop = s->whole;
+			s->skip = 0;
+		}
+		drop_before(s, drop);
 	}
 	if (final && !more && !fault) {
 		/* counts that grew after a stream's last event */
@@ -690,7 +730,6 @@ int lt_view_follow(struct lt_view *v)
 	note_clock_change(&f);
 out:
 	for (unsigned i = 0; i < f.ns; i++) {
-		close(f.s[i]->fd);
 		free(f.s[i]->buf);
 		free(f.s[i]->name);
 		free(f.s[i]->path);
