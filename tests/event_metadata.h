@@ -47,7 +47,9 @@ static inline int event_metadata_opens(uint32_t id, const char *name,
 	size_t len;
 	char *text =
 		event_metadata_text(id, name, loglevel, fields, nfields, &len);
-	struct lt_mem_stream none = { "default_1_0", "", 0 };
+	struct lt_mem_stream none = { .name = "default_1_0",
+				      .data = "",
+				      .len = 0 };
 	lt_reader_t *tr;
 	char msg[1024];
 	int rc = lt_reader_open_mem(text, len, &none, 1, NULL, &tr, msg,

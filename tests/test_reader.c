@@ -229,7 +229,9 @@ static size_t simple_packet(struct sbuf *s, uint64_t ts)
 static lt_reader_t *open1(struct sbuf *s, const struct lt_reader_opts *o,
 			  char *err, size_t errlen, int *rc)
 {
-	struct lt_mem_stream ms = { "s0", s->buf, s->len };
+	struct lt_mem_stream ms = { .name = "s0",
+				    .data = s->buf,
+				    .len = s->len };
 	lt_reader_t *t = NULL;
 	const char *m = metadata();
 	*rc = lt_reader_open_mem(m, strlen(m), &ms, 1, o, &t, err, errlen);
@@ -508,9 +510,11 @@ LT_TEST(test_merge_orders_streams_by_time)
 	x = 9;
 	ev_compact(&c, 0, 35, &x, 4);
 	pkt_end(&c);
-	struct lt_mem_stream ms[3] = { { "a", a.buf, a.len },
-				       { "b", b.buf, b.len },
-				       { "c", c.buf, c.len } };
+	struct lt_mem_stream ms[3] = {
+		{ .name = "a", .data = a.buf, .len = a.len },
+		{ .name = "b", .data = b.buf, .len = b.len },
+		{ .name = "c", .data = c.buf, .len = c.len }
+	};
 	lt_reader_t *t;
 	char err[512];
 	const char *m = metadata();
@@ -645,6 +649,89 @@ LT_TEST(test_truncated_file_is_rejected)
 	expect_bad(&s, off, "past the end of the file");
 }
 
+LT_TEST(test_events_know_their_packet_and_streams_their_end)
+{
+	static struct sbuf s;
+	char err[1024];
+	int rc;
+	const struct lt_event *ev;
+	simple_packet(&s, 100);
+	size_t off = simple_packet(&s, 200);
+	lt_reader_t *t = open1(&s, NULL, err, sizeof(err), &rc);
+	LT_ASSERT_EQ(rc, 0);
+	for (int i = 0; i < 6; i++) {
+		LT_ASSERT_EQ(lt_reader_next(t, &ev), 1);
+		LT_ASSERT_EQ(ev->packet_off, i < 3 ? 0 : off);
+	}
+	/* the last packet ends at its last event, 200 + 2 * 10 */
+	lt_stream_t *st = lt_reader_stream(t, 0);
+	LT_ASSERT_EQ(lt_stream_end_ns(st), ev->ns);
+	LT_ASSERT_EQ(lt_stream_end_ns(st),
+		     lt_clock_ns(lt_reader_clock(t), 220));
+	lt_reader_close(t);
+}
+
+LT_TEST(test_stream_from_the_middle_of_a_file_names_file_offsets)
+{
+	static struct sbuf s;
+	char err[1024];
+	lt_reader_t *t = NULL;
+	const char *m = metadata();
+	simple_packet(&s, 100);
+	size_t off = simple_packet(&s, 200);
+	HDR_SET(&s, off, magic, 0x12345678);
+	/* the bytes held from offset 4096 of DIR/s0 */
+	struct lt_mem_stream ms = { .name = "s0",
+				    .data = s.buf,
+				    .len = s.len,
+				    .path = "DIR/s0",
+				    .file_off = 4096 };
+	LT_ASSERT(lt_reader_open_mem(m, strlen(m), &ms, 1, NULL, &t, err,
+				     sizeof(err)) < 0);
+	char want[64];
+	snprintf(want, sizeof(want), "DIR/s0: offset %zu: bad packet magic",
+		 4096 + off);
+	LT_ASSERT_CONTAINS(err, want);
+}
+
+LT_TEST(test_packet_size_cuts_a_growing_file_into_whole_packets)
+{
+	static struct sbuf s;
+	char err[1024];
+	lt_reader_t *t = NULL;
+	const char *m = metadata();
+	uint64_t size = 0;
+	simple_packet(&s, 100);
+	size_t off = simple_packet(&s, 200);
+	LT_ASSERT_EQ(lt_reader_open_mem(m, strlen(m), NULL, 0, NULL, &t, err,
+					sizeof(err)),
+		     0);
+	/* every prefix of a packet is not whole yet, the packet is */
+	for (size_t n = 0; n < s.len - off; n++)
+		LT_ASSERT_EQ(lt_reader_packet_size(t, s.buf + off, n, &size),
+			     0);
+	LT_ASSERT_EQ(lt_reader_packet_size(t, s.buf, s.len, &size), 1);
+	LT_ASSERT_EQ(size, off);
+	LT_ASSERT_EQ(lt_reader_packet_size(t, s.buf + off, s.len - off, &size),
+		     1);
+	LT_ASSERT_EQ(size, s.len - off);
+	HDR_SET(&s, off, magic, 0x12345678);
+	LT_ASSERT_EQ(lt_reader_packet_size(t, s.buf + off, s.len - off, &size),
+		     -EBADMSG);
+	LT_ASSERT_CONTAINS(lt_reader_error(t), "bad packet magic");
+	HDR_SET(&s, off, magic, LT_PACKET_MAGIC);
+	HDR_SET(&s, off, stream_id, 77);
+	LT_ASSERT_EQ(lt_reader_packet_size(t, s.buf + off, s.len - off, &size),
+		     -ENOENT);
+	LT_ASSERT_CONTAINS(lt_reader_error(t), "stream_id 77");
+	HDR_SET(&s, off, stream_id, 0);
+	HDR_SET(&s, off, packet_size, 12);
+	LT_ASSERT_EQ(lt_reader_packet_size(t, s.buf + off, s.len - off, &size),
+		     -EBADMSG);
+	LT_ASSERT_CONTAINS(lt_reader_error(t), "bad packet_size");
+	lt_reader_close(t);
+}
+
 LT_TEST(test_unknown_event_id_is_rejected)
 {
 	static struct sbuf s;
@@ -717,7 +804,7 @@ LT_TEST(test_sequence_of_structs_reads_and_prints_as_babeltrace2)
 	pkt_begin(&s, 0, 0, 100);
 	ev_ext(&s, 41, 100, pl, sizeof(pl));
 	pkt_end(&s);
-	struct lt_mem_stream ms = { "s0", s.buf, s.len };
+	struct lt_mem_stream ms = { .name = "s0", .data = s.buf, .len = s.len };
 	lt_reader_t *t = NULL;
 	char err[512], text[4096];
 	const char *m = metadata_compound();
@@ -812,7 +899,7 @@ LT_TEST(test_bad_metadata_gives_line_number)
 {
 	static struct sbuf s;
 	simple_packet(&s, 100);
-	struct lt_mem_stream ms = { "s0", s.buf, s.len };
+	struct lt_mem_stream ms = { .name = "s0", .data = s.buf, .len = s.len };
 	lt_reader_t *t;
 	char err[512];
 	static const struct {
@@ -1143,7 +1230,7 @@ LT_TEST(test_packetized_metadata_with_type_names_reads)
 		    "stream_instance_id;",
 		    "u64 stream_instance_id;");
 	size_t len = packetize(text, 300, pk);
-	struct lt_mem_stream ms = { "s0", s.buf, s.len };
+	struct lt_mem_stream ms = { .name = "s0", .data = s.buf, .len = s.len };
 	lt_reader_t *t;
 	char err[512];
 	int rc = lt_reader_open_mem((const char *)pk, len, &ms, 1, NULL, &t,

@@ -145,6 +145,16 @@ if [ -d "$d" ]; then
 	else
 		fail event_name_patterns "frame_*: $n1 vs $w1, sample/ints: $n2 vs $w2, none: $n3"
 	fi
+	# a condition on an integer field, as the analyses' anchors take it
+	n4=$("$LT" view "$d" -e 'myapp:frame_done if late_us > 0,aux:sample' | wc -l)
+	w4=$(grep -cE ' myapp:frame_done: .*late_us = [1-9]| aux:sample: ' "$tmp/all.txt")
+	w5=$(grep -c ' myapp:frame_done: ' "$tmp/all.txt")
+	if [ "$n4" -eq "$w4" ] && [ "$w4" -gt 0 ] && [ "$w4" -lt "$((w5 + $(grep -c ' aux:sample: ' "$tmp/all.txt")))" ]; then
+		ok event_pattern_with_condition
+	else
+		fail event_pattern_with_condition "$n4 events, expected $w4"
+	fi
+	expect_error bad_condition 1 "bad condition" "$LT" view "$d" -e 'myapp:frame_done if late_us >'
 
 	# time ranges: lines 1000 to 2000 by their time of day, and in ns
 	t1=$(sed -n 1000p "$tmp/all.txt" | cut -c2-19)

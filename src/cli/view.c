@@ -1,20 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * view.c - `lowtrace view`: prints a trace's events as text, one line per
- * event, merged across streams in time order:
- *
- *   [HH:MM:SS.nnnnnnnnn] (+S.nnnnnnnnn) cpu N name: { field = value, ... }
- *
- * The time of day is local time (TZ=UTC for UTC), like babeltrace2's; the
- * delta is to the previous printed event.  Lines are built in a large
- * buffer with hand-written number formatting and written with write(2).
- * An lt_tracef marker's line has its text, its format with its fields,
- * instead of the fields (--fields: the fields, as babeltrace2 prints
- * them).  --stats decodes every event and field without printing them.
+ * event (viewer.c), merged across streams in time order; --follow prints
+ * those of a recording as it is written (follow.c).  --stats decodes
+ * every event and field without printing them.
  */
 #define _GNU_SOURCE
-#include "analysis/analysis.h"
 #include "cli/cli.h"
+#include "cli/follow.h"
+#include "cli/viewer.h"
 #include "ctf/reader.h"
 
 #include <errno.h>
@@ -25,13 +19,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#define VIEW "view"
-#define OUT_CAP (1u << 20)
+#define VIEW LT_VIEW
 
 static const char view_usage[] =
 	"usage: lowtrace view DIR [-e PATTERN[,PATTERN...]] [--begin TIME] "
 	"[--end TIME]\n"
 	"                     [--no-delta] [--fields] [--stats] [--skip-bad]\n"
+	"                     [--follow]\n"
 	"\n"
 	"Prints the events of the CTF 1.8 trace in DIR in time order, one "
 	"line each:\n"
@@ -61,7 +55,10 @@ static const char view_usage[] =
 	"  -e PATTERNS   only events whose name matches one of the patterns "
 	"(comma\n"
 	"                separated, '*' matches anything: 'myapp:*', "
-	"'*:frame_*')\n"
+	"'*:frame_*'),\n"
+	"                each with an optional condition on an integer "
+	"field, as the\n"
+	"                analyses' anchors: 'demo:tick if late_us > 5000'\n"
 	"  --begin TIME  only events at or after TIME\n"
 	"  --end TIME    only events at or before TIME\n"
 	"                TIME is nanoseconds since the epoch (an integer), "
@@ -74,210 +71,29 @@ static const char view_usage[] =
 	"  --fields      markers' fields instead of their text\n"
 	"  --stats       decode every event without printing; print counts\n"
 	"  --skip-bad    skip corrupt packets (with a warning) instead of "
-	"stopping\n";
+	"stopping\n"
+	"  -f, --follow  DIR is being recorded (lowtrace record -o DIR, or "
+	"LOWTRACE_TRACE):\n"
+	"                print its events in time order as their packets "
+	"reach the\n"
+	"                disk, a second or so behind (the recording's "
+	"switch timer,\n"
+	"                --switch-timer of lowtrace record, plus 300 ms), "
+	"and end when\n"
+	"                the recording ends, having printed the lines "
+	"`lowtrace view DIR`\n"
+	"                prints of the finished trace.  A DIR not there yet "
+	"is waited\n"
+	"                for; a recording already over is printed whole.  The "
+	"times\n"
+	"                printed before the end may differ by some ns from "
+	"the finished\n"
+	"                trace's when the recorder calibrates its clock "
+	"again at the end\n"
+	"                (a note says by how much).\n";
 
-struct out {
-	char *buf;
-	size_t len, cap;
-	int failed;
-};
-
-static void out_flush(struct out *o)
-{
-	size_t done = 0;
-	while (done < o->len && !o->failed) {
-		ssize_t n = write(1, o->buf + done, o->len - done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			o->failed = errno ? errno : EIO;
-			break;
-		}
-		done += (size_t)n;
-	}
-	o->len = 0;
-}
-
-/* Room for n more bytes; 0 or -ENOMEM. */
-static int out_reserve(struct out *o, size_t n)
-{
-	if (o->cap - o->len >= n)
-		return 0;
-	out_flush(o);
-	if (o->cap >= n)
-		return 0;
-	char *nb = realloc(o->buf, n);
-	if (!nb)
-		return -ENOMEM;
-	o->buf = nb;
-	o->cap = n;
-	return 0;
-}
-
-/* Any of the patterns ('*' wildcards), as the analyses match names. */
-static int any_match(char **pats, unsigned n, const char *name)
-{
-	for (unsigned i = 0; i < n; i++)
-		if (lt_glob_match(pats[i], name))
-			return 1;
-	return 0;
-}
-
-/* Parses TIME into ns since the epoch; a time of day is on first's day. */
-static int parse_time(const char *s, int64_t first_ns, int64_t *out)
-{
-	const char *colon = strchr(s, ':');
-	const char *dot = strchr(s, '.');
-	char *end;
-	int64_t frac = 0;
-
-	if (!*s)
-		return -1;
-	if (dot) {
-		/* up to 9 fraction digits */
-		const char *q = dot + 1;
-		int n = 0;
-		if (!*q)
-			return -1;
-		while (*q) {
-			if (*q < '0' || *q > '9' || n >= 9)
-				return -1;
-			frac = frac * 10 + (*q - '0');
-			n++;
-			q++;
-		}
-		while (n++ < 9)
-			frac *= 10;
-	}
-	if (colon) {
-		unsigned h, m, sec;
-		char tail;
-		int n = sscanf(s, "%u:%u:%u%c", &h, &m, &sec, &tail);
-		if (n < 3 || (n == 4 && tail != '.') || h > 23 || m > 59 ||
-		    sec > 60)
-			return -1;
-		time_t t0 = (time_t)(first_ns >= 0 ?
-					     first_ns / 1000000000 :
-					     (first_ns + 1) / 1000000000 - 1);
-		struct tm tm;
-		if (!localtime_r(&t0, &tm))
-			return -1;
-		tm.tm_hour = (int)h;
-		tm.tm_min = (int)m;
-		tm.tm_sec = (int)sec;
-		tm.tm_isdst = -1;
-		time_t t = mktime(&tm);
-		if (t == (time_t)-1)
-			return -1;
-		*out = (int64_t)t * 1000000000 + frac;
-		return 0;
-	}
-	errno = 0;
-	long long v = strtoll(s, &end, 10);
-	if (errno || end == s || (*end && end != dot) || v < 0)
-		return -1;
-	if (dot) {
-		if (v > INT64_MAX / 1000000000 - 1)
-			return -1;
-		*out = (int64_t)v * 1000000000 + frac;
-	} else {
-		*out = v;
-	}
-	return 0;
-}
-
-/* The "[HH:MM:SS." of a second, in local time, cached per second. */
-struct tod_cache {
-	int64_t sec;
-	int valid;
-	char text[16];
-};
-
-static void tod(struct tod_cache *c, int64_t sec)
-{
-	if (c->valid && c->sec == sec)
-		return;
-	time_t t = (time_t)sec;
-	struct tm tm;
-	c->sec = sec;
-	c->valid = 1;
-	if (!localtime_r(&t, &tm))
-		memset(&tm, 0, sizeof(tm));
-	char *p = c->text;
-	*p++ = '[';
-	*p++ = (char)('0' + tm.tm_hour / 10);
-	*p++ = (char)('0' + tm.tm_hour % 10);
-	*p++ = ':';
-	*p++ = (char)('0' + tm.tm_min / 10);
-	*p++ = (char)('0' + tm.tm_min % 10);
-	*p++ = ':';
-	*p++ = (char)('0' + tm.tm_sec / 10);
-	*p++ = (char)('0' + tm.tm_sec % 10);
-	*p++ = '.';
-}
-
-/* v < 10^9 as exactly nine digits. */
-static char *fmt9(char *p, uint64_t v)
-{
-	uint32_t x = (uint32_t)v;
-	p[0] = (char)('0' + x / 100000000);
-	lt_fmt_8digits(p + 1, x % 100000000);
-	return p + 9;
-}
-
-static void on_warning(void *arg, const char *msg)
-{
-	struct out *o = arg;
-	/* keep the order of output and warnings */
-	if (o)
-		out_flush(o);
-	fprintf(stderr, "lowtrace: %s: warning: %s (packet skipped)\n", VIEW,
-		msg);
-}
-
-/*
- * Events the tracer dropped between two readings of a stream's running
- * count, as babeltrace2 reports them: the unsigned difference, which wraps
- * when the count went back (a tracer that restarted it).
- */
-static uint64_t discarded_since(uint64_t now, uint64_t before)
-{
-	return now - before;
-}
-
-/* The tracer's running count of dropped events grew: say so, in order. */
-static void warn_lost(struct out *o, const struct lt_event *ev, uint64_t *seen)
-{
-	uint64_t n = discarded_since(ev->discarded, *seen);
-	*seen = ev->discarded;
-	out_flush(o);
-	fprintf(stderr,
-		"lowtrace: %s: warning: %s: the tracer discarded %llu events "
-		"before packet %llu (events_discarded %llu)\n",
-		VIEW, ev->stream, (unsigned long long)n,
-		(unsigned long long)ev->packet_seq,
-		(unsigned long long)ev->discarded);
-}
-
-struct view_opts {
-	const char *dir;
-	char *patterns;
-	const char *begin, *end;
-	int no_delta, fields, stats, skip_bad;
-};
-
-static int iter_error(lt_reader_t *t, int r)
-{
-	if (r == -EBADMSG)
-		return lt_cli_error(VIEW,
-				    "%s (the trace is corrupt; --skip-bad "
-				    "reads past bad packets)",
-				    lt_reader_error(t));
-	return lt_cli_error(VIEW, "%s (%s)", lt_reader_error(t), strerror(-r));
-}
-
-static int run_stats(lt_reader_t *t, const unsigned char *sel, int64_t lo,
-		     int64_t hi)
+static int run_stats(lt_reader_t *t, const struct lt_view *vw,
+		     const unsigned char *sel)
 {
 	unsigned nc = lt_reader_nclasses(t);
 	uint64_t *counts = calloc(nc ? nc : 1, sizeof(*counts));
@@ -292,7 +108,7 @@ static int run_stats(lt_reader_t *t, const unsigned char *sel, int64_t lo,
 		return lt_cli_error(VIEW, "out of memory");
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while ((r = lt_reader_next(t, &ev)) > 0) {
-		if (!sel[ev->cls->index] || ev->ns < lo || ev->ns > hi)
+		if (!lt_view_takes(vw, sel, ev))
 			continue;
 		if (!total)
 			first = ev->ns;
@@ -309,7 +125,7 @@ static int run_stats(lt_reader_t *t, const unsigned char *sel, int64_t lo,
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (r < 0) {
 		free(counts);
-		return iter_error(t, r);
+		return lt_view_iter_error(t, r);
 	}
 	double secs = (double)(t1.tv_sec - t0.tv_sec) +
 		      (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
@@ -340,34 +156,11 @@ static int run_stats(lt_reader_t *t, const unsigned char *sel, int64_t lo,
 	return 0;
 }
 
-/* A count that grew in packets with no event after (the last ones of a
- * stream, empty when the tracer had to drop all it was given). */
-static void warn_lost_at_end(lt_reader_t *t, struct out *o,
-			     const uint64_t *seen)
+static int run_print(lt_reader_t *t, struct lt_view *v,
+		     const unsigned char *sel)
 {
-	for (unsigned i = 0; i < lt_reader_nstreams(t); i++) {
-		lt_stream_t *s = lt_reader_stream(t, i);
-		uint64_t d = lt_stream_discarded(s);
-		if (d == seen[i])
-			continue;
-		out_flush(o);
-		fprintf(stderr,
-			"lowtrace: %s: warning: %s: the tracer discarded %llu "
-			"events after its last event (events_discarded "
-			"%llu)\n",
-			VIEW, lt_stream_name(s),
-			(unsigned long long)discarded_since(d, seen[i]),
-			(unsigned long long)d);
-	}
-}
-
-static int run_print(lt_reader_t *t, const unsigned char *sel, int64_t lo,
-		     int64_t hi, int no_delta, int fields, struct out *o)
-{
-	struct tod_cache tc = { 0 };
 	const struct lt_event *ev;
-	int64_t prev = 0;
-	int have_prev = 0, r;
+	int r;
 	unsigned ns = lt_reader_nstreams(t);
 	uint64_t *lost = calloc(ns ? ns : 1, sizeof(*lost));
 
@@ -376,72 +169,32 @@ static int run_print(lt_reader_t *t, const unsigned char *sel, int64_t lo,
 	while ((r = lt_reader_next(t, &ev)) > 0) {
 		if (__builtin_expect(ev->discarded != lost[ev->stream_index],
 				     0))
-			warn_lost(o, ev, &lost[ev->stream_index]);
-		if (!sel[ev->cls->index] || ev->ns < lo || ev->ns > hi)
-			continue;
-		const char *name = ev->cls->name;
-		size_t nl = ev->cls->name_len;
-		int text = ev->cls->format && !fields;
-		size_t need =
-			96 + nl +
-			(text ? LT_MARKER_TEXT_MAX : lt_event_format_bound(ev));
-		if (out_reserve(o, need) < 0)
+			lt_view_warn_lost(v, ev, &lost[ev->stream_index]);
+		if (lt_view_event(v, sel, ev) < 0) {
+			free(lost);
 			return lt_cli_error(VIEW, "out of memory");
-		char *p = o->buf + o->len;
-		int64_t sec = ev->ns / 1000000000, nsec = ev->ns % 1000000000;
-		if (nsec < 0) {
-			nsec += 1000000000;
-			sec--;
 		}
-		tod(&tc, sec);
-		memcpy(p, tc.text, 10);
-		p = fmt9(p + 10, (uint64_t)nsec);
-		*p++ = ']';
-		if (!no_delta) {
-			memcpy(p, " (+", 3);
-			p += 3;
-			if (have_prev) {
-				uint64_t d = (uint64_t)ev->ns - (uint64_t)prev;
-				p = lt_fmt_u64(p, d / 1000000000);
-				*p++ = '.';
-				p = fmt9(p, d % 1000000000);
-			} else {
-				memcpy(p, "?.?????????", 11);
-				p += 11;
-			}
-			*p++ = ')';
-		}
-		memcpy(p, " cpu ", 5);
-		p = lt_fmt_u64(p + 5, ev->cpu);
-		*p++ = ' ';
-		memcpy(p, name, nl);
-		p += nl;
-		*p++ = ':';
-		*p++ = ' ';
-		if (text)
-			p = lt_event_format_marker(ev, p, LT_MARKER_TEXT_MAX);
-		else
-			p = lt_event_format(ev, p);
-		*p++ = '\n';
-		o->len = (size_t)(p - o->buf);
-		prev = ev->ns;
-		have_prev = 1;
-		if (o->failed)
+		if (v->failed)
 			break;
 	}
-	if (r == 0 && !o->failed)
-		warn_lost_at_end(t, o, lost);
-	out_flush(o);
+	/* a count that grew in packets with no event after (the last ones
+	 * of a stream, empty when the tracer had to drop all it was given) */
+	for (unsigned i = 0; r == 0 && !v->failed && i < ns; i++) {
+		lt_stream_t *s = lt_reader_stream(t, i);
+		lt_view_warn_lost_at_end(v, lt_stream_name(s),
+					 lt_stream_discarded(s), lost[i]);
+	}
+	lt_view_flush(v);
 	free(lost);
 	if (r < 0)
-		return iter_error(t, r);
-	if (o->failed)
+		return lt_view_iter_error(t, r);
+	if (v->failed)
 		return lt_cli_error(VIEW, "writing the output: %s",
-				    strerror(o->failed));
+				    strerror(v->failed));
 	return 0;
 }
 
-static int parse_args(int argc, char **argv, struct view_opts *vo)
+static int parse_args(int argc, char **argv, struct lt_view_opts *vo)
 {
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -454,6 +207,9 @@ static int parse_args(int argc, char **argv, struct view_opts *vo)
 			vo->stats = 1;
 		} else if (!strcmp(a, "--skip-bad")) {
 			vo->skip_bad = 1;
+		} else if (!strcmp(a, "--follow") || !strcmp(a, "-f")) {
+			vo->follow = 1;
+
 		} else if (!strcmp(a, "-e") || !strcmp(a, "--begin") ||
 			   !strcmp(a, "--end")) {
 			if (!v)
@@ -484,31 +240,36 @@ static int parse_args(int argc, char **argv, struct view_opts *vo)
 	if (!vo->dir)
 		return lt_cli_error(VIEW, "no trace directory given (usage: "
 					  "lowtrace view DIR)");
+	if (vo->follow && vo->stats)
+		return lt_cli_error(VIEW, "--follow prints events: it does "
+					  "not take --stats");
 	return 0;
 }
 
 static int view_run(int argc, char **argv)
 {
-	struct view_opts vo = { 0 };
-	struct out o = { 0 };
+	struct lt_view_opts vo = { 0 };
+	struct lt_view v;
 	char err[1024];
 	lt_reader_t *t = NULL;
-	char *pats[64];
-	unsigned npats = 0;
 	unsigned char *sel = NULL;
-	int64_t lo = INT64_MIN, hi = INT64_MAX;
 	int rc;
 
 	if (parse_args(argc, argv, &vo))
 		return 1;
-	o.cap = OUT_CAP;
-	o.buf = malloc(o.cap);
-	if (!o.buf)
-		return lt_cli_error(VIEW, "out of memory");
+	if (lt_view_init(&v, &vo)) {
+		lt_view_fini(&v);
+		return 1;
+	}
+	if (vo.follow) {
+		rc = lt_view_follow(&v);
+		lt_view_fini(&v);
+		return rc;
+	}
 	struct lt_reader_opts to = {
 		.flags = vo.skip_bad ? LT_READER_SKIP_BAD : 0,
-		.warn = on_warning,
-		.warn_arg = &o,
+		.warn = lt_view_on_warning,
+		.warn_arg = &v,
 	};
 	int r = lt_reader_open(vo.dir, &to, &t, err, sizeof(err));
 	if (r < 0) {
@@ -523,52 +284,23 @@ static int view_run(int argc, char **argv)
 					  vo.dir);
 		goto out;
 	}
-	if (vo.patterns) {
-		for (char *tok = strtok(vo.patterns, ","); tok;
-		     tok = strtok(NULL, ",")) {
-			if (npats == 64) {
-				rc = lt_cli_error(VIEW,
-						  "too many patterns (64 at "
-						  "most)");
-				goto out;
-			}
-			pats[npats++] = tok;
-		}
-	}
-	unsigned nc = lt_reader_nclasses(t);
-	sel = calloc(nc ? nc : 1, 1);
+	sel = lt_view_select(&v, t);
 	if (!sel) {
 		rc = lt_cli_error(VIEW, "out of memory");
 		goto out;
 	}
-	for (unsigned i = 0; i < nc; i++)
-		sel[i] = !npats ||
-			 any_match(pats, npats, lt_reader_class(t, i)->name);
-	if (vo.begin || vo.end) {
-		int64_t first = lt_reader_begin_ns(t);
-		if (vo.begin && parse_time(vo.begin, first, &lo) < 0) {
-			rc = lt_cli_error(VIEW,
-					  "bad --begin time '%s' (give ns, "
-					  "SECONDS.FRAC or HH:MM:SS[.frac])",
-					  vo.begin);
-			goto out;
-		}
-		if (vo.end && parse_time(vo.end, first, &hi) < 0) {
-			rc = lt_cli_error(VIEW,
-					  "bad --end time '%s' (give ns, "
-					  "SECONDS.FRAC or HH:MM:SS[.frac])",
-					  vo.end);
-			goto out;
-		}
+	if ((vo.begin || vo.end) && lt_view_times(&v, lt_reader_begin_ns(t))) {
+		rc = 1;
+		goto out;
 	}
 	if (vo.stats)
-		rc = run_stats(t, sel, lo, hi);
+		rc = run_stats(t, &v, sel);
 	else
-		rc = run_print(t, sel, lo, hi, vo.no_delta, vo.fields, &o);
+		rc = run_print(t, &v, sel);
 out:
 	free(sel);
 	lt_reader_close(t);
-	free(o.buf);
+	lt_view_fini(&v);
 	return rc;
 }
 

@@ -63,6 +63,7 @@ struct lt_stream {
 	char *name, *path;
 	const unsigned char *data;
 	size_t len;
+	uint64_t file_off; /* data's offset in the file, for messages */
 	size_t map_len; /* nonzero when data is our mapping */
 	size_t released; /* the mapping's pages before this are let go */
 	size_t populated; /* and those from there to this mapped ahead */
@@ -129,6 +130,35 @@ static void warn(struct lt_reader *t)
 
 /* Packet index */
 
+enum { PH_OK, PH_MAGIC, PH_STREAM, PH_SHORT, PH_VARIANT };
+
+/*
+ * Reads the packet header and context at pb (left bytes) into h, bit past
+ * them; *sc the packet's stream class, *sid its id.  PH_OK, PH_MAGIC (a
+ * wrong magic), PH_STREAM (a stream id the metadata has not), PH_SHORT
+ * (they go past left) or PH_VARIANT (a tag selects no option).
+ */
+static int read_pkt_header(const struct lt_tsdl *m, const unsigned char *pb,
+			   uint64_t left, struct lt_hvals *h, uint64_t *bit,
+			   const struct lt_stream_class **sc, uint64_t *sid)
+{
+	h->set = 0;
+	int hr = lt_hdr_read(m->pkt_header, pb, left, bit, h);
+	if (hr == 0 && (h->set & 1u << LT_ROLE_MAGIC) &&
+	    h->v[LT_ROLE_MAGIC] != LT_PACKET_MAGIC)
+		return PH_MAGIC;
+	*sid = h->set & 1u << LT_ROLE_STREAM_ID ? h->v[LT_ROLE_STREAM_ID] :
+						  m->streams[0].id;
+	if (hr == 0) {
+		*sc = *sid <= UINT32_MAX ? lt_tsdl_stream(m, (uint32_t)*sid) :
+					   NULL;
+		if (!*sc)
+			return PH_STREAM;
+		hr = lt_hdr_read((*sc)->pkt_context, pb, left, bit, h);
+	}
+	return hr == -1 ? PH_SHORT : hr ? PH_VARIANT : PH_OK;
+}
+
 /*
  * Checks the packet headers of s and indexes them.  A header that is not
  * sane (magic, packet_size) ends the stream there; one whose content is
@@ -151,44 +181,37 @@ static int index_stream(struct lt_reader *t, struct lt_stream *s)
 				MADV_DONTNEED);
 			released = lo;
 		}
-		h.set = 0;
-		int hr = lt_hdr_read(s->m->pkt_header, pb, left, &bit, &h);
-		if (hr == 0 && (h.set & 1u << LT_ROLE_MAGIC) &&
-		    h.v[LT_ROLE_MAGIC] != LT_PACKET_MAGIC) {
+		const struct lt_stream_class *sc = NULL;
+		uint64_t sid;
+		int hr = read_pkt_header(s->m, pb, left, &h, &bit, &sc, &sid);
+		if (hr == PH_MAGIC) {
 			set_err(t,
 				"%s: offset %llu: bad packet magic 0x%08llx "
 				"(expected 0x%08x)",
-				s->path, (unsigned long long)off,
+				s->path,
+				(unsigned long long)(s->file_off + off),
 				(unsigned long long)h.v[LT_ROLE_MAGIC],
 				LT_PACKET_MAGIC);
 			goto fatal;
 		}
-		const struct lt_stream_class *sc = NULL;
-		uint64_t sid = h.set & 1u << LT_ROLE_STREAM_ID ?
-				       h.v[LT_ROLE_STREAM_ID] :
-				       s->m->streams[0].id;
-		if (hr == 0) {
-			if (sid <= UINT32_MAX)
-				sc = lt_tsdl_stream(s->m, (uint32_t)sid);
-			if (!sc) {
-				/* the packet's size is unknown: stop here */
-				set_err(t,
-					"%s: offset %llu: stream_id %llu is not "
-					"in the metadata",
-					s->path,
-					(unsigned long long)(off +
-							     h.at[LT_ROLE_STREAM_ID] /
-								     8),
-					(unsigned long long)sid);
-				goto fatal;
-			}
-			hr = lt_hdr_read(sc->pkt_context, pb, left, &bit, &h);
+		if (hr == PH_STREAM) {
+			/* the packet's size is unknown: stop here */
+			set_err(t,
+				"%s: offset %llu: stream_id %llu is not "
+				"in the metadata",
+				s->path,
+				(unsigned long long)(s->file_off + off +
+						     h.at[LT_ROLE_STREAM_ID] /
+							     8),
+				(unsigned long long)sid);
+			goto fatal;
 		}
-		if (hr == -1) {
+		if (hr == PH_SHORT) {
 			set_err(t,
 				"%s: offset %llu: truncated packet header "
 				"(%llu bytes left)",
-				s->path, (unsigned long long)off,
+				s->path,
+				(unsigned long long)(s->file_off + off),
 				(unsigned long long)left);
 			goto fatal;
 		}
@@ -196,7 +219,9 @@ static int index_stream(struct lt_reader *t, struct lt_stream *s)
 			set_err(t,
 				"%s: offset %llu: packet header: a variant's "
 				"tag selects no option",
-				s->path, (unsigned long long)(off + bit / 8));
+				s->path,
+				(unsigned long long)(s->file_off + off +
+						     bit / 8));
 			goto fatal;
 		}
 		uint64_t hdr_len = (bit + 7) / 8;
@@ -208,7 +233,8 @@ static int index_stream(struct lt_reader *t, struct lt_stream *s)
 					 psize;
 		if (psize == 0 || psize % 8 || psize / 8 < hdr_len) {
 			set_err(t, "%s: offset %llu: bad packet_size %llu bits",
-				s->path, (unsigned long long)off,
+				s->path,
+				(unsigned long long)(s->file_off + off),
 				(unsigned long long)psize);
 			goto fatal;
 		}
@@ -216,7 +242,8 @@ static int index_stream(struct lt_reader *t, struct lt_stream *s)
 			set_err(t,
 				"%s: offset %llu: packet_size %llu bytes goes "
 				"past the end of the file (%llu bytes left)",
-				s->path, (unsigned long long)off,
+				s->path,
+				(unsigned long long)(s->file_off + off),
 				(unsigned long long)(psize / 8),
 				(unsigned long long)left);
 			goto fatal;
@@ -227,7 +254,8 @@ static int index_stream(struct lt_reader *t, struct lt_stream *s)
 			set_err(t,
 				"%s: offset %llu: packets of 4 GiB or more are "
 				"not supported",
-				s->path, (unsigned long long)off);
+				s->path,
+				(unsigned long long)(s->file_off + off));
 			goto fatal;
 		}
 		int last = off + size == s->len;
@@ -235,7 +263,8 @@ static int index_stream(struct lt_reader *t, struct lt_stream *s)
 			set_err(t,
 				"%s: offset %llu: content_size %llu bits is "
 				"more than packet_size %llu bits",
-				s->path, (unsigned long long)off,
+				s->path,
+				(unsigned long long)(s->file_off + off),
 				(unsigned long long)csize,
 				(unsigned long long)psize);
 			goto bad;
@@ -243,7 +272,8 @@ static int index_stream(struct lt_reader *t, struct lt_stream *s)
 		if (csize < 8 * hdr_len) {
 			set_err(t,
 				"%s: offset %llu: bad content_size %llu bits",
-				s->path, (unsigned long long)off,
+				s->path,
+				(unsigned long long)(s->file_off + off),
 				(unsigned long long)csize);
 			goto bad;
 		}
@@ -253,7 +283,7 @@ static int index_stream(struct lt_reader *t, struct lt_stream *s)
 				"%s: offset %llu: packet uuid differs from "
 				"the metadata's",
 				s->path,
-				(unsigned long long)(off +
+				(unsigned long long)(s->file_off + off +
 						     h.at[LT_ROLE_UUID] / 8));
 			goto bad;
 		}
@@ -262,7 +292,7 @@ static int index_stream(struct lt_reader *t, struct lt_stream *s)
 				"%s: offset %llu: stream_id %llu differs from "
 				"the stream's %u",
 				s->path,
-				(unsigned long long)(off +
+				(unsigned long long)(s->file_off + off +
 						     h.at[LT_ROLE_STREAM_ID] /
 							     8),
 				(unsigned long long)sid, s->sc->id);
@@ -279,7 +309,7 @@ static int index_stream(struct lt_reader *t, struct lt_stream *s)
 				"%s: offset %llu: timestamp_end %llu is before "
 				"timestamp_begin %llu",
 				s->path,
-				(unsigned long long)(off +
+				(unsigned long long)(s->file_off + off +
 						     h.at[LT_ROLE_TS_END] / 8),
 				(unsigned long long)ts_end,
 				(unsigned long long)ts_begin);
@@ -290,7 +320,7 @@ static int index_stream(struct lt_reader *t, struct lt_stream *s)
 				"%s: offset %llu: timestamp_begin %llu is "
 				"before the previous packet's end %llu",
 				s->path,
-				(unsigned long long)(off +
+				(unsigned long long)(s->file_off + off +
 						     h.at[LT_ROLE_TS_BEGIN] /
 							     8),
 				(unsigned long long)ts_begin,
@@ -350,6 +380,49 @@ fatal:
 	return 0;
 }
 
+/* Whole packets of a growing file */
+
+int lt_reader_packet_size(lt_reader_t *t, const void *data, size_t len,
+			  uint64_t *size)
+{
+	const struct lt_stream_class *sc = NULL;
+	struct lt_hvals h;
+	uint64_t bit = 0, sid;
+
+	switch (read_pkt_header(&t->parts[0].m, data, len, &h, &bit, &sc,
+				&sid)) {
+	case PH_SHORT:
+		return 0; /* the header is not all there yet */
+	case PH_MAGIC:
+		set_err(t, "bad packet magic 0x%08llx (expected 0x%08x)",
+			(unsigned long long)h.v[LT_ROLE_MAGIC],
+			LT_PACKET_MAGIC);
+		return -EBADMSG;
+	case PH_STREAM:
+		set_err(t, "stream_id %llu is not in the metadata",
+			(unsigned long long)sid);
+		return -ENOENT;
+	case PH_VARIANT:
+		set_err(t, "packet header: a variant's tag selects no option");
+		return -EBADMSG;
+	}
+	if (!(h.set & 1u << LT_ROLE_PACKET_SIZE)) {
+		set_err(t, "packets without packet_size cannot be told apart "
+			   "in a growing file");
+		return -EBADMSG;
+	}
+	uint64_t psize = h.v[LT_ROLE_PACKET_SIZE];
+	if (psize == 0 || psize % 8 || psize / 8 < (bit + 7) / 8) {
+		set_err(t, "bad packet_size %llu bits",
+			(unsigned long long)psize);
+		return -EBADMSG;
+	}
+	if (psize / 8 > len)
+		return 0;
+	*size = psize / 8;
+	return 1;
+}
+
 /* Event decoding */
 
 /*
@@ -401,6 +474,7 @@ static void enter_packet(struct lt_stream *s, const struct lt_packet *p)
 	s->ev.cpu = p->cpu;
 	s->ev.pid = p->pid;
 	s->ev.packet_seq = p->seq;
+	s->ev.packet_off = p->off;
 	s->ev.discarded = p->discarded;
 }
 
@@ -437,8 +511,9 @@ static int ev_fault(struct lt_stream *s, size_t pos, const char *fmt, ...)
 {
 	struct lt_reader *t = s->t;
 	va_list ap;
-	int n = snprintf(t->err, sizeof(t->err), "%s: offset %llu: ", s->path,
-			 (unsigned long long)(s->pk[s->cur].off + pos));
+	int n = snprintf(
+		t->err, sizeof(t->err), "%s: offset %llu: ", s->path,
+		(unsigned long long)(s->file_off + s->pk[s->cur].off + pos));
 	if (n < 0)
 		n = 0;
 	if ((size_t)n < sizeof(t->err)) {
@@ -1110,7 +1185,9 @@ int lt_reader_open_mem(const char *metadata, size_t metadata_len,
 		struct lt_stream *s = &t->streams[i];
 		s->m = &t->parts[0].m;
 		s->name = strdup(streams[i].name);
-		s->path = strdup(streams[i].name);
+		s->path = strdup(streams[i].path ? streams[i].path :
+						   streams[i].name);
+		s->file_off = streams[i].file_off;
 		s->data = streams[i].data;
 		s->len = streams[i].len;
 		if (!s->name || !s->path) {
@@ -1477,6 +1554,14 @@ int64_t lt_reader_begin_ns(const lt_reader_t *t)
 			min = ns;
 	}
 	return min == INT64_MAX ? 0 : min;
+}
+
+int64_t lt_stream_end_ns(const lt_stream_t *s)
+{
+	if (!s->npk)
+		return INT64_MIN;
+	const struct lt_packet *p = &s->pk[s->npk - 1];
+	return p->open_end ? INT64_MAX : lt_clock_ns(&s->m->clock, p->ts_end);
 }
 
 uint64_t lt_stream_discarded(const lt_stream_t *s)

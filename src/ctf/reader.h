@@ -51,6 +51,9 @@ struct lt_mem_stream {
 	const char *name;
 	const void *data;
 	size_t len;
+	/* for messages: the file (NULL: name) and data's offset in it */
+	const char *path;
+	uint64_t file_off;
 };
 
 /*
@@ -67,6 +70,19 @@ int lt_reader_open_mem(const char *metadata, size_t metadata_len,
 		       char *err, size_t errlen);
 void lt_reader_close(lt_reader_t *t);
 
+/*
+ * The size in bytes of the packet at data (len bytes of a stream file from
+ * a packet's start), read from its header with t's metadata (its first
+ * trace's): 1 and *size when the len bytes hold the whole packet, 0 when
+ * they do not yet (a file still being written), -ENOENT when its stream_id
+ * is not in the metadata (not yet, in a recording), or -EBADMSG (a header
+ * that is not sane, or one without packet_size), with a message.  A reader
+ * of the metadata alone (lt_reader_open_mem() with no stream) can cut a
+ * growing stream file into whole packets this way.
+ */
+int lt_reader_packet_size(lt_reader_t *t, const void *data, size_t len,
+			  uint64_t *size);
+
 /* The message of the last error (empty when none). */
 const char *lt_reader_error(const lt_reader_t *t);
 /* Packets skipped under LT_READER_SKIP_BAD. */
@@ -81,6 +97,9 @@ unsigned lt_reader_nstreams(const lt_reader_t *t);
 lt_stream_t *lt_reader_stream(lt_reader_t *t, unsigned i);
 const char *lt_stream_name(const lt_stream_t *s);
 uint64_t lt_stream_npackets(const lt_stream_t *s);
+/* Its last packet's timestamp_end, ns since the epoch (INT64_MAX: open,
+ * INT64_MIN: no packet): its events to come are not earlier. */
+int64_t lt_stream_end_ns(const lt_stream_t *s);
 /* Events the tracer dropped in this stream (its last packet's count). */
 uint64_t lt_stream_discarded(const lt_stream_t *s);
 /* Per-stream iteration, same return values as lt_reader_next(). */

@@ -134,6 +134,7 @@ struct lt_event {
 	uint32_t stream_index;
 	const char *stream; /* stream file name */
 	uint64_t packet_seq;
+	uint64_t packet_off; /* the packet's offset in its stream, bytes */
 	uint64_t discarded; /* the packet's events_discarded: a running count */
 	/* where the fields are: offsets from base (bits for bit-fields and
 	 * compound fields); for strings their length without the NUL, for

@@ -5,13 +5,75 @@
 #include "session/consumer.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include "clock/clock.h"
 #include "ctf/packet.h"
+
+/*
+ * The directory locks of this process's consumers.  A child of fork()
+ * shares them (one open file description) and would keep the lock after
+ * the recording: it closes them, and its consumers then close nothing
+ * (their slot is no longer theirs).
+ */
+#define LOCK_SLOTS 8
+static int lock_fds[LOCK_SLOTS]; /* fd + 1; 0: free */
+
+static void close_locks_in_child(void)
+{
+	for (int i = 0; i < LOCK_SLOTS; i++) {
+		int v = __atomic_exchange_n(&lock_fds[i], 0, __ATOMIC_RELAXED);
+		if (v)
+			close(v - 1);
+	}
+}
+
+static void register_atfork(void)
+{
+	pthread_atfork(NULL, NULL, close_locks_in_child);
+}
+
+static void lock_dir(struct lt_consumer *c, const char *dir)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	/* a follower takes it exclusively for a moment only: wait for it */
+	while (flock(fd, LOCK_SH) < 0 && errno == EINTR)
+		;
+	c->lock_fd = fd + 1;
+	pthread_once(&once, register_atfork);
+	for (int i = 0; i < LOCK_SLOTS; i++) {
+		int free_slot = 0;
+		if (__atomic_compare_exchange_n(&lock_fds[i], &free_slot,
+						fd + 1, 0, __ATOMIC_RELAXED,
+						__ATOMIC_RELAXED)) {
+			c->lock_slot = i + 1;
+			return;
+		}
+	}
+}
+
+static void unlock_dir(struct lt_consumer *c)
+{
+	int fd = c->lock_fd - 1, slot = c->lock_slot;
+	c->lock_fd = c->lock_slot = 0;
+	if (fd < 0)
+		return;
+	int expected = fd + 1;
+	/* in a child of fork(), the slot was emptied and the fd closed */
+	if (!slot ||
+	    __atomic_compare_exchange_n(&lock_fds[slot - 1], &expected, 0, 0,
+					__ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		close(fd);
+}
 
 void lt_consumer_init(struct lt_consumer *c, const char *dir,
 		      const uint8_t uuid[16], unsigned switch_ms)
@@ -22,6 +84,7 @@ void lt_consumer_init(struct lt_consumer *c, const char *dir,
 	c->switch_ms = switch_ms;
 	c->who = "";
 	pthread_mutex_init(&c->lock, NULL);
+	lock_dir(c, dir);
 }
 
 int lt_consumer_add(struct lt_consumer *c, struct lt_consumer_buf *b)
@@ -56,6 +119,7 @@ int lt_consumer_close(struct lt_consumer *c)
 				rc = e;
 		}
 	}
+	unlock_dir(c);
 	return rc;
 }
 
@@ -415,6 +479,22 @@ int lt_consumer_write_metadata(struct lt_consumer *c, const char *dir,
 	}
 	for (uint32_t i = 0; i < m->nmore; i++)
 		streams[n++] = m->more[i];
+	/* how late a packet can reach the disk, for a follower */
+	const char **env = calloc((size_t)m->nenv_extra * 2 + 2, sizeof(*env));
+	char switch_ms[16];
+	if (!env) {
+		free(streams);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < m->nenv_extra * 2; i++)
+		env[i] = m->env_extra[i];
+	uint32_t ne = m->nenv_extra;
+	if (c->switch_ms) {
+		snprintf(switch_ms, sizeof(switch_ms), "%u", c->switch_ms);
+		env[ne * 2] = "switch_timer_ms";
+		env[ne * 2 + 1] = switch_ms;
+		ne++;
+	}
 	struct lt_ctf_trace t = {
 		.hostname = m->hostname,
 		.procname = m->procname,
@@ -423,11 +503,12 @@ int lt_consumer_write_metadata(struct lt_consumer *c, const char *dir,
 		.clock_source = lt_clock_source_name(),
 		.streams = streams,
 		.nstreams = n,
-		.env_extra = m->env_extra,
-		.nenv_extra = m->nenv_extra,
+		.env_extra = env,
+		.nenv_extra = ne,
 	};
 	memcpy(t.uuid, c->uuid, 16);
 	int rc = lt_ctf_metadata_write(dir, &t);
+	free(env);
 	free(streams);
 	if (rc)
 		fprintf(stderr,

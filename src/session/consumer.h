@@ -12,6 +12,12 @@
  * buffer whose process is gone is collected, keeping the whole records of
  * a sub-buffer its writer left incomplete; the end writes what is left.
  * The metadata has a stream class for each buffer.
+ *
+ * While it writes a directory, a consumer holds a shared flock() on it,
+ * released with the stream files after the last metadata (or by the
+ * kernel when the process dies): `lowtrace view --follow` knows a
+ * recording has ended when it can take the lock exclusively, and nothing
+ * is left behind to say otherwise.
  */
 #ifndef LT_SESSION_CONSUMER_H
 #define LT_SESSION_CONSUMER_H
@@ -65,6 +71,9 @@ struct lt_consumer {
 	char *scratch; /* one sub-buffer, for recovery */
 	uint64_t scratch_size;
 	struct lt_recovery *recovery;
+	/* the directory, flock()ed shared: its fd + 1 (0: none), and its
+	 * slot + 1 in the process's list of locks (0: none) */
+	int lock_fd, lock_slot;
 };
 
 void lt_consumer_init(struct lt_consumer *c, const char *dir,
@@ -118,7 +127,9 @@ int lt_consumer_write_metadata(struct lt_consumer *c, const char *dir,
 			       int only_overwrite,
 			       const struct lt_consumer_meta *m);
 
-/* Closes the stream files; the first -errno a close reported, or 0. */
+/* Closes the stream files and lets the directory's lock go (the end of
+ * the recording, for a follower); the first -errno a close reported, or
+ * 0. */
 int lt_consumer_close(struct lt_consumer *c);
 
 #endif

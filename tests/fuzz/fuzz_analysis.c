@@ -70,8 +70,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!sink)
 		abort();
 	fuzz_input_split(data, size, &in);
-	struct lt_mem_stream ms[2] = { { "a", in.stream, in.slen },
-				       { "b", in.stream, in.slen } };
+	struct lt_mem_stream ms[2] = {
+		{ .name = "a", .data = in.stream, .len = in.slen },
+		{ .name = "b", .data = in.stream, .len = in.slen }
+	};
 	struct lt_reader_opts o = { .flags = LT_READER_SKIP_BAD };
 	lt_reader_t *t;
 	if (lt_reader_open_mem(in.meta, in.mlen, ms, 2, &o, &t, err,

@@ -69,8 +69,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char err[1024];
 
 	fuzz_input_split(data, size, &in);
-	struct lt_mem_stream ms[2] = { { "a", in.stream, in.slen },
-				       { "b", in.stream, in.slen } };
+	struct lt_mem_stream ms[2] = {
+		{ .name = "a", .data = in.stream, .len = in.slen },
+		{ .name = "b", .data = in.stream, .len = in.slen }
+	};
 	for (int mode = 0; mode < 2; mode++) {
 		struct lt_reader_opts o = { .flags = mode ? LT_READER_SKIP_BAD :
 							    0 };

@@ -1,0 +1,363 @@
+/*
+ * viewer.c - the printing half of `lowtrace view` (viewer.h): one line per
+ * event,
+ *
+ *   [HH:MM:SS.nnnnnnnnn] (+S.nnnnnnnnn) cpu N name: { field = value, ... }
+ *
+ * built in a large buffer with hand-written number formatting and written
+ * with write(2).  The time of day is local time (TZ=UTC for UTC), like
+ * babeltrace2's; the delta is to the previous printed event.  An
+ * lt_tracef marker's line has its text, its format with its fields,
+ * instead of the fields (--fields: the fields, as babeltrace2 prints
+ * them).
+ */
+#define _GNU_SOURCE
+#include "cli/viewer.h"
+#include "cli/cli.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define OUT_CAP (1u << 20)
+
+void lt_view_flush(struct lt_view *v)
+{
+	size_t done = 0;
+	while (done < v->len && !v->failed) {
+		ssize_t n = write(1, v->buf + done, v->len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			v->failed = errno ? errno : EIO;
+			break;
+		}
+		done += (size_t)n;
+	}
+	v->len = 0;
+}
+
+/* Room for n more bytes; 0 or -ENOMEM. */
+static int reserve(struct lt_view *v, size_t n)
+{
+	if (v->cap - v->len >= n)
+		return 0;
+	lt_view_flush(v);
+	if (v->cap >= n)
+		return 0;
+	char *nb = realloc(v->buf, n);
+	if (!nb)
+		return -ENOMEM;
+	v->buf = nb;
+	v->cap = n;
+	return 0;
+}
+
+int lt_view_init(struct lt_view *v, const struct lt_view_opts *o)
+{
+	char err[256];
+
+	memset(v, 0, sizeof(*v));
+	v->opts = o;
+	v->lo = INT64_MIN;
+	v->hi = INT64_MAX;
+	if (o->patterns) {
+		char *save = NULL;
+		for (char *tok = strtok_r(o->patterns, ",", &save); tok;
+		     tok = strtok_r(NULL, ",", &save)) {
+			if (v->npats == LT_VIEW_MAX_PATTERNS)
+				return lt_cli_error(LT_VIEW,
+						    "too many patterns (%d at "
+						    "most)",
+						    LT_VIEW_MAX_PATTERNS);
+			/* "NAME if FIELD OP INTEGER", as the analyses'
+			 * anchors; a marker's format is not a name here */
+			struct lt_anchor *a = &v->pats[v->npats++];
+			if (lt_anchor_parse(tok, a, err, sizeof(err)) < 0)
+				return lt_cli_error(LT_VIEW, "-e %s: %s", tok,
+						    err);
+			if (a->by_format) {
+				size_t n = strlen(a->name) + 1;
+				memmove(a->name + 7, a->name, n);
+				memcpy(a->name, "format:", 7);
+				a->by_format = 0;
+			}
+		}
+	}
+	v->cap = OUT_CAP;
+	v->buf = malloc(v->cap);
+	if (!v->buf)
+		return lt_cli_error(LT_VIEW, "out of memory");
+	return 0;
+}
+
+void lt_view_fini(struct lt_view *v)
+{
+	free(v->buf);
+	v->buf = NULL;
+}
+
+/* Parses TIME into ns since the epoch; a time of day is on first's day. */
+static int parse_time(const char *s, int64_t first_ns, int64_t *out)
+{
+	const char *colon = strchr(s, ':');
+	const char *dot = strchr(s, '.');
+	char *end;
+	int64_t frac = 0;
+
+	if (!*s)
+		return -1;
+	if (dot) {
+		/* up to 9 fraction digits */
+		const char *q = dot + 1;
+		int n = 0;
+		if (!*q)
+			return -1;
+		while (*q) {
+			if (*q < '0' || *q > '9' || n >= 9)
+				return -1;
+			frac = frac * 10 + (*q - '0');
+			n++;
+			q++;
+		}
+		while (n++ < 9)
+			frac *= 10;
+	}
+	if (colon) {
+		unsigned h, m, sec;
+		char tail;
+		int n = sscanf(s, "%u:%u:%u%c", &h, &m, &sec, &tail);
+		if (n < 3 || (n == 4 && tail != '.') || h > 23 || m > 59 ||
+		    sec > 60)
+			return -1;
+		time_t t0 = (time_t)(first_ns >= 0 ?
+					     first_ns / 1000000000 :
+					     (first_ns + 1) / 1000000000 - 1);
+		struct tm tm;
+		if (!localtime_r(&t0, &tm))
+			return -1;
+		tm.tm_hour = (int)h;
+		tm.tm_min = (int)m;
+		tm.tm_sec = (int)sec;
+		tm.tm_isdst = -1;
+		time_t t = mktime(&tm);
+		if (t == (time_t)-1)
+			return -1;
+		*out = (int64_t)t * 1000000000 + frac;
+		return 0;
+	}
+	errno = 0;
+	long long v = strtoll(s, &end, 10);
+	if (errno || end == s || (*end && end != dot) || v < 0)
+		return -1;
+	if (dot) {
+		if (v > INT64_MAX / 1000000000 - 1)
+			return -1;
+		*out = (int64_t)v * 1000000000 + frac;
+	} else {
+		*out = v;
+	}
+	return 0;
+}
+
+int lt_view_times(struct lt_view *v, int64_t first_ns)
+{
+	const struct lt_view_opts *o = v->opts;
+	if (o->begin && parse_time(o->begin, first_ns, &v->lo) < 0)
+		return lt_cli_error(LT_VIEW,
+				    "bad --begin time '%s' (give ns, "
+				    "SECONDS.FRAC or HH:MM:SS[.frac])",
+				    o->begin);
+	if (o->end && parse_time(o->end, first_ns, &v->hi) < 0)
+		return lt_cli_error(LT_VIEW,
+				    "bad --end time '%s' (give ns, "
+				    "SECONDS.FRAC or HH:MM:SS[.frac])",
+				    o->end);
+	return 0;
+}
+
+unsigned char *lt_view_select(const struct lt_view *v, const lt_reader_t *t)
+{
+	unsigned nc = lt_reader_nclasses(t);
+	unsigned char *sel = calloc(nc ? nc : 1, 1);
+	if (!sel)
+		return NULL;
+	for (unsigned i = 0; i < nc; i++) {
+		const char *name = lt_reader_class(t, i)->name;
+		sel[i] = !v->npats;
+		for (unsigned k = 0; k < v->npats && sel[i] != 1; k++)
+			if (lt_glob_match(v->pats[k].name, name))
+				sel[i] = v->pats[k].op ? 2 : 1;
+	}
+	return sel;
+}
+
+/* v < 10^9 as exactly nine digits. */
+static char *fmt9(char *p, uint64_t v)
+{
+	uint32_t x = (uint32_t)v;
+	p[0] = (char)('0' + x / 100000000);
+	lt_fmt_8digits(p + 1, x % 100000000);
+	return p + 9;
+}
+
+static void tod(struct lt_view_tod *c, int64_t sec)
+{
+	if (c->valid && c->sec == sec)
+		return;
+	time_t t = (time_t)sec;
+	struct tm tm;
+	c->sec = sec;
+	c->valid = 1;
+	if (!localtime_r(&t, &tm))
+		memset(&tm, 0, sizeof(tm));
+	char *p = c->text;
+	*p++ = '[';
+	*p++ = (char)('0' + tm.tm_hour / 10);
+	*p++ = (char)('0' + tm.tm_hour % 10);
+	*p++ = ':';
+	*p++ = (char)('0' + tm.tm_min / 10);
+	*p++ = (char)('0' + tm.tm_min % 10);
+	*p++ = ':';
+	*p++ = (char)('0' + tm.tm_sec / 10);
+	*p++ = (char)('0' + tm.tm_sec % 10);
+	*p++ = '.';
+}
+
+/* A condition of -e whose name takes ev's class holds. */
+static int cond_match(const struct lt_view *v, const struct lt_event *ev)
+{
+	for (unsigned k = 0; k < v->npats; k++)
+		if (v->pats[k].op && lt_anchor_match(&v->pats[k], ev))
+			return 1;
+	return 0;
+}
+
+int lt_view_takes(const struct lt_view *v, const unsigned char *sel,
+		  const struct lt_event *ev)
+{
+	unsigned s = sel[ev->cls->index];
+	return s && ev->ns >= v->lo && ev->ns <= v->hi &&
+	       (s == 1 || cond_match(v, ev));
+}
+
+int lt_view_event(struct lt_view *v, const unsigned char *sel,
+		  const struct lt_event *ev)
+{
+	if (!lt_view_takes(v, sel, ev))
+		return 0;
+	const char *name = ev->cls->name;
+	size_t nl = ev->cls->name_len;
+	int text = ev->cls->format && !v->opts->fields;
+	size_t need = 96 + nl +
+		      (text ? LT_MARKER_TEXT_MAX : lt_event_format_bound(ev));
+	if (reserve(v, need) < 0)
+		return -ENOMEM;
+	char *p = v->buf + v->len;
+	int64_t sec = ev->ns / 1000000000, nsec = ev->ns % 1000000000;
+	if (nsec < 0) {
+		nsec += 1000000000;
+		sec--;
+	}
+	tod(&v->tod, sec);
+	memcpy(p, v->tod.text, 10);
+	p = fmt9(p + 10, (uint64_t)nsec);
+	*p++ = ']';
+	if (!v->opts->no_delta) {
+		*p++ = ' ';
+		*p++ = '(';
+		if (v->have_prev) {
+			/* back in time only when a follower printed an event
+			 * that reached the disk late */
+			uint64_t d = (uint64_t)ev->ns - (uint64_t)v->prev;
+			*p++ = ev->ns < v->prev ? '-' : '+';
+			if (ev->ns < v->prev)
+				d = (uint64_t)v->prev - (uint64_t)ev->ns;
+			p = lt_fmt_u64(p, d / 1000000000);
+			*p++ = '.';
+			p = fmt9(p, d % 1000000000);
+		} else {
+			memcpy(p, "+?.?????????", 12);
+			p += 12;
+		}
+		*p++ = ')';
+	}
+	memcpy(p, " cpu ", 5);
+	p = lt_fmt_u64(p + 5, ev->cpu);
+	*p++ = ' ';
+	memcpy(p, name, nl);
+	p += nl;
+	*p++ = ':';
+	*p++ = ' ';
+	if (text)
+		p = lt_event_format_marker(ev, p, LT_MARKER_TEXT_MAX);
+	else
+		p = lt_event_format(ev, p);
+	*p++ = '\n';
+	v->len = (size_t)(p - v->buf);
+	v->prev = ev->ns;
+	v->have_prev = 1;
+	return 0;
+}
+
+void lt_view_on_warning(void *arg, const char *msg)
+{
+	struct lt_view *v = arg;
+	/* keep the order of output and warnings */
+	if (v)
+		lt_view_flush(v);
+	fprintf(stderr, "lowtrace: %s: warning: %s (packet skipped)\n", LT_VIEW,
+		msg);
+}
+
+/*
+ * Events the tracer dropped between two readings of a stream's running
+ * count, as babeltrace2 reports them: the unsigned difference, which wraps
+ * when the count went back (a tracer that restarted it).
+ */
+static uint64_t discarded_since(uint64_t now, uint64_t before)
+{
+	return now - before;
+}
+
+void lt_view_warn_lost(struct lt_view *v, const struct lt_event *ev,
+		       uint64_t *seen)
+{
+	uint64_t n = discarded_since(ev->discarded, *seen);
+	*seen = ev->discarded;
+	lt_view_flush(v);
+	fprintf(stderr,
+		"lowtrace: %s: warning: %s: the tracer discarded %llu events "
+		"before packet %llu (events_discarded %llu)\n",
+		LT_VIEW, ev->stream, (unsigned long long)n,
+		(unsigned long long)ev->packet_seq,
+		(unsigned long long)ev->discarded);
+}
+
+void lt_view_warn_lost_at_end(struct lt_view *v, const char *stream,
+			      uint64_t now, uint64_t seen)
+{
+	if (now == seen)
+		return;
+	lt_view_flush(v);
+	fprintf(stderr,
+		"lowtrace: %s: warning: %s: the tracer discarded %llu "
+		"events after its last event (events_discarded "
+		"%llu)\n",
+		LT_VIEW, stream, (unsigned long long)discarded_since(now, seen),
+		(unsigned long long)now);
+}
+
+int lt_view_iter_error(lt_reader_t *t, int r)
+{
+	if (r == -EBADMSG)
+		return lt_cli_error(LT_VIEW,
+				    "%s (the trace is corrupt; --skip-bad "
+				    "reads past bad packets)",
+				    lt_reader_error(t));
+	return lt_cli_error(LT_VIEW, "%s (%s)", lt_reader_error(t),
+			    strerror(-r));
+}
