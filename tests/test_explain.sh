@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # test_explain.sh - `lowtrace record --explain`: each snapshot a trigger
 # takes is explained as it is written, from a flight recorder that holds
 # the kernel's scheduling (--channel kernel:mode=overwrite).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # test_follow.sh - `lowtrace view --follow DIR` on recordings of
 # examples/periodic (a tick every 10 ms for 3 s): started before DIR
 # exists, it prints lines while the recorder runs, and once both end its

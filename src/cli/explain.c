@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * explain.c - `lowtrace record --explain`: the verdict for the anchor that
  * fired a trigger, printed as soon as the trigger's snapshot is written.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * explain.h - `lowtrace record --explain`: each snapshot explained as soon
  * as it is written (explain.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * follow.c - `lowtrace view --follow DIR`: the events of a recording, in
  * time order, as their packets reach the disk, with the lines `lowtrace

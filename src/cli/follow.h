@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * follow.h - `lowtrace view --follow DIR`: the events of a recording
  * printed as its packets reach the disk (follow.c).

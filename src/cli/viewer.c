@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * viewer.c - the printing half of `lowtrace view` (viewer.h): one line per
  * event,

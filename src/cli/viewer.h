@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * viewer.h - the printing half of `lowtrace view`, shared by the verb
  * (view.c) and the follower of a recording (follow.c): the options, the
