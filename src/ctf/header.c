@@ -4,6 +4,7 @@
  * alignment and byte order, structs, and variants by their tag.
  */
 #include "ctf/header.h"
+#include "ctf/load.h"
 
 #include <string.h>
 
@@ -15,10 +16,8 @@ uint64_t lt_hdr_bits(const unsigned char *b, uint64_t bit, unsigned size,
 		/* whole bytes, the common case: a load and a swap */
 		uint64_t v = 0;
 		unsigned n = size / 8;
-		if (!be) {
-			memcpy(&v, p, n); /* the host is little-endian */
-			return v;
-		}
+		if (!be)
+			return ld_uint(p, n); /* in line, not a memcpy() call */
 		for (unsigned i = 0; i < n; i++)
 			v = v << 8 | p[i];
 		return v;

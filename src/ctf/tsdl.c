@@ -17,6 +17,7 @@
 #include "ctf/compound.h"
 #include "ctf/format.h"
 #include "ctf/marker.h"
+#include "ctf/value.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -1914,6 +1915,93 @@ static int flat_elem(const struct ty *e)
  * context and its payload, in that order, into one list (ec->nsec says
  * how many fields each section has).
  */
+/* the most phases a class of fixed size gets plans for (ctf/types.h) */
+#define LT_MAX_PHASES 16
+
+/*
+ * The plans of a class whose n fields all have a fixed size and byte
+ * alignment, widest align: for each place its first field may start at
+ * modulo align (multiples of that field's alignment), the offsets the
+ * decoder's walk would note, from an origin aligned as align.  Returns 0
+ * when the class has too many phases or is too large for a plan.
+ */
+static int fixed_plans(struct parser *ps, struct lt_event_class *ec,
+		       const struct lt_field_class *fcs, unsigned n,
+		       unsigned align)
+{
+	unsigned first = n ? fcs[0].align : 1, np = align / first;
+	if (np > LT_MAX_PHASES)
+		return 0;
+	struct lt_fixed_plan *pl = alloc(ps, np * sizeof(*pl));
+	for (unsigned k = 0; k < np; k++) {
+		uint32_t *off = alloc(ps, (n ? n : 1) * sizeof(*off));
+		uint64_t at = (uint64_t)k * first;
+		for (unsigned j = 0; j < n; j++) {
+			const struct lt_field_class *fc = &fcs[j];
+			at = (at + fc->align - 1) & ~(uint64_t)(fc->align - 1);
+			off[j] = (uint32_t)at;
+			at += fc->kind == LT_KIND_ARRAY ?
+				      (uint64_t)fc->size * fc->length :
+				      fc->size;
+			if (at > INT32_MAX)
+				return 0;
+		}
+		pl[k].off = off;
+		pl[k].end = (uint32_t)at;
+	}
+	ec->plan = pl;
+	ec->fixed_align = (uint8_t)align;
+	ec->fixed_first = (uint8_t)first;
+	ec->fixed_shift = (uint8_t)__builtin_ctz(first);
+	return 1;
+}
+
+/*
+ * The step list of a class of n fields (ctf/types.h), or NULL when a field
+ * needs the decoder's general walk.
+ */
+static const struct lt_step *
+compile_steps(struct parser *ps, const struct lt_field_class *fcs, unsigned n)
+{
+	struct lt_step *st = alloc(ps, (n ? n : 1) * sizeof(*st));
+	for (unsigned i = 0; i < n; i++) {
+		const struct lt_field_class *fc = &fcs[i];
+		if (fc->var_tag >= 0 || fc->bitfield ||
+		    fc->kind == LT_KIND_COMPOUND)
+			return NULL;
+		st[i].align = fc->align;
+		st[i].size = fc->size;
+		switch (fc->kind) {
+		case LT_KIND_STRING:
+			st[i].op = LT_STEP_STRING;
+			break;
+		case LT_KIND_ARRAY: {
+			uint64_t b = (uint64_t)fc->size * fc->length;
+			if (b > UINT32_MAX)
+				return NULL;
+			st[i].op = LT_STEP_FIXED;
+			st[i].size = (uint32_t)b;
+			break;
+		}
+		case LT_KIND_SEQUENCE: {
+			const struct lt_field_class *lf =
+				&fcs[fc->length_field];
+			if (lf->bitfield || !fc->size)
+				return NULL;
+			st[i].op = LT_STEP_SEQUENCE;
+			st[i].lfield = (uint32_t)fc->length_field;
+			st[i].lsize = lf->size;
+			st[i].lbe = lf->be;
+			break;
+		}
+		default:
+			st[i].op = LT_STEP_FIXED;
+			break;
+		}
+	}
+	return st;
+}
+
 static void compile_event(struct parser *ps, const struct pevent *pe,
 			  const struct pstream *pst, struct lt_event_class *ec)
 {
@@ -1934,10 +2022,8 @@ static void compile_event(struct parser *ps, const struct pevent *pe,
 		n += nflat[sec];
 	}
 	struct lt_field_class *fcs = alloc(ps, (n ? n : 1) * sizeof(*fcs));
-	uint32_t *offs = alloc(ps, (n ? n : 1) * sizeof(*offs));
 	unsigned sec_first[LT_NSECTIONS] = { 0 };
 	int fixed = 1;
-	uint32_t off = 0;
 	uint8_t fixed_align = 1;
 	unsigned i = 0;
 
@@ -2088,18 +2174,8 @@ placed:
 				compile_variant(ps, ff, fcs, i);
 				fixed = 0;
 			}
-			if (fixed) {
-				/* offsets from an origin aligned as the
-				 * widest field: the same for every event */
-				off = (off + fc->align - 1) &
-				      ~(uint32_t)(fc->align - 1);
-				offs[i] = off;
-				off += fc->kind == LT_KIND_ARRAY ?
-					       fc->size * fc->length :
-					       fc->size;
-				if (fc->align > fixed_align)
-					fixed_align = fc->align;
-			}
+			if (fc->align > fixed_align)
+				fixed_align = fc->align;
 		}
 	}
 	ec->name = pe->name;
@@ -2110,19 +2186,20 @@ placed:
 	ec->format = pe->format;
 	ec->nfields = n;
 	ec->fields = fcs;
-	/* the plan holds when the event's first field is aligned as its
-	 * widest (it is the start's alignment): not when a context is less
-	 * aligned than the payload after it */
-	if (n && fixed_align != fcs[0].align)
-		fixed = 0;
-	ec->fixed_size = fixed ? (int32_t)off : -1;
+	if (fixed)
+		fixed = fixed_plans(ps, ec, fcs, n, fixed_align);
+	ec->fixed_size = fixed ? (int32_t)ec->plan[0].end : -1;
+	if (!fixed)
+		ec->steps = compile_steps(ps, fcs, n);
 	ec->fmt_plain = 1;
+	uint8_t *vop = alloc(ps, n ? n : 1);
+	for (unsigned j = 0; j < n; j++)
+		vop[j] = lt_value_op(&fcs[j]);
+	ec->vop = vop;
 	for (unsigned j = 0; j < n; j++)
 		if (fcs[j].sec != LT_SEC_PAYLOAD || fcs[j].open_len ||
 		    fcs[j].closes || fcs[j].var_tag >= 0 || fcs[j].bitfield)
 			ec->fmt_plain = 0;
-	ec->fixed_align = fixed_align;
-	ec->fixed_off = offs;
 }
 
 static int cmp_class(const void *a, const void *b)

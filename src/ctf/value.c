@@ -73,7 +73,37 @@ static void bitfield_value(const struct lt_field_class *fc,
 		v->str = lt_enum_label(fc, v->u);
 }
 
-int lt_event_field(const struct lt_event *ev, unsigned i, struct lt_value *v)
+uint8_t lt_value_op(const struct lt_field_class *fc)
+{
+	if (fc->var_tag >= 0 || fc->bitfield)
+		return LT_VOP_ANY;
+	switch (fc->kind) {
+	case LT_KIND_STRING:
+		return LT_VOP_STRING;
+	case LT_KIND_ARRAY:
+	case LT_KIND_SEQUENCE:
+		if (fc->text)
+			return LT_VOP_ANY; /* its text length: strnlen() */
+		return fc->kind == LT_KIND_ARRAY ? LT_VOP_ARRAY :
+						   LT_VOP_SEQUENCE;
+	case LT_KIND_FLOAT:
+		if (fc->be || (fc->size != 4 && fc->size != 8))
+			return LT_VOP_ANY;
+		return (uint8_t)(fc->size | LT_VOP_FLOAT);
+	case LT_KIND_INT:
+		if (fc->size != 1 && fc->size != 2 && fc->size != 4 &&
+		    fc->size != 8)
+			return LT_VOP_ANY;
+		return (uint8_t)(fc->size |
+				 (fc->is_signed ? LT_VOP_SIGNED : 0) |
+				 (fc->be ? LT_VOP_BE : 0));
+	default:
+		return LT_VOP_ANY; /* enums: their labels */
+	}
+}
+
+int lt_event_field_any(const struct lt_event *ev, unsigned i,
+		       struct lt_value *v)
 {
 	if (i >= ev->cls->nfields)
 		return -EINVAL;
