@@ -24,6 +24,14 @@ uint64_t lt_hdr_bits(const unsigned char *b, uint64_t bit, unsigned size,
 	}
 	uint64_t first = bit / 8, last = (bit + size - 1) / 8;
 	unsigned sh = (unsigned)(bit % 8);
+	if (!be && last - first < 8) {
+		/* the bytes holding it fit a word: the common bit-field */
+		uint64_t w = 0;
+		for (uint64_t i = last + 1; i-- > first;)
+			w = w << 8 | b[i];
+		w >>= sh;
+		return size == 64 ? w : w & ((1ull << size) - 1);
+	}
 	unsigned __int128 acc = 0;
 	if (!be) {
 		for (uint64_t i = last + 1; i-- > first;)

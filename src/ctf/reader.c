@@ -43,7 +43,7 @@
 #define LT_WINDOW (4u << 20)
 
 /* bytes ahead of an event that its decoding asks the cache for */
-#define LT_PREFETCH 512
+#define LT_PREFETCH 2048
 
 #ifndef MADV_POPULATE_READ
 #define MADV_POPULATE_READ 22
@@ -891,7 +891,44 @@ decode_steps(struct lt_stream *s, const struct lt_event_class *ec, size_t pos)
 	const size_t end = s->end;
 	uint32_t *off = s->off, *cnt = s->cnt;
 	const struct lt_step *st = ec->steps;
+	unsigned sub = 0; /* bits into pos after a bit-field */
+	int64_t vsel = -1; /* the option of the variant being read */
 	for (uint32_t i = 0; i < ec->nfields; i++, st++) {
+		if (__builtin_expect(st->variant, 0)) {
+			const struct lt_field_class *fc = &ec->fields[i];
+			if (fc->var_first) {
+				const struct lt_field_class *tf =
+					&ec->fields[fc->var_tag];
+				vsel = select_option(
+					fc,
+					lt_field_int(b, off[fc->var_tag], tf),
+					tf->is_signed);
+				if (vsel < 0)
+					return 0;
+			}
+			if (fc->var_opt != vsel) {
+				off[i] = LT_OFF_ABSENT;
+				cnt[i] = 0;
+				continue;
+			}
+		}
+		if (st->op == LT_STEP_BITS) {
+			uint64_t bit = 8 * (uint64_t)pos + sub;
+			bit = (bit + st->bitalign - 1) &
+			      ~(uint64_t)(st->bitalign - 1);
+			if (bit + st->size > 8 * (uint64_t)end ||
+			    bit > UINT32_MAX)
+				return 0;
+			off[i] = (uint32_t)bit;
+			bit += st->size;
+			pos = (size_t)(bit / 8);
+			sub = (unsigned)(bit % 8);
+			continue;
+		}
+		if (sub) {
+			pos++;
+			sub = 0;
+		}
 		size_t need = st->size;
 		pos = (pos + st->align - 1) & ~(size_t)(st->align - 1);
 		if (__builtin_expect(pos > end, 0))
@@ -915,7 +952,7 @@ decode_steps(struct lt_stream *s, const struct lt_event_class *ec, size_t pos)
 			return 0;
 		pos += need;
 	}
-	return pos;
+	return sub ? pos + 1 : pos; /* the next event starts on a byte */
 }
 
 /*
@@ -1099,7 +1136,8 @@ static void sift_down(struct lt_reader *t, unsigned i)
 
 /* The top stream's event changed: restores the heap (the common case,
  * the top still the earliest or two streams, without a call). */
-static inline void heap_fix_top(struct lt_reader *t)
+static inline __attribute__((always_inline)) void
+heap_fix_top(struct lt_reader *t)
 {
 	struct lt_stream **h = t->heap;
 	if (t->nheap == 2) {

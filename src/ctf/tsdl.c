@@ -1966,11 +1966,17 @@ compile_steps(struct parser *ps, const struct lt_field_class *fcs, unsigned n)
 	struct lt_step *st = alloc(ps, (n ? n : 1) * sizeof(*st));
 	for (unsigned i = 0; i < n; i++) {
 		const struct lt_field_class *fc = &fcs[i];
-		if (fc->var_tag >= 0 || fc->bitfield ||
-		    fc->kind == LT_KIND_COMPOUND)
+		if (fc->kind == LT_KIND_COMPOUND)
 			return NULL;
 		st[i].align = fc->align;
 		st[i].size = fc->size;
+		st[i].variant = fc->var_tag >= 0;
+		if (fc->bitfield) {
+			st[i].op = LT_STEP_BITS;
+			st[i].size = fc->bitsize;
+			st[i].bitalign = fc->bitalign;
+			continue;
+		}
 		switch (fc->kind) {
 		case LT_KIND_STRING:
 			st[i].op = LT_STEP_STRING;

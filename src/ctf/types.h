@@ -100,17 +100,20 @@ struct lt_fixed_plan {
 
 /*
  * One field of a class's step list (lt_event_class.steps), the decoder's
- * walk of a class whose fields are byte-aligned scalars, arrays, strings
- * and sequences: align, note the offset, then skip a fixed size, a string
- * or length elements of size bytes.
+ * walk of a class without compound fields: align, note the offset, then
+ * skip a fixed size, a string, length elements of size bytes or a
+ * bit-field's bits; an option of a variant is first checked against its
+ * tag (the field class says how).
  */
-enum { LT_STEP_FIXED, LT_STEP_STRING, LT_STEP_SEQUENCE };
+enum { LT_STEP_FIXED, LT_STEP_STRING, LT_STEP_SEQUENCE, LT_STEP_BITS };
 struct lt_step {
 	uint8_t op; /* LT_STEP_* */
 	uint8_t align; /* bytes */
 	uint8_t lsize, lbe; /* the sequence's length field: bytes, order */
-	uint32_t size; /* bytes: the field's, or one element's */
+	uint32_t size; /* bytes: the field's, or one element's; bits */
 	uint32_t lfield; /* the sequence's length field */
+	uint16_t bitalign; /* a bit-field's alignment in bits */
+	uint8_t variant; /* an option of a variant */
 };
 
 /* The sections of an event's fields, in order: the stream's event
@@ -146,9 +149,8 @@ struct lt_event_class {
 	uint8_t fmt_plain;
 	/* fixed_align / fixed_first plans, by phase >> fixed_shift */
 	const struct lt_fixed_plan *plan;
-	/* a class not of fixed size whose fields take no bit-level walk
-	 * (no bit-fields, variants or compound fields): its step list, one
-	 * per field; else NULL */
+	/* a class not of fixed size without compound fields: its step
+	 * list, one per field; else NULL */
 	const struct lt_step *steps;
 	/* formatted size bound of the fields, strings and sequences aside */
 	uint32_t fmt_bound;

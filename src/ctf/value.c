@@ -75,8 +75,10 @@ static void bitfield_value(const struct lt_field_class *fc,
 
 uint8_t lt_value_op(const struct lt_field_class *fc)
 {
-	if (fc->var_tag >= 0 || fc->bitfield)
+	if (fc->var_tag >= 0)
 		return LT_VOP_ANY;
+	if (fc->bitfield)
+		return fc->kind == LT_KIND_INT ? LT_VOP_BITS : LT_VOP_ANY;
 	switch (fc->kind) {
 	case LT_KIND_STRING:
 		return LT_VOP_STRING;

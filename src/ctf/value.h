@@ -6,6 +6,7 @@
 #ifndef LT_CTF_VALUE_H
 #define LT_CTF_VALUE_H
 
+#include "ctf/header.h"
 #include "ctf/load.h"
 #include "ctf/types.h"
 
@@ -17,8 +18,8 @@
  * integer of 1, 2, 4 or 8 bytes (its bytes, or-ed with LT_VOP_SIGNED when
  * signed, LT_VOP_BE when big-endian), a little-endian float (its bytes
  * or-ed with LT_VOP_FLOAT), a string, an array or sequence of numbers not
- * text; anything else (enums, bit-fields, text arrays, variants' options,
- * compound fields) out of line.
+ * text, an integer bit-field; anything else (enums, text arrays, variants'
+ * options, compound fields) out of line.
  */
 enum {
 	LT_VOP_ANY = 0,
@@ -28,6 +29,7 @@ enum {
 	LT_VOP_STRING = 0x80,
 	LT_VOP_ARRAY = 0x81,
 	LT_VOP_SEQUENCE = 0x82,
+	LT_VOP_BITS = 0x83, /* an integer bit-field, either order */
 };
 
 /* The LT_VOP_* of a field class, as the metadata compiled it. */
@@ -52,6 +54,22 @@ static inline int lt_event_field(const struct lt_event *ev, unsigned i,
 	v->fc = &ev->cls->fields[i];
 	v->data = p;
 	if (op & LT_VOP_STRING) {
+		if (op == LT_VOP_BITS) {
+			/* its offset is in bits */
+			const struct lt_field_class *fc = v->fc;
+			uint32_t bit = ev->off[i];
+			uint64_t u =
+				lt_hdr_bits(ev->base, bit, fc->bitsize, fc->be);
+			unsigned sh = 64 - fc->bitsize;
+			v->kind = LT_KIND_INT;
+			v->u = fc->is_signed ?
+				       (uint64_t)((int64_t)(u << sh) >> sh) :
+				       u;
+			v->str = NULL;
+			v->len = 0;
+			v->data = ev->base + bit / 8;
+			return 0;
+		}
 		if (op == LT_VOP_STRING) {
 			v->kind = LT_KIND_STRING;
 			v->str = (const char *)p;
@@ -63,7 +81,7 @@ static inline int lt_event_field(const struct lt_event *ev, unsigned i,
 		v->str = NULL;
 		return 0;
 	}
-	uint64_t u = ld_uint(p, op & 15);
+	uint64_t u = ld_uint_sel(p, op & 15);
 	v->str = NULL;
 	v->len = 0;
 	if (op & LT_VOP_FLOAT) {
