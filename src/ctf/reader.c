@@ -882,19 +882,22 @@ past:
 /*
  * The fields of an event of class ec (its step list) from pos: where the
  * event ends, or 0 to leave the event to decode(), which says what is
- * wrong.
+ * wrong.  plain: the class has no bit-fields and no variants (its steps
+ * take the short loop).
  */
-static __attribute__((noinline)) size_t
-decode_steps(struct lt_stream *s, const struct lt_event_class *ec, size_t pos)
+static inline __attribute__((always_inline)) size_t
+walk_steps(struct lt_stream *s, const struct lt_event_class *ec, size_t pos,
+	   const int plain)
 {
 	const unsigned char *b = s->pbase;
 	const size_t end = s->end;
 	uint32_t *off = s->off, *cnt = s->cnt;
-	const struct lt_step *st = ec->steps;
+	const struct lt_step *st = ec->steps, *se = st + ec->nsteps;
 	unsigned sub = 0; /* bits into pos after a bit-field */
 	int64_t vsel = -1; /* the option of the variant being read */
-	for (uint32_t i = 0; i < ec->nfields; i++, st++) {
-		if (__builtin_expect(st->variant, 0)) {
+	for (; st < se; st++) {
+		const uint32_t i = st->field;
+		if (!plain && __builtin_expect(st->variant, 0)) {
 			const struct lt_field_class *fc = &ec->fields[i];
 			if (fc->var_first) {
 				const struct lt_field_class *tf =
@@ -912,7 +915,7 @@ decode_steps(struct lt_stream *s, const struct lt_event_class *ec, size_t pos)
 				continue;
 			}
 		}
-		if (st->op == LT_STEP_BITS) {
+		if (!plain && st->op == LT_STEP_BITS) {
 			uint64_t bit = 8 * (uint64_t)pos + sub;
 			bit = (bit + st->bitalign - 1) &
 			      ~(uint64_t)(st->bitalign - 1);
@@ -925,14 +928,26 @@ decode_steps(struct lt_stream *s, const struct lt_event_class *ec, size_t pos)
 			sub = (unsigned)(bit % 8);
 			continue;
 		}
-		if (sub) {
+		if (!plain && sub) {
 			pos++;
 			sub = 0;
 		}
-		size_t need = st->size;
 		pos = (pos + st->align - 1) & ~(size_t)(st->align - 1);
 		if (__builtin_expect(pos > end, 0))
 			return 0;
+		if (st->op == LT_STEP_RUN) {
+			size_t ph = pos & (size_t)(st->run_align - 1);
+			const struct lt_fixed_plan *pl =
+				&st->plan[ph >> st->run_shift];
+			if (pl->end - ph > end - pos)
+				return 0;
+			const uint32_t base = (uint32_t)(pos - ph);
+			for (uint32_t j = 0; j < st->size; j++)
+				off[i + j] = base + pl->off[j];
+			pos += pl->end - ph;
+			continue;
+		}
+		size_t need = st->size;
 		off[i] = (uint32_t)pos;
 		if (st->op == LT_STEP_STRING) {
 			const unsigned char *z = memchr(b + pos, 0, end - pos);
@@ -953,6 +968,15 @@ decode_steps(struct lt_stream *s, const struct lt_event_class *ec, size_t pos)
 		pos += need;
 	}
 	return sub ? pos + 1 : pos; /* the next event starts on a byte */
+}
+
+/* walk_steps() in its two forms. */
+static __attribute__((noinline)) size_t
+decode_steps(struct lt_stream *s, const struct lt_event_class *ec, size_t pos)
+{
+	if (ec->steps_plain)
+		return walk_steps(s, ec, pos, 1);
+	return walk_steps(s, ec, pos, 0);
 }
 
 /*

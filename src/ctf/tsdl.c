@@ -1919,19 +1919,19 @@ static int flat_elem(const struct ty *e)
 #define LT_MAX_PHASES 16
 
 /*
- * The plans of a class whose n fields all have a fixed size and byte
- * alignment, widest align: for each place its first field may start at
- * modulo align (multiples of that field's alignment), the offsets the
- * decoder's walk would note, from an origin aligned as align.  Returns 0
- * when the class has too many phases or is too large for a plan.
+ * The plans of n fields that all have a fixed size and byte alignment,
+ * widest align: for each place the first may start at modulo align
+ * (multiples of its alignment), the offsets the decoder's walk would
+ * note, from an origin aligned as align.  NULL when they have too many
+ * phases or are too large for a plan.
  */
-static int fixed_plans(struct parser *ps, struct lt_event_class *ec,
-		       const struct lt_field_class *fcs, unsigned n,
-		       unsigned align)
+static const struct lt_fixed_plan *phase_plans(struct parser *ps,
+					       const struct lt_field_class *fcs,
+					       unsigned n, unsigned align)
 {
 	unsigned first = n ? fcs[0].align : 1, np = align / first;
 	if (np > LT_MAX_PHASES)
-		return 0;
+		return NULL;
 	struct lt_fixed_plan *pl = alloc(ps, np * sizeof(*pl));
 	for (unsigned k = 0; k < np; k++) {
 		uint32_t *off = alloc(ps, (n ? n : 1) * sizeof(*off));
@@ -1944,68 +1944,119 @@ static int fixed_plans(struct parser *ps, struct lt_event_class *ec,
 				      (uint64_t)fc->size * fc->length :
 				      fc->size;
 			if (at > INT32_MAX)
-				return 0;
+				return NULL;
 		}
 		pl[k].off = off;
 		pl[k].end = (uint32_t)at;
 	}
-	ec->plan = pl;
+	return pl;
+}
+
+/* A class's plans (phase_plans()), or 0 when it cannot have them. */
+static int fixed_plans(struct parser *ps, struct lt_event_class *ec,
+		       const struct lt_field_class *fcs, unsigned n,
+		       unsigned align)
+{
+	unsigned first = n ? fcs[0].align : 1;
+	ec->plan = phase_plans(ps, fcs, n, align);
+	if (!ec->plan)
+		return 0;
 	ec->fixed_align = (uint8_t)align;
 	ec->fixed_first = (uint8_t)first;
 	ec->fixed_shift = (uint8_t)__builtin_ctz(first);
 	return 1;
 }
 
-/*
- * The step list of a class of n fields (ctf/types.h), or NULL when a field
- * needs the decoder's general walk.
- */
-static const struct lt_step *
-compile_steps(struct parser *ps, const struct lt_field_class *fcs, unsigned n)
+/* A field of fixed size and byte alignment, not a variant's option: one
+ * of a run of such fields (LT_STEP_RUN) that a plan places at once. */
+static int run_field(const struct lt_field_class *fc)
 {
-	struct lt_step *st = alloc(ps, (n ? n : 1) * sizeof(*st));
+	return fc->var_tag < 0 && !fc->bitfield &&
+	       (fc->kind == LT_KIND_INT || fc->kind == LT_KIND_ENUM ||
+		fc->kind == LT_KIND_FLOAT ||
+		(fc->kind == LT_KIND_ARRAY &&
+		 (uint64_t)fc->size * fc->length <= INT32_MAX));
+}
+
+/*
+ * The step list of a class of n fields (ctf/types.h) into ec, or 0 when a
+ * field needs the decoder's general walk: runs of two fields or more of
+ * fixed size placed by plans, the others one step each.
+ */
+static int compile_steps(struct parser *ps, struct lt_event_class *ec,
+			 const struct lt_field_class *fcs, unsigned n)
+{
+	struct lt_step *steps = alloc(ps, (n ? n : 1) * sizeof(*steps));
+	unsigned ns = 0;
+	int plain = 1;
 	for (unsigned i = 0; i < n; i++) {
 		const struct lt_field_class *fc = &fcs[i];
+		struct lt_step *st = &steps[ns++];
 		if (fc->kind == LT_KIND_COMPOUND)
-			return NULL;
-		st[i].align = fc->align;
-		st[i].size = fc->size;
-		st[i].variant = fc->var_tag >= 0;
+			return 0;
+		st->field = i;
+		st->align = fc->align;
+		st->size = fc->size;
+		st->variant = fc->var_tag >= 0;
+		unsigned k = 0, widest = 1;
+		while (i + k < n && run_field(&fcs[i + k])) {
+			if (fcs[i + k].align > widest)
+				widest = fcs[i + k].align;
+			k++;
+		}
+		if (k >= 2) {
+			st->plan = phase_plans(ps, fc, k, widest);
+			if (st->plan) {
+				st->op = LT_STEP_RUN;
+				st->size = k;
+				st->run_align = (uint8_t)widest;
+				st->run_shift =
+					(uint8_t)__builtin_ctz(fc->align);
+				i += k - 1;
+				continue;
+			}
+		}
+		if (st->variant)
+			plain = 0;
 		if (fc->bitfield) {
-			st[i].op = LT_STEP_BITS;
-			st[i].size = fc->bitsize;
-			st[i].bitalign = fc->bitalign;
+			st->op = LT_STEP_BITS;
+			st->size = fc->bitsize;
+			st->bitalign = fc->bitalign;
+			plain = 0;
 			continue;
 		}
 		switch (fc->kind) {
 		case LT_KIND_STRING:
-			st[i].op = LT_STEP_STRING;
+			st->op = LT_STEP_STRING;
 			break;
 		case LT_KIND_ARRAY: {
 			uint64_t b = (uint64_t)fc->size * fc->length;
 			if (b > UINT32_MAX)
-				return NULL;
-			st[i].op = LT_STEP_FIXED;
-			st[i].size = (uint32_t)b;
+				return 0;
+			st->op = LT_STEP_FIXED;
+			st->size = (uint32_t)b;
 			break;
 		}
 		case LT_KIND_SEQUENCE: {
 			const struct lt_field_class *lf =
 				&fcs[fc->length_field];
 			if (lf->bitfield || !fc->size)
-				return NULL;
-			st[i].op = LT_STEP_SEQUENCE;
-			st[i].lfield = (uint32_t)fc->length_field;
-			st[i].lsize = lf->size;
-			st[i].lbe = lf->be;
+				return 0;
+			st->op = LT_STEP_SEQUENCE;
+			st->lfield = (uint32_t)fc->length_field;
+			st->lsize = lf->size;
+			st->lbe = lf->be;
 			break;
 		}
 		default:
-			st[i].op = LT_STEP_FIXED;
+			st->op = LT_STEP_FIXED;
 			break;
 		}
 	}
-	return st;
+	ec->steps = steps;
+	ec->nsteps = ns;
+	ec->steps_plain = (uint8_t)plain;
+	return 1;
 }
 
 static void compile_event(struct parser *ps, const struct pevent *pe,
@@ -2196,7 +2247,7 @@ placed:
 		fixed = fixed_plans(ps, ec, fcs, n, fixed_align);
 	ec->fixed_size = fixed ? (int32_t)ec->plan[0].end : -1;
 	if (!fixed)
-		ec->steps = compile_steps(ps, fcs, n);
+		compile_steps(ps, ec, fcs, n);
 	ec->fmt_plain = 1;
 	uint8_t *vop = alloc(ps, n ? n : 1);
 	for (unsigned j = 0; j < n; j++)

@@ -99,21 +99,35 @@ struct lt_fixed_plan {
 };
 
 /*
- * One field of a class's step list (lt_event_class.steps), the decoder's
+ * One step of a class's step list (lt_event_class.steps), the decoder's
  * walk of a class without compound fields: align, note the offset, then
  * skip a fixed size, a string, length elements of size bytes or a
- * bit-field's bits; an option of a variant is first checked against its
- * tag (the field class says how).
+ * bit-field's bits; or place a run of fields of fixed size by the plan of
+ * its phase, as a class of fixed size is placed.  An option of a variant
+ * is first checked against its tag (the field class says how).
  */
-enum { LT_STEP_FIXED, LT_STEP_STRING, LT_STEP_SEQUENCE, LT_STEP_BITS };
+enum {
+	LT_STEP_FIXED,
+	LT_STEP_STRING,
+	LT_STEP_SEQUENCE,
+	LT_STEP_BITS,
+	LT_STEP_RUN,
+};
 struct lt_step {
 	uint8_t op; /* LT_STEP_* */
-	uint8_t align; /* bytes */
+	uint8_t align; /* bytes (a run's: its first field's) */
 	uint8_t lsize, lbe; /* the sequence's length field: bytes, order */
-	uint32_t size; /* bytes: the field's, or one element's; bits */
+	/* bytes: the field's, or one element's; a bit-field's bits; a
+	 * run's fields */
+	uint32_t size;
 	uint32_t lfield; /* the sequence's length field */
+	uint32_t field; /* the (first) field it places */
 	uint16_t bitalign; /* a bit-field's alignment in bits */
 	uint8_t variant; /* an option of a variant */
+	/* a run: its widest alignment, log2 of its first field's, its
+	 * plans by phase >> run_shift */
+	uint8_t run_align, run_shift;
+	const struct lt_fixed_plan *plan;
 };
 
 /* The sections of an event's fields, in order: the stream's event
@@ -152,6 +166,8 @@ struct lt_event_class {
 	/* a class not of fixed size without compound fields: its step
 	 * list, one per field; else NULL */
 	const struct lt_step *steps;
+	uint32_t nsteps;
+	uint8_t steps_plain; /* no bit-fields, no variants' options */
 	/* formatted size bound of the fields, strings and sequences aside */
 	uint32_t fmt_bound;
 };
