@@ -3,7 +3,7 @@
  * view.c - `lowtrace view`: prints a trace's events as text, one line per
  * event, merged across streams in time order:
  *
- *   [HH:MM:SS.nnnnnnnnn] (+S.nnnnnnnnn) cpu N name: { field = value, ... }
+ *   [HH:MM:SS.nnnnnnnnn] (+S.nnnnnnnnn) HOST cpu N name: { field = value, ... }
  *
  * The time of day is local time (TZ=UTC for UTC), like babeltrace2's; the
  * delta is to the previous printed event.  Lines are built in a large
@@ -35,8 +35,8 @@ static const char view_usage[] =
 	"\n"
 	"Prints the events of the CTF 1.8 trace in DIR in time order, one "
 	"line each:\n"
-	"  [HH:MM:SS.nnnnnnnnn] (+S.nnnnnnnnn) cpu N name: { field = value, "
-	"... }\n"
+	"  [HH:MM:SS.nnnnnnnnn] (+S.nnnnnnnnn) HOST cpu N name: { field = "
+	"value, ... }\n"
 	"When DIR holds no metadata file, every trace below it is read (an "
 	"LTTng\n"
 	"session: kernel/, ust/uid/UID/64-bit/, ust/pid/...) and their events "
@@ -44,8 +44,13 @@ static const char view_usage[] =
 	"by time since the epoch, each on its own clock.\n"
 	"The time of day is local time (set TZ=UTC for UTC); the delta is to "
 	"the\n"
-	"previous printed event; N is the packet context's cpu_id (0 without "
-	"one).\n"
+	"previous printed event.  HOST is what babeltrace2 prints there: the "
+	"env block's\n"
+	"hostname, procname and (vpid), those the event's trace has, joined by "
+	"':'\n"
+	"(host; host:app:(4242) in an LTTng-UST per-process trace; left out "
+	"with\n"
+	"none).  N is the packet context's cpu_id (0 without one).\n"
 	"Then, as babeltrace2 prints them, each in braces: the stream's event "
 	"context\n"
 	"and the event's context when the trace has them (LTTng's vtid, "
@@ -361,6 +366,40 @@ static void warn_lost_at_end(lt_reader_t *t, struct out *o,
 	}
 }
 
+/*
+ * What babeltrace2 prints of a trace's env before each event's name, with
+ * a space before it: the env's hostname, procname and (vpid), those it
+ * has, joined by ':'; "" when it has none.  One per stream, as each stream
+ * belongs to one trace of the tree.
+ */
+static char *host_text(const lt_stream_t *s)
+{
+	const char *host = lt_stream_env(s, "hostname");
+	const char *proc = lt_stream_env(s, "procname");
+	const char *vpid = lt_stream_env(s, "vpid");
+	size_t n = 1 + (host ? strlen(host) + 1 : 0) +
+		   (proc ? strlen(proc) + 1 : 0) +
+		   (vpid ? strlen(vpid) + 3 : 0);
+	char *b = malloc(n), *p = b;
+	if (!b)
+		return NULL;
+	if (host)
+		p += sprintf(p, " %s", host);
+	if (proc)
+		p += sprintf(p, "%s%s", p == b ? " " : ":", proc);
+	if (vpid)
+		p += sprintf(p, "%s(%s)", p == b ? " " : ":", vpid);
+	*p = 0;
+	return b;
+}
+
+static void free_hosts(char **host, unsigned n)
+{
+	for (unsigned i = 0; host && i < n; i++)
+		free(host[i]);
+	free(host);
+}
+
 static int run_print(lt_reader_t *t, const unsigned char *sel, int64_t lo,
 		     int64_t hi, int no_delta, int fields, struct out *o)
 {
@@ -370,9 +409,24 @@ static int run_print(lt_reader_t *t, const unsigned char *sel, int64_t lo,
 	int have_prev = 0, r;
 	unsigned ns = lt_reader_nstreams(t);
 	uint64_t *lost = calloc(ns ? ns : 1, sizeof(*lost));
+	char **host = calloc(ns ? ns : 1, sizeof(*host));
+	size_t *host_len = calloc(ns ? ns : 1, sizeof(*host_len));
 
-	if (!lost)
+	for (unsigned i = 0; host && host_len && i < ns; i++) {
+		host[i] = host_text(lt_reader_stream(t, i));
+		if (!host[i]) {
+			free_hosts(host, ns);
+			host = NULL;
+			break;
+		}
+		host_len[i] = strlen(host[i]);
+	}
+	if (!lost || !host || !host_len) {
+		free(lost);
+		free_hosts(host, ns);
+		free(host_len);
 		return lt_cli_error(VIEW, "out of memory");
+	}
 	while ((r = lt_reader_next(t, &ev)) > 0) {
 		if (__builtin_expect(ev->discarded != lost[ev->stream_index],
 				     0))
@@ -382,11 +436,16 @@ static int run_print(lt_reader_t *t, const unsigned char *sel, int64_t lo,
 		const char *name = ev->cls->name;
 		size_t nl = ev->cls->name_len;
 		int text = ev->cls->format && !fields;
+		size_t hl = host_len[ev->stream_index];
 		size_t need =
-			96 + nl +
+			96 + nl + hl +
 			(text ? LT_MARKER_TEXT_MAX : lt_event_format_bound(ev));
-		if (out_reserve(o, need) < 0)
+		if (out_reserve(o, need) < 0) {
+			free(lost);
+			free_hosts(host, ns);
+			free(host_len);
 			return lt_cli_error(VIEW, "out of memory");
+		}
 		char *p = o->buf + o->len;
 		int64_t sec = ev->ns / 1000000000, nsec = ev->ns % 1000000000;
 		if (nsec < 0) {
@@ -411,6 +470,8 @@ static int run_print(lt_reader_t *t, const unsigned char *sel, int64_t lo,
 			}
 			*p++ = ')';
 		}
+		memcpy(p, host[ev->stream_index], hl);
+		p += hl;
 		memcpy(p, " cpu ", 5);
 		p = lt_fmt_u64(p + 5, ev->cpu);
 		*p++ = ' ';
@@ -433,6 +494,8 @@ static int run_print(lt_reader_t *t, const unsigned char *sel, int64_t lo,
 		warn_lost_at_end(t, o, lost);
 	out_flush(o);
 	free(lost);
+	free_hosts(host, ns);
+	free(host_len);
 	if (r < 0)
 		return iter_error(t, r);
 	if (o->failed)

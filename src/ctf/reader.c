@@ -1757,11 +1757,27 @@ const struct lt_clock *lt_reader_clock(const lt_reader_t *t)
 	return &t->parts[0].m.clock;
 }
 
+/* The value of key in m's env block: the last given, as babeltrace2
+ * keeps it. */
+static const char *tsdl_env(const struct lt_tsdl *m, const char *key)
+{
+	for (unsigned i = m->nenv; i-- > 0;)
+		if (!strcmp(m->env[i].key, key))
+			return m->env[i].value;
+	return NULL;
+}
+
 const char *lt_reader_env(const lt_reader_t *t, const char *key)
 {
-	for (unsigned p = 0; p < t->nparts; p++)
-		for (unsigned i = 0; i < t->parts[p].m.nenv; i++)
-			if (!strcmp(t->parts[p].m.env[i].key, key))
-				return t->parts[p].m.env[i].value;
+	for (unsigned p = 0; p < t->nparts; p++) {
+		const char *v = tsdl_env(&t->parts[p].m, key);
+		if (v)
+			return v;
+	}
 	return NULL;
+}
+
+const char *lt_stream_env(const lt_stream_t *s, const char *key)
+{
+	return tsdl_env(s->m, key);
 }
