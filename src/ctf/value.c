@@ -104,6 +104,17 @@ uint8_t lt_value_op(const struct lt_field_class *fc)
 	}
 }
 
+/* A value of nothing, each member stored alone: the caller's load of a
+ * member right after waited on a memset()'s wide stores (its bytes not
+ * forwarded from them), 4% of `view --stats` on a trace of variants. */
+static void value_clear(struct lt_value *v)
+{
+	v->u = 0;
+	v->str = NULL;
+	v->len = 0;
+	v->data = NULL;
+}
+
 int lt_event_field_any(const struct lt_event *ev, unsigned i,
 		       struct lt_value *v)
 {
@@ -113,14 +124,14 @@ int lt_event_field_any(const struct lt_event *ev, unsigned i,
 	if (__builtin_expect(fc->var_tag >= 0, 0) &&
 	    ev->off[i] == LT_OFF_ABSENT) {
 		/* an option of a variant that this event does not hold */
-		memset(v, 0, sizeof(*v));
+		value_clear(v);
 		v->fc = fc;
 		v->kind = fc->kind;
 		return -ENOENT;
 	}
 	if (__builtin_expect(fc->kind == LT_KIND_COMPOUND, 0)) {
 		/* its text is the formatter's; u: its offset in bits */
-		memset(v, 0, sizeof(*v));
+		value_clear(v);
 		v->fc = fc;
 		v->kind = LT_KIND_COMPOUND;
 		v->u = ev->off[i];
