@@ -980,11 +980,10 @@ decode_steps(struct lt_stream *s, const struct lt_event_class *ec, size_t pos)
 }
 
 /*
- * decode() for the common event: a compact header (lowtrace's, LTTng's) or
- * LTTng's large one not extended, and a class of fixed size or with a step
- * list, with every
- * check decode() makes.  Returns 1, or 0 to leave the event (or the
- * packet's end, or a fault) to decode().
+ * decode() for the common event, with every check decode() makes: a
+ * compact header (lowtrace's, LTTng's) or LTTng's large one, LTTng's with
+ * their extended forms, and a class with plans or a step list.  Returns 1,
+ * or 0 to leave the event (or the packet's end, or a fault) to decode().
  */
 static inline __attribute__((always_inline)) int
 decode_fast(struct lt_stream *s)
