@@ -4,9 +4,10 @@
 
 usage: compare_babeltrace.py BABELTRACE_OUTPUT LOWTRACE_OUTPUT
 
-Both outputs are parsed: the time of day to the nanosecond, the event name,
-the CPU and every field value (integers, hex, enums with their labels,
-floats, strings, arrays and sequences).  Events with the same timestamp may
+Both outputs are parsed: the time of day to the nanosecond, the trace's
+host (hostname:procname:(vpid) of its env, as babeltrace2 prints it), the
+event name, the CPU and every field value (integers, hex, enums with their
+labels, floats, strings, arrays and sequences).  Events with the same timestamp may
 come in either order (the two merges break ties differently); everything
 else must agree.  Prints one line saying what was compared, or the first
 difference, and exits non-zero on a difference.
@@ -18,7 +19,8 @@ import sys
 # packet context (cpu_id, and lowtrace's pid)
 BT = re.compile(r"^\[(\d\d:\d\d:\d\d\.\d{9})\] \((\+[0-9?.]+)\) (?:(\S+) )?(\S+): "
                 r"\{ cpu_id = (\d+)(?:, pid = (\d+))? \}, (\{.*\})$")
-LT = re.compile(r"^\[(\d\d:\d\d:\d\d\.\d{9})\] \((\+[0-9?.]+)\) cpu (\d+) (\S+): "
+# lowtrace's: the host as babeltrace2's, then the CPU
+LT = re.compile(r"^\[(\d\d:\d\d:\d\d\.\d{9})\] \((\+[0-9?.]+)\) (?:(\S+) )?cpu (\d+) (\S+): "
                 r"(\{.*\})$")
 
 
@@ -166,10 +168,11 @@ def load(path, rx, bt):
         if not m:
             sys.exit("compare: %s:%d: unexpected line: %s" % (path, n, line[:200]))
         if bt:
-            t, d, _host, name, cpu, _pid, f = m.groups()
+            t, d, host, name, cpu, _pid, f = m.groups()
         else:
-            t, d, cpu, name, f = m.groups()
-        out.append((t, d, name, int(cpu), fields(f), n))
+            t, d, host, cpu, name, f = m.groups()
+        # the host is compared with the name: "HOST NAME"
+        out.append((t, d, "%s %s" % (host or "", name), int(cpu), fields(f), n))
     return out
 
 

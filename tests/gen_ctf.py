@@ -954,13 +954,35 @@ event {
 		uint16_t more[h.len];
 	};
 };
+event {
+	name = "gen:scoped_names";
+	id = 5;
+	stream_id = 0;
+	fields := struct {
+		uint8_t n;
+		struct { uint8_t len; } h;
+		struct { uint8_t len; } g;
+		uint16_t by_path[h.len];
+		struct {
+			uint8_t n;
+			struct { uint8_t n; } s;
+			uint8_t own[n];
+			struct { uint8_t c; } p;
+			struct { uint8_t c; } q;
+			uint8_t deep[p.c];
+			struct { enum kind k; struct { variant <k> { uint8_t A; uint16_t B; string C; } v; } w; } t;
+		} elems[2];
+		uint8_t outer[n];
+	};
+};
 """
 
 
 def compound_trace(out, n, seed):
     """A trace of arrays and sequences of structs, variants and arrays,
     variants in variants, a sequence whose length is a variant's option
-    (every compound type TSDL allows)."""
+    (every compound type TSDL allows), lengths and tags named by relative
+    paths that the scoping of CTF 1.8 resolves."""
     rnd = random.Random(seed)
     uid = uuidlib.UUID(int=rnd.getrandbits(128))
     os.makedirs(out, exist_ok=True)
@@ -973,7 +995,7 @@ def compound_trace(out, n, seed):
     for i in range(n):
         ts += rnd.choice([1, 300, 5000])
         p = s.pkt
-        eid = rnd.randrange(5)
+        eid = rnd.randrange(6)
         p.align(8)  # the header struct: aligned as its timestamp
         p.uint(eid, 2)
         p.uint(ts, 8)
@@ -1013,6 +1035,38 @@ def compound_trace(out, n, seed):
                     p.align(4)  # the struct: aligned as its q
                     p.uint(j, 1)
                     p.uint(i * 11 + j, 4)
+        elif eid == 5:
+            # names scoped as CTF 1.8 says: the struct holding the field
+            # first, then the ones around it, then the payload's root
+            p.uint(m, 1)  # n
+            hl, gl = rnd.randrange(3), rnd.randrange(3)
+            p.uint(hl, 1)  # h.len
+            p.uint(gl, 1)  # g.len
+            p.align(2)
+            for j in range(hl):  # by_path[h.len]
+                p.uint(i + j & 0xFFFF, 2)
+            for e in range(2):  # elems: n, s.n, own[n], p.c, q.c, deep[p.c], t
+                en, sn = rnd.randrange(3), rnd.randrange(3)
+                p.uint(en, 1)
+                p.uint(sn, 1)
+                for j in range(en):
+                    p.uint(i + e + j & 0xFF, 1)
+                pc, qc = rnd.randrange(3), rnd.randrange(3)
+                p.uint(pc, 1)
+                p.uint(qc, 1)
+                for j in range(pc):
+                    p.uint(j + 7, 1)
+                k = rnd.randrange(3)
+                p.uint(k, 1)
+                if k == 0:
+                    p.uint(i + e & 0xFF, 1)
+                elif k == 1:
+                    p.align(2)
+                    p.uint(i + e & 0xFFFF, 2)
+                else:
+                    p.string(names[(i + e) % len(names)])
+            for j in range(m):  # outer[n]
+                p.uint(200 + j, 1)
         elif eid == 4:
             # the length is held only when sel is A
             p.uint(0, 1)

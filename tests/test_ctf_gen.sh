@@ -6,7 +6,8 @@
 # timestamps, two stream classes, contexts, every field type, byte order
 # per type), little- and big-endian, plain and packetized metadata, clocks
 # of 1 MHz, 1 GHz and 2.5 GHz with offsets, every compound type (arrays
-# of structs, variants in variants, ...): every event the same (time,
+# of structs, variants in variants, lengths and tags named by relative
+# paths scoped as CTF 1.8 says, ...): every event the same (time,
 # name, CPU, contexts, values), and the discarded events reported alike
 # (babeltrace2's warnings, lowtrace's: as many, the same counts).  Needs
 # babeltrace2 and /usr/bin/python3 (skips without them, fails under

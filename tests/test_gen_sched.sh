@@ -41,7 +41,8 @@ fi
 "$LT" view "$tmp/t" --no-delta > "$tmp/view" 2>&1
 # a woken thread's next switch-in is on the CPU its sched_wakeup named
 bad=$(awk '
-	{ cpu = $3; name = $4; sub(/:$/, "", name) }
+	{ c = 2; if ($2 != "cpu") c = 3 } # after the host, when the trace has one
+	{ cpu = $(c + 1); name = $(c + 2); sub(/:$/, "", name) }
 	name == "sched:sched_wakeup" {
 		match($0, / pid = [0-9]+/); p = substr($0, RSTART + 7, RLENGTH - 7)
 		match($0, /target_cpu = [0-9]+/); want[p] = substr($0, RSTART + 13, RLENGTH - 13)
@@ -63,7 +64,8 @@ else
 fi
 
 bad=$(awk '
-	{ cpu = $3; name = $4; sub(/:$/, "", name) }
+	{ c = 2; if ($2 != "cpu") c = 3 } # after the host, when the trace has one
+	{ cpu = $(c + 1); name = $(c + 2); sub(/:$/, "", name) }
 	name == "irq:irq_handler_entry" { if (irq[cpu]) { print "line " NR ": nested irq"; exit } irq[cpu] = 1; n++ }
 	name == "irq:irq_handler_exit" { if (!irq[cpu]) { print "line " NR ": exit without entry"; exit } irq[cpu] = 0 }
 	name == "irq:softirq_entry" { if (soft[cpu]) { print "line " NR ": nested softirq"; exit } soft[cpu] = 1; n++ }

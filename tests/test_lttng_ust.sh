@@ -9,7 +9,9 @@
 # the session's directory given whole (`lowtrace view` finds the trace in
 # the tree); a snapshot session (overwrite mode, `lttng snapshot record`)
 # read alike; a recording in discard mode with small sub-buffers, whose
-# lost events lowtrace reports as babeltrace2 does.
+# lost events lowtrace reports as babeltrace2 does; a recording with the
+# perf counters of software events as contexts (page faults, task clock,
+# context switches), where the kernel lets lttng open them.
 #
 # tests/lttng/record.sh records them privately: lttng-sessiond in a mount
 # namespace of its own (tmpfs on /run/lttng and /dev/shm) with LTTNG_HOME
@@ -85,6 +87,22 @@ if [ -n "$bt" ] && [ "$bt" = "$lt" ] &&
 	ok "ust_discarded_like_babeltrace2 (lost $bt; $out)"
 else
 	fail ust_discarded_like_babeltrace2 "babeltrace2 '$bt', lowtrace '$lt' ${out:-}"$'\n'"$(cat "$tmp/lost.bt.err" "$tmp/lost.lt.err")"
+fi
+# perf counters as contexts (software events, which this VM allows; a
+# machine without perf events skips the case)
+if bash "$top/tests/lttng/record.sh" "$tmp/perf" 300 256K --buffers-uid vtid \
+	perf:thread:page-fault perf:thread:task-clock \
+	perf:thread:context-switches > "$tmp/rec.log" 2>&1; then
+	has_counter() {
+		grep -q 'perf_thread_task_clock = [1-9]' "$tmp/$1.lt" && return
+		fail "compare_$1" "no task-clock counter in lowtrace's output: $(head -c 400 "$tmp/$1.lt")"
+		return 1
+	}
+	bt_compare ust_perf_counters "$tmp/perf" '' '' has_counter
+elif grep -qi 'perf' "$tmp/rec.log"; then
+	skip compare_ust_perf_counters "lttng cannot add perf counter contexts here: $(tail -c 300 "$tmp/rec.log")"
+else
+	fail lttng_record "perf: $(tail -c 1500 "$tmp/rec.log")"
 fi
 # the analyses take an LTTng-UST event's thread from its vtid context:
 # four threads (two processes of two), so four intervals fewer than events

@@ -28,7 +28,7 @@ if [ ! -x "$LT" ] || [ ! -x "$PROG" ]; then
 fi
 rounds=4
 # the text of each marker line of `lowtrace view`
-text() { sed -n 's/^\[[^]]*\] ([^)]*) cpu [0-9]* lt_tracef:[^ ]*: //p'; }
+text() { sed -n 's/^\[[^]]*\] ([^)]*) \([^ ]* \)\{0,1\}cpu [0-9]* lt_tracef:[^ ]*: //p'; }
 
 # 1. traced from inside; the unsupported marker is reported, not recorded
 if ! LOWTRACE_TRACE=$tmp/in "$PROG" $rounds > "$tmp/in.out" 2> "$tmp/in.err"; then

@@ -391,8 +391,10 @@ static int walk(struct follow *f, lt_reader_t *t, struct fstream **map,
 	unsigned char *sel = lt_view_select(v, t);
 	int r;
 
-	if (!sel)
+	if (!sel || lt_view_hosts(v, t) < 0) {
+		free(sel);
 		return -ENOMEM;
+	}
 	while ((r = lt_reader_next(t, &ev)) > 0) {
 		if (ev->ns > wm)
 			break;

@@ -29,8 +29,8 @@ static const char view_usage[] =
 	"\n"
 	"Prints the events of the CTF 1.8 trace in DIR in time order, one "
 	"line each:\n"
-	"  [HH:MM:SS.nnnnnnnnn] (+S.nnnnnnnnn) cpu N name: { field = value, "
-	"... }\n"
+	"  [HH:MM:SS.nnnnnnnnn] (+S.nnnnnnnnn) HOST cpu N name: { field = "
+	"value, ... }\n"
 	"When DIR holds no metadata file, every trace below it is read (an "
 	"LTTng\n"
 	"session: kernel/, ust/uid/UID/64-bit/, ust/pid/...) and their events "
@@ -38,8 +38,13 @@ static const char view_usage[] =
 	"by time since the epoch, each on its own clock.\n"
 	"The time of day is local time (set TZ=UTC for UTC); the delta is to "
 	"the\n"
-	"previous printed event; N is the packet context's cpu_id (0 without "
-	"one).\n"
+	"previous printed event.  HOST is what babeltrace2 prints there: the "
+	"env block's\n"
+	"hostname, procname and (vpid), those the event's trace has, joined by "
+	"':'\n"
+	"(host; host:app:(4242) in an LTTng-UST per-process trace; left out "
+	"with\n"
+	"none).  N is the packet context's cpu_id (0 without one).\n"
 	"Then, as babeltrace2 prints them, each in braces: the stream's event "
 	"context\n"
 	"and the event's context when the trace has them (LTTng's vtid, "
@@ -285,7 +290,7 @@ static int view_run(int argc, char **argv)
 		goto out;
 	}
 	sel = lt_view_select(&v, t);
-	if (!sel) {
+	if (!sel || lt_view_hosts(&v, t) < 0) {
 		rc = lt_cli_error(VIEW, "out of memory");
 		goto out;
 	}

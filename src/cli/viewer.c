@@ -3,7 +3,7 @@
  * viewer.c - the printing half of `lowtrace view` (viewer.h): one line per
  * event,
  *
- *   [HH:MM:SS.nnnnnnnnn] (+S.nnnnnnnnn) cpu N name: { field = value, ... }
+ *   [HH:MM:SS.nnnnnnnnn] (+S.nnnnnnnnn) HOST cpu N name: { field = value, ... }
  *
  * built in a large buffer with hand-written number formatting and written
  * with write(2).  The time of day is local time (TZ=UTC for UTC), like
@@ -95,10 +95,68 @@ int lt_view_init(struct lt_view *v, const struct lt_view_opts *o)
 	return 0;
 }
 
+static void free_hosts(struct lt_view *v)
+{
+	for (unsigned i = 0; v->host && i < v->nhost; i++)
+		free(v->host[i]);
+	free(v->host);
+	free(v->host_len);
+	v->host = NULL;
+	v->host_len = NULL;
+	v->nhost = 0;
+}
+
 void lt_view_fini(struct lt_view *v)
 {
 	free(v->buf);
 	v->buf = NULL;
+	free_hosts(v);
+}
+
+/* " host:procname:(vpid)", of those s's env has; "" with none. */
+static char *host_text(const lt_stream_t *s)
+{
+	const char *host = lt_stream_env(s, "hostname");
+	const char *proc = lt_stream_env(s, "procname");
+	const char *vpid = lt_stream_env(s, "vpid");
+	size_t n = 1 + (host ? strlen(host) + 1 : 0) +
+		   (proc ? strlen(proc) + 1 : 0) +
+		   (vpid ? strlen(vpid) + 3 : 0);
+	char *b = malloc(n), *p = b;
+	if (!b)
+		return NULL;
+	if (host)
+		p += sprintf(p, " %s", host);
+	if (proc)
+		p += sprintf(p, "%s%s", p == b ? " " : ":", proc);
+	if (vpid)
+		p += sprintf(p, "%s(%s)", p == b ? " " : ":", vpid);
+	*p = 0;
+	return b;
+}
+
+int lt_view_hosts(struct lt_view *v, const lt_reader_t *t)
+{
+	unsigned n = lt_reader_nstreams(t);
+	free_hosts(v);
+	v->host = calloc(n ? n : 1, sizeof(*v->host));
+	v->host_len = calloc(n ? n : 1, sizeof(*v->host_len));
+	if (!v->host || !v->host_len) {
+		free_hosts(v);
+		return -ENOMEM;
+	}
+	v->nhost = n;
+	for (unsigned i = 0; i < n; i++) {
+		/* the reader's streams are not changed by reading their env */
+		v->host[i] = host_text(
+			lt_reader_stream((lt_reader_t *)(uintptr_t)t, i));
+		if (!v->host[i]) {
+			free_hosts(v);
+			return -ENOMEM;
+		}
+		v->host_len[i] = strlen(v->host[i]);
+	}
+	return 0;
 }
 
 /* Parses TIME into ns since the epoch; a time of day is on first's day. */
@@ -253,7 +311,9 @@ int lt_view_event(struct lt_view *v, const unsigned char *sel,
 	const char *name = ev->cls->name;
 	size_t nl = ev->cls->name_len;
 	int text = ev->cls->format && !v->opts->fields;
-	size_t need = 96 + nl +
+	size_t hl =
+		ev->stream_index < v->nhost ? v->host_len[ev->stream_index] : 0;
+	size_t need = 96 + nl + hl +
 		      (text ? LT_MARKER_TEXT_MAX : lt_event_format_bound(ev));
 	if (reserve(v, need) < 0)
 		return -ENOMEM;
@@ -285,6 +345,10 @@ int lt_view_event(struct lt_view *v, const unsigned char *sel,
 			p += 12;
 		}
 		*p++ = ')';
+	}
+	if (hl) {
+		memcpy(p, v->host[ev->stream_index], hl);
+		p += hl;
 	}
 	memcpy(p, " cpu ", 5);
 	p = lt_fmt_u64(p + 5, ev->cpu);

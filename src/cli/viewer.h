@@ -45,6 +45,11 @@ struct lt_view {
 	struct lt_view_tod tod;
 	int64_t prev;
 	int have_prev;
+	/* per stream of the reader walked: what babeltrace2 prints of its
+	 * trace's env before the event's name (lt_view_hosts()) */
+	char **host;
+	size_t *host_len;
+	unsigned nhost;
 };
 
 /* Splits the patterns, allocates the buffer; 0, or 1 (an exit status)
@@ -59,6 +64,10 @@ unsigned char *lt_view_select(const struct lt_view *v, const lt_reader_t *t);
 /* 1 if sel (lt_view_select()), the conditions and the times take ev. */
 int lt_view_takes(const struct lt_view *v, const unsigned char *sel,
 		  const struct lt_event *ev);
+/* The host text of each stream of t, for its events' lines: the env's
+ * hostname, procname and (vpid), those it has, joined by ':' as
+ * babeltrace2 prints them; 0 or -ENOMEM.  Again for each reader walked. */
+int lt_view_hosts(struct lt_view *v, const lt_reader_t *t);
 /* Prints ev's line if lt_view_takes() it; 0 or -ENOMEM. */
 int lt_view_event(struct lt_view *v, const unsigned char *sel,
 		  const struct lt_event *ev);

@@ -4,6 +4,7 @@
  * alignment and byte order, structs, and variants by their tag.
  */
 #include "ctf/header.h"
+#include "ctf/load.h"
 
 #include <string.h>
 
@@ -15,16 +16,29 @@ uint64_t lt_hdr_bits(const unsigned char *b, uint64_t bit, unsigned size,
 		/* whole bytes, the common case: a load and a swap */
 		uint64_t v = 0;
 		unsigned n = size / 8;
-		if (!be) {
-			memcpy(&v, p, n); /* the host is little-endian */
-			return v;
-		}
+		if (!be)
+			return ld_uint(p, n); /* in line, not a memcpy() call */
 		for (unsigned i = 0; i < n; i++)
 			v = v << 8 | p[i];
 		return v;
 	}
 	uint64_t first = bit / 8, last = (bit + size - 1) / 8;
 	unsigned sh = (unsigned)(bit % 8);
+	if (!be && last - first < 8 && last >= 7) {
+		/* the word that ends on its last byte (never before b):
+		 * one load, no loop */
+		uint64_t w =
+			ld64(b + last - 7) >> (8 * (first + 7 - last) + sh);
+		return size == 64 ? w : w & ((1ull << size) - 1);
+	}
+	if (!be && last - first < 8) {
+		/* the bytes holding it fit a word: the common bit-field */
+		uint64_t w = 0;
+		for (uint64_t i = last + 1; i-- > first;)
+			w = w << 8 | b[i];
+		w >>= sh;
+		return size == 64 ? w : w & ((1ull << size) - 1);
+	}
 	unsigned __int128 acc = 0;
 	if (!be) {
 		for (uint64_t i = last + 1; i-- > first;)

@@ -51,6 +51,26 @@ static inline uint64_t ld_uint(const unsigned char *p, unsigned size)
 	}
 }
 
+/*
+ * ld_uint() of 1, 2, 4 or 8 bytes without a branch on size: the loads
+ * wider than the field read zeros instead (a field's size varies from one
+ * field to the next, which a branch would mispredict).
+ */
+static inline uint64_t ld_uint_sel(const unsigned char *p, unsigned size)
+{
+	static const unsigned char zero[8];
+	uint16_t u16;
+	uint32_t u32;
+	uint64_t u64;
+	memcpy(&u16, size >= 2 ? p : zero, 2);
+	memcpy(&u32, size >= 4 ? p : zero, 4);
+	memcpy(&u64, size >= 8 ? p : zero, 8);
+	uint64_t u = p[0];
+	u = size >= 2 ? u16 : u;
+	u = size >= 4 ? u32 : u;
+	return size >= 8 ? u64 : u;
+}
+
 /* A field of size bytes in either byte order (be: big-endian). */
 static inline uint64_t ld_uint_bo(const unsigned char *p, unsigned size, int be)
 {

@@ -42,6 +42,9 @@
 /* bytes of a stream's mapping walked through at a time (window_at()) */
 #define LT_WINDOW (4u << 20)
 
+/* bytes ahead of an event that its decoding asks the cache for */
+#define LT_PREFETCH 2048
+
 #ifndef MADV_POPULATE_READ
 #define MADV_POPULATE_READ 22
 #endif
@@ -79,9 +82,23 @@ struct lt_stream {
 	int err; /* sticky error */
 	struct lt_event ev;
 	uint32_t *off, *cnt;
-	/* the fast path's classes: compact ids whose payload has a fixed
-	 * size (NULL: decode() decides) */
-	const struct lt_event_class *fixed[LT_EV_ID_EXTENDED];
+	/* the fast path's event header (LT_FAST_*) and classes: ids below
+	 * the compact header's escape whose fields have a fixed size or a
+	 * step list (NULL: decode() decides) */
+	uint8_t fast;
+	const struct lt_event_class *fast_cls[LT_EV_ID_EXTENDED];
+};
+
+/* Event headers that decode_fast() reads: none; lowtrace's compact one;
+ * LTTng's compact one in either order; LTTng's large one in either order
+ * (LTTng's with their extended forms). */
+enum {
+	LT_FAST_NONE,
+	LT_FAST_OWN, /* lowtrace's: its extended header is decode()'s */
+	LT_FAST_COMPACT,
+	LT_FAST_COMPACT_BE,
+	LT_FAST_LARGE,
+	LT_FAST_LARGE_BE,
 };
 
 /* One trace of the tree lt_reader_open() was given: its metadata. */
@@ -688,6 +705,20 @@ static int64_t select_option(const struct lt_field_class *fc, int64_t tag,
 	return -1;
 }
 
+/*
+ * The plan of a class of fixed size for its first field at *pos (aligned
+ * there): *ph is that start's phase, its offset from the plan's origin.
+ */
+static inline const struct lt_fixed_plan *
+fixed_plan(const struct lt_event_class *ec, size_t *pos, size_t *ph)
+{
+	size_t p =
+		(*pos + ec->fixed_first - 1) & ~(size_t)(ec->fixed_first - 1);
+	*pos = p;
+	*ph = p & (size_t)(ec->fixed_align - 1);
+	return &ec->plan[*ph >> ec->fixed_shift];
+}
+
 /* Decodes the event at s->pos: 1, 0 at the packet's end, or -EBADMSG. */
 static int decode(struct lt_stream *s)
 {
@@ -756,16 +787,16 @@ payload:
 	ev->ts = ts;
 	ev->base = b;
 	if (ec->fixed_size >= 0) {
-		pos = (pos + ec->fixed_align - 1) &
-		      ~(size_t)(ec->fixed_align - 1);
-		if (pos > end || (size_t)ec->fixed_size > end - pos)
+		size_t ph;
+		const struct lt_fixed_plan *pl = fixed_plan(ec, &pos, &ph);
+		if (pos > end || pl->end - ph > end - pos)
 			return ev_fault(s, pos,
 					"event %s: payload past the content "
 					"end",
 					ec->name);
-		ev->base = b + pos;
-		ev->off = ec->fixed_off;
-		pos += (size_t)ec->fixed_size;
+		ev->base = b + pos - ph;
+		ev->off = pl->off;
+		pos += pl->end - ph;
 	} else {
 		uint32_t *off = s->off, *cnt = s->cnt;
 		unsigned sub = 0; /* bits into pos after a bit-field */
@@ -924,56 +955,225 @@ past:
 }
 
 /*
- * decode() for the common event: a compact header and a class of fixed
- * size, with every check decode() makes.  Returns 1, or 0 to leave the
- * event (or the packet's end, or a fault) to decode().
+ * The fields of an event of class ec (its step list) from pos: where the
+ * event ends, or 0 to leave the event to decode(), which says what is
+ * wrong.  plain: the class has no bit-fields and no variants (its steps
+ * take the short loop).
  */
-static inline int decode_fast(struct lt_stream *s)
+static inline __attribute__((always_inline)) size_t
+walk_steps(struct lt_stream *s, const struct lt_event_class *ec, size_t pos,
+	   const int plain)
 {
-	size_t pos = (s->pos + LT_EV_ALIGN - 1) & ~(size_t)(LT_EV_ALIGN - 1);
-	if (__builtin_expect(pos + LT_EV_HDR_COMPACT > s->end, 0))
-		return 0;
-	uint32_t w = ld32(s->pbase + pos);
-	uint32_t id = w & 31;
-	if (__builtin_expect(id == LT_EV_ID_EXTENDED, 0))
-		return 0;
-	const struct lt_event_class *ec = s->fixed[id];
-	if (__builtin_expect(!ec, 0))
-		return 0;
-	uint64_t low = w >> 5, prev = s->prev_ts;
-	uint64_t ts = (prev & ~LT_TS_MASK) | low;
-	if (low < (prev & LT_TS_MASK))
-		ts += 1ull << LT_EV_TS_BITS;
+	const unsigned char *b = s->pbase;
+	const size_t end = s->end;
+	uint32_t *off = s->off, *cnt = s->cnt;
+	const struct lt_step *st = ec->steps, *se = st + ec->nsteps;
+	unsigned sub = 0; /* bits into pos after a bit-field */
+	int64_t vsel = -1; /* the option of the variant being read */
+	for (; st < se; st++) {
+		const uint32_t i = st->field;
+		if (!plain && __builtin_expect(st->variant, 0)) {
+			const struct lt_field_class *fc = &ec->fields[i];
+			if (fc->var_first) {
+				const struct lt_field_class *tf =
+					&ec->fields[fc->var_tag];
+				vsel = select_option(
+					fc,
+					lt_field_int(b, off[fc->var_tag], tf),
+					tf->is_signed);
+				if (vsel < 0)
+					return 0;
+			}
+			if (fc->var_opt != vsel) {
+				off[i] = LT_OFF_ABSENT;
+				cnt[i] = 0;
+				continue;
+			}
+		}
+		if (!plain && st->op == LT_STEP_BITS) {
+			uint64_t bit = 8 * (uint64_t)pos + sub;
+			bit = (bit + st->bitalign - 1) &
+			      ~(uint64_t)(st->bitalign - 1);
+			if (bit + st->size > 8 * (uint64_t)end ||
+			    bit > UINT32_MAX)
+				return 0;
+			off[i] = (uint32_t)bit;
+			bit += st->size;
+			pos = (size_t)(bit / 8);
+			sub = (unsigned)(bit % 8);
+			continue;
+		}
+		if (!plain && sub) {
+			pos++;
+			sub = 0;
+		}
+		pos = (pos + st->align - 1) & ~(size_t)(st->align - 1);
+		if (__builtin_expect(pos > end, 0))
+			return 0;
+		if (st->op == LT_STEP_RUN) {
+			size_t ph = pos & (size_t)(st->run_align - 1);
+			const struct lt_fixed_plan *pl =
+				&st->plan[ph >> st->run_shift];
+			if (pl->end - ph > end - pos)
+				return 0;
+			const uint32_t base = (uint32_t)(pos - ph);
+			for (uint32_t j = 0; j < st->size; j++)
+				off[i + j] = base + pl->off[j];
+			pos += pl->end - ph;
+			continue;
+		}
+		size_t need = st->size;
+		off[i] = (uint32_t)pos;
+		if (st->op == LT_STEP_STRING) {
+			const unsigned char *z = memchr(b + pos, 0, end - pos);
+			if (!z)
+				return 0;
+			cnt[i] = (uint32_t)(z - (b + pos));
+			need = cnt[i] + 1;
+		} else if (st->op == LT_STEP_SEQUENCE) {
+			uint64_t n = ld_uint_bo(b + off[st->lfield], st->lsize,
+						st->lbe);
+			if (n > (end - pos) / st->size)
+				return 0;
+			cnt[i] = (uint32_t)n;
+			need = (size_t)n * st->size;
+		}
+		if (__builtin_expect(need > end - pos, 0))
+			return 0;
+		pos += need;
+	}
+	return sub ? pos + 1 : pos; /* the next event starts on a byte */
+}
+
+/* walk_steps() in its two forms. */
+static __attribute__((noinline)) size_t
+decode_steps(struct lt_stream *s, const struct lt_event_class *ec, size_t pos)
+{
+	if (ec->steps_plain)
+		return walk_steps(s, ec, pos, 1);
+	return walk_steps(s, ec, pos, 0);
+}
+
+/*
+ * decode() for the common event, with every check decode() makes: a
+ * compact header (lowtrace's, LTTng's) or LTTng's large one, LTTng's with
+ * their extended forms, and a class with plans or a step list.  Returns 1,
+ * or 0 to leave the event (or the packet's end, or a fault) to decode().
+ */
+static inline __attribute__((always_inline)) int
+decode_fast(struct lt_stream *s)
+{
+	const unsigned char *b = s->pbase;
+	const size_t end = s->end;
+	size_t pos;
+	uint64_t id, low, mask;
+	__builtin_prefetch(b + s->pos + LT_PREFETCH);
+	const int be =
+		s->fast == LT_FAST_COMPACT_BE || s->fast == LT_FAST_LARGE_BE;
+	if (__builtin_expect(s->fast <= LT_FAST_COMPACT, 1)) {
+		pos = (s->pos + 3) & ~(size_t)3;
+		if (__builtin_expect(pos + 4 > end || !s->fast, 0))
+			return 0;
+		uint32_t w = ld32(b + pos);
+		id = w & 31;
+		low = w >> 5;
+		mask = LT_TS_MASK;
+		pos += 4;
+		if (__builtin_expect(id == LT_EV_ID_EXTENDED, 0)) {
+			if (s->fast == LT_FAST_OWN)
+				return 0; /* lowtrace's: decode() reads it */
+			goto extended;
+		}
+	} else if (s->fast == LT_FAST_COMPACT_BE) {
+		pos = (s->pos + 3) & ~(size_t)3;
+		if (pos + 4 > end)
+			return 0;
+		uint32_t w = __builtin_bswap32(ld32(b + pos));
+		id = w >> 27;
+		low = w & LT_TS_MASK;
+		mask = LT_TS_MASK;
+		pos += 4;
+		if (id == LT_EV_ID_EXTENDED)
+			goto extended;
+	} else {
+		/* LTTng's large header: a 16-bit id, a 32-bit timestamp */
+		pos = (s->pos + 1) & ~(size_t)1;
+		if (pos + 2 > end)
+			return 0;
+		id = ld16_bo(b + pos, be);
+		pos += 2;
+		if (id == 65535)
+			goto extended;
+		pos = (pos + 3) & ~(size_t)3;
+		if (pos + 4 > end)
+			return 0;
+		low = ld32_bo(b + pos, be);
+		mask = UINT32_MAX;
+		pos += 4;
+	}
+	if (0) {
+extended:
+		/* LTTng's extended header: a 32-bit id and a 64-bit
+		 * timestamp, aligned as the timestamp */
+		pos = (pos + 7) & ~(size_t)7;
+		if (pos + 16 > end)
+			return 0;
+		id = ld32_bo(b + pos, be);
+		low = ld64(b + pos + 8);
+		if (be)
+			low = __builtin_bswap64(low);
+		mask = UINT64_MAX;
+		pos += 16;
+	}
+	const struct lt_event_class *ec;
+	if (__builtin_expect(id < LT_EV_ID_EXTENDED, 1)) {
+		ec = s->fast_cls[id];
+		if (__builtin_expect(!ec, 0))
+			return 0;
+	} else {
+		ec = lt_tsdl_event(s->sc, id);
+		if (!ec || (ec->fixed_size < 0 && !ec->steps))
+			return 0;
+	}
+	uint64_t prev = s->prev_ts;
+	uint64_t ts = (prev & ~mask) | low;
+	if (low < (prev & mask))
+		ts += mask + 1; /* 0 for a 64-bit timestamp: then ts < prev */
 	if (__builtin_expect(ts < prev || (ts > s->ts_end && !s->open_end), 0))
 		return 0;
-	pos += LT_EV_HDR_COMPACT;
-	if (__builtin_expect((size_t)ec->fixed_size > s->end - pos, 0))
-		return 0;
 	struct lt_event *ev = &s->ev;
+	if (__builtin_expect(ec->fixed_size >= 0, 1)) {
+		size_t ph;
+		const struct lt_fixed_plan *pl = fixed_plan(ec, &pos, &ph);
+		if (__builtin_expect(pos > end || pl->end - ph > end - pos, 0))
+			return 0;
+		ev->base = b + pos - ph;
+		ev->off = pl->off;
+		pos += pl->end - ph;
+	} else {
+		pos = decode_steps(s, ec, pos);
+		if (!pos)
+			return 0;
+		ev->base = b;
+		ev->off = s->off;
+		ev->count = s->cnt;
+	}
 	ev->cls = ec;
 	ev->ts = ts;
-	ev->base = s->pbase + pos;
-	ev->off = ec->fixed_off;
 	s->prev_ts = ts;
-	s->pos = pos + (size_t)ec->fixed_size;
+	s->pos = pos;
 	ev->ns = ctf_clock_ns(&s->m->clock, ts);
 	return 1;
 }
 
-int lt_stream_next(lt_stream_t *s, const struct lt_event **ev)
+/* The next event of s through decode(), past packets' ends: 1, 0 at the
+ * stream's end, or -EBADMSG (then sticky). */
+static int stream_next_slow(struct lt_stream *s)
 {
-	if (s->err)
-		return s->err;
-	if (__builtin_expect(s->cur < s->npk, 1) && decode_fast(s)) {
-		*ev = &s->ev;
-		return 1;
-	}
 	while (s->cur < s->npk) {
 		int r = decode(s);
-		if (r == 1) {
-			*ev = &s->ev;
+		if (r == 1)
 			return 1;
-		}
 		if (r < 0) {
 			if (!(s->t->flags & LT_READER_SKIP_BAD)) {
 				s->err = r;
@@ -985,6 +1185,18 @@ int lt_stream_next(lt_stream_t *s, const struct lt_event **ev)
 		next_packet(s);
 	}
 	return 0;
+}
+
+int lt_stream_next(lt_stream_t *s, const struct lt_event **ev)
+{
+	if (s->err)
+		return s->err;
+	int r = (__builtin_expect(s->cur < s->npk, 1) && decode_fast(s)) ?
+			1 :
+			stream_next_slow(s);
+	if (r == 1)
+		*ev = &s->ev;
+	return r;
 }
 
 /* Merged iteration: a min-heap of streams keyed by (ts, index). */
@@ -1022,7 +1234,8 @@ static void sift_down(struct lt_reader *t, unsigned i)
 
 /* The top stream's event changed: restores the heap (the common case,
  * the top still the earliest or two streams, without a call). */
-static inline void heap_fix_top(struct lt_reader *t)
+static inline __attribute__((always_inline)) void
+heap_fix_top(struct lt_reader *t)
 {
 	struct lt_stream **h = t->heap;
 	if (t->nheap == 2) {
@@ -1034,7 +1247,18 @@ static inline void heap_fix_top(struct lt_reader *t)
 		h[1] = (struct lt_stream *)((uintptr_t)b ^ x);
 		return;
 	}
-	if (t->nheap > 2)
+	if (t->nheap == 3) {
+		/* a CPU's stream against the two others, in line */
+		const int by_ns = t->nparts > 1;
+		unsigned c = heap_less(h[2], h[1], by_ns) ? 2 : 1;
+		if (heap_less(h[c], h[0], by_ns)) {
+			struct lt_stream *x = h[0];
+			h[0] = h[c];
+			h[c] = x;
+		}
+		return;
+	}
+	if (t->nheap > 3)
 		sift_down(t, 0);
 }
 
@@ -1043,12 +1267,19 @@ int lt_reader_next(lt_reader_t *t, const struct lt_event **ev)
 	const struct lt_event *e;
 	int r;
 
-	/* the next event of the earliest stream, a compact one of fixed size:
-	 * decoded here, the rest as below */
+	/* the next event of the earliest stream: the common one decoded
+	 * here, the rest as below */
 	if (__builtin_expect(t->nheap && t->merging && !t->merge_err, 1)) {
 		struct lt_stream *top = t->heap[0];
-		if (!top->err && top->cur < top->npk && decode_fast(top)) {
+		if (!top->err && top->cur < top->npk) {
+			r = decode_fast(top) ? 1 : stream_next_slow(top);
+			if (r < 0)
+				return t->merge_err = r;
+			if (!r)
+				t->heap[0] = t->heap[--t->nheap];
 			heap_fix_top(t);
+			if (!t->nheap)
+				return 0;
 			*ev = &t->heap[0]->ev;
 			return 1;
 		}
@@ -1092,6 +1323,23 @@ void lt_reader_rewind(lt_reader_t *t)
 
 /* Opening */
 
+/* The event header decode_fast() reads in a stream of class sc. */
+static uint8_t fast_kind(const struct lt_stream_class *sc)
+{
+	if (!sc)
+		return LT_FAST_NONE;
+	if (sc->own_layout)
+		return LT_FAST_OWN;
+	switch (sc->evh_kind) {
+	case LT_EVH_COMPACT:
+		return sc->evh_be ? LT_FAST_COMPACT_BE : LT_FAST_COMPACT;
+	case LT_EVH_LARGE:
+		return sc->evh_be ? LT_FAST_LARGE_BE : LT_FAST_LARGE;
+	default:
+		return LT_FAST_NONE;
+	}
+}
+
 static int setup_streams(struct lt_reader *t, char *err, size_t errlen)
 {
 	uint32_t nf = 1;
@@ -1119,12 +1367,13 @@ static int setup_streams(struct lt_reader *t, char *err, size_t errlen)
 		/* the packet headers' pages: read again as the pass goes */
 		if (s->map_len > LT_WINDOW)
 			madvise((void *)s->data, s->map_len, MADV_DONTNEED);
-		for (uint32_t id = 0;
-		     s->sc && s->sc->own_layout && id < LT_EV_ID_EXTENDED;
-		     id++) {
+		s->fast = fast_kind(s->sc);
+		for (uint32_t id = 0; s->fast && id < LT_EV_ID_EXTENDED; id++) {
 			const struct lt_event_class *ec =
 				lt_tsdl_event(s->sc, id);
-			s->fixed[id] = ec && ec->fixed_size >= 0 ? ec : NULL;
+			s->fast_cls[id] =
+				ec && (ec->fixed_size >= 0 || ec->steps) ? ec :
+									   NULL;
 		}
 	}
 	lt_reader_rewind(t);
@@ -1592,11 +1841,27 @@ const struct lt_clock *lt_reader_clock(const lt_reader_t *t)
 	return &t->parts[0].m.clock;
 }
 
+/* The value of key in m's env block: the last given, as babeltrace2
+ * keeps it. */
+static const char *tsdl_env(const struct lt_tsdl *m, const char *key)
+{
+	for (unsigned i = m->nenv; i-- > 0;)
+		if (!strcmp(m->env[i].key, key))
+			return m->env[i].value;
+	return NULL;
+}
+
 const char *lt_reader_env(const lt_reader_t *t, const char *key)
 {
-	for (unsigned p = 0; p < t->nparts; p++)
-		for (unsigned i = 0; i < t->parts[p].m.nenv; i++)
-			if (!strcmp(t->parts[p].m.env[i].key, key))
-				return t->parts[p].m.env[i].value;
+	for (unsigned p = 0; p < t->nparts; p++) {
+		const char *v = tsdl_env(&t->parts[p].m, key);
+		if (v)
+			return v;
+	}
 	return NULL;
+}
+
+const char *lt_stream_env(const lt_stream_t *s, const char *key)
+{
+	return tsdl_env(s->m, key);
 }

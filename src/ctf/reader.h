@@ -108,8 +108,11 @@ int lt_stream_next(lt_stream_t *s, const struct lt_event **ev);
 unsigned lt_reader_nclasses(const lt_reader_t *t);
 const struct lt_event_class *lt_reader_class(const lt_reader_t *t, unsigned i);
 const struct lt_clock *lt_reader_clock(const lt_reader_t *t);
-/* A value of the env block, as text, or NULL. */
+/* A value of the env block, as text, or NULL (of the first trace that has
+ * it, in a tree of traces). */
 const char *lt_reader_env(const lt_reader_t *t, const char *key);
+/* A value of the env block of the trace stream s belongs to, or NULL. */
+const char *lt_stream_env(const lt_stream_t *s, const char *key);
 
 /* The earliest packet's timestamp_begin in ns since the epoch (0: none). */
 int64_t lt_reader_begin_ns(const lt_reader_t *t);

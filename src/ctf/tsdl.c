@@ -17,6 +17,7 @@
 #include "ctf/compound.h"
 #include "ctf/format.h"
 #include "ctf/marker.h"
+#include "ctf/value.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -1552,7 +1553,26 @@ struct flatf {
 	unsigned opt; /* which option */
 	uint8_t var_first; /* the variant's first field */
 	uint8_t noname; /* an option that is not a struct: no "NAME = " */
+	/* its names from its section's root, dotted (a variant's option by
+	 * its name): what a length or tag path names (resolve_ref()) */
+	const char *path;
+	/* an option's field: the length of path's part that names the
+	 * struct holding its variant (where the tag's lookup starts) */
+	unsigned vbase;
 };
+
+/* pfx then name, and a dot after when dot is set. */
+static const char *path_join(struct parser *ps, const char *pfx,
+			     const char *name, int dot)
+{
+	size_t pl = strlen(pfx), nl = strlen(name);
+	char *t = alloc(ps, pl + nl + 2);
+	memcpy(t, pfx, pl);
+	memcpy(t + pl, name, nl);
+	t[pl + nl] = dot ? '.' : 0;
+	t[pl + nl + 1] = 0;
+	return t;
+}
 
 /* o, then " NAME = {" (", NAME = {" when o is empty), or " {" without a
  * name: the text that opens a nested struct or a variant. */
@@ -1587,9 +1607,10 @@ static void push_flat(struct parser *ps, struct flatf **out, unsigned *n,
  * (var: the variant whose option st is, opt which).
  */
 static void flatten(struct parser *ps, const struct ty *st, const char *open,
-		    unsigned align, int depth, struct flatf **out, unsigned *n,
-		    unsigned *cap, unsigned *nparents, const struct ty *var,
-		    unsigned opt)
+		    const char *pfx, unsigned align, int depth,
+		    struct flatf **out, unsigned *n, unsigned *cap,
+		    unsigned *nparents, const struct ty *var, unsigned opt,
+		    unsigned vbase)
 {
 	unsigned me = (*nparents)++;
 	if (depth > 8)
@@ -1604,44 +1625,55 @@ static void flatten(struct parser *ps, const struct ty *st, const char *open,
 			      fi == 0			   ? align :
 							     0;
 		if (f->type->kind == TY_STRUCT) {
-			flatten(ps, f->type, open_text(ps, o, f->name), al,
-				depth + 1, out, n, cap, nparents, var, opt);
+			flatten(ps, f->type, open_text(ps, o, f->name),
+				path_join(ps, pfx, f->name, 1), al, depth + 1,
+				out, n, cap, nparents, var, opt, vbase);
 			continue;
 		}
 		/* a variant in a variant is one field: a tree */
 		if (f->type->kind != TY_VARIANT || var) {
 			push_flat(
 				ps, out, n, cap,
-				(struct flatf){ .f = f,
-						.open = o,
-						.open_len = (uint32_t)strlen(o),
-						.align = al,
-						.parent = me,
-						.variant = var,
-						.opt = opt });
+				(struct flatf){
+					.f = f,
+					.open = o,
+					.open_len = (uint32_t)strlen(o),
+					.align = al,
+					.parent = me,
+					.variant = var,
+					.opt = opt,
+					.path = path_join(ps, pfx, f->name, 0),
+					.vbase = vbase });
 			continue;
 		}
 		const struct ty *vt = f->type;
 		const char *vo = open_text(ps, o, f->name);
+		const char *vpfx = path_join(ps, pfx, f->name, 1);
 		unsigned first = *n;
 		for (unsigned k = 0; k < vt->nfields; k++) {
 			const struct ty_field *of = &vt->fields[k];
 			if (of->type->kind == TY_STRUCT) {
 				flatten(ps, of->type, open_text(ps, vo, NULL),
-					al, depth + 1, out, n, cap, nparents,
-					vt, k);
+					path_join(ps, vpfx, of->name, 1), al,
+					depth + 1, out, n, cap, nparents, vt, k,
+					(unsigned)strlen(pfx));
 			} else {
-				push_flat(ps, out, n, cap,
-					  (struct flatf){
-						  .f = of,
-						  .open = vo,
-						  .open_len =
-							  (uint32_t)strlen(vo),
-						  .align = al,
-						  .parent = (*nparents)++,
-						  .variant = vt,
-						  .opt = k,
-						  .noname = 1 });
+				push_flat(
+					ps, out, n, cap,
+					(struct flatf){
+						.f = of,
+						.open = vo,
+						.open_len =
+							(uint32_t)strlen(vo),
+						.align = al,
+						.parent = (*nparents)++,
+						.variant = vt,
+						.opt = k,
+						.noname = 1,
+						.path = path_join(ps, vpfx,
+								  of->name, 0),
+						.vbase = (unsigned)strlen(
+							pfx) });
 			}
 			(*out)[*n - 1].closes++; /* the variant's brace */
 		}
@@ -1652,6 +1684,111 @@ static void flatten(struct parser *ps, const struct ty *st, const char *open,
 	}
 	if (depth && *n)
 		(*out)[*n - 1].closes++;
+}
+
+/* The event's fields as a length's or tag's path names them: each
+ * field's path (flatf.path), each section's first field and count (those
+ * of the sections before the one being compiled are complete). */
+struct refs {
+	const char *const *paths;
+	const unsigned *sec_first;
+	const uint32_t *nsec;
+};
+
+/* path (of names the parser keeps: without one leading '_') names the
+ * first n bytes of pfx (a path of such names) then ref, a path as the
+ * metadata writes it, each of its names with or without that '_'. */
+static int path_eq(const char *path, const char *pfx, size_t n, const char *ref)
+{
+	if (strncmp(path, pfx, n))
+		return 0;
+	const char *a = path + n, *b = ref;
+	for (;;) {
+		if (*b == '_' && b[1] && b[1] != '.')
+			b++;
+		while (*a && *a != '.' && *a == *b) {
+			a++;
+			b++;
+		}
+		if (*a != *b)
+			return 0;
+		if (!*a)
+			return 1;
+		a++;
+		b++;
+	}
+}
+
+/* name (as the parser keeps it) is the len bytes of ref, with or without
+ * one leading '_'. */
+static int name_eq(const char *name, const char *ref, size_t len)
+{
+	if (len > 1 && ref[0] == '_') {
+		ref++;
+		len--;
+	}
+	return strlen(name) == len && !strncmp(name, ref, len);
+}
+
+/* The field of [lo, hi) whose path is pfx's n bytes then ref, or -1. */
+static int find_path(const struct refs *r, unsigned lo, unsigned hi,
+		     const char *pfx, size_t n, const char *ref)
+{
+	for (unsigned j = hi; j-- > lo;)
+		if (path_eq(r->paths[j], pfx, n, ref))
+			return (int)j;
+	return -1;
+}
+
+/*
+ * The field a length's or tag's path ref names from the field i of the
+ * section sec, by the lookup of CTF 1.8 (section 7.3.2), as babeltrace2
+ * does it: an absolute path (event.fields.a.b, event.context.x,
+ * stream.event.context.n) in its section; a relative one first in the
+ * struct holding field i, then in each struct holding that one, outwards,
+ * among the fields declared before, then from the roots of the sections
+ * before.  -1 when none.
+ */
+static int resolve_from(const struct refs *r, int sec, unsigned i, size_t n,
+			const char *ref);
+
+static int resolve_ref(const struct refs *r, int sec, unsigned i,
+		       const char *ref)
+{
+	const char *dot = strrchr(r->paths[i], '.');
+	return resolve_from(r, sec, i,
+			    dot ? (size_t)(dot - r->paths[i]) + 1 : 0, ref);
+}
+
+/* resolve_ref() with the lookup starting in the struct whose path is the
+ * first n bytes of field i's. */
+static int resolve_from(const struct refs *r, int sec, unsigned i, size_t n,
+			const char *ref)
+{
+	const char *name;
+	int ls = length_section(ref, &name);
+	if (ls >= 0) {
+		if (ls > sec)
+			return -1;
+		unsigned lo = r->sec_first[ls];
+		return find_path(r, lo, ls == sec ? i : lo + r->nsec[ls], "", 0,
+				 name);
+	}
+	const char *own = r->paths[i];
+	int j;
+	for (;;) {
+		j = find_path(r, r->sec_first[sec], i, own, n, ref);
+		if (j >= 0 || !n)
+			break;
+		/* the struct holding this one: drop a name */
+		n--;
+		while (n && own[n - 1] != '.')
+			n--;
+	}
+	for (int s2 = sec; j < 0 && s2-- > 0;)
+		j = find_path(r, r->sec_first[s2],
+			      r->sec_first[s2] + r->nsec[s2], "", 0, ref);
+	return j;
 }
 
 /* Which values of tag (an enum) select each option of the variant vt (by
@@ -1678,23 +1815,18 @@ static const struct lt_var_sel *variant_sel(struct parser *ps,
  * enum, and on the variant's first field, which tag values select each
  * option (by the enum's labels). */
 static void compile_variant(struct parser *ps, const struct flatf *ff,
-			    struct lt_field_class *fcs, unsigned i)
+			    struct lt_field_class *fcs, unsigned i,
+			    const struct refs *r, int sec)
 {
 	struct lt_field_class *fc = &fcs[i];
 	const struct ty *vt = ff->variant;
 	const char *ref = vt->length_ref ? vt->length_ref : "";
-	const char *dot = strrchr(ref, '.');
-	if (dot)
-		ref = dot + 1;
-	if (ref[0] == '_' && ref[1])
-		ref++;
-	fc->var_tag = -1;
-	for (unsigned j = i; j-- > 0;)
-		if (fcs[j].var_tag < 0 && fcs[j].kind == LT_KIND_ENUM &&
-		    !strcmp(fcs[j].name, ref)) {
-			fc->var_tag = (int32_t)j;
-			break;
-		}
+	/* looked up from the struct holding the variant */
+	int j = resolve_from(r, sec, i, ff->vbase, ref);
+	fc->var_tag =
+		j >= 0 && fcs[j].var_tag < 0 && fcs[j].kind == LT_KIND_ENUM ?
+			j :
+			-1;
 	if (fc->var_tag < 0)
 		fail(ps, ff->f->line,
 		     "variant of '%s': tag '%s' is not an earlier enum",
@@ -1706,54 +1838,109 @@ static void compile_variant(struct parser *ps, const struct flatf *ff,
 	fc->var_sel = variant_sel(ps, vt, &fcs[fc->var_tag], &fc->nvar_sel);
 }
 
+/* A struct or variant of a compound field's tree being compiled: its
+ * type, its kids so far and which one is being compiled. */
+struct cframe {
+	const struct ty *t;
+	struct lt_cnode *kids;
+	unsigned cur;
+};
+
 /* A compound field's tree being compiled (compile_cnode()). */
 struct ccomp {
 	struct parser *ps;
 	const struct lt_field_class *fcs; /* the event's fields before it */
-	unsigned nfcs;
-	/* its integers and enums so far, by name, latest last */
-	struct lt_cnode **named;
-	unsigned nnamed, cap;
+	unsigned nfcs; /* its index */
+	const struct refs *refs;
+	int sec;
+	/* the structs and variants holding the node being compiled */
+	struct cframe frames[24];
+	unsigned nframes;
 	unsigned nregs;
 };
 
-/* The integer a variant's tag or a sequence's length (ref) names: an
- * earlier one of the tree (the latest of that name), else an earlier
- * field of the event.  Sets n's reference; returns its class. */
+/* The node the names ref (dotted) reach from n, of type t: through
+ * structs and variants' options, not arrays; NULL when none. */
+static struct lt_cnode *cnode_path(struct lt_cnode *n, const struct ty *t,
+				   const char *ref)
+{
+	while (*ref) {
+		const char *dot = strchr(ref, '.');
+		size_t len = dot ? (size_t)(dot - ref) : strlen(ref);
+		if (n->kind != LT_CN_STRUCT && n->kind != LT_CN_VARIANT)
+			return NULL;
+		unsigned k = 0;
+		while (k < t->nfields && !name_eq(t->fields[k].name, ref, len))
+			k++;
+		if (k == t->nfields)
+			return NULL;
+		n = (struct lt_cnode *)&n->kids[k];
+		t = t->fields[k].type;
+		ref += len + (dot != NULL);
+	}
+	return n;
+}
+
+/* The integer a variant's tag or a sequence's length (ref) names, by the
+ * lookup of CTF 1.8 (resolve_ref()): the structs and variants of the tree
+ * holding the node, innermost first, among the fields declared before;
+ * then the event's fields, from the compound field's place.  Sets n's
+ * reference; returns its class. */
 static const struct lt_field_class *cnode_ref(struct ccomp *cc, int line,
 					      const char *ref, int want_enum,
 					      struct lt_cnode *n)
 {
 	const char *full = ref ? ref : "";
-	const char *dot = strrchr(full, '.');
-	ref = dot ? dot + 1 : full;
-	if (ref[0] == '_' && ref[1])
-		ref++;
+	const char *name;
 	n->ref_reg = n->ref_field = -1;
-	for (unsigned j = cc->nnamed; j-- > 0;) {
-		struct lt_cnode *k = cc->named[j];
-		if (strcmp(k->name, ref) ||
-		    (k->sc->kind == LT_KIND_ENUM) != want_enum)
-			continue;
-		if (k->reg < 0) {
-			if (cc->nregs >= LT_CN_REGS)
-				fail(cc->ps, line,
-				     "too many tags and lengths in one field");
-			k->reg = (int32_t)cc->nregs++;
+	for (unsigned f = cc->nframes;
+	     length_section(full, &name) < 0 && f-- > 0;) {
+		const struct cframe *fr = &cc->frames[f];
+		const char *dot = strchr(full, '.');
+		size_t len = dot ? (size_t)(dot - full) : strlen(full);
+		for (unsigned j = 0; j < fr->cur; j++) {
+			if (!name_eq(fr->t->fields[j].name, full, len))
+				continue;
+			struct lt_cnode *k =
+				dot ? cnode_path(&fr->kids[j],
+						 fr->t->fields[j].type,
+						 dot + 1) :
+				      &fr->kids[j];
+			if (!k || k->kind != LT_CN_SCALAR ||
+			    (k->sc->kind == LT_KIND_ENUM) != want_enum ||
+			    (!want_enum && k->sc->kind != LT_KIND_INT))
+				continue;
+			if (k->reg < 0) {
+				if (cc->nregs >= LT_CN_REGS)
+					fail(cc->ps, line,
+					     "too many tags and lengths in one "
+					     "field");
+				k->reg = (int32_t)cc->nregs++;
+			}
+			n->ref_reg = k->reg;
+			return k->sc;
 		}
-		n->ref_reg = k->reg;
-		return k->sc;
 	}
-	for (unsigned j = cc->nfcs; j-- > 0;)
-		if (!strcmp(cc->fcs[j].name, ref) &&
-		    (cc->fcs[j].kind == LT_KIND_ENUM) == want_enum &&
-		    (want_enum || cc->fcs[j].kind == LT_KIND_INT)) {
-			n->ref_field = (int32_t)j;
-			return &cc->fcs[j];
-		}
+	int j = resolve_ref(cc->refs, cc->sec, cc->nfcs, full);
+	if (j >= 0 && (cc->fcs[j].kind == LT_KIND_ENUM) == want_enum &&
+	    (want_enum || cc->fcs[j].kind == LT_KIND_INT)) {
+		n->ref_field = j;
+		return &cc->fcs[j];
+	}
 	fail(cc->ps, line, "'%s' is not an earlier %s", full,
 	     want_enum ? "enum" : "integer");
 	return NULL;
+}
+
+/* Enters the struct or variant t, whose kids are being compiled. */
+static struct cframe *push_frame(struct ccomp *cc, const struct ty *t,
+				 struct lt_cnode *kids, int line)
+{
+	if (cc->nframes >= sizeof(cc->frames) / sizeof(cc->frames[0]))
+		fail(cc->ps, line, "types nested too deeply");
+	struct cframe *fr = &cc->frames[cc->nframes++];
+	*fr = (struct cframe){ .t = t, .kids = kids };
+	return fr;
 }
 
 /*
@@ -1797,11 +1984,6 @@ static void compile_cnode(struct ccomp *cc, const struct ty *t,
 		out->sc = sc;
 		out->bound += (uint32_t)lt_format_bound_fixed(sc, 1);
 		*min_bits = it->size;
-		if (name) {
-			cc->named = grow(ps, cc->named, cc->nnamed, &cc->cap,
-					 sizeof(*cc->named));
-			cc->named[cc->nnamed++] = out;
-		}
 		return;
 	}
 	case TY_STRING:
@@ -1814,14 +1996,17 @@ static void compile_cnode(struct ccomp *cc, const struct ty *t,
 			fail(ps, line, "field '%s': an empty struct",
 			     out->name);
 		struct lt_cnode *kids = alloc(ps, t->nfields * sizeof(*kids));
+		struct cframe *fr = push_frame(cc, t, kids, line);
 		*min_bits = 0;
 		for (unsigned i = 0; i < t->nfields; i++) {
 			uint64_t mb;
+			fr->cur = i;
 			compile_cnode(cc, t->fields[i].type, t->fields[i].name,
 				      t->fields[i].line, depth + 1, &kids[i],
 				      &mb);
 			*min_bits += mb;
 		}
+		cc->nframes--;
 		out->kind = LT_CN_STRUCT;
 		out->kids = kids;
 		out->nkids = t->nfields;
@@ -1838,14 +2023,17 @@ static void compile_cnode(struct ccomp *cc, const struct ty *t,
 		out->ref_signed = tag->is_signed;
 		out->sel = variant_sel(ps, t, tag, &out->nsel);
 		*min_bits = UINT64_MAX;
+		struct cframe *fr = push_frame(cc, t, kids, line);
 		for (unsigned i = 0; i < t->nfields; i++) {
 			uint64_t mb;
+			fr->cur = i;
 			compile_cnode(cc, t->fields[i].type, NULL,
 				      t->fields[i].line, depth + 1, &kids[i],
 				      &mb);
 			if (mb < *min_bits)
 				*min_bits = mb;
 		}
+		cc->nframes--;
 		out->kids = kids;
 		out->nkids = t->nfields;
 		return;
@@ -1888,9 +2076,12 @@ static void compile_cnode(struct ccomp *cc, const struct ty *t,
 /* The tree of the field fc (the event's field i, of type t). */
 static void compile_compound(struct parser *ps, const struct ty *t, int line,
 			     struct lt_field_class *fc,
-			     const struct lt_field_class *fcs, unsigned i)
+			     const struct lt_field_class *fcs, unsigned i,
+			     const struct refs *refs, int sec)
 {
-	struct ccomp cc = { .ps = ps, .fcs = fcs, .nfcs = i };
+	struct ccomp cc = {
+		.ps = ps, .fcs = fcs, .nfcs = i, .refs = refs, .sec = sec
+	};
 	struct lt_cnode *n = alloc(ps, sizeof(*n));
 	uint64_t mb;
 	compile_cnode(&cc, t, NULL, line, 0, n, &mb);
@@ -1914,6 +2105,150 @@ static int flat_elem(const struct ty *e)
  * context and its payload, in that order, into one list (ec->nsec says
  * how many fields each section has).
  */
+/* the most phases a class of fixed size gets plans for (ctf/types.h) */
+#define LT_MAX_PHASES 16
+
+/*
+ * The plans of n fields that all have a fixed size and byte alignment,
+ * widest align: for each place the first may start at modulo align
+ * (multiples of its alignment), the offsets the decoder's walk would
+ * note, from an origin aligned as align.  NULL when they have too many
+ * phases or are too large for a plan.
+ */
+static const struct lt_fixed_plan *phase_plans(struct parser *ps,
+					       const struct lt_field_class *fcs,
+					       unsigned n, unsigned align)
+{
+	unsigned first = n ? fcs[0].align : 1, np = align / first;
+	if (np > LT_MAX_PHASES)
+		return NULL;
+	struct lt_fixed_plan *pl = alloc(ps, np * sizeof(*pl));
+	for (unsigned k = 0; k < np; k++) {
+		uint32_t *off = alloc(ps, (n ? n : 1) * sizeof(*off));
+		uint64_t at = (uint64_t)k * first;
+		for (unsigned j = 0; j < n; j++) {
+			const struct lt_field_class *fc = &fcs[j];
+			at = (at + fc->align - 1) & ~(uint64_t)(fc->align - 1);
+			off[j] = (uint32_t)at;
+			at += fc->kind == LT_KIND_ARRAY ?
+				      (uint64_t)fc->size * fc->length :
+				      fc->size;
+			if (at > INT32_MAX)
+				return NULL;
+		}
+		pl[k].off = off;
+		pl[k].end = (uint32_t)at;
+	}
+	return pl;
+}
+
+/* A class's plans (phase_plans()), or 0 when it cannot have them. */
+static int fixed_plans(struct parser *ps, struct lt_event_class *ec,
+		       const struct lt_field_class *fcs, unsigned n,
+		       unsigned align)
+{
+	unsigned first = n ? fcs[0].align : 1;
+	ec->plan = phase_plans(ps, fcs, n, align);
+	if (!ec->plan)
+		return 0;
+	ec->fixed_align = (uint8_t)align;
+	ec->fixed_first = (uint8_t)first;
+	ec->fixed_shift = (uint8_t)__builtin_ctz(first);
+	return 1;
+}
+
+/* A field of fixed size and byte alignment, not a variant's option: one
+ * of a run of such fields (LT_STEP_RUN) that a plan places at once. */
+static int run_field(const struct lt_field_class *fc)
+{
+	return fc->var_tag < 0 && !fc->bitfield &&
+	       (fc->kind == LT_KIND_INT || fc->kind == LT_KIND_ENUM ||
+		fc->kind == LT_KIND_FLOAT ||
+		(fc->kind == LT_KIND_ARRAY &&
+		 (uint64_t)fc->size * fc->length <= INT32_MAX));
+}
+
+/*
+ * The step list of a class of n fields (ctf/types.h) into ec, or 0 when a
+ * field needs the decoder's general walk: runs of two fields or more of
+ * fixed size placed by plans, the others one step each.
+ */
+static int compile_steps(struct parser *ps, struct lt_event_class *ec,
+			 const struct lt_field_class *fcs, unsigned n)
+{
+	struct lt_step *steps = alloc(ps, (n ? n : 1) * sizeof(*steps));
+	unsigned ns = 0;
+	int plain = 1;
+	for (unsigned i = 0; i < n; i++) {
+		const struct lt_field_class *fc = &fcs[i];
+		struct lt_step *st = &steps[ns++];
+		if (fc->kind == LT_KIND_COMPOUND)
+			return 0;
+		st->field = i;
+		st->align = fc->align;
+		st->size = fc->size;
+		st->variant = fc->var_tag >= 0;
+		unsigned k = 0, widest = 1;
+		while (i + k < n && run_field(&fcs[i + k])) {
+			if (fcs[i + k].align > widest)
+				widest = fcs[i + k].align;
+			k++;
+		}
+		if (k >= 2) {
+			st->plan = phase_plans(ps, fc, k, widest);
+			if (st->plan) {
+				st->op = LT_STEP_RUN;
+				st->size = k;
+				st->run_align = (uint8_t)widest;
+				st->run_shift =
+					(uint8_t)__builtin_ctz(fc->align);
+				i += k - 1;
+				continue;
+			}
+		}
+		if (st->variant)
+			plain = 0;
+		if (fc->bitfield) {
+			st->op = LT_STEP_BITS;
+			st->size = fc->bitsize;
+			st->bitalign = fc->bitalign;
+			plain = 0;
+			continue;
+		}
+		switch (fc->kind) {
+		case LT_KIND_STRING:
+			st->op = LT_STEP_STRING;
+			break;
+		case LT_KIND_ARRAY: {
+			uint64_t b = (uint64_t)fc->size * fc->length;
+			if (b > UINT32_MAX)
+				return 0;
+			st->op = LT_STEP_FIXED;
+			st->size = (uint32_t)b;
+			break;
+		}
+		case LT_KIND_SEQUENCE: {
+			const struct lt_field_class *lf =
+				&fcs[fc->length_field];
+			if (lf->bitfield || !fc->size)
+				return 0;
+			st->op = LT_STEP_SEQUENCE;
+			st->lfield = (uint32_t)fc->length_field;
+			st->lsize = lf->size;
+			st->lbe = lf->be;
+			break;
+		}
+		default:
+			st->op = LT_STEP_FIXED;
+			break;
+		}
+	}
+	ec->steps = steps;
+	ec->nsteps = ns;
+	ec->steps_plain = (uint8_t)plain;
+	return 1;
+}
+
 static void compile_event(struct parser *ps, const struct pevent *pe,
 			  const struct pstream *pst, struct lt_event_class *ec)
 {
@@ -1929,15 +2264,18 @@ static void compile_event(struct parser *ps, const struct pevent *pe,
 			     "event \"%s\": a context is not a struct",
 			     pe->name);
 		if (secs[sec])
-			flatten(ps, secs[sec], "", 0, 0, &flat[sec],
-				&nflat[sec], &cap, &nparents, NULL, 0);
+			flatten(ps, secs[sec], "", "", 0, 0, &flat[sec],
+				&nflat[sec], &cap, &nparents, NULL, 0, 0);
 		n += nflat[sec];
 	}
 	struct lt_field_class *fcs = alloc(ps, (n ? n : 1) * sizeof(*fcs));
-	uint32_t *offs = alloc(ps, (n ? n : 1) * sizeof(*offs));
 	unsigned sec_first[LT_NSECTIONS] = { 0 };
+	const char **paths = alloc(ps, (n ? n : 1) * sizeof(*paths));
+	for (unsigned sec = 0, k = 0; sec < LT_NSECTIONS; sec++)
+		for (unsigned fi = 0; fi < nflat[sec]; fi++)
+			paths[k++] = flat[sec][fi].path;
+	const struct refs refs = { paths, sec_first, ec->nsec };
 	int fixed = 1;
-	uint32_t off = 0;
 	uint8_t fixed_align = 1;
 	unsigned i = 0;
 
@@ -1983,7 +2321,7 @@ static void compile_event(struct parser *ps, const struct pevent *pe,
 				if (!flat_elem(t->elem)) {
 					/* elements of their own structure */
 					compile_compound(ps, t, f->line, fc,
-							 fcs, i);
+							 fcs, i, &refs, sec);
 					fixed = 0;
 					goto placed;
 				}
@@ -2003,40 +2341,8 @@ static void compile_event(struct parser *ps, const struct pevent *pe,
 				if (t->kind == TY_ARRAY) {
 					fc->length = (uint32_t)t->length;
 				} else {
-					const char *ref;
-					int ls = length_section(t->length_ref,
-								&ref);
-					if (strchr(ref, '.')) {
-						/* a field of a struct or a
-						 * variant: read as a tree */
-						compile_compound(ps, t, f->line,
-								 fc, fcs, i);
-						goto placed;
-					}
-					if (ref[0] == '_' && ref[1])
-						ref++;
-					/* a relative name: this section, then the
-				 * ones before; an absolute one: its own */
-					unsigned
-						lo = ls < 0 ? 0 : sec_first[ls],
-						hi = ls < 0 || ls == sec ?
-							     i :
-							     sec_first[ls] +
-								     ec->nsec[ls];
-					if (ls > sec)
-						hi = lo;
-					for (unsigned j = lo; j < hi; j++)
-						if (!strcmp(fcs[j].name, ref))
-							fc->length_field =
-								(int32_t)j;
-					if (ls < 0)
-						for (unsigned j = first; j < i;
-						     j++)
-							if (!strcmp(fcs[j].name,
-								    ref))
-								fc->length_field =
-									(int32_t)
-										j;
+					fc->length_field = resolve_ref(
+						&refs, sec, i, t->length_ref);
 					if (fc->length_field < 0)
 						fail(ps, f->line,
 						     "field '%s': length '%s' is not "
@@ -2048,7 +2354,8 @@ static void compile_event(struct parser *ps, const struct pevent *pe,
 						/* a length that may be absent:
 						 * read as a tree */
 						compile_compound(ps, t, f->line,
-								 fc, fcs, i);
+								 fc, fcs, i,
+								 &refs, sec);
 						goto placed;
 					}
 					if (lf->kind != LT_KIND_INT ||
@@ -2062,7 +2369,8 @@ static void compile_event(struct parser *ps, const struct pevent *pe,
 			} else if (t->kind == TY_STRUCT ||
 				   t->kind == TY_VARIANT) {
 				/* a variant in a variant */
-				compile_compound(ps, t, f->line, fc, fcs, i);
+				compile_compound(ps, t, f->line, fc, fcs, i,
+						 &refs, sec);
 				fixed = 0;
 			} else {
 				scalar(ps, t, f->line, f->name, fc, &fc->kind);
@@ -2085,21 +2393,11 @@ placed:
 			if (fc->bitfield)
 				fixed = 0;
 			if (ff->variant) {
-				compile_variant(ps, ff, fcs, i);
+				compile_variant(ps, ff, fcs, i, &refs, sec);
 				fixed = 0;
 			}
-			if (fixed) {
-				/* offsets from an origin aligned as the
-				 * widest field: the same for every event */
-				off = (off + fc->align - 1) &
-				      ~(uint32_t)(fc->align - 1);
-				offs[i] = off;
-				off += fc->kind == LT_KIND_ARRAY ?
-					       fc->size * fc->length :
-					       fc->size;
-				if (fc->align > fixed_align)
-					fixed_align = fc->align;
-			}
+			if (fc->align > fixed_align)
+				fixed_align = fc->align;
 		}
 	}
 	ec->name = pe->name;
@@ -2110,19 +2408,20 @@ placed:
 	ec->format = pe->format;
 	ec->nfields = n;
 	ec->fields = fcs;
-	/* the plan holds when the event's first field is aligned as its
-	 * widest (it is the start's alignment): not when a context is less
-	 * aligned than the payload after it */
-	if (n && fixed_align != fcs[0].align)
-		fixed = 0;
-	ec->fixed_size = fixed ? (int32_t)off : -1;
+	if (fixed)
+		fixed = fixed_plans(ps, ec, fcs, n, fixed_align);
+	ec->fixed_size = fixed ? (int32_t)ec->plan[0].end : -1;
+	if (!fixed)
+		compile_steps(ps, ec, fcs, n);
 	ec->fmt_plain = 1;
+	uint8_t *vop = alloc(ps, n ? n : 1);
+	for (unsigned j = 0; j < n; j++)
+		vop[j] = lt_value_op(&fcs[j]);
+	ec->vop = vop;
 	for (unsigned j = 0; j < n; j++)
 		if (fcs[j].sec != LT_SEC_PAYLOAD || fcs[j].open_len ||
 		    fcs[j].closes || fcs[j].var_tag >= 0 || fcs[j].bitfield)
 			ec->fmt_plain = 0;
-	ec->fixed_align = fixed_align;
-	ec->fixed_off = offs;
 }
 
 static int cmp_class(const void *a, const void *b)

@@ -86,6 +86,50 @@ struct lt_field_class {
 	const struct lt_cnode *tree; /* LT_KIND_COMPOUND: its type */
 };
 
+/*
+ * The layout of an event class of fixed size for one phase: the fields'
+ * offsets and the event's end, in bytes from an origin aligned as the
+ * widest field (the phase is the first field's start from that origin).
+ * A context less aligned than the payload after it (LTTng's) moves the
+ * payload's padding with the phase, so each phase has its own offsets.
+ */
+struct lt_fixed_plan {
+	const uint32_t *off;
+	uint32_t end;
+};
+
+/*
+ * One step of a class's step list (lt_event_class.steps), the decoder's
+ * walk of a class without compound fields: align, note the offset, then
+ * skip a fixed size, a string, length elements of size bytes or a
+ * bit-field's bits; or place a run of fields of fixed size by the plan of
+ * its phase, as a class of fixed size is placed.  An option of a variant
+ * is first checked against its tag (the field class says how).
+ */
+enum {
+	LT_STEP_FIXED,
+	LT_STEP_STRING,
+	LT_STEP_SEQUENCE,
+	LT_STEP_BITS,
+	LT_STEP_RUN,
+};
+struct lt_step {
+	uint8_t op; /* LT_STEP_* */
+	uint8_t align; /* bytes (a run's: its first field's) */
+	uint8_t lsize, lbe; /* the sequence's length field: bytes, order */
+	/* bytes: the field's, or one element's; a bit-field's bits; a
+	 * run's fields */
+	uint32_t size;
+	uint32_t lfield; /* the sequence's length field */
+	uint32_t field; /* the (first) field it places */
+	uint16_t bitalign; /* a bit-field's alignment in bits */
+	uint8_t variant; /* an option of a variant */
+	/* a run: its widest alignment, log2 of its first field's, its
+	 * plans by phase >> run_shift */
+	uint8_t run_align, run_shift;
+	const struct lt_fixed_plan *plan;
+};
+
 /* The sections of an event's fields, in order: the stream's event
  * context, the event's context, the payload. */
 enum { LT_SEC_STREAM_CTX, LT_SEC_EVENT_CTX, LT_SEC_PAYLOAD, LT_NSECTIONS };
@@ -101,18 +145,29 @@ struct lt_event_class {
 	uint32_t index; /* in lt_reader_class() order */
 	uint32_t nfields;
 	const struct lt_field_class *fields;
+	/* how lt_event_field() reads each field in line (LT_VOP_*,
+	 * ctf/value.h): bytes apart, not in the field classes' lines */
+	const uint8_t *vop;
 	/* fields of each section (LT_SEC_*), in fields in that order */
 	uint32_t nsec[LT_NSECTIONS];
 	/* decode plan: when every field has a fixed size and byte alignment,
-	 * the payload's size and the fields' offsets are constants */
-	int32_t fixed_size; /* -1 when not fixed */
-	/* the offsets are from a start aligned so (bytes; 1 in lowtrace's
-	 * byte-packed payloads) */
-	uint8_t fixed_align;
+	 * the fields' offsets are constants for each place the first field
+	 * may start at modulo the widest alignment (its phase) */
+	int32_t fixed_size; /* -1 when not fixed; else bytes at phase 0 */
+	/* the widest field's alignment, the first field's (the phases are
+	 * its multiples) and its log2 (bytes; 1 in lowtrace's byte-packed
+	 * payloads) */
+	uint8_t fixed_align, fixed_first, fixed_shift;
 	/* payload only, of fields not nested, not in variants, not
 	 * bit-fields: the formatter's plain loop */
 	uint8_t fmt_plain;
-	const uint32_t *fixed_off;
+	/* fixed_align / fixed_first plans, by phase >> fixed_shift */
+	const struct lt_fixed_plan *plan;
+	/* a class not of fixed size without compound fields: its step
+	 * list, one per field; else NULL */
+	const struct lt_step *steps;
+	uint32_t nsteps;
+	uint8_t steps_plain; /* no bit-fields, no variants' options */
 	/* formatted size bound of the fields, strings and sequences aside */
 	uint32_t fmt_bound;
 };

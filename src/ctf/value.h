@@ -6,13 +6,103 @@
 #ifndef LT_CTF_VALUE_H
 #define LT_CTF_VALUE_H
 
+#include "ctf/header.h"
+#include "ctf/load.h"
 #include "ctf/types.h"
 
 #include <stddef.h>
 #include <stdint.h>
 
-/* Field i of ev (0 <= i < ev->cls->nfields); returns 0 or -EINVAL. */
-int lt_event_field(const struct lt_event *ev, unsigned i, struct lt_value *v);
+/*
+ * How lt_event_field() reads a field (lt_event_class.vop): in line, an
+ * integer of 1, 2, 4 or 8 bytes (its bytes, or-ed with LT_VOP_SIGNED when
+ * signed, LT_VOP_BE when big-endian), a little-endian float (its bytes
+ * or-ed with LT_VOP_FLOAT), a string, an array or sequence of numbers not
+ * text, an integer bit-field; anything else (enums, text arrays, variants'
+ * options, compound fields) out of line.
+ */
+enum {
+	LT_VOP_ANY = 0,
+	LT_VOP_SIGNED = 0x10,
+	LT_VOP_BE = 0x20,
+	LT_VOP_FLOAT = 0x40,
+	LT_VOP_STRING = 0x80,
+	LT_VOP_ARRAY = 0x81,
+	LT_VOP_SEQUENCE = 0x82,
+	LT_VOP_BITS = 0x83, /* an integer bit-field, either order */
+};
+
+/* The LT_VOP_* of a field class, as the metadata compiled it. */
+uint8_t lt_value_op(const struct lt_field_class *fc);
+
+/* lt_event_field() for any field. */
+int lt_event_field_any(const struct lt_event *ev, unsigned i,
+		       struct lt_value *v);
+
+/* Field i of ev (0 <= i < ev->cls->nfields); returns 0, -EINVAL, or
+ * -ENOENT for a variant's option the event does not hold.  In line for
+ * the common fields: the analyses and `view --stats` read every one. */
+static inline int lt_event_field(const struct lt_event *ev, unsigned i,
+				 struct lt_value *v)
+{
+	if (__builtin_expect(i >= ev->cls->nfields, 0))
+		return lt_event_field_any(ev, i, v);
+	const unsigned op = ev->cls->vop[i];
+	if (op == LT_VOP_ANY)
+		return lt_event_field_any(ev, i, v);
+	const unsigned char *p = ev->base + ev->off[i];
+	v->fc = &ev->cls->fields[i];
+	v->data = p;
+	if (op & LT_VOP_STRING) {
+		if (op == LT_VOP_BITS) {
+			/* its offset is in bits */
+			const struct lt_field_class *fc = v->fc;
+			uint32_t bit = ev->off[i];
+			uint64_t u =
+				lt_hdr_bits(ev->base, bit, fc->bitsize, fc->be);
+			unsigned sh = 64 - fc->bitsize;
+			v->kind = LT_KIND_INT;
+			v->u = fc->is_signed ?
+				       (uint64_t)((int64_t)(u << sh) >> sh) :
+				       u;
+			v->str = NULL;
+			v->len = 0;
+			v->data = ev->base + bit / 8;
+			return 0;
+		}
+		if (op == LT_VOP_STRING) {
+			v->kind = LT_KIND_STRING;
+			v->str = (const char *)p;
+			v->len = ev->count[i];
+			return 0;
+		}
+		v->kind = op == LT_VOP_ARRAY ? LT_KIND_ARRAY : LT_KIND_SEQUENCE;
+		v->len = op == LT_VOP_ARRAY ? v->fc->length : ev->count[i];
+		v->str = NULL;
+		return 0;
+	}
+	uint64_t u = ld_uint_sel(p, op & 15);
+	v->str = NULL;
+	v->len = 0;
+	if (op & LT_VOP_FLOAT) {
+		v->kind = LT_KIND_FLOAT;
+		if ((op & 15) == 4) {
+			float f;
+			uint32_t b32 = (uint32_t)u;
+			memcpy(&f, &b32, 4);
+			v->f = f;
+		} else {
+			memcpy(&v->f, &u, 8);
+		}
+		return 0;
+	}
+	if (op & LT_VOP_BE)
+		u = __builtin_bswap64(u) >> (64 - 8 * (op & 15));
+	v->kind = LT_KIND_INT;
+	v->u = op & LT_VOP_SIGNED ? (uint64_t)sext(u, op & 15) : u;
+	return 0;
+}
+
 /* The field called name; returns 0 or -ENOENT. */
 int lt_event_field_by_name(const struct lt_event *ev, const char *name,
 			   struct lt_value *v);
