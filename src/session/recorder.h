@@ -50,6 +50,13 @@ struct lt_rec_options {
 	/* -p: a running process, and what it forks from then on; argv may
 	 * then be NULL (recording until it exits or SIGINT) */
 	int attach_pid;
+	/* -p PID,...: every one given (attach_pid is the first); those that
+	 * link liblowtrace are attached (apps.h), with the programs they
+	 * fork or exec from then on; all_apps: every such program of the
+	 * user, running or starting while it records */
+	int pids[64];
+	int npids;
+	int all_apps;
 };
 
 struct lt_rec_result {
@@ -63,6 +70,8 @@ struct lt_rec_result {
 	int stopped; /* by `lowtrace stop` or a trigger */
 	uint64_t kernel_events, kernel_lost, kernel_packets, kernel_bytes;
 	int attached_exited; /* the -p process ended before the recording */
+	int attached; /* running programs attached */
+	int kernel_channel; /* whether the kernel channel was recorded */
 };
 
 /* Runs the command and records it; 0 or -errno (the trace may be partial). */

@@ -1,0 +1,229 @@
+#!/usr/bin/env bash
+# test_attach.sh - attaching `lowtrace record -p` to programs that link
+# liblowtrace and were started the ordinary way (tests/progs/ticker, which
+# traces ticker:tick with seq 0, 1, ... every millisecond).
+#
+# Attaches to a ticker already ticking, records, detaches, attaches
+# again: each recording's seq numbers are contiguous, the second's all
+# after the first's, and after each the program has no buffer mapped and
+# no thread but its own and the rendezvous's.  Then: `lowtrace stop`; the
+# recorder killed by SIGKILL (the program detaches and can be attached
+# again); a program that forks and execs while attached; one that exits
+# and one killed by SIGKILL while attached; another user refused, the
+# program unaffected; LOWTRACE_ATTACH=0 refused with a message naming it.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+B=${BUILD:-build}
+case $B in /*) ;; *) B=$top/$B ;; esac
+LT=$B/lowtrace
+TICKER=$B/tests/progs/ticker
+. "$top/tests/lib/harness.sh" lt-test-attach
+chmod 755 "$tmp"
+
+if [ ! -x "$TICKER" ] || [ ! -x "$LT" ]; then
+	no_cases "no $TICKER or $LT (make all)"
+fi
+
+# the ticker:tick seq numbers of a trace, in order
+seqs() { "$LT" view "$1" -e "${2:-ticker:tick}" --no-delta | sed -n 's/.* seq = \([0-9]*\) .*/\1/p'; }
+# "FIRST LAST N" if the numbers on stdin are contiguous, else "gap ..."
+contiguous() {
+	awk 'NR == 1 { first = $1; prev = $1 - 1 }
+		$1 != prev + 1 { print "gap after " prev ": " $1; bad = 1; exit }
+		{ prev = $1; n++ }
+		END { if (!bad) print (n ? first " " prev " " n : "none") }'
+}
+threads() { ls "/proc/$1/task" 2> /dev/null | wc -l; }
+buffers() { grep -c 'lowtrace-ring' "/proc/$1/maps" 2> /dev/null; }
+# waits up to 5 s for the program to have detached: no buffer mapped and
+# its two threads (main and the rendezvous's)
+detached() {
+	local i
+	for i in $(seq 50); do
+		[ "$(buffers "$1")" = 0 ] && [ "$(threads "$1")" = 2 ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+# waits up to 5 s for pid's rendezvous
+listening() {
+	local i
+	for i in $(seq 50); do
+		grep -q "@lowtrace/app/$1\$" /proc/net/unix && return 0
+		sleep 0.1
+	done
+	return 1
+}
+# record DIR SECONDS ARGS...: lowtrace record -o DIR ARGS for SECONDS,
+# then SIGINT; its output in DIR.out, its exit status returned
+record_for() {
+	local dir=$1 secs=$2
+	shift 2
+	"$LT" record -o "$dir" "$@" > "$dir.out" 2>&1 &
+	local r=$!
+	sleep "$secs"
+	kill -INT $r 2> /dev/null
+	wait $r
+}
+
+"$TICKER" 1000 > "$tmp/t1.out" &
+T=$!
+listening $T || fail test_rendezvous "no @lowtrace/app/$T in /proc/net/unix"
+sleep 0.3
+record_for "$tmp/a1" 1 -p $T
+rc1=$?
+detached $T
+d1=$?
+sleep 0.2
+"$LT" record -o "$tmp/a2" -p $T > "$tmp/a2.out" 2>&1 &
+r=$!
+sleep 0.6
+inside=$(buffers $T)
+sleep 0.4
+kill -INT $r
+wait $r
+rc2=$?
+detached $T
+d2=$?
+s1=$(seqs "$tmp/a1" | contiguous)
+s2=$(seqs "$tmp/a2" | contiguous)
+read -r f1 l1 n1 <<< "$s1"
+read -r f2 l2 n2 <<< "$s2"
+if [ $rc1 -eq 0 ] && [ $rc2 -eq 0 ] && [ $d1 -eq 0 ] && [ $d2 -eq 0 ] &&
+	[ "${inside:-0}" -gt 0 ] && [[ $s1 =~ ^[0-9]+\ [0-9]+\ [0-9]+$ ]] &&
+	[[ $s2 =~ ^[0-9]+\ [0-9]+\ [0-9]+$ ]] && [ "$f1" -gt 100 ] &&
+	[ "$n1" -gt 300 ] && [ "$n2" -gt 300 ] && [ "$f2" -gt "$l1" ]; then
+	ok "test_attach_detach_twice (seq $s1, then $s2)"
+else
+	fail test_attach_detach_twice "exit $rc1 $rc2, detached $d1 $d2, buffers while attached ${inside:-?}, seq '$s1' then '$s2'"$'\n'"$(cat "$tmp/a1.out" "$tmp/a2.out")"
+fi
+
+# lowtrace stop ends a recording without a command
+"$LT" record -o "$tmp/st" --name attach-stop-$$ -p $T > "$tmp/st.out" 2>&1 &
+r=$!
+sleep 0.5
+"$LT" stop attach-stop-$$ > "$tmp/stop.out" 2>&1
+for i in $(seq 50); do kill -0 $r 2> /dev/null || break; sleep 0.1; done
+if ! kill -0 $r 2> /dev/null && wait $r && detached $T &&
+	[[ $(seqs "$tmp/st" | contiguous) =~ ^[0-9]+\ [0-9]+\ [0-9]+$ ]]; then
+	ok test_attach_stop
+else
+	kill -INT $r 2> /dev/null
+	fail test_attach_stop "$(cat "$tmp/st.out" "$tmp/stop.out")"
+fi
+
+# a recorder killed by SIGKILL: the program sees its socket close, detaches
+"$LT" record -o "$tmp/k" -p $T > "$tmp/k.out" 2>&1 &
+r=$!
+sleep 0.5
+before=$(buffers $T)
+kill -KILL $r
+wait $r 2> /dev/null
+if [ "${before:-0}" -gt 0 ] && detached $T; then
+	record_for "$tmp/k2" 0.5 -p $T
+	if [[ $(seqs "$tmp/k2" | contiguous) =~ ^[0-9]+\ [0-9]+\ [0-9]+$ ]] && detached $T; then
+		ok test_attach_recorder_killed
+	else
+		fail test_attach_recorder_killed "not attached again: $(cat "$tmp/k2.out")"
+	fi
+else
+	fail test_attach_recorder_killed "buffers ${before:-?} while attached; after SIGKILL: $(buffers $T) buffers, $(threads $T) threads"
+fi
+
+# a fork while attached: the child joins at once (ticker:forked 0..49),
+# the program it execs is attached when its rendezvous appears
+"$LT" record -o "$tmp/fx" -p $T > "$tmp/fx.out" 2>&1 &
+r=$!
+sleep 0.4
+kill -USR1 $T
+sleep 1.2
+kill -INT $r
+wait $r
+fk=$(seqs "$tmp/fx" ticker:forked | contiguous)
+mkdir -p "$tmp/fx-exec"
+cp "$tmp/fx/metadata" "$tmp/fx-exec/"
+cp "$tmp"/fx/default_*.1_* "$tmp/fx-exec/" 2> /dev/null
+ex=$(seqs "$tmp/fx-exec" | contiguous)
+if [ "$fk" = "0 49 50" ] && [[ $ex =~ ^[0-9]+\ [0-9]+\ [0-9]+$ ]]; then
+	ok "test_attach_fork_exec (exec'd program: $ex)"
+else
+	fail test_attach_fork_exec "forked '$fk', exec'd '$ex'; $(ls "$tmp/fx")"$'\n'"$(cat "$tmp/fx.out")"
+fi
+
+# another user: refused with a message saying whose it is; the program
+# goes on; root may attach it
+id lttest > /dev/null 2>&1 || useradd -M -s /usr/sbin/nologin lttest > /dev/null 2>&1
+if ! id lttest > /dev/null 2>&1 || [ "$(id -u)" -ne 0 ]; then
+	skip test_attach_other_user "needs root and a user lttest"
+else
+	mkdir -m 777 "$tmp/other"
+	setpriv --reuid=lttest --regid=lttest --clear-groups "$TICKER" 1000 > /dev/null &
+	U=$!
+	listening $U
+	out=$(cd "$tmp/other" && setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		env -u XDG_RUNTIME_DIR "$LT" record -o "$tmp/other/t" -p $U 2>&1)
+	rc=$?
+	record_for "$tmp/root" 0.5 -p $U
+	s=$(seqs "$tmp/root" | contiguous)
+	if [ $rc -ne 0 ] && printf '%s\n' "$out" | grep -q "process $U belongs to user lttest: only lttest or root can attach" &&
+		[[ $s =~ ^[0-9]+\ [0-9]+\ [0-9]+$ ]] && detached $U; then
+		ok test_attach_other_user
+	else
+		fail test_attach_other_user "exit $rc: $out; as root: '$s' $(cat "$tmp/root.out")"
+	fi
+	kill -TERM $U
+	wait $U
+fi
+
+kill -TERM $T
+wait $T
+t1=$?
+if [ $t1 -eq 0 ] && grep -q '^ticks [0-9]' "$tmp/t1.out"; then
+	ok test_attach_program_unaffected
+else
+	fail test_attach_program_unaffected "exit $t1: $(cat "$tmp/t1.out")"
+fi
+
+# a program that exits while attached: the recording ends with it, every
+# event it traced in the trace
+"$TICKER" 1000 800 > /dev/null &
+T=$!
+listening $T
+"$LT" record -o "$tmp/ex" -p $T > "$tmp/ex.out" 2>&1
+rc=$?
+wait $T
+s=$(seqs "$tmp/ex" | contiguous)
+if [ $rc -eq 0 ] && [[ $s =~ ^[0-9]+\ 799\ [0-9]+$ ]] && grep -q "process $T exited" "$tmp/ex.out"; then
+	ok "test_attach_program_exits ($s)"
+else
+	fail test_attach_program_exits "exit $rc, seq '$s': $(cat "$tmp/ex.out")"
+fi
+
+# a program killed while attached: what it committed is collected
+"$TICKER" 1000 > /dev/null &
+T=$!
+listening $T
+"$LT" record -o "$tmp/kl" -p $T > "$tmp/kl.out" 2>&1 &
+r=$!
+sleep 0.6
+kill -KILL $T
+wait $T 2> /dev/null
+wait $r
+rc=$?
+s=$(seqs "$tmp/kl" | contiguous)
+if [ $rc -eq 0 ] && [[ $s =~ ^[0-9]+\ [0-9]+\ [0-9]+$ ]] && [ "$(echo "$s" | cut -d' ' -f3)" -gt 200 ]; then
+	ok "test_attach_program_killed ($s)"
+else
+	fail test_attach_program_killed "exit $rc, seq '$s': $(cat "$tmp/kl.out")"
+fi
+
+# LOWTRACE_ATTACH=0: no rendezvous, and a message that names it
+LOWTRACE_ATTACH=0 "$TICKER" 1000 > /dev/null &
+T=$!
+sleep 0.3
+expect_error test_attach_refused_by_env nonzero "process $T was started with LOWTRACE_ATTACH=0" \
+	"$LT" record -o "$tmp/env" -p $T
+kill -TERM $T
+wait $T
+
+finish
