@@ -6,7 +6,7 @@
 # Attaches to a ticker already ticking, records, detaches, attaches
 # again: each recording's seq numbers are contiguous, the second's all
 # after the first's, and after each the program has no buffer mapped and
-# no thread but its own and the rendezvous's.  Then: `lowtrace stop`; the
+# no thread more than before.  Then: `lowtrace stop`; the
 # recorder killed by SIGKILL (the program detaches and can be attached
 # again); a program that forks and execs while attached; one that exits
 # and one killed by SIGKILL while attached; another user refused, the
@@ -35,21 +35,27 @@ contiguous() {
 }
 threads() { ls "/proc/$1/task" 2> /dev/null | wc -l; }
 buffers() { grep -c 'lowtrace-ring' "/proc/$1/maps" 2> /dev/null; }
+# the threads of each program before it was attached: its own and the
+# rendezvous's (and a sanitizer's)
+declare -A base
 # waits up to 5 s for the program to have detached: no buffer mapped and
-# its two threads (main and the rendezvous's)
+# no thread more than before
 detached() {
 	local i
 	for i in $(seq 50); do
-		[ "$(buffers "$1")" = 0 ] && [ "$(threads "$1")" = 2 ] && return 0
+		[ "$(buffers "$1")" = 0 ] && [ "$(threads "$1")" = "${base[$1]}" ] && return 0
 		sleep 0.1
 	done
 	return 1
 }
-# waits up to 5 s for pid's rendezvous
+# waits up to 5 s for pid's rendezvous, then counts its threads
 listening() {
 	local i
 	for i in $(seq 50); do
-		grep -q "@lowtrace/app/$1\$" /proc/net/unix && return 0
+		if grep -q "@lowtrace/app/$1\$" /proc/net/unix; then
+			base[$1]=$(threads "$1")
+			return 0
+		fi
 		sleep 0.1
 	done
 	return 1
@@ -215,6 +221,70 @@ if [ $rc -eq 0 ] && [[ $s =~ ^[0-9]+\ [0-9]+\ [0-9]+$ ]] && [ "$(echo "$s" | cut
 	ok "test_attach_program_killed ($s)"
 else
 	fail test_attach_program_killed "exit $rc, seq '$s': $(cat "$tmp/kl.out")"
+fi
+
+# the seq numbers of one process of a trace (its streams alone)
+pid_seqs() { # DIR PID
+	local d="$1.pid$2"
+	mkdir -p "$d"
+	cp "$1/metadata" "$d/"
+	cp "$1/default_$2_"* "$d/" 2> /dev/null
+	seqs "$d"
+}
+
+# list --apps and --all-apps, as a user of their own (other tests' programs
+# are root's): two programs running, a third started while recording; a
+# root program beside them is neither listed nor recorded
+if ! id lttest > /dev/null 2>&1 || [ "$(id -u)" -ne 0 ]; then
+	skip test_list_apps "needs root and a user lttest"
+	skip test_record_all_apps "needs root and a user lttest"
+else
+	# a command, not a function: $! is then the program's pid
+	as_lttest="setpriv --reuid=lttest --regid=lttest --clear-groups env -u XDG_RUNTIME_DIR"
+	"$TICKER" 1000 > /dev/null &
+	R0=$!
+	$as_lttest "$TICKER" 1000 > /dev/null &
+	A1=$!
+	$as_lttest "$TICKER" 1000 > /dev/null &
+	A2=$!
+	listening $R0 && listening $A1 && listening $A2
+	mine=$(cd "$tmp/other" && $as_lttest "$LT" list --apps 2>&1)
+	all=$("$LT" list --apps 2>&1)
+	if printf '%s\n' "$mine" | grep -q "^$A1 *3 *- *$TICKER 1000\$" &&
+		printf '%s\n' "$mine" | grep -q "^$A2 *3 *- " &&
+		! printf '%s\n' "$mine" | grep -q "^$R0 " &&
+		printf '%s\n' "$all" | grep -q "^$R0 *3 *- "; then
+		ok test_list_apps
+	else
+		fail test_list_apps "as lttest:"$'\n'"$mine"$'\n'"as root:"$'\n'"$all"
+	fi
+	(cd "$tmp/other" && exec setpriv --reuid=lttest --regid=lttest --clear-groups \
+		env -u XDG_RUNTIME_DIR "$LT" record -o "$tmp/other/all" --all-apps --name all-apps-$$) \
+		> "$tmp/all.out" 2>&1 &
+	r=$!
+	sleep 0.6
+	listed=$(cd "$tmp/other" && $as_lttest "$LT" list --apps 2>&1)
+	$as_lttest "$TICKER" 1000 > /dev/null &
+	A3=$!
+	base[$A3]=${base[$A1]} # it may be attached before it is seen alone
+	sleep 0.8
+	kill -INT $r
+	wait $r
+	rc=$?
+	bad=
+	for p in $A1 $A2 $A3; do
+		s=$(pid_seqs "$tmp/other/all" $p | contiguous)
+		[[ $s =~ ^[0-9]+\ [0-9]+\ ([0-9]+)$ ]] && [ "${BASH_REMATCH[1]}" -gt 200 ] || bad="$bad $p: '$s';"
+	done
+	ls "$tmp/other/all" | grep -q "_${R0}_" && bad="$bad root's $R0 recorded;"
+	printf '%s\n' "$listed" | grep -q "^$A1 *3 *all-apps-$$ " || bad="$bad list while recording: $listed;"
+	if [ $rc -eq 0 ] && [ -z "$bad" ] && detached $A1 && detached $A3; then
+		ok test_record_all_apps
+	else
+		fail test_record_all_apps "exit $rc:$bad"$'\n'"$(cat "$tmp/all.out")"
+	fi
+	kill -TERM $R0 $A1 $A2 $A3
+	wait $R0 $A1 $A2 $A3
 fi
 
 # LOWTRACE_ATTACH=0: no rendezvous, and a message that names it

@@ -74,10 +74,17 @@ int lt_apps_request(int pid, unsigned op, const char *session, const char *sock,
 	m.op = op;
 	snprintf(m.session, sizeof(m.session), "%s", session ? session : "");
 	snprintf(m.sock, sizeof(m.sock), "%s", sock ? sock : "");
-	rc = lt_proto_send(s, &m, sizeof(m), NULL, 0);
-	if (rc)
-		goto out;
+	/* a program that refuses a peer answers before reading and closes:
+	 * the send may fail, the first receive report the request left
+	 * unread (ECONNRESET), and the reply still be there */
+	int sent = lt_proto_send(s, &m, sizeof(m), NULL, 0);
 	ssize_t n = lt_proto_recv(s, &rep, sizeof(rep), NULL, 0, NULL);
+	if (n == -ECONNRESET)
+		n = lt_proto_recv(s, &rep, sizeof(rep), NULL, 0, NULL);
+	if (n <= 0 && sent) {
+		rc = sent;
+		goto out;
+	}
 	if (n == -EAGAIN)
 		rc = -ETIMEDOUT;
 	else if (n <= 0)
@@ -99,6 +106,28 @@ int lt_apps_request(int pid, unsigned op, const char *session, const char *sock,
 out:
 	close(s);
 	return rc;
+}
+
+int lt_apps_cmdline(int pid, char *out, size_t cap)
+{
+	char path[64];
+	if (cap < 2)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t len = read(fd, out, cap - 1);
+	close(fd);
+	while (len > 0 && out[len - 1] == 0)
+		len--;
+	if (len <= 0)
+		return -1;
+	for (ssize_t k = 0; k < len; k++)
+		if ((unsigned char)out[k] < 0x20)
+			out[k] = ' ';
+	out[len] = 0;
+	return (int)len;
 }
 
 /* 1 if pid's environment (as it started) has NAME=VALUE. */

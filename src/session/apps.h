@@ -26,6 +26,10 @@ int lt_apps_find(struct lt_app *out, int cap);
  */
 int lt_apps_request(int pid, unsigned op, const char *session, const char *sock,
 		    int *fd, char *text, size_t cap);
+/* pid's command line, its arguments separated by spaces (control
+ * characters too), cut to cap; its length, or -1 if it cannot be read
+ * or is empty (a kernel thread, a zombie). */
+int lt_apps_cmdline(int pid, char *out, size_t cap);
 /* Why pid cannot be attached when it has no rendezvous, in out. */
 void lt_apps_why_not(int pid, char *out, size_t cap);
 

@@ -850,23 +850,11 @@ static void read_cmdlines(struct rec *R)
 	const pid_t *pids;
 	size_t n = lt_kernel_pids(R->kern, &pids);
 	for (size_t i = 0; i < n; i++) {
-		char path[64], buf[160];
-		if (pids[i] <= 0)
+		char buf[160];
+		int len;
+		if (pids[i] <= 0 ||
+		    (len = lt_apps_cmdline(pids[i], buf, sizeof(buf))) < 0)
 			continue;
-		snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pids[i]);
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		ssize_t len = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (len <= 0)
-			continue;
-		while (len > 0 && buf[len - 1] == 0)
-			len--;
-		for (ssize_t k = 0; k < len; k++)
-			if ((unsigned char)buf[k] < 0x20)
-				buf[k] = ' ';
-		buf[len] = 0;
 		int k = 0;
 		while (k < R->ncmds && R->cmds[k].pid != pids[i])
 			k++;
