@@ -10,7 +10,9 @@
 # recorder killed by SIGKILL (the program detaches and can be attached
 # again); a program that forks and execs while attached; one that exits
 # and one killed by SIGKILL while attached; another user refused, the
-# program unaffected; LOWTRACE_ATTACH=0 refused with a message naming it.
+# program unaffected; two sessions at once, a third refused; `list
+# --apps` and `record --all-apps`; LOWTRACE_ATTACH=0 refused with a
+# message naming it.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 B=${BUILD:-build}
@@ -179,6 +181,41 @@ else
 	fi
 	kill -TERM $U
 	wait $U
+fi
+
+# two sessions at once: a flight recorder left on and an ad hoc
+# recording, each with its own rules and channels; a third is refused
+# with the names of the two
+"$LT" record -o "$tmp/fl" --name flight-$$ -p $T -e 'ticker:tick@fr' \
+	--channel fr:mode=overwrite,subbufs=4,subbuf-size=16K > "$tmp/fl.out" 2>&1 &
+fr=$!
+sleep 0.4
+"$LT" record -o "$tmp/adhoc" --name adhoc-$$ -p $T -e 'ticker:*' > "$tmp/adhoc.out" 2>&1 &
+ad=$!
+sleep 0.4
+both=$(buffers $T)
+third=$("$LT" record -o "$tmp/third" -p $T 2>&1)
+rc3=$?
+sleep 0.4
+kill -INT $ad
+wait $ad
+sleep 0.3
+one=$(buffers $T)
+"$LT" snapshot flight-$$ > "$tmp/snap.out" 2>&1
+sleep 0.3
+"$LT" stop flight-$$ >> "$tmp/snap.out" 2>&1
+wait $fr
+sa=$(seqs "$tmp/adhoc" | contiguous)
+sf=$(seqs "$tmp/fl" | contiguous)
+ss=$(seqs "$tmp/fl/snapshot-0" | contiguous)
+pat='^[0-9]+ [0-9]+ [0-9]+$'
+if [ "$both" = 3 ] && [ "$one" = 2 ] && [ $rc3 -ne 0 ] &&
+	printf '%s\n' "$third" | grep -q "process $T is already recorded by sessions flight-$$ and adhoc-$$ (2 at most)" &&
+	[[ $sa =~ $pat ]] && [[ $sf =~ $pat ]] && [[ $ss =~ $pat ]] &&
+	! ls "$tmp/adhoc" | grep -q '^fr_' && ! ls "$tmp/fl" | grep -q '^default_' && detached $T; then
+	ok "test_attach_two_sessions (ad hoc $sa, flight recorder $sf)"
+else
+	fail test_attach_two_sessions "buffers with both $both, then $one; third: exit $rc3: $third; ad hoc '$sa', flight '$sf', snapshot '$ss'"$'\n'"$(cat "$tmp/fl.out" "$tmp/adhoc.out" "$tmp/snap.out")"
 fi
 
 kill -TERM $T

@@ -485,14 +485,17 @@ int lt_agent_attach(int fd, const struct lt_msg_attach *m)
 	} else if (n == LT_AGENT_MAX_SESSIONS) {
 		rc = -EBUSY;
 		int k = snprintf(text, sizeof(text),
-				 "process %d is already recorded by %d "
-				 "sessions, its most:",
-				 (int)getpid(), n);
-		for (int i = 0; i < LT_AGENT_MAX_SESSIONS; i++)
+				 "process %d is already recorded by sessions",
+				 (int)getpid());
+		for (int i = 0, j = 0; i < LT_AGENT_MAX_SESSIONS; i++)
 			if (sessions[i] && k > 0 && (size_t)k < sizeof(text))
 				k += snprintf(text + k,
-					      sizeof(text) - (size_t)k, " %s",
+					      sizeof(text) - (size_t)k, "%s %s",
+					      j++ ? " and" : "",
 					      sessions[i]->name);
+		if (k > 0 && (size_t)k < sizeof(text))
+			snprintf(text + k, sizeof(text) - (size_t)k,
+				 " (%d at most)", LT_AGENT_MAX_SESSIONS);
 	}
 	if (rc) {
 		reply(fd, rc, text);
