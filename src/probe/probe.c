@@ -236,6 +236,20 @@ void LT_WORDS4(struct lt_event_desc *d, uint64_t lo, uint64_t hi, uint32_t len)
  */
 __attribute__((visibility("hidden"))) signed char lt_probe__seq_state;
 
+void lt_probe_prepare(void)
+{
+	lt_rcu_init();
+#ifdef LT_HAVE_RSEQ
+	/* whether the sequences are used is decided later (the
+	 * environment may still change); registered now, the later
+	 * registration returns at once */
+	long mask = syscall(__NR_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+	if (mask > 0 && (mask & MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ))
+		syscall(__NR_membarrier,
+			MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_RSEQ, 0, 0);
+#endif
+}
+
 int lt_probe_seq_usable(void)
 {
 #ifdef LT_HAVE_RSEQ

@@ -78,6 +78,13 @@ const char *lt_probe_loglevel_name(int level);
 #define LT_PROBE_MAX_LISTENERS 4
 int lt_probe_add_listener(lt_probe_event_fn fn, void *arg);
 void lt_probe_remove_listener(lt_probe_event_fn fn, void *arg);
+/*
+ * The membarrier registrations the tracing path needs (RCU's, the
+ * sequences'), made now: in a process of one thread they cost nothing,
+ * with more the kernel waits for a grace period (about 10 ms).  A
+ * process about to start its first thread calls this first.
+ */
+void lt_probe_prepare(void);
 /* How many events have registered (ids 0 .. n-1). */
 size_t lt_probe_nevents(void);
 

@@ -143,5 +143,8 @@ static void install_atfork(void)
 int lt_attach_listen(void)
 {
 	pthread_once(&atfork_once, install_atfork);
+	/* before the thread: in a static program the registrations may
+	 * not have been made yet, and with two threads they wait */
+	lt_probe_prepare();
 	return listen_now();
 }
