@@ -417,11 +417,14 @@ static void after_fork_child(void)
 		if (!p)
 			continue;
 		struct session *s = new_session(-1, p->path, p->name);
+		int attached = p->attached;
 		if (s)
-			s->attached = p->attached;
+			s->attached = attached;
 		release(p, 1);
 		int rc = s ? join(s, 1) : -ENOMEM;
-		if (rc)
+		/* an attached session's recorder attaches the child through
+		 * its rendezvous when it cannot join (another user's socket) */
+		if (rc && !attached)
 			fprintf(stderr,
 				"lowtrace: process %d (a child) is not traced: "
 				"%s\n",
