@@ -712,7 +712,7 @@ static int asked_before(struct rec *R, uint64_t inode)
 	for (int i = 0; i < R->nasked; i++)
 		if (R->asked[i] == inode)
 			return 1;
-	/* the oldest forgotten first: its process is likely gone */
+	/* when full, a slot taken at random: its process is likely gone */
 	R->asked[R->nasked < 1024 ? R->nasked++ : (int)(inode % 1024)] = inode;
 	return 0;
 }
