@@ -298,8 +298,10 @@ static void stop_recording(struct rec *R, const char *why)
 	R->res->stopped = 1;
 	fprintf(stderr,
 		"lowtrace: recording stopped (%s); the trace in %s is "
-		"complete, the command runs on untraced\n",
-		why, R->o->dir);
+		"complete, %s\n",
+		why, R->o->dir,
+		R->o->argv ? "the command runs on untraced" :
+			     "the programs attached run on, detached");
 }
 
 static int on_trigger_act(struct rec *R, struct rproc *p,
