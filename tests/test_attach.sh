@@ -333,4 +333,16 @@ expect_error test_attach_refused_by_env nonzero "process $T was started with LOW
 kill -TERM $T
 wait $T
 
+# a program of a `lowtrace record` is in that recording: it says so
+"$LT" record -o "$tmp/cmd" -- "$TICKER" 1000 > /dev/null 2>&1 &
+r=$!
+for i in $(seq 50); do
+	T=$(pgrep -P $r -f "$TICKER") && break
+	sleep 0.1
+done
+expect_error test_attach_refused_under_record nonzero "process $T was started under .lowtrace record." \
+	"$LT" record -o "$tmp/cmd2" -p "$T"
+kill -TERM "$T"
+wait $r
+
 finish

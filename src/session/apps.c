@@ -130,7 +130,8 @@ int lt_apps_cmdline(int pid, char *out, size_t cap)
 	return (int)len;
 }
 
-/* 1 if pid's environment (as it started) has NAME=VALUE. */
+/* Whether pid's environment (as it started) has an entry that begins
+ * with kv (NAME=VALUE, or NAME= for any value). */
 static int env_has(int pid, const char *kv)
 {
 	char path[64], buf[65536];
@@ -143,8 +144,9 @@ static int env_has(int pid, const char *kv)
 	if (n <= 0)
 		return 0;
 	buf[n] = 0;
+	size_t k = strlen(kv);
 	for (char *p = buf; p < buf + n; p += strlen(p) + 1)
-		if (strcmp(p, kv) == 0)
+		if (strncmp(p, kv, k) == 0 && (kv[k - 1] == '=' || p[k] == 0))
 			return 1;
 	return 0;
 }
@@ -155,6 +157,16 @@ void lt_apps_why_not(int pid, char *out, size_t cap)
 		snprintf(out, cap,
 			 "process %d was started with LOWTRACE_ATTACH=0: it "
 			 "refuses to be attached",
+			 pid);
+	else if (env_has(pid, "LOWTRACE_SESSION_SOCK="))
+		snprintf(out, cap,
+			 "process %d was started under `lowtrace record`: it "
+			 "is in that recording, not to be attached",
+			 pid);
+	else if (env_has(pid, "LOWTRACE_TRACE="))
+		snprintf(out, cap,
+			 "process %d records itself (LOWTRACE_TRACE): it is "
+			 "not to be attached",
 			 pid);
 	else
 		snprintf(out, cap,
