@@ -21,6 +21,8 @@ LT=$B/lowtrace
 TICKER=$B/tests/progs/ticker
 . "$top/tests/lib/harness.sh" lt-test-attach
 chmod 755 "$tmp"
+# programs left running by a case that failed half-way end with the test
+trap 'kill $(jobs -p) 2> /dev/null; rm -rf "$tmp"' EXIT
 
 if [ ! -x "$TICKER" ] || [ ! -x "$LT" ]; then
 	no_cases "no $TICKER or $LT (make all)"
