@@ -338,8 +338,11 @@ wait $T
 # a program of a `lowtrace record` is in that recording: it says so
 "$LT" record -o "$tmp/cmd" -- "$TICKER" 1000 > /dev/null 2>&1 &
 r=$!
+# (the command, not its pre-flight run, which lists its events and exits)
 for i in $(seq 50); do
-	T=$(pgrep -P $r -f "$TICKER") && break
+	for T in $(pgrep -P $r -f "$TICKER"); do
+		tr '\0' '\n' < "/proc/$T/environ" 2> /dev/null | grep -q '^LOWTRACE_SESSION_SOCK=' && break 2
+	done
 	sleep 0.1
 done
 expect_error test_attach_refused_under_record nonzero "process $T was started under .lowtrace record." \
