@@ -6,7 +6,7 @@
 # Attaches to a ticker already ticking, records, detaches, attaches
 # again: each recording's seq numbers are contiguous, the second's all
 # after the first's, and after each the program has no buffer mapped and
-# no thread more than before.  Then: `lowtrace stop`; the
+# no thread more than before.  Then: -k beside it; `lowtrace stop`; the
 # recorder killed by SIGKILL (the program detaches and can be attached
 # again); a program that forks and execs while attached; one that exits
 # and one killed by SIGKILL while attached; another user refused, the
@@ -106,6 +106,21 @@ if [ $rc1 -eq 0 ] && [ $rc2 -eq 0 ] && [ $d1 -eq 0 ] && [ $d2 -eq 0 ] &&
 	ok "test_attach_detach_twice (seq $s1, then $s2)"
 else
 	fail test_attach_detach_twice "exit $rc1 $rc2, detached $d1 $d2, buffers while attached ${inside:-?}, seq '$s1' then '$s2'"$'\n'"$(cat "$tmp/a1.out" "$tmp/a2.out")"
+fi
+
+# -k beside an attached program: the kernel's events of its process
+# (needs root: perf_event_open)
+if [ "$(id -u)" -ne 0 ]; then
+	skip test_attach_with_kernel_events "needs root"
+else
+	record_for "$tmp/kk" 0.8 -p $T -k sched:sched_switch
+	u=$(seqs "$tmp/kk" | contiguous)
+	k=$("$LT" view "$tmp/kk" -e 'sched:sched_switch' | grep -c "prev_pid = $T,")
+	if [[ $u =~ ^[0-9]+\ [0-9]+\ [0-9]+$ ]] && [ "$k" -gt 0 ] && detached $T; then
+		ok "test_attach_with_kernel_events ($k switches from it)"
+	else
+		fail test_attach_with_kernel_events "seq '$u', $k switches: $(cat "$tmp/kk.out")"
+	fi
 fi
 
 # lowtrace stop ends a recording without a command
