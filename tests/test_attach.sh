@@ -76,7 +76,7 @@ record_for() {
 	wait $r
 }
 
-"$TICKER" 1000 > "$tmp/t1.out" &
+"$TICKER" 1000 > "$tmp/t1.out" 2> "$tmp/t1.err" &
 T=$!
 listening $T || fail test_rendezvous "no @lowtrace/app/$T in /proc/net/unix"
 sleep 0.3
@@ -121,6 +121,17 @@ else
 	else
 		fail test_attach_with_kernel_events "seq '$u', $k switches: $(cat "$tmp/kk.out")"
 	fi
+fi
+
+# a filter that does not fit is refused where the user sees it: in the
+# recorder's output, not on the program's stderr; the other -e stays
+record_for "$tmp/flt" 0.6 -p $T -e 'ticker:tick if nosuch > 3' -e 'ticker:tick if seq > 2'
+u=$(seqs "$tmp/flt" | contiguous)
+if grep -q "process $T: -e 'ticker:tick if nosuch > 3' refused: unknown field 'nosuch'" "$tmp/flt.out" &&
+	! grep -q refused "$tmp/t1.err" && [[ $u =~ ^[0-9]+\ [0-9]+\ [0-9]+$ ]] && detached $T; then
+	ok test_attach_filter_refused_to_the_recorder
+else
+	fail test_attach_filter_refused_to_the_recorder "seq '$u'; recorder: $(cat "$tmp/flt.out"); program: $(cat "$tmp/t1.err")"
 fi
 
 # lowtrace stop ends a recording without a command

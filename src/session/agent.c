@@ -36,6 +36,7 @@
 #include <lowtrace/lowtrace.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <poll.h>
@@ -262,6 +263,25 @@ static int connect_path(struct session *s)
 	return 0;
 }
 
+/* A line for the user: on this program's stderr, or, attached, sent to
+ * the recorder, which prints it where the user looks. */
+__attribute__((format(printf, 2, 3))) static void note(struct session *s,
+						       const char *fmt, ...)
+{
+	static struct lt_msg_note m; /* under lock */
+	va_list ap;
+	memset(&m, 0, sizeof(m));
+	va_start(ap, fmt);
+	vsnprintf(m.text, sizeof(m.text), fmt, ap);
+	va_end(ap);
+	if (!s->attached) {
+		fprintf(stderr, "lowtrace: %s\n", m.text);
+		return;
+	}
+	lt_proto_init(&m.h, LT_MSG_NOTE, sizeof(m));
+	lt_proto_send(s->sock, &m, sizeof(m), NULL, 0);
+}
+
 /* Whether another session is on (its clock calibration stays). */
 static int others(const struct session *s)
 {
@@ -332,13 +352,10 @@ static int handshake(struct session *s)
 			continue;
 		rc = add_rule(s, r, s->rings[r->channel], err, sizeof(err));
 		if (rc)
-			fprintf(stderr,
-				"lowtrace: process %d: %s '%s%s%s' refused: "
-				"%s\n",
-				(int)getpid(),
-				r->trigger[0] ? "--trigger" : "-e", r->pattern,
-				r->filter[0] ? " if " : "", r->filter,
-				err[0] ? err : strerror(-rc));
+			note(s, "process %d: %s '%s%s%s' refused: %s",
+			     (int)getpid(), r->trigger[0] ? "--trigger" : "-e",
+			     r->pattern, r->filter[0] ? " if " : "", r->filter,
+			     err[0] ? err : strerror(-rc));
 	}
 	rc = lt_probe_add_listener(describe_event, s);
 	if (rc)

@@ -41,6 +41,8 @@ static size_t min_len(enum lt_msg_type t)
 		return sizeof(struct lt_msg_trigger);
 	case LT_MSG_ATTACH:
 		return sizeof(struct lt_msg_attach);
+	case LT_MSG_NOTE:
+		return sizeof(struct lt_msg_note);
 	}
 	return SIZE_MAX;
 }
@@ -54,7 +56,7 @@ int lt_proto_check(const void *buf, size_t len, enum lt_msg_type *type)
 	if (h.magic != LT_PROTO_MAGIC || h.version != LT_PROTO_VERSION ||
 	    h.len != len || len > LT_PROTO_MAX)
 		return -EPROTO;
-	if (h.type < LT_MSG_HELLO || h.type > LT_MSG_ATTACH)
+	if (h.type < LT_MSG_HELLO || h.type > LT_MSG_NOTE)
 		return -EPROTO;
 	if (len < min_len((enum lt_msg_type)h.type))
 		return -EPROTO;

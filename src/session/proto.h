@@ -9,6 +9,9 @@
  *                              rides along (SCM_RIGHTS)
  *   agent -> recorder  EVENT   one event's description (id, name, level,
  *                              fields), for every event it has or gets
+ *   agent -> recorder  NOTE    a line for the user (a rule it refused),
+ *                              from a program attached, whose own stderr
+ *                              the user may not see
  *   client -> recorder CTL     stop, snapshot or status (`lowtrace stop`)
  *   recorder -> client REPLY   a status code and a line of text
  *
@@ -52,6 +55,7 @@ enum lt_msg_type {
 	LT_MSG_REPLY = 5,
 	LT_MSG_TRIGGER = 6,
 	LT_MSG_ATTACH = 7,
+	LT_MSG_NOTE = 8,
 };
 
 struct lt_msg_hdr {
@@ -117,6 +121,11 @@ struct lt_msg_reply {
 struct lt_msg_trigger {
 	struct lt_msg_hdr h;
 	char name[LT_PROTO_NAME];
+};
+
+struct lt_msg_note {
+	struct lt_msg_hdr h;
+	char text[1024];
 };
 
 enum lt_attach_op {

@@ -538,6 +538,18 @@ static int on_event(struct rec *R, struct rproc *p, const void *buf, size_t len)
 	return 0;
 }
 
+/* An attached program's line for the user (a rule it refused). */
+static void on_note(struct rproc *p, const struct lt_msg_note *m)
+{
+	if (lt_proto_str_ok(m->text, sizeof(m->text)))
+		fprintf(stderr, "lowtrace: record: %s\n", m->text);
+	else
+		fprintf(stderr,
+			"lowtrace: record: a malformed note from process "
+			"%d\n",
+			p->pid);
+}
+
 /* Reads what a connection has; 0, or <0 when it is to be closed. */
 static int on_readable(struct rec *R, struct rproc *p)
 {
@@ -568,6 +580,8 @@ static int on_readable(struct rec *R, struct rproc *p)
 			rc = on_event(R, p, u.buf, (size_t)n);
 		else if (type == LT_MSG_TRIGGER && p->pid)
 			on_trigger(R, p, (const void *)u.buf);
+		else if (type == LT_MSG_NOTE && p->pid)
+			on_note(p, (const void *)u.buf);
 		else if (type == LT_MSG_CTL && !p->pid)
 			on_ctl(R, p, (const void *)u.buf);
 		else
