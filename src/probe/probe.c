@@ -108,9 +108,7 @@ emit_fast(struct lt_event_desc *d, const void *payload, uint64_t lo,
 {
 	int done = 0;
 #ifdef LT_HAVE_RSEQ
-	if (__builtin_expect(!probe_thread.ok ||
-				     lt_clock_calib.source != LT_CLOCK_TSC,
-			     0))
+	if (__builtin_expect(!probe_thread.ok, 0))
 		return 0;
 	if (__builtin_expect(!lt_rcu_read_lock_outer(), 0))
 		return 0;
@@ -119,7 +117,11 @@ emit_fast(struct lt_event_desc *d, const void *payload, uint64_t lo,
 		(struct lt_targets **)&d->targets, __ATOMIC_ACQUIRE);
 	if (__builtin_expect(t != NULL, 1)) {
 		struct lt_ring *r = t->fast;
+		/* the clock's source read after the list: a calibration
+		 * handed over (an attaching session's) before the list was
+		 * published is seen */
 		done = __builtin_expect(r != NULL, 1) &&
+		       lt_clock_calib.source == LT_CLOCK_TSC &&
 		       !lt_ring__try_rseq(r, probe_thread.rs, t->id, payload,
 					  lo, hi, words, len, 1);
 	} else {
