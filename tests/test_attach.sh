@@ -252,7 +252,7 @@ t1=$?
 if [ $t1 -eq 0 ] && grep -q '^ticks [0-9]' "$tmp/t1.out"; then
 	ok test_attach_program_unaffected
 else
-	fail test_attach_program_unaffected "exit $t1: $(cat "$tmp/t1.out")"
+	fail test_attach_program_unaffected "exit $t1: $(cat "$tmp/t1.out" "$tmp/t1.err")"
 fi
 
 # a program that exits while attached: the recording ends with it, every

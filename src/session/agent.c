@@ -398,6 +398,12 @@ static int join(struct session *s, int in_child)
 		rc = connect_path(s);
 	if (!rc)
 		rc = handshake(s);
+	if (rc && s->attached && s->sock >= 0)
+		note(s, "process %d cannot join session %s: %s", (int)getpid(),
+		     s->name[0] ? s->name : s->path,
+		     rc == -EXDEV ? "another session it is in reads another "
+				    "clock" :
+				    strerror(-rc));
 	pthread_t th;
 	if (!rc && s->attached)
 		rc = lt_agent_thread(&th, watch_thread, s);
