@@ -30,6 +30,15 @@ fi
 
 # the ticker:tick seq numbers of a trace, in order
 seqs() { "$LT" view "$1" -e "${2:-ticker:tick}" --no-delta | sed -n 's/.* seq = \([0-9]*\) .*/\1/p'; }
+# the seq numbers of one process of a trace (its streams alone)
+pid_seqs() { # DIR PID
+	local d="$1.pid$2"
+	mkdir -p "$d"
+	cp "$1/metadata" "$d/"
+	cp "$1/default_$2_"* "$d/" 2> /dev/null
+	seqs "$d"
+}
+
 # "FIRST LAST N" if the numbers on stdin are contiguous, else "gap ..."
 contiguous() {
 	awk 'NR == 1 { first = $1; prev = $1 - 1 }
@@ -199,13 +208,23 @@ else
 	out=$(cd "$tmp/other" && setpriv --reuid=nobody --regid=nogroup --clear-groups \
 		env -u XDG_RUNTIME_DIR "$LT" record -o "$tmp/other/t" -p $U 2>&1)
 	rc=$?
-	record_for "$tmp/root" 0.5 -p $U
-	s=$(seqs "$tmp/root" | contiguous)
+	# root attaches it, and the child it forks, which cannot reach
+	# root's socket and is attached through its own rendezvous
+	"$LT" record -o "$tmp/root" -p $U > "$tmp/root.out" 2>&1 &
+	r=$!
+	sleep 0.4
+	kill -USR1 $U
+	sleep 1.2
+	kill -INT $r
+	wait $r
+	s=$(pid_seqs "$tmp/root" $U | contiguous)
+	# its child's streams (its fork's or the program it execs)
+	fk=$(ls "$tmp/root" | grep '^default_' | grep -v "^default_${U}_")
 	if [ $rc -ne 0 ] && printf '%s\n' "$out" | grep -q "process $U belongs to user lttest: only lttest or root can attach" &&
-		[[ $s =~ ^[0-9]+\ [0-9]+\ [0-9]+$ ]] && detached $U; then
+		[[ $s =~ ^[0-9]+\ [0-9]+\ [0-9]+$ ]] && [ -n "$fk" ] && detached $U; then
 		ok test_attach_other_user
 	else
-		fail test_attach_other_user "exit $rc: $out; as root: '$s' $(cat "$tmp/root.out")"
+		fail test_attach_other_user "exit $rc: $out; as root: '$s', its child's streams '$fk' $(cat "$tmp/root.out")"
 	fi
 	kill -TERM $U
 	wait $U
@@ -287,15 +306,6 @@ if [ $rc -eq 0 ] && [[ $s =~ ^[0-9]+\ [0-9]+\ [0-9]+$ ]] && [ "$(echo "$s" | cut
 else
 	fail test_attach_program_killed "exit $rc, seq '$s': $(cat "$tmp/kl.out")"
 fi
-
-# the seq numbers of one process of a trace (its streams alone)
-pid_seqs() { # DIR PID
-	local d="$1.pid$2"
-	mkdir -p "$d"
-	cp "$1/metadata" "$d/"
-	cp "$1/default_$2_"* "$d/" 2> /dev/null
-	seqs "$d"
-}
 
 # list --apps and --all-apps, as a user of their own (other tests' programs
 # are root's): two programs running, a third started while recording; a

@@ -755,10 +755,12 @@ static void track_apps(struct rec *R)
 		if (pid == getpid())
 			continue;
 		snprintf(path, sizeof(path), "/proc/%d", pid);
-		if (stat(path, &st) < 0 ||
-		    (st.st_uid != getuid() && (!o->all_apps || getuid())))
+		if (stat(path, &st) < 0)
 			continue;
-		if (!o->all_apps && !in_tree(R, pid))
+		/* --all-apps: the user's (root: everyone's); -p: the tree's,
+		 * whoever runs them (root attaches another user's) */
+		if (o->all_apps ? getuid() && st.st_uid != getuid() :
+				  !in_tree(R, pid))
 			continue;
 		if (asked_before(R, apps[i].inode))
 			continue;
