@@ -11,6 +11,12 @@ passed=0 failed=0 skipped=0
 failures=""
 top=$(cd "$(dirname "$0")/.." && pwd)
 export BUILD=${BUILD:-build}
+# A program linking liblowtrace has a thread (its rendezvous, attach.c)
+# and starts one in each child it forks, which POSIX allows and TSan
+# refuses by default.
+if [ "${SANITIZE:-}" = thread ]; then
+	export TSAN_OPTIONS="die_after_fork=0 ${TSAN_OPTIONS:-}"
+fi
 run_one() {
 	local name=$1; shift
 	local out rc

@@ -4,7 +4,8 @@
  * machine has; `lowtrace list PROGRAM`: the events a program defines (it
  * is started in a listing mode that stops it before main());
  * `lowtrace list --probes BINARY|PID`: the USDT markers and function
- * symbols a program not built for lowtrace offers to -u and --probe.
+ * symbols a program not built for lowtrace offers to -u and --probe;
+ * `lowtrace list --apps`: the running programs that can be attached.
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -15,7 +16,12 @@
 #include "cli/cli.h"
 #include "kernel/kernel.h"
 #include "kernel/usdt.h"
+#include "session/apps.h"
 #include "session/preflight.h"
+#include "session/proto.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 struct func_list {
 	const char *pattern, *path;
@@ -99,8 +105,42 @@ static int list_probes(int argc, char **argv)
 	return status;
 }
 
+/* --apps: each running program with a rendezvous, this user's (root:
+ * everyone's), asked how many events it has and which sessions. */
+static int list_apps(void)
+{
+	struct lt_app apps[1024];
+	int n = lt_apps_find(apps, 1024);
+	if (n < 0)
+		return lt_cli_error("list", "cannot read /proc/net/unix: %s",
+				    strerror(-n));
+	printf("%-8s %-7s %-24s %s\n", "PID", "EVENTS", "SESSIONS", "COMMAND");
+	for (int i = 0; i < n; i++) {
+		char path[64], cmd[512], text[1024], sessions[256] = "?";
+		unsigned events = 0;
+		struct stat st;
+		snprintf(path, sizeof(path), "/proc/%d", apps[i].pid);
+		if (stat(path, &st) < 0 || (getuid() && st.st_uid != getuid()))
+			continue;
+		if (lt_apps_cmdline(apps[i].pid, cmd, sizeof(cmd)) < 0)
+			continue; /* gone meanwhile */
+		int rc = lt_apps_request(apps[i].pid, LT_ATTACH_QUERY, "", "",
+					 NULL, text, sizeof(text));
+		if (rc || sscanf(text, "%u %255s", &events, sessions) != 2) {
+			printf("%-8d %-7s %-24s %s\n", apps[i].pid, "?",
+			       rc ? strerror(-rc) : "?", cmd);
+			continue;
+		}
+		printf("%-8d %-7u %-24s %s\n", apps[i].pid, events, sessions,
+		       cmd);
+	}
+	return 0;
+}
+
 static int list_run(int argc, char **argv)
 {
+	if (argc == 2 && strcmp(argv[1], "--apps") == 0)
+		return list_apps();
 	if (argc >= 2 && strcmp(argv[1], "--kernel") == 0) {
 		if (argc > 3)
 			return lt_cli_error("list", "one pattern at most");
@@ -118,8 +158,8 @@ static int list_run(int argc, char **argv)
 	if (argc < 2 || argv[1][0] == '-')
 		return lt_cli_error("list",
 				    "expected --kernel [PATTERN], --probes "
-				    "BINARY|PID or PROGRAM (see `lowtrace "
-				    "help list`)");
+				    "BINARY|PID, --apps or PROGRAM (see "
+				    "`lowtrace help list`)");
 	int rc = lt_preflight_list(argv + 1, stdout);
 	if (rc == -ENOENT)
 		return lt_cli_error("list", "no program %s", argv[1]);
@@ -136,12 +176,13 @@ static int list_run(int argc, char **argv)
 }
 
 LT_CLI_VERB(list_verb, .name = "list",
-	    .summary = "list kernel tracepoints, a program's events, or its "
-		       "USDT markers",
+	    .summary = "list kernel tracepoints, a program's events, its "
+		       "USDT markers, or the programs to attach",
 	    .usage = "usage: lowtrace list --kernel [PATTERN]\n"
 		     "       lowtrace list PROGRAM [ARGS]\n"
 		     "       lowtrace list --probes BINARY|PID [--deps] "
 		     "[--functions PATTERN]\n"
+		     "       lowtrace list --apps\n"
 		     "  PATTERN: GROUP:NAME with * wildcards, e.g. 'sched:*'\n"
 		     "  PROGRAM is started, and stopped before its main()\n"
 		     "  --probes: the USDT markers (SDT notes) of BINARY, or "
@@ -149,5 +190,10 @@ LT_CLI_VERB(list_verb, .name = "list",
 		     "  every file PID maps; --deps: of BINARY's libraries "
 		     "too;\n"
 		     "  --functions: the function symbols matching PATTERN\n"
-		     "  instead (for record --probe)\n",
+		     "  instead (for record --probe)\n"
+		     "  --apps: the running programs that link liblowtrace\n"
+		     "  and can be attached (`lowtrace record -p PID`,\n"
+		     "  --all-apps): this user's (root: everyone's), with how\n"
+		     "  many events each registered and the sessions\n"
+		     "  recording it (\"-\": none)\n",
 	    .run = list_run)

@@ -22,10 +22,15 @@
 
 static const char usage[] =
 	"usage: lowtrace record [OPTIONS] -- COMMAND [ARGS...]\n"
-	"       lowtrace record [OPTIONS] -p PID [-- COMMAND [ARGS...]]\n"
+	"       lowtrace record [OPTIONS] -p PID[,PID...] [-- COMMAND [ARGS...]]\n"
+	"       lowtrace record [OPTIONS] --all-apps\n"
 	"\n"
 	"Runs COMMAND with tracing set up and writes its trace (CTF 1.8).\n"
 	"Processes COMMAND forks, and programs they exec, are traced too.\n"
+	"A program that links liblowtrace and was started the ordinary way is\n"
+	"attached with -p: recorded from then on as if started here, with what\n"
+	"it forks or execs; at the end (Ctrl-C, `lowtrace stop`, its exit) it\n"
+	"is detached and runs on as before, its tracepoints disabled.\n"
 	"\n"
 	"  -o DIR              trace directory (default ./lowtrace-DATE-TIME)\n"
 	"  -e 'PATTERN[,...][@CHANNEL][ if FILTER]'\n"
@@ -56,8 +61,16 @@ static const char usage[] =
 	"  --probe 'BIN:FUNC[(NAME:TYPE,...)]'  a uprobe on a function, its\n"
 	"                      arguments in the calling convention's registers;\n"
 	"  --probe 'BIN:FUNC%return[(ret:TYPE)]'  on its return, with its value\n"
-	"  -p PID              also record PID and what it forks from now on;\n"
-	"                      without COMMAND, until PID exits or Ctrl-C\n"
+	"  -p PID[,PID...]     also record PID and what it forks from now on:\n"
+	"                      its events if it links liblowtrace (attached;\n"
+	"                      refused if another user's, or if started with\n"
+	"                      LOWTRACE_ATTACH=0), -k, -u and --probe's else;\n"
+	"                      without COMMAND, until PID exits, Ctrl-C or\n"
+	"                      `lowtrace stop`\n"
+	"  --all-apps          attach every program of this user (root: of\n"
+	"                      every user) that links liblowtrace, running or\n"
+	"                      started while recording (`lowtrace list --apps`\n"
+	"                      shows them)\n"
 	"  --all               kernel events of every process, not only of\n"
 	"                      COMMAND's process tree\n"
 	"  --channel NAME:subbuf-size=SIZE,subbufs=N,mode=discard|overwrite\n"
@@ -200,6 +213,31 @@ bad:
 			    "--channel %s: expected NAME:subbuf-size=SIZE,"
 			    "subbufs=N,mode=discard|overwrite",
 			    arg);
+}
+
+/* -p PID[,PID...]: the first is the kernel channel's (attach_pid) */
+static int parse_pids(struct lt_rec_options *o, const char *v)
+{
+	const char *p = v;
+	while (*p) {
+		char *end;
+		long pid = strtol(p, &end, 10);
+		if ((*end && *end != ',') || end == p || pid <= 0 ||
+		    pid > 0x7fffffff)
+			return lt_cli_error("record", "-p %s: a process id", v);
+		if (kill((pid_t)pid, 0) < 0 && errno == ESRCH)
+			return lt_cli_error("record", "-p %s: no such process",
+					    v);
+		if (o->npids >= 64)
+			return lt_cli_error("record",
+					    "-p: at most 64 processes");
+		o->pids[o->npids++] = (int)pid;
+		p = *end ? end + 1 : end;
+	}
+	if (!o->npids)
+		return lt_cli_error("record", "-p %s: a process id", v);
+	o->attach_pid = o->pids[0];
+	return 0;
 }
 
 struct pending_rule {
@@ -345,8 +383,7 @@ static int check_channels_used(const struct lt_rec_options *o)
 				o->channels[i].name, o->channels[i].name,
 				o->channels[i].name);
 	}
-	if (o->kernel_channel.given &&
-	    !(o->nkernel || o->nusdt || o->nprobes || o->attach_pid))
+	if (o->kernel_channel.given && !(o->nkernel || o->nusdt || o->nprobes))
 		return lt_cli_error("record",
 				    "--channel kernel: this recording has no "
 				    "kernel events (add -k EVENTS, -u or "
@@ -410,7 +447,7 @@ static void summary(const struct lt_rec_options *o,
 				(unsigned long long)c->lost_disk);
 		fprintf(stderr, ".");
 	}
-	if (o->nkernel || o->nusdt || o->nprobes || o->attach_pid) {
+	if (r->kernel_channel) {
 		const struct lt_rec_channel *k = &o->kernel_channel;
 		char sz[32];
 		if (k->subbuf_size % (1 << 20) == 0)
@@ -487,6 +524,11 @@ static int record_run(int argc, char **argv)
 			i--; /* a flag: no value */
 			continue;
 		}
+		if (strcmp(a, "--all-apps") == 0) {
+			o.all_apps = 1;
+			i--;
+			continue;
+		}
 		if (!v)
 			return lt_cli_error("record", "%s needs a value", a);
 		if (strcmp(a, "-o") == 0) {
@@ -523,15 +565,8 @@ static int record_run(int argc, char **argv)
 				return lt_cli_error("record",
 						    "at most 64 %s items", a);
 		} else if (strcmp(a, "-p") == 0) {
-			char *end;
-			long pid = strtol(v, &end, 10);
-			if (*end || pid <= 0 || pid > 0x7fffffff)
-				return lt_cli_error("record",
-						    "-p %s: a process id", v);
-			if (kill((pid_t)pid, 0) < 0 && errno == ESRCH)
-				return lt_cli_error(
-					"record", "-p %s: no such process", v);
-			o.attach_pid = (int)pid;
+			if (parse_pids(&o, v))
+				return 2;
 		} else if (strcmp(a, "--trigger") == 0) {
 			if (nt >= 16)
 				return lt_cli_error("record",
@@ -595,7 +630,7 @@ static int record_run(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (i >= argc && !o.attach_pid) {
+	if (i >= argc && !o.attach_pid && !o.all_apps) {
 		lt_cli_error("record", "no command to run (put it after --)");
 		return 2;
 	}

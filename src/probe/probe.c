@@ -108,9 +108,7 @@ emit_fast(struct lt_event_desc *d, const void *payload, uint64_t lo,
 {
 	int done = 0;
 #ifdef LT_HAVE_RSEQ
-	if (__builtin_expect(!probe_thread.ok ||
-				     lt_clock_calib.source != LT_CLOCK_TSC,
-			     0))
+	if (__builtin_expect(!probe_thread.ok, 0))
 		return 0;
 	if (__builtin_expect(!lt_rcu_read_lock_outer(), 0))
 		return 0;
@@ -119,7 +117,11 @@ emit_fast(struct lt_event_desc *d, const void *payload, uint64_t lo,
 		(struct lt_targets **)&d->targets, __ATOMIC_ACQUIRE);
 	if (__builtin_expect(t != NULL, 1)) {
 		struct lt_ring *r = t->fast;
+		/* the clock's source read after the list: a calibration
+		 * handed over (an attaching session's) before the list was
+		 * published is seen */
 		done = __builtin_expect(r != NULL, 1) &&
+		       lt_clock_calib.source == LT_CLOCK_TSC &&
 		       !lt_ring__try_rseq(r, probe_thread.rs, t->id, payload,
 					  lo, hi, words, len, 1);
 	} else {
@@ -235,6 +237,20 @@ void LT_WORDS4(struct lt_event_desc *d, uint64_t lo, uint64_t hi, uint32_t len)
  * changes; probe_x86_64.S tests it for 1 at its entry.
  */
 __attribute__((visibility("hidden"))) signed char lt_probe__seq_state;
+
+void lt_probe_prepare(void)
+{
+	lt_rcu_init();
+#ifdef LT_HAVE_RSEQ
+	/* whether the sequences are used is decided later (the
+	 * environment may still change); registered now, the later
+	 * registration returns at once */
+	long mask = syscall(__NR_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+	if (mask > 0 && (mask & MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ))
+		syscall(__NR_membarrier,
+			MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_RSEQ, 0, 0);
+#endif
+}
 
 int lt_probe_seq_usable(void)
 {

@@ -70,10 +70,23 @@ const char *lt_probe_loglevel_name(int level);
 
 /*
  * Calls fn for every event registered so far, then for each new one as it
- * registers (under the registry's lock: fn must not call back into it).
- * One listener at a time; NULL removes it.
+ * registers (under the registry's lock: fn must not call back into it,
+ * nor take a lock held around calls into it).  Up to
+ * LT_PROBE_MAX_LISTENERS at once (-ENOSPC); remove_listener waits for a
+ * call in flight.
  */
-void lt_probe_set_listener(lt_probe_event_fn fn, void *arg);
+#define LT_PROBE_MAX_LISTENERS 4
+int lt_probe_add_listener(lt_probe_event_fn fn, void *arg);
+void lt_probe_remove_listener(lt_probe_event_fn fn, void *arg);
+/*
+ * The membarrier registrations the tracing path needs (RCU's, the
+ * sequences'), made now: in a process of one thread they cost nothing,
+ * with more the kernel waits for a grace period (about 10 ms).  A
+ * process about to start its first thread calls this first.
+ */
+void lt_probe_prepare(void);
+/* How many events have registered (ids 0 .. n-1). */
+size_t lt_probe_nevents(void);
 
 /*
  * In the child after fork(): drops every rule and target list without

@@ -62,8 +62,11 @@ static struct range *ranges;
 static size_t nranges, ranges_cap;
 static _Atomic uint64_t generation;
 static struct lt_targets *retired; /* replaced, not yet freed */
-static lt_probe_event_fn listener;
-static void *listener_arg;
+/* the agent's sessions (one each), told of every event */
+static struct {
+	lt_probe_event_fn fn;
+	void *arg;
+} listeners[LT_PROBE_MAX_LISTENERS];
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 
 static int grow(void **arr, size_t *cap, size_t need, size_t elem)
@@ -418,12 +421,11 @@ static void add_desc(struct lt_event_desc *d)
 		e->id = (uint32_t)nentries;
 		entries[nentries++] = e;
 		atomic_fetch_add(&generation, 1);
-		if (listener) {
-			struct lt_ctf_event pe = { e->id,	e->name,
-						   e->loglevel, e->fields,
-						   e->nfields,	e->format };
-			listener(listener_arg, &pe);
-		}
+		struct lt_ctf_event pe = { e->id,     e->name,	  e->loglevel,
+					   e->fields, e->nfields, e->format };
+		for (int k = 0; k < LT_PROBE_MAX_LISTENERS; k++)
+			if (listeners[k].fn)
+				listeners[k].fn(listeners[k].arg, &pe);
 	}
 	if (grow((void **)&e->descs, &e->cap, e->ndescs + 1,
 		 sizeof(*e->descs)) < 0)
@@ -632,18 +634,44 @@ int lt_probe_disable(const void *owner, const char *pattern)
 	return removed;
 }
 
-void lt_probe_set_listener(lt_probe_event_fn fn, void *arg)
+int lt_probe_add_listener(lt_probe_event_fn fn, void *arg)
 {
+	int rc = -ENOSPC;
 	pthread_mutex_lock(&reg_lock);
-	listener = fn;
-	listener_arg = arg;
-	for (size_t i = 0; fn && i < nentries; i++) {
-		struct entry *e = entries[i];
-		struct lt_ctf_event pe = { e->id,     e->name,	  e->loglevel,
-					   e->fields, e->nfields, e->format };
-		fn(arg, &pe);
+	for (int k = 0; k < LT_PROBE_MAX_LISTENERS; k++) {
+		if (listeners[k].fn)
+			continue;
+		for (size_t i = 0; i < nentries; i++) {
+			struct entry *e = entries[i];
+			struct lt_ctf_event pe = { e->id,	e->name,
+						   e->loglevel, e->fields,
+						   e->nfields,	e->format };
+			fn(arg, &pe);
+		}
+		listeners[k].fn = fn;
+		listeners[k].arg = arg;
+		rc = 0;
+		break;
 	}
 	pthread_mutex_unlock(&reg_lock);
+	return rc;
+}
+
+void lt_probe_remove_listener(lt_probe_event_fn fn, void *arg)
+{
+	pthread_mutex_lock(&reg_lock);
+	for (int k = 0; k < LT_PROBE_MAX_LISTENERS; k++)
+		if (listeners[k].fn == fn && listeners[k].arg == arg)
+			listeners[k].fn = NULL;
+	pthread_mutex_unlock(&reg_lock);
+}
+
+size_t lt_probe_nevents(void)
+{
+	pthread_mutex_lock(&reg_lock);
+	size_t n = nentries;
+	pthread_mutex_unlock(&reg_lock);
+	return n;
 }
 
 void lt_probe_clock_changed(void)
@@ -674,7 +702,7 @@ void lt_probe_reset_after_fork(void)
 		retired = t->next_retired;
 		lt_targets_free(t);
 	}
-	listener = NULL;
+	memset(listeners, 0, sizeof(listeners));
 	lt_probe_readers_after_fork();
 	pthread_mutex_unlock(&reg_lock);
 }

@@ -6,7 +6,8 @@
  * LOWTRACE_TRACE=DIR, stopped (trace complete) at exit.
  * LOWTRACE_EVENTS is a comma-separated list of patterns (default "*"),
  * LOWTRACE_LOGLEVEL a level name, LOWTRACE_SUBBUF_SIZE and
- * LOWTRACE_SUBBUFS the default channel's geometry.
+ * LOWTRACE_SUBBUFS the default channel's geometry.  With neither, the
+ * process waits to be attached (attach.c), unless LOWTRACE_ATTACH=0.
  *
  * LOWTRACE_LIST_EVENTS=FD is `lowtrace record`'s pre-flight (preflight.c):
  * when the main executable's events register, every event registered so
@@ -29,6 +30,7 @@
 #include "ctf/metadata.h"
 #include "probe/probe.h"
 #include "session/agent.h"
+#include "session/attach.h"
 #include "session/proto.h"
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -65,8 +67,12 @@ static void start(void)
 		lt_agent_start(sock);
 		return;
 	}
-	if (!dir || !*dir)
+	if (!dir || !*dir) {
+		const char *a = getenv("LOWTRACE_ATTACH");
+		if (!a || strcmp(a, "0") != 0)
+			lt_attach_listen();
 		return;
+	}
 	struct lt_session_options o = { 0 };
 	const char *v = getenv("LOWTRACE_SUBBUF_SIZE");
 	if (v)

@@ -6,11 +6,13 @@
 #include "ctf/metadata.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 void lt_proto_init(struct lt_msg_hdr *h, enum lt_msg_type type, size_t len)
@@ -37,6 +39,10 @@ static size_t min_len(enum lt_msg_type t)
 		return sizeof(struct lt_msg_reply);
 	case LT_MSG_TRIGGER:
 		return sizeof(struct lt_msg_trigger);
+	case LT_MSG_ATTACH:
+		return sizeof(struct lt_msg_attach);
+	case LT_MSG_NOTE:
+		return sizeof(struct lt_msg_note);
 	}
 	return SIZE_MAX;
 }
@@ -50,7 +56,7 @@ int lt_proto_check(const void *buf, size_t len, enum lt_msg_type *type)
 	if (h.magic != LT_PROTO_MAGIC || h.version != LT_PROTO_VERSION ||
 	    h.len != len || len > LT_PROTO_MAX)
 		return -EPROTO;
-	if (h.type < LT_MSG_HELLO || h.type > LT_MSG_TRIGGER)
+	if (h.type < LT_MSG_HELLO || h.type > LT_MSG_NOTE)
 		return -EPROTO;
 	if (len < min_len((enum lt_msg_type)h.type))
 		return -EPROTO;
@@ -402,4 +408,28 @@ int lt_proto_socket_dir(char *out, size_t cap)
 	if (!S_ISDIR(st.st_mode) || st.st_uid != getuid() || (st.st_mode & 077))
 		return -EPERM;
 	return 0;
+}
+
+int lt_proto_attach_check(const void *buf, size_t len, struct lt_msg_attach *m)
+{
+	enum lt_msg_type type;
+	if (lt_proto_check(buf, len, &type) || type != LT_MSG_ATTACH)
+		return -EPROTO;
+	memcpy(m, buf, sizeof(*m));
+	if (!lt_proto_str_ok(m->session, sizeof(m->session)) ||
+	    !lt_proto_str_ok(m->sock, sizeof(m->sock)) ||
+	    (m->op != LT_ATTACH_JOIN && m->op != LT_ATTACH_QUERY))
+		return -EPROTO;
+	return 0;
+}
+
+unsigned lt_proto_app_addr(int pid, struct sockaddr_un *sa)
+{
+	memset(sa, 0, sizeof(*sa));
+	sa->sun_family = AF_UNIX;
+	/* abstract: sun_path[0] stays 0 and the name is not NUL-terminated */
+	int n = snprintf(sa->sun_path + 1, sizeof(sa->sun_path) - 1,
+			 LT_PROTO_APP_PREFIX "%d", pid);
+	return (unsigned)(offsetof(struct sockaddr_un, sun_path) + 1 +
+			  (size_t)n);
 }

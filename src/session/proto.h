@@ -9,8 +9,20 @@
  *                              rides along (SCM_RIGHTS)
  *   agent -> recorder  EVENT   one event's description (id, name, level,
  *                              fields), for every event it has or gets
+ *   agent -> recorder  NOTE    a line for the user (a rule it refused),
+ *                              from a program attached, whose own stderr
+ *                              the user may not see
  *   client -> recorder CTL     stop, snapshot or status (`lowtrace stop`)
  *   recorder -> client REPLY   a status code and a line of text
+ *
+ * A program started without `lowtrace record` waits for one on its
+ * rendezvous, the abstract unix socket "\0lowtrace/app/PID" (attach.c):
+ *
+ *   recorder -> program ATTACH  JOIN: the session's name and socket;
+ *                               QUERY: what `lowtrace list --apps` shows
+ *   program -> recorder REPLY   0, or why it refuses; after a JOIN's 0
+ *                               the connection is the agent's, as if it
+ *                               had connected to the session's socket
  *
  * The process's end closes its socket, which tells the recorder to collect
  * what it left in its buffers.  Every message is checked on receipt:
@@ -42,6 +54,8 @@ enum lt_msg_type {
 	LT_MSG_CTL = 4,
 	LT_MSG_REPLY = 5,
 	LT_MSG_TRIGGER = 6,
+	LT_MSG_ATTACH = 7,
+	LT_MSG_NOTE = 8,
 };
 
 struct lt_msg_hdr {
@@ -108,6 +122,37 @@ struct lt_msg_trigger {
 	struct lt_msg_hdr h;
 	char name[LT_PROTO_NAME];
 };
+
+struct lt_msg_note {
+	struct lt_msg_hdr h;
+	char text[1024];
+};
+
+enum lt_attach_op {
+	LT_ATTACH_JOIN = 1,
+	LT_ATTACH_QUERY = 2,
+};
+
+/* A QUERY's reply text: "EVENTS SESSIONS", SESSIONS the names of the
+ * attached sessions, comma-separated, or "-". */
+struct lt_msg_attach {
+	struct lt_msg_hdr h;
+	uint32_t op;
+	uint32_t pad;
+	char session[LT_PROTO_NAME]; /* its name, for messages */
+	char sock[108]; /* its socket, which the program's children join */
+};
+
+/* The rendezvous's name, without its leading NUL. */
+#define LT_PROTO_APP_PREFIX "lowtrace/app/"
+
+/* A received ATTACH, checked (lengths, strings, op) and copied to m;
+ * 0 or -EPROTO. */
+int lt_proto_attach_check(const void *buf, size_t len, struct lt_msg_attach *m);
+
+struct sockaddr_un;
+/* Fills sa with pid's rendezvous; returns the address's length. */
+unsigned lt_proto_app_addr(int pid, struct sockaddr_un *sa);
 
 struct lt_ctf_event; /* ctf/metadata.h */
 

@@ -14,6 +14,13 @@
  * the whole records a writer that died mid-record left.  Overwrite
  * channels are written at the end.
  *
+ * With -p or --all-apps, running programs that link liblowtrace are
+ * attached through their rendezvous (apps.h): the connection a JOIN
+ * leaves is served like one made to the session's socket, and its
+ * closing, at the end, is what detaches the program.  A look at
+ * /proc/net/unix every 100 ms attaches the programs they fork or exec (or,
+ * with --all-apps, any of the user's that starts).
+ *
  * Each process's channel is a stream class of its own (its event ids are
  * its own), streams named CHANNEL_PID_CPU (CHANNEL_PID.N_CPU for the N-th
  * program a pid exec()s).
@@ -25,6 +32,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +49,7 @@
 #include "kernel/kernel.h"
 #include "probe/probe.h"
 #include "ring/ring.h"
+#include "session/apps.h"
 #include "session/consumer.h"
 #include "session/streams.h"
 
@@ -94,6 +103,10 @@ struct rec {
 		uint64_t last_ms;
 	} held[32];
 	int nheld;
+	/* rendezvous already asked (their inodes), and when last looked */
+	uint64_t asked[1024];
+	int nasked;
+	uint64_t last_apps_ms;
 };
 
 static uint64_t now_ms(void);
@@ -288,8 +301,10 @@ static void stop_recording(struct rec *R, const char *why)
 	R->res->stopped = 1;
 	fprintf(stderr,
 		"lowtrace: recording stopped (%s); the trace in %s is "
-		"complete, the command runs on untraced\n",
-		why, R->o->dir);
+		"complete, %s\n",
+		why, R->o->dir,
+		R->o->argv ? "the command runs on untraced" :
+			     "the programs attached run on, detached");
 }
 
 static int on_trigger_act(struct rec *R, struct rproc *p,
@@ -526,6 +541,18 @@ static int on_event(struct rec *R, struct rproc *p, const void *buf, size_t len)
 	return 0;
 }
 
+/* An attached program's line for the user (a rule it refused). */
+static void on_note(struct rproc *p, const struct lt_msg_note *m)
+{
+	if (lt_proto_str_ok(m->text, sizeof(m->text)))
+		fprintf(stderr, "lowtrace: record: %s\n", m->text);
+	else
+		fprintf(stderr,
+			"lowtrace: record: a malformed note from process "
+			"%d\n",
+			p->pid);
+}
+
 /* Reads what a connection has; 0, or <0 when it is to be closed. */
 static int on_readable(struct rec *R, struct rproc *p)
 {
@@ -556,6 +583,8 @@ static int on_readable(struct rec *R, struct rproc *p)
 			rc = on_event(R, p, u.buf, (size_t)n);
 		else if (type == LT_MSG_TRIGGER && p->pid)
 			on_trigger(R, p, (const void *)u.buf);
+		else if (type == LT_MSG_NOTE && p->pid)
+			on_note(p, (const void *)u.buf);
 		else if (type == LT_MSG_CTL && !p->pid)
 			on_ctl(R, p, (const void *)u.buf);
 		else
@@ -607,6 +636,140 @@ static void accept_all(struct rec *R)
 		}
 		p->fd = fd;
 		R->procs[R->nprocs++] = p;
+	}
+}
+
+/* The user pid runs as, by name if it has one. */
+static void owner_of(int pid, char *out, size_t cap)
+{
+	char path[64];
+	struct stat st;
+	snprintf(path, sizeof(path), "/proc/%d", pid);
+	if (stat(path, &st) < 0) {
+		snprintf(out, cap, "?");
+		return;
+	}
+	struct passwd *pw = getpwuid(st.st_uid);
+	if (pw)
+		snprintf(out, cap, "%s", pw->pw_name);
+	else
+		snprintf(out, cap, "%u", (unsigned)st.st_uid);
+}
+
+/*
+ * Attaches a running program: its rendezvous hands over a connection,
+ * served from then on as one made to the session's socket.  0, or -errno
+ * with why in text (-ECONNREFUSED: it has no rendezvous).
+ */
+static int attach_app(struct rec *R, int pid, char *text, size_t cap)
+{
+	int fd = -1;
+	int rc = lt_apps_request(pid, LT_ATTACH_JOIN, R->o->session_name,
+				 R->sock_path, &fd, text, cap);
+	if (rc == -ECONNREFUSED || rc == -ENOENT) {
+		lt_apps_why_not(pid, text, cap);
+		return -ECONNREFUSED;
+	}
+	if (rc == -EPERM) {
+		char user[64];
+		owner_of(pid, user, sizeof(user));
+		snprintf(text, cap,
+			 "process %d belongs to user %s: only %s or root can "
+			 "attach",
+			 pid, user, user);
+	} else if (rc && !text[0]) {
+		snprintf(text, cap, "process %d: %s", pid, strerror(-rc));
+	}
+	if (rc)
+		return rc;
+	struct rproc *p = R->nprocs < MAX_PROCS ? calloc(1, sizeof(*p)) : NULL;
+	if (!p) {
+		close(fd);
+		return -ENOMEM;
+	}
+	p->fd = fd;
+	R->procs[R->nprocs++] = p;
+	R->res->attached++;
+	return 0;
+}
+
+/* The -p programs, attached before the recording starts; 0, or -errno
+ * after a message.  A process without a rendezvous is left to -k, -u
+ * and --probe, if given. */
+static int attach_given(struct rec *R)
+{
+	const struct lt_rec_options *o = R->o;
+	int kernel = o->nkernel || o->nusdt || o->nprobes;
+	for (int i = 0; i < o->npids; i++) {
+		char text[1024];
+		int rc = attach_app(R, o->pids[i], text, sizeof(text));
+		if (!rc || (rc == -ECONNREFUSED && kernel))
+			continue;
+		fprintf(stderr, "lowtrace: record: %s\n", text);
+		return rc;
+	}
+	return 0;
+}
+
+/* Whether pid descends from a process of the recording. */
+static int in_tree(struct rec *R, int pid)
+{
+	for (int depth = 0; pid > 1 && depth < 16; depth++) {
+		for (int i = 0; i < R->nprocs; i++)
+			if (R->procs[i]->pid == pid)
+				return 1;
+		for (int i = 0; i < R->o->npids; i++)
+			if (R->o->pids[i] == pid)
+				return 1;
+		pid = parent_of(pid);
+	}
+	return 0;
+}
+
+static int asked_before(struct rec *R, uint64_t inode)
+{
+	for (int i = 0; i < R->nasked; i++)
+		if (R->asked[i] == inode)
+			return 1;
+	/* when full, a slot taken at random: its process is likely gone */
+	R->asked[R->nasked < 1024 ? R->nasked++ : (int)(inode % 1024)] = inode;
+	return 0;
+}
+
+/*
+ * Every 100 ms: programs that appeared since, attached if they descend
+ * from one of the recording (a child that forked, a program exec()
+ * started) or, with --all-apps, if they are the user's.  A child that
+ * joined on its own at fork refuses a second time (-EALREADY).
+ */
+static void track_apps(struct rec *R)
+{
+	const struct lt_rec_options *o = R->o;
+	if ((!o->npids && !o->all_apps) || R->stopped ||
+	    now_ms() - R->last_apps_ms < 100)
+		return;
+	R->last_apps_ms = now_ms();
+	struct lt_app apps[256];
+	int n = lt_apps_find(apps, 256);
+	for (int i = 0; i < n; i++) {
+		int pid = apps[i].pid;
+		char path[64], text[1024];
+		struct stat st;
+		if (pid == getpid())
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d", pid);
+		if (stat(path, &st) < 0)
+			continue;
+		/* --all-apps: the user's (root: everyone's); -p: the tree's,
+		 * whoever runs them (root attaches another user's) */
+		if (o->all_apps ? getuid() && st.st_uid != getuid() :
+				  !in_tree(R, pid))
+			continue;
+		if (asked_before(R, apps[i].inode))
+			continue;
+		int rc = attach_app(R, pid, text, sizeof(text));
+		if (rc && rc != -EALREADY && o->all_apps)
+			fprintf(stderr, "lowtrace: record: %s\n", text);
 	}
 }
 
@@ -708,23 +871,11 @@ static void read_cmdlines(struct rec *R)
 	const pid_t *pids;
 	size_t n = lt_kernel_pids(R->kern, &pids);
 	for (size_t i = 0; i < n; i++) {
-		char path[64], buf[160];
-		if (pids[i] <= 0)
+		char buf[160];
+		int len;
+		if (pids[i] <= 0 ||
+		    (len = lt_apps_cmdline(pids[i], buf, sizeof(buf))) < 0)
 			continue;
-		snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pids[i]);
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		ssize_t len = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (len <= 0)
-			continue;
-		while (len > 0 && buf[len - 1] == 0)
-			len--;
-		for (ssize_t k = 0; k < len; k++)
-			if ((unsigned char)buf[k] < 0x20)
-				buf[k] = ' ';
-		buf[len] = 0;
 		int k = 0;
 		while (k < R->ncmds && R->cmds[k].pid != pids[i])
 			k++;
@@ -895,11 +1046,12 @@ static int open_recording(struct rec *R, const struct lt_rec_options *o,
 			strerror(-rc));
 		return rc;
 	}
-	if (o->nkernel || o->nusdt || o->nprobes || o->attach_pid) {
+	if (o->nkernel || o->nusdt || o->nprobes) {
 		R->kernel_stream = R->next_stream++;
 		rc = open_kernel(R);
 		if (rc)
 			return rc;
+		res->kernel_channel = 1;
 	}
 	write_metadata(R);
 	return 0;
@@ -1035,6 +1187,7 @@ static void record_until_done(struct rec *R)
 		consume(R);
 		pace(R, before);
 		watch_command(R);
+		track_apps(R);
 		watch_attached(R);
 		if (recording_done(R, alive))
 			break;
@@ -1055,14 +1208,33 @@ static void on_interrupt(int sig)
  * leaves them to the next one).  The command is left running.  With -p
  * and no command, the recording also ends when the process exits.
  */
+static int pid_gone(int pid)
+{
+	return (kill(pid, 0) < 0 && errno == ESRCH) || proc_gone(pid);
+}
+
+/* Without a command: whether every -p process has ended. */
+static int attached_gone(const struct rec *R)
+{
+	if (R->o->argv || R->o->all_apps)
+		return 0;
+	if (pid_gone(R->o->attach_pid) && !R->o->npids)
+		return 1;
+	for (int i = 0; i < R->o->npids; i++)
+		if (!pid_gone(R->o->pids[i]))
+			return 0;
+	return R->o->npids > 0;
+}
+
 static void watch_attached(struct rec *R)
 {
 	if (!R->child_alive)
 		return;
-	int gone = !R->o->argv &&
-		   ((kill(R->o->attach_pid, 0) < 0 && errno == ESRCH) ||
-		    proc_gone(R->o->attach_pid));
-	if (!interrupted && !gone)
+	int gone = attached_gone(R);
+	/* `lowtrace stop` without a command ends it: the programs attached
+	 * detach when their connections close */
+	int stopped = R->stopped && !R->o->argv;
+	if (!interrupted && !gone && !stopped)
 		return;
 	R->res->attached_exited = gone && !interrupted;
 	if (interrupted && R->o->argv)
@@ -1081,6 +1253,8 @@ int lt_record_run(const struct lt_rec_options *o, struct lt_rec_result *res)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	int rc = open_recording(&R, o, res);
+	if (!rc)
+		rc = attach_given(&R);
 	if (!rc && !o->argv) {
 		sigaction(SIGINT, &sa, NULL);
 		signal(SIGPIPE, SIG_IGN);

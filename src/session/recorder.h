@@ -54,6 +54,13 @@ struct lt_rec_options {
 	 * trigger that took it (NULL: `lowtrace snapshot`) */
 	void (*on_snapshot)(void *arg, const char *dir, const char *trigger);
 	void *on_snapshot_arg;
+	/* -p PID,...: every one given (attach_pid is the first); those that
+	 * link liblowtrace are attached (apps.h), with the programs they
+	 * fork or exec from then on; all_apps: every such program of the
+	 * user, running or starting while it records */
+	int pids[64];
+	int npids;
+	int all_apps;
 };
 
 struct lt_rec_result {
@@ -67,6 +74,8 @@ struct lt_rec_result {
 	int stopped; /* by `lowtrace stop` or a trigger */
 	uint64_t kernel_events, kernel_lost, kernel_packets, kernel_bytes;
 	int attached_exited; /* the -p process ended before the recording */
+	int attached; /* running programs attached */
+	int kernel_channel; /* whether the kernel channel was recorded */
 };
 
 /* Runs the command and records it; 0 or -errno (the trace may be partial). */

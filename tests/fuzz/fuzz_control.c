@@ -2,7 +2,9 @@
 /*
  * fuzz_control.c - libFuzzer target for what a traced process sends the
  * recorder and what a user types into a filter: the session protocol's
- * message check and EVENT decoding (src/session/proto.c), the metadata
+ * message check and EVENT decoding (src/session/proto.c), the check a
+ * running program's rendezvous makes of an ATTACH request (anyone may
+ * send one), the metadata
  * the recorder writes for a decoded event (src/ctf/metadata.c), and the
  * filter compiler and matcher (src/probe/filter.c).
  *
@@ -94,6 +96,23 @@ static void write_seeds(const char *dir)
 	ssize_t n = lt_proto_event_encode(msg, sizeof(msg), &ev);
 	if (n < 0)
 		exit(1);
+	/* a rendezvous's request */
+	struct lt_msg_attach am;
+	memset(&am, 0, sizeof(am));
+	lt_proto_init(&am.h, LT_MSG_ATTACH, sizeof(am));
+	am.op = LT_ATTACH_JOIN;
+	snprintf(am.session, sizeof(am.session), "fuzz");
+	snprintf(am.sock, sizeof(am.sock), "/tmp/lowtrace-0/fuzz.sock");
+	char apath[512];
+	snprintf(apath, sizeof(apath), "%s/control_attach", dir);
+	FILE *ao = fopen(apath, "wb");
+	if (!ao)
+		exit(1);
+	uint8_t al[2] = { (uint8_t)sizeof(am), (uint8_t)(sizeof(am) >> 8) };
+	fwrite(al, 1, 2, ao);
+	fwrite(&am, 1, sizeof(am), ao);
+	fwrite("", 1, 1, ao);
+	fclose(ao);
 	for (unsigned k = 0; k < 4; k++) {
 		char path[512];
 		snprintf(path, sizeof(path), "%s/control_%u", dir, k);
@@ -152,6 +171,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		decoded = 1;
 		metadata_round_trip(&ev);
 	}
+	struct lt_msg_attach am;
+	if (lt_proto_attach_check(msg, mlen, &am) == 0 &&
+	    (strlen(am.session) >= sizeof(am.session) ||
+	     strlen(am.sock) >= sizeof(am.sock)))
+		abort(); /* accepted a name without its NUL */
 	if (decoded)
 		filter(text, ev.name, ev.fields, ev.nfields, payload, plen);
 	else

@@ -1,0 +1,390 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# test_attach.sh - attaching `lowtrace record -p` to programs that link
+# liblowtrace and were started the ordinary way (tests/progs/ticker, which
+# traces ticker:tick with seq 0, 1, ... every millisecond).
+#
+# Attaches to a ticker already ticking, records, detaches, attaches
+# again: each recording's seq numbers are contiguous, the second's all
+# after the first's, and after each the program has no buffer mapped and
+# no thread more than before.  Then: -k beside it; `lowtrace stop`; the
+# recorder killed by SIGKILL (the program detaches and can be attached
+# again); a program that forks and execs while attached; one that exits
+# and one killed by SIGKILL while attached; another user refused, the
+# program unaffected; two sessions at once, a third refused; `list
+# --apps` and `record --all-apps`; LOWTRACE_ATTACH=0 refused with a
+# message naming it.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+B=${BUILD:-build}
+case $B in /*) ;; *) B=$top/$B ;; esac
+LT=$B/lowtrace
+TICKER=$B/tests/progs/ticker
+. "$top/tests/lib/harness.sh" lt-test-attach
+chmod 755 "$tmp"
+# programs left running by a case that failed half-way end with the test
+trap 'kill $(jobs -p) 2> /dev/null; rm -rf "$tmp"' EXIT
+
+if [ ! -x "$TICKER" ] || [ ! -x "$LT" ]; then
+	no_cases "no $TICKER or $LT (make all)"
+fi
+
+# the ticker:tick seq numbers of a trace, in order
+seqs() { "$LT" view "$1" -e "${2:-ticker:tick}" --no-delta | sed -n 's/.* seq = \([0-9]*\) .*/\1/p'; }
+# the seq numbers of one process of a trace (its streams alone)
+pid_seqs() { # DIR PID
+	local d="$1.pid$2"
+	mkdir -p "$d"
+	cp "$1/metadata" "$d/"
+	cp "$1/default_$2_"* "$d/" 2> /dev/null
+	seqs "$d"
+}
+
+# "FIRST LAST N" if the numbers on stdin are contiguous, else "gap ..."
+contiguous() {
+	awk 'NR == 1 { first = $1; prev = $1 - 1 }
+		$1 != prev + 1 { print "gap after " prev ": " $1; bad = 1; exit }
+		{ prev = $1; n++ }
+		END { if (!bad) print (n ? first " " prev " " n : "none") }'
+}
+threads() { ls "/proc/$1/task" 2> /dev/null | wc -l; }
+buffers() { grep -c 'lowtrace-ring' "/proc/$1/maps" 2> /dev/null; }
+# the threads of each program before it was attached: its own and the
+# rendezvous's (and a sanitizer's)
+declare -A base
+# waits up to 5 s for the program to have detached: no buffer mapped and
+# no thread more than before
+detached() {
+	local i
+	for i in $(seq 50); do
+		[ "$(buffers "$1")" = 0 ] && [ "$(threads "$1")" = "${base[$1]}" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+# waits up to 5 s for pid's rendezvous, then counts its threads
+listening() {
+	local i
+	for i in $(seq 50); do
+		if grep -q "@lowtrace/app/$1\$" /proc/net/unix; then
+			base[$1]=$(threads "$1")
+			return 0
+		fi
+		sleep 0.1
+	done
+	return 1
+}
+# record DIR SECONDS ARGS...: lowtrace record -o DIR ARGS for SECONDS,
+# then SIGINT; its output in DIR.out, its exit status returned
+record_for() {
+	local dir=$1 secs=$2
+	shift 2
+	"$LT" record -o "$dir" "$@" > "$dir.out" 2>&1 &
+	local r=$!
+	sleep "$secs"
+	kill -INT $r 2> /dev/null
+	wait $r
+}
+
+"$TICKER" 1000 > "$tmp/t1.out" 2> "$tmp/t1.err" &
+T=$!
+listening $T || fail test_rendezvous "no @lowtrace/app/$T in /proc/net/unix"
+sleep 0.3
+record_for "$tmp/a1" 1 -p $T
+rc1=$?
+detached $T
+d1=$?
+sleep 0.2
+"$LT" record -o "$tmp/a2" -p $T > "$tmp/a2.out" 2>&1 &
+r=$!
+sleep 0.6
+inside=$(buffers $T)
+sleep 0.4
+kill -INT $r
+wait $r
+rc2=$?
+detached $T
+d2=$?
+s1=$(seqs "$tmp/a1" | contiguous)
+s2=$(seqs "$tmp/a2" | contiguous)
+read -r f1 l1 n1 <<< "$s1"
+read -r f2 l2 n2 <<< "$s2"
+if [ $rc1 -eq 0 ] && [ $rc2 -eq 0 ] && [ $d1 -eq 0 ] && [ $d2 -eq 0 ] &&
+	[ "${inside:-0}" -gt 0 ] && [[ $s1 =~ ^[0-9]+\ [0-9]+\ [0-9]+$ ]] &&
+	[[ $s2 =~ ^[0-9]+\ [0-9]+\ [0-9]+$ ]] && [ "$f1" -gt 0 ] &&
+	[ "$n1" -gt 50 ] && [ "$n2" -gt 50 ] && [ "$f2" -gt "$l1" ]; then
+	ok "test_attach_detach_twice (seq $s1, then $s2)"
+else
+	fail test_attach_detach_twice "exit $rc1 $rc2, detached $d1 $d2, buffers while attached ${inside:-?}, seq '$s1' then '$s2'"$'\n'"$(cat "$tmp/a1.out" "$tmp/a2.out")"
+fi
+
+# -k beside an attached program: the kernel's events of its process
+# (needs root: perf_event_open)
+if [ "$(id -u)" -ne 0 ]; then
+	skip test_attach_with_kernel_events "needs root"
+else
+	record_for "$tmp/kk" 0.8 -p $T -k sched:sched_switch
+	u=$(seqs "$tmp/kk" | contiguous)
+	k=$("$LT" view "$tmp/kk" -e 'sched:sched_switch' | grep -c "prev_pid = $T,")
+	if [[ $u =~ ^[0-9]+\ [0-9]+\ [0-9]+$ ]] && [ "$k" -gt 0 ] && detached $T; then
+		ok "test_attach_with_kernel_events ($k switches from it)"
+	else
+		fail test_attach_with_kernel_events "seq '$u', $k switches: $(cat "$tmp/kk.out")"
+	fi
+fi
+
+# a filter that does not fit is refused where the user sees it: in the
+# recorder's output, not on the program's stderr; the other -e stays
+record_for "$tmp/flt" 0.6 -p $T -e 'ticker:tick if nosuch > 3' -e 'ticker:tick if seq > 2'
+u=$(seqs "$tmp/flt" | contiguous)
+if grep -q "process $T: -e 'ticker:tick if nosuch > 3' refused: unknown field 'nosuch'" "$tmp/flt.out" &&
+	! grep -q refused "$tmp/t1.err" && [[ $u =~ ^[0-9]+\ [0-9]+\ [0-9]+$ ]] && detached $T; then
+	ok test_attach_filter_refused_to_the_recorder
+else
+	fail test_attach_filter_refused_to_the_recorder "seq '$u'; recorder: $(cat "$tmp/flt.out"); program: $(cat "$tmp/t1.err")"
+fi
+
+# lowtrace stop ends a recording without a command
+"$LT" record -o "$tmp/st" --name attach-stop-$$ -p $T > "$tmp/st.out" 2>&1 &
+r=$!
+sleep 0.5
+"$LT" stop attach-stop-$$ > "$tmp/stop.out" 2>&1
+for i in $(seq 50); do kill -0 $r 2> /dev/null || break; sleep 0.1; done
+if ! kill -0 $r 2> /dev/null && wait $r && detached $T &&
+	[[ $(seqs "$tmp/st" | contiguous) =~ ^[0-9]+\ [0-9]+\ [0-9]+$ ]]; then
+	ok test_attach_stop
+else
+	kill -INT $r 2> /dev/null
+	fail test_attach_stop "$(cat "$tmp/st.out" "$tmp/stop.out")"
+fi
+
+# a recorder killed by SIGKILL: the program sees its socket close, detaches
+"$LT" record -o "$tmp/k" -p $T > "$tmp/k.out" 2>&1 &
+r=$!
+sleep 0.5
+before=$(buffers $T)
+kill -KILL $r
+wait $r 2> /dev/null
+if [ "${before:-0}" -gt 0 ] && detached $T; then
+	record_for "$tmp/k2" 0.5 -p $T
+	if [[ $(seqs "$tmp/k2" | contiguous) =~ ^[0-9]+\ [0-9]+\ [0-9]+$ ]] && detached $T; then
+		ok test_attach_recorder_killed
+	else
+		fail test_attach_recorder_killed "not attached again: $(cat "$tmp/k2.out")"
+	fi
+else
+	fail test_attach_recorder_killed "buffers ${before:-?} while attached; after SIGKILL: $(buffers $T) buffers, $(threads $T) threads"
+fi
+
+# a fork while attached: the child joins at once (ticker:forked 0..49),
+# the program it execs is attached when its rendezvous appears
+"$LT" record -o "$tmp/fx" -p $T > "$tmp/fx.out" 2>&1 &
+r=$!
+sleep 0.4
+kill -USR1 $T
+sleep 1.2
+kill -INT $r
+wait $r
+fk=$(seqs "$tmp/fx" ticker:forked | contiguous)
+mkdir -p "$tmp/fx-exec"
+cp "$tmp/fx/metadata" "$tmp/fx-exec/"
+cp "$tmp"/fx/default_*.1_* "$tmp/fx-exec/" 2> /dev/null
+ex=$(seqs "$tmp/fx-exec" | contiguous)
+if [ "$fk" = "0 49 50" ] && [[ $ex =~ ^[0-9]+\ [0-9]+\ [0-9]+$ ]]; then
+	ok "test_attach_fork_exec (exec'd program: $ex)"
+else
+	fail test_attach_fork_exec "forked '$fk', exec'd '$ex'; $(ls "$tmp/fx")"$'\n'"$(cat "$tmp/fx.out")"
+fi
+
+# another user: refused with a message saying whose it is; the program
+# goes on; root may attach it
+id lttest > /dev/null 2>&1 || useradd -M -s /usr/sbin/nologin lttest > /dev/null 2>&1
+if ! id lttest > /dev/null 2>&1 || [ "$(id -u)" -ne 0 ]; then
+	skip test_attach_other_user "needs root and a user lttest"
+else
+	mkdir -m 777 "$tmp/other"
+	setpriv --reuid=lttest --regid=lttest --clear-groups "$TICKER" 1000 > /dev/null &
+	U=$!
+	listening $U
+	out=$(cd "$tmp/other" && setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		env -u XDG_RUNTIME_DIR "$LT" record -o "$tmp/other/t" -p $U 2>&1)
+	rc=$?
+	# root attaches it, and the child it forks, which cannot reach
+	# root's socket and is attached through its own rendezvous
+	"$LT" record -o "$tmp/root" -p $U > "$tmp/root.out" 2>&1 &
+	r=$!
+	sleep 0.4
+	kill -USR1 $U
+	sleep 1.2
+	kill -INT $r
+	wait $r
+	s=$(pid_seqs "$tmp/root" $U | contiguous)
+	# its child's streams (its fork's or the program it execs)
+	fk=$(ls "$tmp/root" | grep '^default_' | grep -v "^default_${U}_")
+	if [ $rc -ne 0 ] && printf '%s\n' "$out" | grep -q "process $U belongs to user lttest: only lttest or root can attach" &&
+		[[ $s =~ ^[0-9]+\ [0-9]+\ [0-9]+$ ]] && [ -n "$fk" ] && detached $U; then
+		ok test_attach_other_user
+	else
+		fail test_attach_other_user "exit $rc: $out; as root: '$s', its child's streams '$fk' $(cat "$tmp/root.out")"
+	fi
+	kill -TERM $U
+	wait $U
+fi
+
+# two sessions at once: a flight recorder left on and an ad hoc
+# recording, each with its own rules and channels; a third is refused
+# with the names of the two
+"$LT" record -o "$tmp/fl" --name flight-$$ -p $T -e 'ticker:tick@fr' \
+	--channel fr:mode=overwrite,subbufs=4,subbuf-size=16K > "$tmp/fl.out" 2>&1 &
+fr=$!
+sleep 0.4
+"$LT" record -o "$tmp/adhoc" --name adhoc-$$ -p $T -e 'ticker:*' > "$tmp/adhoc.out" 2>&1 &
+ad=$!
+sleep 0.4
+both=$(buffers $T)
+third=$("$LT" record -o "$tmp/third" -p $T 2>&1)
+rc3=$?
+sleep 0.4
+kill -INT $ad
+wait $ad
+sleep 0.3
+one=$(buffers $T)
+"$LT" snapshot flight-$$ > "$tmp/snap.out" 2>&1
+sleep 0.3
+"$LT" stop flight-$$ >> "$tmp/snap.out" 2>&1
+wait $fr
+sa=$(seqs "$tmp/adhoc" | contiguous)
+sf=$(seqs "$tmp/fl" | contiguous)
+ss=$(seqs "$tmp/fl/snapshot-0" | contiguous)
+pat='^[0-9]+ [0-9]+ [0-9]+$'
+if [ "$both" = 3 ] && [ "$one" = 2 ] && [ $rc3 -ne 0 ] &&
+	printf '%s\n' "$third" | grep -q "process $T is already recorded by sessions flight-$$ and adhoc-$$ (2 at most)" &&
+	[[ $sa =~ $pat ]] && [[ $sf =~ $pat ]] && [[ $ss =~ $pat ]] &&
+	! ls "$tmp/adhoc" | grep -q '^fr_' && ! ls "$tmp/fl" | grep -q '^default_' && detached $T; then
+	ok "test_attach_two_sessions (ad hoc $sa, flight recorder $sf)"
+else
+	fail test_attach_two_sessions "buffers with both $both, then $one; third: exit $rc3: $third; ad hoc '$sa', flight '$sf', snapshot '$ss'"$'\n'"$(cat "$tmp/fl.out" "$tmp/adhoc.out" "$tmp/snap.out")"
+fi
+
+kill -TERM $T
+wait $T
+t1=$?
+if [ $t1 -eq 0 ] && grep -q '^ticks [0-9]' "$tmp/t1.out"; then
+	ok test_attach_program_unaffected
+else
+	fail test_attach_program_unaffected "exit $t1: $(cat "$tmp/t1.out" "$tmp/t1.err")"
+fi
+
+# a program that exits while attached: the recording ends with it, every
+# event it traced in the trace
+"$TICKER" 1000 800 > /dev/null &
+T=$!
+listening $T
+"$LT" record -o "$tmp/ex" -p $T > "$tmp/ex.out" 2>&1
+rc=$?
+wait $T
+s=$(seqs "$tmp/ex" | contiguous)
+if [ $rc -eq 0 ] && [[ $s =~ ^[0-9]+\ 799\ [0-9]+$ ]] && grep -q "process $T exited" "$tmp/ex.out"; then
+	ok "test_attach_program_exits ($s)"
+else
+	fail test_attach_program_exits "exit $rc, seq '$s': $(cat "$tmp/ex.out")"
+fi
+
+# a program killed while attached: what it committed is collected
+"$TICKER" 1000 > /dev/null &
+T=$!
+listening $T
+"$LT" record -o "$tmp/kl" -p $T > "$tmp/kl.out" 2>&1 &
+r=$!
+sleep 0.6
+kill -KILL $T
+wait $T 2> /dev/null
+wait $r
+rc=$?
+s=$(seqs "$tmp/kl" | contiguous)
+if [ $rc -eq 0 ] && [[ $s =~ ^[0-9]+\ [0-9]+\ [0-9]+$ ]] && [ "$(echo "$s" | cut -d' ' -f3)" -gt 20 ]; then
+	ok "test_attach_program_killed ($s)"
+else
+	fail test_attach_program_killed "exit $rc, seq '$s': $(cat "$tmp/kl.out")"
+fi
+
+# list --apps and --all-apps, as a user of their own (other tests' programs
+# are root's): two programs running, a third started while recording; a
+# root program beside them is neither listed nor recorded
+if ! id lttest > /dev/null 2>&1 || [ "$(id -u)" -ne 0 ]; then
+	skip test_list_apps "needs root and a user lttest"
+	skip test_record_all_apps "needs root and a user lttest"
+else
+	# a command, not a function: $! is then the program's pid
+	as_lttest="setpriv --reuid=lttest --regid=lttest --clear-groups env -u XDG_RUNTIME_DIR"
+	"$TICKER" 1000 > /dev/null &
+	R0=$!
+	$as_lttest "$TICKER" 1000 > /dev/null &
+	A1=$!
+	$as_lttest "$TICKER" 1000 > /dev/null &
+	A2=$!
+	listening $R0 && listening $A1 && listening $A2
+	mine=$(cd "$tmp/other" && $as_lttest "$LT" list --apps 2>&1)
+	all=$("$LT" list --apps 2>&1)
+	if printf '%s\n' "$mine" | grep -q "^$A1 *3 *- *$TICKER 1000\$" &&
+		printf '%s\n' "$mine" | grep -q "^$A2 *3 *- " &&
+		! printf '%s\n' "$mine" | grep -q "^$R0 " &&
+		printf '%s\n' "$all" | grep -q "^$R0 *3 *- "; then
+		ok test_list_apps
+	else
+		fail test_list_apps "as lttest:"$'\n'"$mine"$'\n'"as root:"$'\n'"$all"
+	fi
+	(cd "$tmp/other" && exec setpriv --reuid=lttest --regid=lttest --clear-groups \
+		env -u XDG_RUNTIME_DIR "$LT" record -o "$tmp/other/all" --all-apps --name all-apps-$$) \
+		> "$tmp/all.out" 2>&1 &
+	r=$!
+	sleep 0.6
+	listed=$(cd "$tmp/other" && $as_lttest "$LT" list --apps 2>&1)
+	$as_lttest "$TICKER" 1000 > /dev/null &
+	A3=$!
+	base[$A3]=${base[$A1]} # it may be attached before it is seen alone
+	sleep 0.8
+	kill -INT $r
+	wait $r
+	rc=$?
+	bad=
+	for p in $A1 $A2 $A3; do
+		s=$(pid_seqs "$tmp/other/all" $p | contiguous)
+		[[ $s =~ ^[0-9]+\ [0-9]+\ ([0-9]+)$ ]] && [ "${BASH_REMATCH[1]}" -gt 20 ] || bad="$bad $p: '$s';"
+	done
+	ls "$tmp/other/all" | grep -q "_${R0}_" && bad="$bad root's $R0 recorded;"
+	printf '%s\n' "$listed" | grep -q "^$A1 *3 *all-apps-$$ " || bad="$bad list while recording: $listed;"
+	if [ $rc -eq 0 ] && [ -z "$bad" ] && detached $A1 && detached $A3; then
+		ok test_record_all_apps
+	else
+		fail test_record_all_apps "exit $rc:$bad"$'\n'"$(cat "$tmp/all.out")"
+	fi
+	kill -TERM $R0 $A1 $A2 $A3
+	wait $R0 $A1 $A2 $A3
+fi
+
+# LOWTRACE_ATTACH=0: no rendezvous, and a message that names it
+LOWTRACE_ATTACH=0 "$TICKER" 1000 > /dev/null &
+T=$!
+sleep 0.3
+expect_error test_attach_refused_by_env nonzero "process $T was started with LOWTRACE_ATTACH=0" \
+	"$LT" record -o "$tmp/env" -p $T
+kill -TERM $T
+wait $T
+
+# a program of a `lowtrace record` is in that recording: it says so
+"$LT" record -o "$tmp/cmd" -- "$TICKER" 1000 > /dev/null 2>&1 &
+r=$!
+# (the command, not its pre-flight run, which lists its events and exits)
+for i in $(seq 50); do
+	for T in $(pgrep -P $r -f "$TICKER"); do
+		tr '\0' '\n' < "/proc/$T/environ" 2> /dev/null | grep -q '^LOWTRACE_SESSION_SOCK=' && break 2
+	done
+	sleep 0.1
+done
+expect_error test_attach_refused_under_record nonzero "process $T was started under .lowtrace record." \
+	"$LT" record -o "$tmp/cmd2" -p "$T"
+kill -TERM "$T"
+wait $r
+
+finish
