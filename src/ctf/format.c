@@ -425,26 +425,36 @@ size_t lt_format_bound_fixed(const struct lt_field_class *fcs, unsigned n)
 	return b;
 }
 
+unsigned lt_format_bound_vars(const struct lt_field_class *fcs, unsigned n,
+			      struct lt_bound_var *out)
+{
+	unsigned k = 0;
+	for (unsigned i = 0; i < n; i++) {
+		const struct lt_field_class *fc = &fcs[i];
+		size_t per;
+		if (fc->kind == LT_KIND_STRING)
+			per = 4;
+		else if (fc->kind == LT_KIND_COMPOUND)
+			per = 1;
+		else if (fc->kind == LT_KIND_SEQUENCE)
+			per = fc->text ? 4 :
+					 16 + scalar_bound(fc, fc->elem_kind);
+		else
+			continue;
+		out[k].field = i;
+		out[k].per = (uint32_t)per;
+		k++;
+	}
+	return k;
+}
+
 size_t lt_event_format_bound(const struct lt_event *ev)
 {
 	const struct lt_event_class *ec = ev->cls;
 	size_t b = ec->fmt_bound;
-	if (ec->fixed_size >= 0)
-		return b;
-	for (uint32_t i = 0; i < ec->nfields; i++) {
-		const struct lt_field_class *fc = &ec->fields[i];
-		if (fc->kind == LT_KIND_STRING ||
-		    fc->kind == LT_KIND_COMPOUND) {
-			b += (fc->kind == LT_KIND_STRING ? 4 : 1) *
-			     (size_t)ev->count[i];
-		} else if (fc->kind == LT_KIND_SEQUENCE) {
-			size_t n = ev->count[i];
-			if (fc->text)
-				b += 4 * n;
-			else
-				b += n * (16 + scalar_bound(fc, fc->elem_kind));
-		}
-	}
+	for (uint32_t k = 0; k < ec->nfmt_var; k++)
+		b += (size_t)ec->fmt_var[k].per *
+		     (size_t)ev->count[ec->fmt_var[k].field];
 	return b;
 }
 

@@ -38,5 +38,9 @@ void lt_fmt_8digits(char *p, uint32_t x);
 /* The formatted size bound of fields, strings and sequences aside (the
  * metadata compiler stores it per event class). */
 size_t lt_format_bound_fixed(const struct lt_field_class *fcs, unsigned n);
+/* The fields of fcs whose bound is their lt_event.count times a constant,
+ * at out (room for n); returns how many. */
+unsigned lt_format_bound_vars(const struct lt_field_class *fcs, unsigned n,
+			      struct lt_bound_var *out);
 
 #endif

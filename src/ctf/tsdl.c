@@ -2403,6 +2403,9 @@ placed:
 	ec->name = pe->name;
 	ec->name_len = (uint32_t)strlen(pe->name);
 	ec->fmt_bound = (uint32_t)lt_format_bound_fixed(fcs, n);
+	struct lt_bound_var *bv = alloc(ps, (n ? n : 1) * sizeof(*bv));
+	ec->nfmt_var = lt_format_bound_vars(fcs, n, bv);
+	ec->fmt_var = bv;
 	ec->id = pe->id;
 	ec->loglevel = pe->loglevel;
 	ec->format = pe->format;

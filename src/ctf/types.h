@@ -134,6 +134,11 @@ struct lt_step {
  * context, the event's context, the payload. */
 enum { LT_SEC_STREAM_CTX, LT_SEC_EVENT_CTX, LT_SEC_PAYLOAD, LT_NSECTIONS };
 
+/* A field of an event class whose formatted size bound varies. */
+struct lt_bound_var {
+	uint32_t field, per;
+};
+
 struct lt_event_class {
 	const char *name;
 	uint32_t name_len;
@@ -170,6 +175,11 @@ struct lt_event_class {
 	uint8_t steps_plain; /* no bit-fields, no variants' options */
 	/* formatted size bound of the fields, strings and sequences aside */
 	uint32_t fmt_bound;
+	/* the fields whose bound is their count times per (strings,
+	 * sequences, compound fields): lt_event_format_bound() reads only
+	 * these */
+	const struct lt_bound_var *fmt_var;
+	uint32_t nfmt_var;
 };
 
 struct lt_clock {

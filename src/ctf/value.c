@@ -73,6 +73,12 @@ static void bitfield_value(const struct lt_field_class *fc,
 		v->str = lt_enum_label(fc, v->u);
 }
 
+/* An integer of this many bytes: ld_uint_sel()'s sizes. */
+static int load_sized(uint32_t size)
+{
+	return size == 1 || size == 2 || size == 4 || size == 8;
+}
+
 uint8_t lt_value_op(const struct lt_field_class *fc)
 {
 	if (fc->var_tag >= 0)
@@ -93,14 +99,15 @@ uint8_t lt_value_op(const struct lt_field_class *fc)
 			return LT_VOP_ANY;
 		return (uint8_t)(fc->size | LT_VOP_FLOAT);
 	case LT_KIND_INT:
-		if (fc->size != 1 && fc->size != 2 && fc->size != 4 &&
-		    fc->size != 8)
+		if (!load_sized(fc->size))
 			return LT_VOP_ANY;
 		return (uint8_t)(fc->size |
 				 (fc->is_signed ? LT_VOP_SIGNED : 0) |
 				 (fc->be ? LT_VOP_BE : 0));
+	case LT_KIND_ENUM:
+		return load_sized(fc->size) ? LT_VOP_ENUM : LT_VOP_ANY;
 	default:
-		return LT_VOP_ANY; /* enums: their labels */
+		return LT_VOP_ANY;
 	}
 }
 

@@ -18,8 +18,9 @@
  * integer of 1, 2, 4 or 8 bytes (its bytes, or-ed with LT_VOP_SIGNED when
  * signed, LT_VOP_BE when big-endian), a little-endian float (its bytes
  * or-ed with LT_VOP_FLOAT), a string, an array or sequence of numbers not
- * text, an integer bit-field; anything else (enums, text arrays, variants'
- * options, compound fields) out of line.
+ * text, an integer bit-field, an enum of 1, 2, 4 or 8 bytes (its label
+ * looked up out of line); anything else (text arrays, variants' options,
+ * compound fields) out of line.
  */
 enum {
 	LT_VOP_ANY = 0,
@@ -30,10 +31,14 @@ enum {
 	LT_VOP_ARRAY = 0x81,
 	LT_VOP_SEQUENCE = 0x82,
 	LT_VOP_BITS = 0x83, /* an integer bit-field, either order */
+	LT_VOP_ENUM = 0x84, /* not a bit-field */
 };
 
 /* The LT_VOP_* of a field class, as the metadata compiled it. */
 uint8_t lt_value_op(const struct lt_field_class *fc);
+
+/* The label of an enum value, or NULL. */
+const char *lt_enum_label(const struct lt_field_class *fc, uint64_t raw);
 
 /* lt_event_field() for any field. */
 int lt_event_field_any(const struct lt_event *ev, unsigned i,
@@ -76,6 +81,15 @@ static inline int lt_event_field(const struct lt_event *ev, unsigned i,
 			v->len = ev->count[i];
 			return 0;
 		}
+		if (op == LT_VOP_ENUM) {
+			const struct lt_field_class *fc = v->fc;
+			uint64_t u = ld_uint_bo(p, fc->size, fc->be);
+			v->kind = LT_KIND_ENUM;
+			v->u = fc->is_signed ? (uint64_t)sext(u, fc->size) : u;
+			v->len = 0;
+			v->str = lt_enum_label(fc, v->u);
+			return 0;
+		}
 		v->kind = op == LT_VOP_ARRAY ? LT_KIND_ARRAY : LT_KIND_SEQUENCE;
 		v->len = op == LT_VOP_ARRAY ? v->fc->length : ev->count[i];
 		v->str = NULL;
@@ -108,7 +122,5 @@ int lt_event_field_by_name(const struct lt_event *ev, const char *name,
 			   struct lt_value *v);
 /* Element i of an array or sequence value. */
 int lt_value_elem(const struct lt_value *arr, size_t i, struct lt_value *out);
-/* The label of an enum value, or NULL. */
-const char *lt_enum_label(const struct lt_field_class *fc, uint64_t raw);
 
 #endif
