@@ -24,55 +24,6 @@ const char *lt_enum_label(const struct lt_field_class *fc, uint64_t raw)
 	return NULL;
 }
 
-static void scalar_value(const struct lt_field_class *fc, uint8_t kind,
-			 const unsigned char *p, struct lt_value *v)
-{
-	v->fc = fc;
-	v->kind = kind;
-	v->str = NULL;
-	v->len = 0;
-	v->data = p;
-	if (kind == LT_KIND_FLOAT) {
-		uint64_t bits = ld_uint_bo(p, fc->size, fc->be);
-		if (fc->size == 4) {
-			float f;
-			uint32_t b32 = (uint32_t)bits;
-			memcpy(&f, &b32, 4);
-			v->f = f;
-		} else {
-			memcpy(&v->f, &bits, 8);
-		}
-		return;
-	}
-	uint64_t raw = ld_uint_bo(p, fc->size, fc->be);
-	if (fc->is_signed)
-		v->i = sext(raw, fc->size);
-	else
-		v->u = raw;
-	if (kind == LT_KIND_ENUM)
-		v->str = lt_enum_label(fc, v->u);
-}
-
-/* A bit-field's value: bit is its offset in bits from base. */
-static void bitfield_value(const struct lt_field_class *fc,
-			   const unsigned char *base, uint32_t bit,
-			   struct lt_value *v)
-{
-	uint64_t raw = lt_hdr_bits(base, bit, fc->bitsize, fc->be);
-	v->fc = fc;
-	v->kind = fc->kind;
-	v->str = NULL;
-	v->len = 0;
-	v->data = base + bit / 8;
-	if (fc->is_signed && fc->bitsize < 64)
-		v->i = (int64_t)(raw << (64 - fc->bitsize)) >>
-		       (64 - fc->bitsize);
-	else
-		v->u = raw;
-	if (fc->kind == LT_KIND_ENUM)
-		v->str = lt_enum_label(fc, v->u);
-}
-
 /* An integer of this many bytes: ld_uint_sel()'s sizes. */
 static int load_sized(uint32_t size)
 {
@@ -168,9 +119,9 @@ int lt_event_field_any(const struct lt_event *ev, unsigned i,
 		return 0;
 	default:
 		if (__builtin_expect(fc->bitfield, 0))
-			bitfield_value(fc, ev->base, ev->off[i], v);
+			lt_value_bitfield(fc, ev->base, ev->off[i], v);
 		else
-			scalar_value(fc, fc->kind, p, v);
+			lt_value_scalar(fc, fc->kind, p, v);
 		return 0;
 	}
 }
@@ -189,7 +140,7 @@ int lt_value_elem(const struct lt_value *arr, size_t i, struct lt_value *out)
 	if ((arr->kind != LT_KIND_ARRAY && arr->kind != LT_KIND_SEQUENCE) ||
 	    i >= arr->len)
 		return -EINVAL;
-	scalar_value(arr->fc, arr->fc->elem_kind, arr->data + i * arr->fc->size,
-		     out);
+	lt_value_scalar(arr->fc, arr->fc->elem_kind,
+			arr->data + i * arr->fc->size, out);
 	return 0;
 }

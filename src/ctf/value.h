@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /*
  * How lt_event_field() reads a field (lt_event_class.vop): in line, an
@@ -40,6 +41,63 @@ uint8_t lt_value_op(const struct lt_field_class *fc);
 /* The label of an enum value, or NULL. */
 const char *lt_enum_label(const struct lt_field_class *fc, uint64_t raw);
 
+/* v's float from its bits (4 or 8 bytes). */
+static inline void lt_value_set_float(struct lt_value *v, uint64_t bits,
+				      unsigned size)
+{
+	if (size == 4) {
+		float f;
+		uint32_t b32 = (uint32_t)bits;
+		memcpy(&f, &b32, 4);
+		v->f = f;
+	} else {
+		memcpy(&v->f, &bits, 8);
+	}
+}
+
+/* A scalar of fc, of kind (an integer, enum or float) at p. */
+static inline void lt_value_scalar(const struct lt_field_class *fc,
+				   uint8_t kind, const unsigned char *p,
+				   struct lt_value *v)
+{
+	uint64_t raw = ld_uint_bo(p, fc->size, fc->be);
+	v->fc = fc;
+	v->kind = kind;
+	v->str = NULL;
+	v->len = 0;
+	v->data = p;
+	if (kind == LT_KIND_FLOAT) {
+		lt_value_set_float(v, raw, fc->size);
+		return;
+	}
+	if (fc->is_signed)
+		v->i = sext(raw, fc->size);
+	else
+		v->u = raw;
+	if (kind == LT_KIND_ENUM)
+		v->str = lt_enum_label(fc, v->u);
+}
+
+/* A bit-field's value: bit is its offset in bits from base. */
+static inline void lt_value_bitfield(const struct lt_field_class *fc,
+				     const unsigned char *base, uint32_t bit,
+				     struct lt_value *v)
+{
+	uint64_t raw = lt_hdr_bits(base, bit, fc->bitsize, fc->be);
+	unsigned sh = 64 - fc->bitsize;
+	v->fc = fc;
+	v->kind = fc->kind;
+	v->str = NULL;
+	v->len = 0;
+	v->data = base + bit / 8;
+	if (fc->is_signed)
+		v->i = (int64_t)(raw << sh) >> sh;
+	else
+		v->u = raw;
+	if (fc->kind == LT_KIND_ENUM)
+		v->str = lt_enum_label(fc, v->u);
+}
+
 /* lt_event_field() for any field. */
 int lt_event_field_any(const struct lt_event *ev, unsigned i,
 		       struct lt_value *v);
@@ -61,18 +119,7 @@ static inline int lt_event_field(const struct lt_event *ev, unsigned i,
 	if (op & LT_VOP_STRING) {
 		if (op == LT_VOP_BITS) {
 			/* its offset is in bits */
-			const struct lt_field_class *fc = v->fc;
-			uint32_t bit = ev->off[i];
-			uint64_t u =
-				lt_hdr_bits(ev->base, bit, fc->bitsize, fc->be);
-			unsigned sh = 64 - fc->bitsize;
-			v->kind = LT_KIND_INT;
-			v->u = fc->is_signed ?
-				       (uint64_t)((int64_t)(u << sh) >> sh) :
-				       u;
-			v->str = NULL;
-			v->len = 0;
-			v->data = ev->base + bit / 8;
+			lt_value_bitfield(v->fc, ev->base, ev->off[i], v);
 			return 0;
 		}
 		if (op == LT_VOP_STRING) {
@@ -82,12 +129,7 @@ static inline int lt_event_field(const struct lt_event *ev, unsigned i,
 			return 0;
 		}
 		if (op == LT_VOP_ENUM) {
-			const struct lt_field_class *fc = v->fc;
-			uint64_t u = ld_uint_bo(p, fc->size, fc->be);
-			v->kind = LT_KIND_ENUM;
-			v->u = fc->is_signed ? (uint64_t)sext(u, fc->size) : u;
-			v->len = 0;
-			v->str = lt_enum_label(fc, v->u);
+			lt_value_scalar(v->fc, LT_KIND_ENUM, p, v);
 			return 0;
 		}
 		v->kind = op == LT_VOP_ARRAY ? LT_KIND_ARRAY : LT_KIND_SEQUENCE;
@@ -100,14 +142,7 @@ static inline int lt_event_field(const struct lt_event *ev, unsigned i,
 	v->len = 0;
 	if (op & LT_VOP_FLOAT) {
 		v->kind = LT_KIND_FLOAT;
-		if ((op & 15) == 4) {
-			float f;
-			uint32_t b32 = (uint32_t)u;
-			memcpy(&f, &b32, 4);
-			v->f = f;
-		} else {
-			memcpy(&v->f, &u, 8);
-		}
+		lt_value_set_float(v, u, op & 15);
 		return 0;
 	}
 	if (op & LT_VOP_BE)
