@@ -14,6 +14,18 @@ static void need_root(void)
 		LT_SKIP("kernel tracepoints need root");
 }
 
+#define MAX_LINES 20000
+
+/* Cuts out into its lines, in place; how many (at most MAX_LINES). */
+static int split_lines(char *out, char **lines)
+{
+	int n = 0;
+	for (char *save = NULL, *l = strtok_r(out, "\n", &save);
+	     l && n < MAX_LINES; l = strtok_r(NULL, "\n", &save))
+		lines[n++] = l;
+	return n;
+}
+
 /* The line index of the first line at or after from containing all of a
  * and b, or -1. */
 static int find_line(char **lines, int n, int from, const char *a,
@@ -45,11 +57,8 @@ LT_TEST(test_user_and_kernel_events_share_one_timeline)
 	snprintf(cmd, sizeof(cmd), "babeltrace2 %s 2>&1", dir);
 	out = lt_run(cmd, &st);
 	LT_ASSERT_EQ(st, 0);
-	char *lines[20000];
-	int n = 0;
-	for (char *save = NULL, *l = strtok_r(out, "\n", &save); l && n < 20000;
-	     l = strtok_r(NULL, "\n", &save))
-		lines[n++] = l;
+	char *lines[MAX_LINES];
+	int n = split_lines(out, lines);
 	int at = find_line(lines, n, 0, "sleeper:before", NULL);
 	LT_ASSERT_CMP(at, >=, 0);
 	char tidf[64], prev[64], next[64];
@@ -153,11 +162,8 @@ LT_TEST(test_kernel_flight_recorder_snapshot_holds_the_newest_scheduling)
 	LT_ASSERT_EQ(st, 0);
 	/* the last sleep's step, the program's switch out in that sleep,
 	 * then the trigger */
-	char *lines[20000];
-	int n = 0;
-	for (char *save = NULL, *l = strtok_r(out, "\n", &save); l && n < 20000;
-	     l = strtok_r(NULL, "\n", &save))
-		lines[n++] = l;
+	char *lines[MAX_LINES];
+	int n = split_lines(out, lines);
 	int trig = find_line(lines, n, 0, "lowtrace:trigger", NULL);
 	LT_ASSERT_CMP(trig, >, 0);
 	int step = find_line(lines, n, 0, "trig:step", "i = 299 }");
