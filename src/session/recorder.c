@@ -236,13 +236,20 @@ struct kernel_snap {
 	struct lt_stream_out *out; /* per CPU */
 };
 
+/* A kernel packet of cpu appended to dir/kernel_CPU. */
+static int write_kernel_packet(struct lt_stream_out *out, const char *dir,
+			       uint32_t cpu, const void *packet, size_t len)
+{
+	char name[64];
+	snprintf(name, sizeof(name), "kernel_%u", cpu);
+	return lt_stream_write(out, dir, name, packet, len);
+}
+
 static int kernel_snap_packet(void *arg, uint32_t cpu, const void *packet,
 			      size_t len)
 {
 	struct kernel_snap *ks = arg;
-	char name[64];
-	snprintf(name, sizeof(name), "kernel_%u", cpu);
-	return lt_stream_write(&ks->out[cpu], ks->dir, name, packet, len);
+	return write_kernel_packet(&ks->out[cpu], ks->dir, cpu, packet, len);
 }
 
 /* An overwrite kernel channel's newest packets into dir; how many. */
@@ -830,12 +837,11 @@ static int kernel_packet(void *arg, uint32_t cpu, const void *packet,
 			 size_t len)
 {
 	struct rec *R = arg;
-	char name[64];
 
 	if (R->stopped)
 		return 0;
-	snprintf(name, sizeof(name), "kernel_%u", cpu);
-	if (lt_stream_write(&R->kout[cpu], R->o->dir, name, packet, len) == 0) {
+	if (write_kernel_packet(&R->kout[cpu], R->o->dir, cpu, packet, len) ==
+	    0) {
 		R->res->kernel_packets++;
 		R->res->kernel_bytes += len;
 	}
