@@ -726,10 +726,12 @@ int lt_analyze_latency(lt_reader_t *t, const struct lt_latency_opts *o,
 		/* an anchor without the field is explained as on time */
 		int has_by = lt_event_int(ev, by, &byval) == 0;
 		unsigned slot = nres;
-		if (o->last && nres) {
+		if (o->last) {
+			/* explained as it passes (the model holds only the
+			 * window before it): each replaces the one before */
+			if (nres)
+				free(res[0].text);
 			slot = 0;
-			free(res[0].text);
-		} else if (o->last) {
 			nres = 1;
 		} else if (nres == top) {
 			slot = 0;
