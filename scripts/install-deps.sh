@@ -13,6 +13,7 @@ pkgs=(
 	linux-perf              # perf, benchmarked beside kernel tracing
 	chromium                # headless browser for the report test
 	postgresql-15 python3.11 # programs with USDT markers, traced by tests/test_probes.sh
+	passwd util-linux       # useradd and setpriv: tests/test_attach.sh's other user
 )
 missing=()
 for p in "${pkgs[@]}"; do
