@@ -18,6 +18,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -32,6 +33,8 @@
 #include "session/proto.h"
 
 static int lfd = -1;
+/* posted by the listener once it is up: see listen_now() */
+static sem_t listener_up;
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 
 static void answer(int fd, int status, const char *text)
@@ -91,6 +94,7 @@ static void serve(int fd)
 static void *listen_thread(void *arg)
 {
 	int fd = (int)(intptr_t)arg;
+	sem_post(&listener_up);
 	for (;;) {
 		int c = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
 		if (c >= 0) {
@@ -117,11 +121,20 @@ static int listen_now(void)
 		return e;
 	}
 	pthread_t th;
+	sem_init(&listener_up, 0, 0);
 	int rc = lt_agent_thread(&th, listen_thread, (void *)(intptr_t)fd);
 	if (rc) {
 		close(fd);
 		return rc;
 	}
+	/*
+	 * Until the thread runs its own code, its start-up (the C library's,
+	 * a sanitizer's) may hold locks that a fork() right after this
+	 * function would copy held into the child; a program that forks at
+	 * once then deadlocks there.  Blocked in accept(), it holds none.
+	 */
+	while (sem_wait(&listener_up) < 0 && errno == EINTR)
+		;
 	pthread_detach(th);
 	lfd = fd;
 	return 0;
