@@ -42,7 +42,8 @@ READER_SRC := src/ctf/reader.c src/ctf/tsdl.c src/ctf/clock_ns.c \
 	src/ctf/value.c src/ctf/format.c src/ctf/header.c \
 	src/ctf/compound.c
 TOOL_SRC := $(wildcard src/analysis/*.c src/kernel/*.c) $(READER_SRC) \
-	src/session/recorder.c src/session/preflight.c src/session/apps.c
+	src/session/recorder.c src/session/preflight.c src/session/apps.c \
+	src/session/shared.c
 LIB_SRC := $(filter-out src/cli/% $(TOOL_SRC),$(wildcard src/*/*.c))
 LIB_ASM := $(wildcard src/*/*.S)
 CLI_SRC := $(wildcard src/cli/*.c)

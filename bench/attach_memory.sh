@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # attach_memory.sh - the memory `lowtrace record -p` takes for N attached
-# programs, with per-process buffers (one set per channel and CPU for
-# each process, the recorder's memfds, which the programs map).
+# programs: with per-process buffers, one set per channel and CPU for each
+# process; with per-user buffers, one set per channel and CPU for all of
+# them (the recorder's memfds, which the programs map).
 #
-# usage: bench/attach_memory.sh [N...] (default 1 10 50; SUBBUF=256K,
-# SUBBUFS=8: the default channel's geometry)
+# usage: bench/attach_memory.sh [N...] (default 1 10 50; BUFFERS=per-user
+# or per-process, the default; SUBBUF=256K, SUBBUFS=8: the default
+# channel's geometry)
 #
 # For each N: starts N tests/progs/ticker (one event every 10 ms), waits
 # for their rendezvous, attaches them all with one `lowtrace record -p`,
@@ -18,6 +20,7 @@ B=${BUILD:-build}
 case $B in /*) ;; *) B=$top/$B ;; esac
 SUBBUF=${SUBBUF:-256K}
 SUBBUFS=${SUBBUFS:-8}
+BUFFERS=${BUFFERS:-per-process}
 tmp=$(mktemp -d /tmp/lt-bench-attachmem.XXXXXX)
 pids=()
 cleanup() {
@@ -28,7 +31,7 @@ trap cleanup EXIT
 [ $# -gt 0 ] || set -- 1 10 50
 kib() { sed -n "s/^$1:[[:space:]]*\\([0-9]*\\) kB/\\1/p" "$2"; }
 cpus=$(nproc)
-echo "CPUs: $cpus; default channel $SUBBUFS x $SUBBUF per CPU"
+echo "CPUs: $cpus; default channel $SUBBUFS x $SUBBUF per CPU; buffers $BUFFERS"
 for n in "$@"; do
 	pids=()
 	for _ in $(seq "$n"); do
@@ -41,7 +44,7 @@ for n in "$@"; do
 	before_app=$(kib VmRSS "/proc/${pids[0]}/status")
 	shm0=$(kib Shmem /proc/meminfo)
 	list=$(IFS=,; echo "${pids[*]}")
-	"$B/lowtrace" record -o "$tmp/t$n" -p "$list" \
+	"$B/lowtrace" record -o "$tmp/t$n" -p "$list" --buffers "$BUFFERS" \
 		--channel "default:subbuf-size=$SUBBUF,subbufs=$SUBBUFS" > "$tmp/out$n" 2>&1 &
 	r=$!
 	sleep 2

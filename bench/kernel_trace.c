@@ -128,7 +128,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "lowtrace: writing %s: %s\n", o.dir,
 			strerror(-rc));
 
-	struct lt_ctf_stream s = { 0, "kernel", NULL, 0 };
+	struct lt_ctf_stream s = { 0, "kernel", NULL, 0, 0 };
 	lt_kernel_events(k, &s.events, &s.nevents);
 	struct lt_ctf_trace t = {
 		.hostname = "localhost",

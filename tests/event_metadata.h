@@ -20,7 +20,7 @@ static inline char *event_metadata_text(uint32_t id, const char *name,
 					uint32_t nfields, size_t *len)
 {
 	struct lt_ctf_event ce = { id, name, loglevel, fields, nfields, NULL };
-	struct lt_ctf_stream st = { 0, "default", &ce, 1 };
+	struct lt_ctf_stream st = { 0, "default", &ce, 1, 0 };
 	struct lt_ctf_trace t = { .hostname = "host",
 				  .procname = "proc",
 				  .pid = 1,

@@ -31,14 +31,21 @@ fi
 
 # the ticker:tick seq numbers of a trace, in order
 seqs() { "$LT" view "$1" -e "${2:-ticker:tick}" --no-delta | sed -n 's/.* seq = \([0-9]*\) .*/\1/p'; }
-# the seq numbers of one process of a trace (its streams alone)
+# the seq numbers of one process of a trace: its own streams, or its
+# records (by their vpid) in buffers shared per user
 pid_seqs() { # DIR PID
-	local d="$1.pid$2"
-	mkdir -p "$d"
-	cp "$1/metadata" "$d/"
-	cp "$1/default_$2_"* "$d/" 2> /dev/null
-	seqs "$d"
+	if ! ls "$1" | grep -q '^default_u[0-9]*_'; then
+		local d="$1.pid$2"
+		mkdir -p "$d"
+		cp "$1/metadata" "$d/"
+		cp "$1/default_$2_"* "$d/" 2> /dev/null
+		seqs "$d"
+	else
+		seqs "$1" "ticker:tick if vpid == $2"
+	fi
 }
+# the memfd inodes of the buffers a process maps
+ring_inodes() { grep 'lowtrace-ring' "/proc/$1/maps" 2> /dev/null | awk '{ print $5 }' | sort -u | tr '\n' ' '; }
 
 # "FIRST LAST N" if the numbers on stdin are contiguous, else "gap ..."
 contiguous() {
@@ -352,7 +359,9 @@ else
 		s=$(pid_seqs "$tmp/other/all" $p | contiguous)
 		[[ $s =~ ^[0-9]+\ [0-9]+\ ([0-9]+)$ ]] && [ "${BASH_REMATCH[1]}" -gt 20 ] || bad="$bad $p: '$s';"
 	done
-	ls "$tmp/other/all" | grep -q "_${R0}_" && bad="$bad root's $R0 recorded;"
+	[ -n "$(pid_seqs "$tmp/other/all" $R0)" ] && bad="$bad root's $R0 recorded;"
+	# one set of buffers, the user's
+	ls "$tmp/other/all" | grep -q "^default_u$(id -u lttest)_" || bad="$bad no per-user streams: $(ls "$tmp/other/all");"
 	printf '%s\n' "$listed" | grep -q "^$A1 *3 *all-apps-$$ " || bad="$bad list while recording: $listed;"
 	if [ $rc -eq 0 ] && [ -z "$bad" ] && detached $A1 && detached $A3; then
 		ok test_record_all_apps
@@ -362,6 +371,62 @@ else
 	kill -TERM $R0 $A1 $A2 $A3
 	wait $R0 $A1 $A2 $A3
 fi
+
+# Buffers shared per user: three programs ticking as fast as they can,
+# attached with -p (several pids: per-user by default) into one buffer
+# set; one is killed by SIGKILL in the middle of its burst.  Every
+# survivor's seq numbers are contiguous, the killed one's a contiguous
+# run up to its death, all three mapped the same buffers, babeltrace2
+# reads as many events as view, and --buffers per-process gives each its
+# own streams again.
+for i in 1 2 3; do
+	"$TICKER" 0 > /dev/null &
+	eval S$i=$!
+done
+listening $S1 && listening $S2 && listening $S3
+"$LT" record -o "$tmp/user" -p $S1,$S2,$S3 --channel default:subbuf-size=1M,subbufs=8 \
+	> "$tmp/user.out" 2>&1 &
+r=$!
+sleep 0.8
+inodes="$(ring_inodes $S1)|$(ring_inodes $S2)|$(ring_inodes $S3)"
+{ kill -KILL $S2; sleep 0.4; wait $S2; } 2> /dev/null
+kill -INT $r
+wait $r
+rc=$?
+bad=
+for p in $S1 $S2 $S3; do
+	s=$(pid_seqs "$tmp/user" $p | contiguous)
+	[[ $s =~ ^[0-9]+\ [0-9]+\ ([0-9]+)$ ]] && [ "${BASH_REMATCH[1]}" -gt 100 ] || bad="$bad $p: '$s';"
+done
+i1=${inodes%%|*}
+[ -n "$i1" ] && [ "$inodes" = "$i1|$i1|$i1" ] || bad="$bad buffers mapped: '$inodes';"
+ls "$tmp/user" | grep -q "^default_u$(id -u)_" || bad="$bad streams: $(ls "$tmp/user");"
+lost=$(sed -n 's/.* \([0-9]*\) lost in full buffers.*/\1/p' "$tmp/user.out")
+nv=$("$LT" view "$tmp/user" | wc -l)
+nb=$(babeltrace2 "$tmp/user" 2> /dev/null | wc -l)
+[ "$nv" -gt 300 ] && [ "$nv" = "$nb" ] || bad="$bad view $nv events, babeltrace2 $nb;"
+if [ $rc -eq 0 ] && [ -z "$bad" ] && [ -z "$lost" ] && grep -q "Buffers per user: 1 set" "$tmp/user.out" &&
+	detached $S1 && detached $S3; then
+	ok test_per_user_buffers
+else
+	fail test_per_user_buffers "exit $rc:$bad lost '$lost'"$'\n'"$(cat "$tmp/user.out")"
+fi
+"$LT" record -o "$tmp/proc" -p $S1,$S3 --buffers per-process > "$tmp/proc.out" 2>&1 &
+r=$!
+sleep 0.5
+kill -INT $r
+wait $r
+rc=$?
+s1=$(pid_seqs "$tmp/proc" $S1 | contiguous)
+s3=$(pid_seqs "$tmp/proc" $S3 | contiguous)
+if [ $rc -eq 0 ] && [[ $s1 =~ ^[0-9]+\ [0-9]+\ [0-9]+$ ]] && [[ $s3 =~ ^[0-9]+\ [0-9]+\ [0-9]+$ ]] &&
+	ls "$tmp/proc" | grep -q "^default_${S1}_" && ! ls "$tmp/proc" | grep -q "^default_u"; then
+	ok test_per_process_buffers
+else
+	fail test_per_process_buffers "exit $rc: '$s1' '$s3' $(ls "$tmp/proc")"$'\n'"$(cat "$tmp/proc.out")"
+fi
+kill -TERM $S1 $S3
+wait $S1 $S3
 
 # LOWTRACE_ATTACH=0: no rendezvous, and a message that names it
 LOWTRACE_ATTACH=0 "$TICKER" 1000 > /dev/null &

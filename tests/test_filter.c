@@ -272,8 +272,8 @@ static uint64_t ring_events(struct lt_ring *r)
 		struct lt_ring_subbuf sb;
 		lt_ring_flush(r, c);
 		while (lt_ring_get_subbuf(r, c, &sb) == 0) {
-			lt_ctf_walk_records(sb.data, sb.len, lookup_all, NULL,
-					    count_one, &n);
+			lt_ctf_walk_records(sb.data, sb.len, 0, lookup_all,
+					    NULL, count_one, &n);
 			lt_ring_put_subbuf(r, c);
 		}
 	}

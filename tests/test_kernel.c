@@ -738,7 +738,7 @@ static void record(struct files *fl, struct sleeper *sl,
 	LT_ASSERT_EQ(st->samples, st->events);
 	LT_ASSERT_EQ(lt_kernel_lost(k), 0);
 
-	struct lt_ctf_stream stream = { 0, "kernel", NULL, 0 };
+	struct lt_ctf_stream stream = { 0, "kernel", NULL, 0, 0 };
 	lt_kernel_events(k, &stream.events, &stream.nevents);
 	LT_ASSERT_EQ(stream.nevents, 4);
 	struct lt_ctf_trace t = {
@@ -885,7 +885,7 @@ static int count_packet(void *arg, uint32_t cpu, const void *data, size_t len)
 static void write_metadata(struct lt_kernel *k, const char *dir,
 			   const uint8_t uuid[16])
 {
-	struct lt_ctf_stream stream = { 3, "kernel", NULL, 0 };
+	struct lt_ctf_stream stream = { 3, "kernel", NULL, 0, 0 };
 	lt_kernel_events(k, &stream.events, &stream.nevents);
 	struct lt_ctf_trace t = {
 		.hostname = "test",

@@ -39,9 +39,12 @@ int lt_anchor_match_memo(const struct lt_anchor *a, const struct lt_event *ev,
 			 uint8_t *memo);
 /* '*' glob. */
 int lt_glob_match(const char *pat, const char *s);
-/* The thread an event is of: its "tid" field, else the kernel's
- * "common_tid", else the process of its stream. */
+/* The thread an event is of: its "tid" field (or vtid context), else the
+ * kernel's "common_tid", else its process (lt_event_pid()). */
 int32_t lt_event_tid(const struct lt_event *ev);
+/* The process an event is of: its vpid context (a record of buffers
+ * shared per user, or LTTng-UST's), else its stream's pid. */
+int32_t lt_event_pid(const struct lt_event *ev);
 
 struct lt_latency_opts {
 	struct lt_anchor anchor;

@@ -137,6 +137,16 @@ int32_t lt_event_tid(const struct lt_event *ev)
 	if (lt_event_int(ev, "tid", &tid) == 0 ||
 	    lt_event_int(ev, "common_tid", &tid) == 0)
 		return (int32_t)tid;
+	return lt_event_pid(ev);
+}
+
+int32_t lt_event_pid(const struct lt_event *ev)
+{
+	int64_t pid;
+	/* a record of buffers shared per user, or an LTTng-UST event with
+	 * a vpid context */
+	if (lt_event_int(ev, "vpid", &pid) == 0)
+		return (int32_t)pid;
 	return (int32_t)ev->pid;
 }
 

@@ -132,7 +132,7 @@ static void anchor(struct exp *x, const struct lt_event *ev)
 	fputs("{\"ph\":\"i\",\"s\":\"t\",\"name\":", x->out);
 	json_str(x->out, ev->cls->name);
 	fprintf(x->out, ",\"cat\":\"anchor\",\"pid\":%d,\"tid\":%d,\"ts\":%.3f",
-		pid > 0 ? pid : (int32_t)ev->pid, (int32_t)tid, us(x, ev->ns));
+		pid > 0 ? pid : lt_event_pid(ev), (int32_t)tid, us(x, ev->ns));
 	fputs(",\"args\":{", x->out);
 	for (unsigned i = 0; i < ev->cls->nfields; i++) {
 		struct lt_value v;

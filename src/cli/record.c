@@ -71,6 +71,12 @@ static const char usage[] =
 	"                      every user) that links liblowtrace, running or\n"
 	"                      started while recording (`lowtrace list --apps`\n"
 	"                      shows them)\n"
+	"  --buffers per-user|per-process\n"
+	"                      one set of buffers shared by the processes of\n"
+	"                      each user, its memory the same for 1 or 100\n"
+	"                      processes (each event carries its vpid), or a\n"
+	"                      set per process; default per-user with\n"
+	"                      --all-apps or several -p PIDs, else per-process\n"
 	"  --all               kernel events of every process, not only of\n"
 	"                      COMMAND's process tree\n"
 	"  --channel NAME:subbuf-size=SIZE,subbufs=N,mode=discard|overwrite\n"
@@ -418,6 +424,9 @@ static void summary(const struct lt_rec_options *o,
 		"%s.",
 		(unsigned long long)ev, hb, r->processes,
 		r->processes == 1 ? "" : "es", o->dir);
+	if (r->per_user)
+		fprintf(stderr, " Buffers per user: %d set%s.", r->users,
+			r->users == 1 ? "" : "s");
 	for (int i = 0; i < o->nchannels; i++) {
 		const struct lt_consumer_stats *c = &r->ch[i];
 		const struct lt_rec_channel *d = &o->channels[i];
@@ -583,6 +592,16 @@ static int record_run(int argc, char **argv)
 		} else if (strcmp(a, "--channel") == 0) {
 			if (parse_channel(&o, v))
 				return 2;
+		} else if (strcmp(a, "--buffers") == 0) {
+			if (strcmp(v, "per-user") == 0)
+				o.buffers = LT_BUFFERS_PER_USER;
+			else if (strcmp(v, "per-process") == 0)
+				o.buffers = LT_BUFFERS_PER_PROCESS;
+			else
+				return lt_cli_error("record",
+						    "--buffers %s: per-user or "
+						    "per-process",
+						    v);
 		} else if (strcmp(a, "--switch-timer") == 0) {
 			char *end;
 			long ms = strtol(v, &end, 10);

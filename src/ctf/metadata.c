@@ -351,6 +351,12 @@ static const char stream_layout[] =
 							"\t\t} v;\n"
 							"\t} align(32);\n";
 
+static const char pid_context[] =
+	"\tevent.context := struct {\n"
+	"\t\tinteger { size = 32; align = 8; signed = true; } vpid;\n"
+	"\t};\n";
+_Static_assert(LT_CTF_PID_CONTEXT == 4, "pid_context is an int32");
+
 _Static_assert(LT_PACKET_HDR_SIZE == 88 && LT_EV_TS_BITS == 27 &&
 		       LT_EV_ID_EXTENDED == 31,
 	       "the layout above describes ring.h's");
@@ -393,8 +399,9 @@ char *lt_ctf_metadata_text(const struct lt_ctf_trace *t, size_t *len)
 		  uuid, t->clock_source, (unsigned long long)t->clock.freq,
 		  (long long)off_s, (long long)off);
 	for (uint32_t s = 0; s < t->nstreams; s++)
-		sb_printf(&b, "stream {\n\tid = %u;\n%s};\n\n",
-			  t->streams[s].id, stream_layout);
+		sb_printf(&b, "stream {\n\tid = %u;\n%s%s};\n\n",
+			  t->streams[s].id, stream_layout,
+			  t->streams[s].pid_context ? pid_context : "");
 	for (uint32_t s = 0; s < t->nstreams; s++) {
 		for (uint32_t i = 0; i < t->streams[s].nevents; i++) {
 			const struct lt_ctf_event *e = &t->streams[s].events[i];

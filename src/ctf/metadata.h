@@ -28,12 +28,17 @@ struct lt_ctf_event {
 };
 
 /* A stream class: one channel of one process (or the kernel), and the
- * events it can carry, with ids of its own. */
+ * events it can carry, with ids of its own.  A channel's buffers shared
+ * by several processes (per-user buffers) lead each record with its
+ * writer's pid: the stream's event context, `vpid`, an int32 of
+ * LT_CTF_PID_CONTEXT bytes. */
+#define LT_CTF_PID_CONTEXT 4
 struct lt_ctf_stream {
 	uint32_t id;
 	const char *channel;
 	const struct lt_ctf_event *events;
 	uint32_t nevents;
+	int pid_context;
 };
 
 struct lt_ctf_trace {

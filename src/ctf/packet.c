@@ -50,8 +50,9 @@ long lt_ctf_payload_size(const struct lt_field_desc *f, uint32_t n,
 	return (long)off;
 }
 
-size_t lt_ctf_walk_records(const void *pkt, size_t len, lt_ctf_lookup_fn lookup,
-			   void *larg, lt_ctf_record_fn fn, void *arg)
+size_t lt_ctf_walk_records(const void *pkt, size_t len, size_t ctx,
+			   lt_ctf_lookup_fn lookup, void *larg,
+			   lt_ctf_record_fn fn, void *arg)
 {
 	const uint8_t *p = pkt;
 	struct lt_packet_header h;
@@ -84,8 +85,9 @@ size_t lt_ctf_walk_records(const void *pkt, size_t len, lt_ctf_lookup_fn lookup,
 			off += LT_EV_HDR_EXTENDED;
 		}
 		const struct lt_ctf_event *e = lookup(larg, r.id);
-		if (!e || r.ts < prev)
+		if (!e || r.ts < prev || ctx > len - off)
 			break;
+		off += ctx;
 		long sz = lt_ctf_payload_size(e->fields, e->nfields, p + off,
 					      len - off);
 		if (sz < 0)

@@ -28,10 +28,13 @@ typedef void (*lt_ctf_record_fn)(void *arg, const struct lt_ctf_record *r);
 /*
  * Walks the records of the packet pkt (its header included) up to len
  * bytes, calling fn for each whole one; stops at the first that does not
- * parse (unknown id, past the end, timestamp going backwards).  Returns
- * the offset just after the last good record.
+ * parse (unknown id, past the end, timestamp going backwards).  ctx:
+ * bytes of event context before each payload (LT_CTF_PID_CONTEXT in a
+ * shared channel's stream, else 0).  Returns the offset just after the
+ * last good record.
  */
-size_t lt_ctf_walk_records(const void *pkt, size_t len, lt_ctf_lookup_fn lookup,
-			   void *larg, lt_ctf_record_fn fn, void *arg);
+size_t lt_ctf_walk_records(const void *pkt, size_t len, size_t ctx,
+			   lt_ctf_lookup_fn lookup, void *larg,
+			   lt_ctf_record_fn fn, void *arg);
 
 #endif

@@ -20,10 +20,27 @@
 #include <linux/membarrier.h>
 
 #include "clock/clock.h"
+#include "ctf/metadata.h"
 #include "probe/filter.h"
 #include "probe/targets.h"
 
 #include <lowtrace/rcu.h>
+
+/* A record of a shared ring: the writer's pid, then the payload. */
+static __attribute__((noinline)) void write_led(struct lt_ring *r,
+						const struct lt_target *g,
+						const void *payload,
+						uint32_t len)
+{
+	char b[LT_CTF_PID_CONTEXT + LT_EVENT_MAX];
+	if (len > LT_EVENT_MAX) {
+		lt_ring_count_too_big(r);
+		return;
+	}
+	memcpy(b, &g->pid, LT_CTF_PID_CONTEXT);
+	memcpy(b + LT_CTF_PID_CONTEXT, payload, len);
+	lt_ring_write(r, g->id, b, LT_CTF_PID_CONTEXT + len);
+}
 
 /* Every target of t, each through its filter; the general case. */
 static __attribute__((noinline)) void emit_all(const struct lt_targets *t,
@@ -42,8 +59,10 @@ static __attribute__((noinline)) void emit_all(const struct lt_targets *t,
 			continue;
 		if (!r)
 			g->fire(g->arg);
+		else if (!g->pid)
+			lt_ring_write(r, g->id, payload, len);
 		else
-			lt_ring_write(r, t->id, payload, len);
+			write_led(r, g, payload, len);
 	}
 }
 

@@ -48,6 +48,23 @@ int lt_probe_enable_trigger(const void *owner, const char *pattern,
 /* Removes owner's rules with this pattern (all of them for NULL). */
 int lt_probe_disable(const void *owner, const char *pattern);
 
+/*
+ * A ring shared with other processes (per-user buffers): its events take
+ * the ids id(arg, e) gives (LT_PROBE_NO_ID: not recorded there), and each
+ * of its records is led by pid, LT_CTF_PID_CONTEXT bytes (the stream's
+ * event context, ctf/metadata.h).  id() is called under the registry's lock, as a
+ * listener is; the rules to ring are added after this.  Up to
+ * LT_PROBE_MAX_SHARED rings (-ENOSPC).  lt_probe_unshare_ring() forgets
+ * the ring once no rule names it.
+ */
+#define LT_PROBE_NO_ID UINT32_MAX
+#define LT_PROBE_MAX_SHARED 32
+struct lt_ctf_event;
+typedef uint32_t (*lt_probe_id_fn)(void *arg, const struct lt_ctf_event *e);
+int lt_probe_share_ring(struct lt_ring *ring, int32_t pid, lt_probe_id_fn id,
+			void *arg);
+void lt_probe_unshare_ring(struct lt_ring *ring);
+
 /* The registered events, for metadata and listings (names are
  * "provider:event"; ctf/metadata.h describes them). */
 struct lt_ctf_event;

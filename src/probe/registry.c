@@ -68,6 +68,13 @@ static struct {
 	void *arg;
 } listeners[LT_PROBE_MAX_LISTENERS];
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+/* rings shared with other processes: their ids and the pid records carry */
+static struct {
+	struct lt_ring *ring;
+	int32_t pid;
+	lt_probe_id_fn id;
+	void *arg;
+} shared[LT_PROBE_MAX_SHARED];
 
 static int grow(void **arr, size_t *cap, size_t need, size_t elem)
 {
@@ -227,16 +234,42 @@ static struct lt_filter *compile_for(const struct rule *r,
 	return f;
 }
 
+/* The event's id in ring and the pid its records carry there (0: none);
+ * 0, or -1 if ring has no id for it. */
+static int id_in(const struct lt_ring *ring, const struct entry *e,
+		 uint32_t *id, int32_t *pid)
+{
+	*id = e->id;
+	*pid = 0;
+	for (int k = 0; k < LT_PROBE_MAX_SHARED; k++) {
+		if (shared[k].ring != ring)
+			continue;
+		struct lt_ctf_event pe = { e->id,     e->name,	  e->loglevel,
+					   e->fields, e->nfields, e->format };
+		*id = shared[k].id(shared[k].arg, &pe);
+		*pid = shared[k].pid;
+		return *id == LT_PROBE_NO_ID ? -1 : 0;
+	}
+	return 0;
+}
+
 /* Adds the rule's ring to t, or widens the filter of the ring's target:
  * two rules to one ring record an event once, if either selects it. */
 static void add_ring_target(struct lt_targets *t, const struct rule *r,
-			    struct lt_filter *f)
+			    const struct entry *e, struct lt_filter *f)
 {
 	uint32_t k = 0;
 	while (k < t->n && t->t[k].ring != r->ring)
 		k++;
 	if (k == t->n) {
-		t->t[t->n++] = (struct lt_target){ r->ring, f, NULL, NULL };
+		uint32_t id;
+		int32_t pid;
+		if (id_in(r->ring, e, &id, &pid) < 0) {
+			lt_filter_free(f);
+			return;
+		}
+		t->t[t->n++] =
+			(struct lt_target){ r->ring, f, NULL, NULL, id, pid };
 		return;
 	}
 	struct lt_target *g = &t->t[k];
@@ -269,18 +302,19 @@ static struct lt_targets *build_targets(struct entry *e)
 			if (!fits)
 				continue;
 			if (r->ring)
-				add_ring_target(t, r, f);
+				add_ring_target(t, r, e, f);
 			else
 				t->t[t->n++] =
-					(struct lt_target){ NULL, f, r->fire,
-							    r->arg };
+					(struct lt_target){ NULL,   f, r->fire,
+							    r->arg, 0, 0 };
 		}
 	}
 	if (!t->n) {
 		free(t);
 		return NULL;
 	}
-	if (t->n == 1 && t->t[0].ring && !t->t[0].filter)
+	if (t->n == 1 && t->t[0].ring && !t->t[0].filter &&
+	    t->t[0].id == t->id && !t->t[0].pid)
 		t->solo = t->t[0].ring;
 	/* a ring's kind is chosen before its first record and kept */
 	if (t->solo && t->solo->sync == LT_RING_SYNC_RSEQ &&
@@ -674,6 +708,34 @@ size_t lt_probe_nevents(void)
 	return n;
 }
 
+int lt_probe_share_ring(struct lt_ring *ring, int32_t pid, lt_probe_id_fn id,
+			void *arg)
+{
+	int rc = -ENOSPC;
+	pthread_mutex_lock(&reg_lock);
+	for (int k = 0; k < LT_PROBE_MAX_SHARED; k++) {
+		if (shared[k].ring)
+			continue;
+		shared[k].ring = ring;
+		shared[k].pid = pid;
+		shared[k].id = id;
+		shared[k].arg = arg;
+		rc = 0;
+		break;
+	}
+	pthread_mutex_unlock(&reg_lock);
+	return rc;
+}
+
+void lt_probe_unshare_ring(struct lt_ring *ring)
+{
+	pthread_mutex_lock(&reg_lock);
+	for (int k = 0; k < LT_PROBE_MAX_SHARED; k++)
+		if (shared[k].ring == ring)
+			memset(&shared[k], 0, sizeof(shared[k]));
+	pthread_mutex_unlock(&reg_lock);
+}
+
 void lt_probe_clock_changed(void)
 {
 	pthread_mutex_lock(&reg_lock);
@@ -703,6 +765,7 @@ void lt_probe_reset_after_fork(void)
 		lt_targets_free(t);
 	}
 	memset(listeners, 0, sizeof(listeners));
+	memset(shared, 0, sizeof(shared));
 	lt_probe_readers_after_fork();
 	pthread_mutex_unlock(&reg_lock);
 }

@@ -19,12 +19,16 @@ struct lt_target {
 	struct lt_filter *filter; /* NULL: every event */
 	void (*fire)(void *arg);
 	void *arg;
+	uint32_t id; /* the event's id in ring: its own, or a shared ring's */
+	int32_t pid; /* a shared ring's: each record led by it; else 0 */
 };
 
 struct lt_targets {
 	uint32_t id; /* the event's */
 	uint32_t n;
-	struct lt_ring *solo; /* the only target, a ring with no filter */
+	/* the only target, a ring with no filter that takes the event's id
+	 * and no pid */
+	struct lt_ring *solo;
 	/* solo again if an rseq ring and id fits a compact event header:
 	 * what lt_probe_emit()'s call-free path writes to */
 	struct lt_ring *fast;

@@ -128,7 +128,9 @@ int lt_ring_create(const struct lt_ring_config *cfg, struct lt_ring **out)
 	h->tmpl.magic = LT_PACKET_MAGIC;
 	memcpy(h->tmpl.uuid, cfg->uuid, 16);
 	h->tmpl.stream_id = cfg->stream_id;
-	h->tmpl.pid = cfg->pid ? cfg->pid : (uint32_t)getpid();
+	h->tmpl.pid = cfg->pid == LT_RING_NO_PID ? 0 :
+		      cfg->pid			 ? cfg->pid :
+						   (uint32_t)getpid();
 	atomic_store_explicit(&h->sync, cfg->sync, memory_order_relaxed);
 	ring_attach(r, map, total, fd);
 	*out = r;

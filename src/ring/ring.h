@@ -106,6 +106,8 @@ enum lt_ring_sync {
 	LT_RING_SYNC_WRITER = 2,
 };
 
+#define LT_RING_NO_PID UINT32_MAX
+
 struct lt_ring_config {
 	enum lt_ring_mode mode;
 	uint32_t n_cpus; /* 0: every CPU the system can have */
@@ -113,7 +115,7 @@ struct lt_ring_config {
 	uint64_t subbuf_size; /* power of two, >= 1024 */
 	uint8_t uuid[16]; /* the trace's, copied into each packet */
 	uint32_t stream_id; /* the channel's stream class */
-	uint32_t pid; /* 0: getpid() */
+	uint32_t pid; /* 0: getpid(); LT_RING_NO_PID: 0 (several writers) */
 	uint32_t sync; /* enum lt_ring_sync */
 };
 

@@ -57,6 +57,7 @@
 #include "probe/probe.h"
 #include "ring/ring.h"
 #include "session/agent.h"
+#include "session/idtab.h"
 #include "session/proto.h"
 
 struct session;
@@ -74,6 +75,8 @@ struct session {
 	int listening; /* its describe_event() is a registry listener */
 	struct lt_ring *rings[LT_PROTO_MAX_CHANNELS];
 	uint32_t nrings;
+	uint32_t shared; /* bit i: rings[i] is shared, its ids from ids */
+	struct lt_idtab *ids;
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	char name[LT_PROTO_NAME];
 	pthread_mutex_t one_request; /* a request and its reply at a time */
@@ -91,6 +94,7 @@ static struct session *sessions[LT_AGENT_MAX_SESSIONS];
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 
 static char event_buf[LT_PROTO_MAX]; /* under the registry's lock */
+static char key_buf[LT_PROTO_MAX]; /* under the registry's lock */
 
 static int request(struct session *s, const void *msg, size_t len);
 
@@ -212,6 +216,21 @@ static void describe_event(void *arg, const struct lt_ctf_event *e)
 	lt_proto_send(s->sock, event_buf, (size_t)n, NULL, 0);
 }
 
+/* A shared ring's id for an event (the registry's id function, under
+ * its lock): its key's slot in the session's id table.  The event was
+ * described first (the listener precedes the rules), so the recorder
+ * has its description before any record of it. */
+static uint32_t shared_id(void *arg, const struct lt_ctf_event *e)
+{
+	struct session *s = arg;
+	ssize_t n = lt_proto_event_encode(key_buf, sizeof(key_buf), e);
+	if (n < 0)
+		return LT_PROBE_NO_ID; /* not described either */
+	uint32_t id =
+		lt_idtab_id(s->ids, lt_proto_event_key(key_buf, (size_t)n));
+	return id == LT_IDTAB_NONE ? LT_PROBE_NO_ID : id;
+}
+
 static struct session *new_session(int sock, const char *path, const char *name)
 {
 	struct session *s = calloc(1, sizeof(*s));
@@ -237,6 +256,9 @@ static void release(struct session *s, int in_child)
 		lt_probe_remove_listener(describe_event, s);
 	lt_probe_disable(s, NULL);
 	lt_probe_sync();
+	for (uint32_t i = 0; i < s->nrings; i++)
+		if (s->shared & 1u << i)
+			lt_probe_unshare_ring(s->rings[i]);
 	if (s->trig_started) {
 		close(s->pipe[1]);
 		if (!in_child)
@@ -245,6 +267,7 @@ static void release(struct session *s, int in_child)
 	}
 	for (uint32_t i = 0; i < s->nrings; i++)
 		lt_ring_destroy(s->rings[i]);
+	lt_idtab_destroy(s->ids);
 	if (s->sock >= 0)
 		close(s->sock);
 	pthread_mutex_destroy(&s->one_request);
@@ -296,7 +319,7 @@ static int handshake(struct session *s)
 {
 	struct lt_msg_hello hello;
 	static struct lt_msg_config cfg; /* under lock */
-	int fds[LT_PROTO_MAX_CHANNELS], nfds = 0, rc;
+	int fds[LT_PROTO_MAX_FDS], nfds = 0, rc;
 	enum lt_msg_type type;
 
 	struct timeval tv = { 10, 0 };
@@ -315,15 +338,27 @@ static int handshake(struct session *s)
 	if (rc)
 		return rc;
 	ssize_t n = lt_proto_recv(s->sock, &cfg, sizeof(cfg), fds,
-				  LT_PROTO_MAX_CHANNELS, &nfds);
+				  LT_PROTO_MAX_FDS, &nfds);
 	if (n < 0)
 		return (int)n;
 	rc = -EPROTO;
 	if (lt_proto_check(&cfg, (size_t)n, &type) || type != LT_MSG_CONFIG ||
 	    cfg.nchannels == 0 || cfg.nchannels > LT_PROTO_MAX_CHANNELS ||
-	    (int)cfg.nchannels != nfds || cfg.nrules > LT_PROTO_MAX_RULES ||
-	    cfg.calib.freq == 0)
+	    cfg.nrules > LT_PROTO_MAX_RULES || cfg.calib.freq == 0)
 		goto fail_fds;
+	uint32_t shared = 0;
+	for (uint32_t i = 0; i < cfg.nchannels; i++)
+		if (cfg.channels[i].shared)
+			shared |= 1u << i;
+	/* shared buffers come with their id table, last */
+	if (nfds != (int)cfg.nchannels + (shared != 0))
+		goto fail_fds;
+	if (shared) {
+		rc = lt_idtab_map(fds[cfg.nchannels], &s->ids);
+		fds[cfg.nchannels] = -1; /* taken, mapped or not */
+		if (rc)
+			goto fail_fds;
+	}
 	/* one clock for every session: another recorder's calibration
 	 * converts the same counts, unless its source differs */
 	rc = -EXDEV;
@@ -342,6 +377,20 @@ static int handshake(struct session *s)
 		lt_clock_set_calib(&cfg.calib);
 		lt_probe_clock_changed();
 	}
+	/* every event described before a rule claims a shared id for it */
+	rc = lt_probe_add_listener(describe_event, s);
+	if (rc)
+		return rc;
+	s->listening = 1;
+	for (uint32_t i = 0; i < cfg.nchannels; i++) {
+		if (!(shared & 1u << i))
+			continue;
+		rc = lt_probe_share_ring(s->rings[i], (int32_t)getpid(),
+					 shared_id, s);
+		if (rc)
+			return rc;
+		s->shared |= 1u << i;
+	}
 	for (uint32_t i = 0; i < cfg.nrules; i++) {
 		struct lt_proto_rule *r = &cfg.rules[i];
 		char err[600];
@@ -357,10 +406,6 @@ static int handshake(struct session *s)
 			     r->pattern, r->filter[0] ? " if " : "", r->filter,
 			     err[0] ? err : strerror(-rc));
 	}
-	rc = lt_probe_add_listener(describe_event, s);
-	if (rc)
-		return rc;
-	s->listening = 1;
 	return 0;
 fail_fds:
 	for (int i = 0; i < nfds; i++)

@@ -142,11 +142,19 @@ void lt_consumer_destroy(struct lt_consumer *c)
 static void stream_name(const struct lt_consumer_buf *b, uint32_t cpu,
 			char *out, size_t cap)
 {
-	if (b->gen)
+	if (b->shared)
+		snprintf(out, cap, "%s_u%d_%u", b->channel, b->uid, cpu);
+	else if (b->gen)
 		snprintf(out, cap, "%s_%d.%d_%u", b->channel, b->pid, b->gen,
 			 cpu);
 	else
 		snprintf(out, cap, "%s_%d_%u", b->channel, b->pid, cpu);
+}
+
+/* Bytes of event context before each payload of b's records. */
+static size_t ctx_of(const struct lt_consumer_buf *b)
+{
+	return b->shared ? LT_CTF_PID_CONTEXT : 0;
 }
 
 static const struct lt_ctf_event *lookup_event(void *arg, uint32_t id)
@@ -179,8 +187,8 @@ static void write_packet(struct lt_consumer *c, struct lt_consumer_buf *b,
 
 	stream_name(b, cpu, name, sizeof(name));
 	if (c->count_events)
-		lt_ctf_walk_records(data, len, lookup_event, (void *)b->events,
-				    count_record, &n);
+		lt_ctf_walk_records(data, len, ctx_of(b), lookup_event,
+				    (void *)b->events, count_record, &n);
 	int rc = lt_stream_write(&b->out[cpu], c->dir, name, data, len);
 	pthread_mutex_lock(&c->lock);
 	if (rc) {
@@ -294,8 +302,9 @@ static void keep_committed(struct lt_consumer *c, struct lt_consumer_buf *b,
 		return;
 	}
 	x->n = 0;
-	size_t walked = lt_ctf_walk_records(c->scratch, content, lookup_event,
-					    (void *)b->events, note_end, x);
+	size_t walked = lt_ctf_walk_records(c->scratch, content, ctx_of(b),
+					    lookup_event, (void *)b->events,
+					    note_end, x);
 	int keep = 0;
 	for (int i = 0; i < x->n; i++) {
 		if (x->ends[i] == committed ||
@@ -475,7 +484,8 @@ int lt_consumer_write_metadata(struct lt_consumer *c, const char *dir,
 			continue;
 		streams[n++] =
 			(struct lt_ctf_stream){ b->stream_id, b->channel,
-						b->events->ev, b->events->n };
+						b->events->ev, b->events->n,
+						b->shared };
 	}
 	for (uint32_t i = 0; i < m->nmore; i++)
 		streams[n++] = m->more[i];

@@ -6,7 +6,7 @@
  *
  * A consumer holds buffers: one ring each, written to the stream files
  * CHANNEL_PID_CPU (CHANNEL_PID.GEN_CPU for the GEN-th program a pid
- * exec()s).  A pass writes the complete sub-buffers of the discard ones;
+ * exec()s; CHANNEL_uUID_CPU for buffers shared by a user's processes).  A pass writes the complete sub-buffers of the discard ones;
  * the switch timer closes their partial sub-buffers now and then; a
  * snapshot copies the overwrite ones into a directory of its own; a
  * buffer whose process is gone is collected, keeping the whole records of
@@ -50,6 +50,9 @@ struct lt_consumer_buf {
 	const char *channel; /* outlives the consumer */
 	uint32_t stream_id;
 	int pid, gen;
+	/* shared by the processes of user uid (per-user buffers): streams
+	 * CHANNEL_uUID_CPU, records led by their writer's pid */
+	int shared, uid;
 	int overwrite;
 	const struct lt_event_table *events;
 	struct lt_consumer_stats *st; /* may be shared by several buffers */

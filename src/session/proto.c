@@ -77,12 +77,12 @@ int lt_proto_send(int sock, const void *msg, size_t len, const int *fds,
 {
 	struct iovec iov = { (void *)msg, len };
 	union {
-		char buf[CMSG_SPACE(sizeof(int) * LT_PROTO_MAX_CHANNELS)];
+		char buf[CMSG_SPACE(sizeof(int) * LT_PROTO_MAX_FDS)];
 		struct cmsghdr align;
 	} u;
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 
-	if (nfds > LT_PROTO_MAX_CHANNELS)
+	if (nfds > LT_PROTO_MAX_FDS)
 		return -EINVAL;
 	if (nfds > 0) {
 		memset(&u, 0, sizeof(u));
@@ -109,7 +109,7 @@ ssize_t lt_proto_recv(int sock, void *buf, size_t cap, int *fds, int max_fds,
 {
 	struct iovec iov = { buf, cap };
 	union {
-		char buf[CMSG_SPACE(sizeof(int) * LT_PROTO_MAX_CHANNELS)];
+		char buf[CMSG_SPACE(sizeof(int) * LT_PROTO_MAX_FDS)];
 		struct cmsghdr align;
 	} u;
 	struct msghdr mh = { .msg_iov = &iov,
@@ -130,9 +130,9 @@ ssize_t lt_proto_recv(int sock, void *buf, size_t cap, int *fds, int max_fds,
 		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
 			continue;
 		int k = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
-		int got[LT_PROTO_MAX_CHANNELS];
-		if (k > LT_PROTO_MAX_CHANNELS)
-			k = LT_PROTO_MAX_CHANNELS;
+		int got[LT_PROTO_MAX_FDS];
+		if (k > LT_PROTO_MAX_FDS)
+			k = LT_PROTO_MAX_FDS;
 		memcpy(got, CMSG_DATA(c), sizeof(int) * (size_t)k);
 		for (int i = 0; i < k; i++) {
 			if (fds && nfds && *nfds < max_fds)
@@ -212,6 +212,18 @@ ssize_t lt_proto_event_encode(void *buf, size_t cap,
 		return -E2BIG;
 	lt_proto_init(buf, LT_MSG_EVENT, w.len);
 	return (ssize_t)w.len;
+}
+
+uint64_t lt_proto_event_key(const void *msg, size_t len)
+{
+	/* FNV-1a over what follows the header and the id */
+	const unsigned char *p = msg;
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (size_t i = sizeof(struct lt_msg_hdr) + 4; i < len; i++) {
+		h ^= p[i];
+		h *= 0x100000001b3ull;
+	}
+	return h ? h : 1; /* 0 is no key (idtab.h) */
 }
 
 struct rbuf {

@@ -6,7 +6,10 @@
  *   agent -> recorder  HELLO   pid, ppid, program name
  *   recorder -> agent  CONFIG  trace uuid, clock calibration, channels and
  *                              rules; one ring-buffer memfd per channel
- *                              rides along (SCM_RIGHTS)
+ *                              rides along (SCM_RIGHTS), then, if a
+ *                              channel's buffers are shared by several
+ *                              processes, the table of their event ids
+ *                              (idtab.h)
  *   agent -> recorder  EVENT   one event's description (id, name, level,
  *                              fields), for every event it has or gets
  *   agent -> recorder  NOTE    a line for the user (a rule it refused),
@@ -39,9 +42,10 @@
 #include "clock/clock.h"
 
 #define LT_PROTO_MAGIC 0x6c747270u /* "ltrp" */
-#define LT_PROTO_VERSION 1
+#define LT_PROTO_VERSION 2
 #define LT_PROTO_MAX 65536 /* bytes in one message */
 #define LT_PROTO_MAX_CHANNELS 16
+#define LT_PROTO_MAX_FDS (LT_PROTO_MAX_CHANNELS + 1) /* and an id table */
 #define LT_PROTO_MAX_RULES 64
 #define LT_PROTO_NAME 64
 #define LT_PROTO_PATTERN 256
@@ -76,6 +80,11 @@ struct lt_proto_channel {
 	char name[LT_PROTO_NAME];
 	uint32_t stream_id;
 	uint32_t mode;
+	/* 1: buffers shared by the processes of one user: ids from the
+	 * CONFIG's id table, each record led by the writer's pid (its
+	 * stream's event context, vpid) */
+	uint32_t shared;
+	uint32_t pad;
 };
 
 /* A rule records the events it selects into a channel, or, with a
@@ -173,6 +182,10 @@ ssize_t lt_proto_event_encode(void *buf, size_t cap,
 			      const struct lt_ctf_event *ev);
 int lt_proto_event_decode(const void *buf, size_t len, struct lt_ctf_event *ev);
 void lt_proto_event_free(struct lt_ctf_event *ev);
+/* The key of an encoded EVENT message's event (idtab.h): a hash of all
+ * of it but the id, so that the same event in two processes has one key
+ * and events that differ in a field have two. */
+uint64_t lt_proto_event_key(const void *msg, size_t len);
 
 /* A string field of a fixed-size array: NUL-terminated within it? */
 int lt_proto_str_ok(const char *s, size_t cap);

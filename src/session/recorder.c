@@ -23,7 +23,9 @@
  *
  * Each process's channel is a stream class of its own (its event ids are
  * its own), streams named CHANNEL_PID_CPU (CHANNEL_PID.N_CPU for the N-th
- * program a pid exec()s).
+ * program a pid exec()s).  With per-user buffers (shared.h) the processes
+ * of one user share one buffer per channel instead, a stream class
+ * CHANNEL_uUID_CPU whose records carry their writer's pid.
  */
 #include "session/recorder.h"
 
@@ -51,6 +53,7 @@
 #include "ring/ring.h"
 #include "session/apps.h"
 #include "session/consumer.h"
+#include "session/shared.h"
 #include "session/streams.h"
 
 #define MAX_PROCS 1024
@@ -62,6 +65,7 @@ struct rproc {
 	/* its channels' buffers, the consumer's once it joined */
 	struct lt_consumer_buf buf[LT_PROTO_MAX_CHANNELS];
 	struct lt_event_table events; /* by id, owned; a hole has no name */
+	struct lt_shared *u; /* its user's buffers, if shared */
 };
 
 /* A process of the kernel channel's tree and its command line, as
@@ -107,11 +111,16 @@ struct rec {
 	uint64_t asked[1024];
 	int nasked;
 	uint64_t last_apps_ms;
+	/* per-user buffers: a set per user that joined */
+	int per_user;
+	struct lt_shared *users[64];
+	int nusers;
 };
 
 static uint64_t now_ms(void);
 static void finish(struct rec *R);
 static void watch_attached(struct rec *R);
+static void refresh_users(struct rec *R, int may_serve);
 
 /* The fields of /proc/PID/stat after "PID (COMM)" (COMM may hold spaces
  * and parentheses), read into buf; NULL, with errno, if it cannot be. */
@@ -186,7 +195,7 @@ static int write_metadata_to(struct rec *R, const char *dir, int only_overwrite)
 		goto out;
 	for (int i = 0; i < R->nprocs; i++) {
 		struct rproc *p = R->procs[i];
-		if (!p->buf[0].ring)
+		if (!p->buf[0].ring && !p->u)
 			continue; /* a control client, or not yet joined */
 		char *name = env_store + (size_t)i * 64;
 		snprintf(name, 64, "process_%d_%d", p->pid, p->gen);
@@ -203,7 +212,8 @@ static int write_metadata_to(struct rec *R, const char *dir, int only_overwrite)
 		env[ne * 2 + 1] = R->cmds[i].text;
 		ne++;
 	}
-	struct lt_ctf_stream kernel = { R->kernel_stream, "kernel", NULL, 0 };
+	struct lt_ctf_stream kernel = { R->kernel_stream, "kernel", NULL, 0,
+					0 };
 	if (R->kern)
 		lt_kernel_events(R->kern, &kernel.events, &kernel.nevents);
 	struct rproc *first = R->nprocs ? R->procs[0] : NULL;
@@ -283,6 +293,7 @@ static int take_snapshot(struct rec *R, const char *why, const char *trigger,
 		 R->res->snapshots);
 	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
 		return -errno;
+	refresh_users(R, 0);
 	packets = lt_consumer_snapshot(&R->cons, dir);
 	if (R->kern && R->o->kernel_channel.overwrite) {
 		int n = kernel_snapshot(R, dir);
@@ -442,41 +453,77 @@ static void on_ctl(struct rec *R, struct rproc *p, const struct lt_msg_ctl *m)
 	lt_proto_send(p->fd, &rep, sizeof(rep), NULL, 0);
 }
 
-/* A new process joined: buffers of its own, and the session's rules. */
-/* Channel ch's buffer for a process that joins, given to the consumer. */
-static int add_buffer(struct rec *R, struct rproc *p, int ch)
+/* Channel ch's buffer for a process that joins (p), or for the processes
+ * of a user (u), given to the consumer. */
+static int add_buffer(struct rec *R, struct rproc *p, struct lt_shared *u,
+		      int ch)
 {
 	const struct lt_rec_channel *c = &R->o->channels[ch];
+	struct lt_consumer_buf *b = u ? &u->buf[ch] : &p->buf[ch];
 	struct lt_ring *ring;
 	struct lt_ring_config rc = {
 		.mode = c->overwrite ? LT_RING_OVERWRITE : LT_RING_DISCARD,
 		.n_subbufs = c->n_subbufs,
 		.subbuf_size = c->subbuf_size,
 		.stream_id = R->next_stream++,
-		.pid = (uint32_t)p->pid,
-		/* the traced process knows whether it has rseq */
-		.sync = LT_RING_SYNC_WRITER,
+		.pid = u ? LT_RING_NO_PID : (uint32_t)p->pid,
+		/* the traced process knows whether it has rseq; a shared
+		 * buffer is rseq alone (shared.h) */
+		.sync = u ? LT_RING_SYNC_RSEQ : LT_RING_SYNC_WRITER,
 	};
 	memcpy(rc.uuid, R->uuid, 16);
 	int e = lt_ring_create(&rc, &ring);
 	if (e)
 		return e;
-	p->buf[ch] = (struct lt_consumer_buf){
+	*b = (struct lt_consumer_buf){
 		.ring = ring,
 		.channel = c->name,
 		.stream_id = rc.stream_id,
-		.pid = p->pid,
-		.gen = p->gen,
+		.pid = u ? 0 : p->pid,
+		.gen = u ? 0 : p->gen,
+		.shared = u != NULL,
+		.uid = u ? u->uid : 0,
 		.overwrite = c->overwrite,
-		.events = &p->events,
+		.events = u ? &u->events : &p->events,
 		.st = &R->res->ch[ch],
 	};
-	e = lt_consumer_add(&R->cons, &p->buf[ch]);
+	e = lt_consumer_add(&R->cons, b);
 	if (e) {
 		lt_ring_destroy(ring);
-		p->buf[ch].ring = NULL;
+		b->ring = NULL;
 	}
 	return e;
+}
+
+/* The user of the process at the other end of fd, or -1. */
+static int peer_uid(int fd)
+{
+	struct ucred cr;
+	socklen_t len = sizeof(cr);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0)
+		return -1;
+	return (int)cr.uid;
+}
+
+/* The buffers the processes of uid share, made when the first joins. */
+static struct lt_shared *user_buffers(struct rec *R, int uid)
+{
+	for (int i = 0; i < R->nusers; i++)
+		if (R->users[i]->uid == uid)
+			return R->users[i];
+	if (R->nusers == (int)(sizeof(R->users) / sizeof(R->users[0])))
+		return NULL;
+	struct lt_shared *u = malloc(sizeof(*u));
+	if (!u || lt_shared_init(u, uid) < 0) {
+		free(u);
+		return NULL;
+	}
+	R->users[R->nusers++] = u;
+	for (int ch = 0; ch < R->o->nchannels; ch++)
+		if (add_buffer(R, NULL, u, ch) < 0)
+			return NULL; /* freed with the others at the end */
+	R->res->users++;
+	return u;
 }
 
 /* A new process joined: buffers of its own, and the session's rules. */
@@ -484,7 +531,7 @@ static int on_hello(struct rec *R, struct rproc *p,
 		    const struct lt_msg_hello *m)
 {
 	static struct lt_msg_config cfg;
-	int fds[LT_PROTO_MAX_CHANNELS];
+	int fds[LT_PROTO_MAX_FDS];
 
 	if (!lt_proto_str_ok(m->procname, sizeof(m->procname)) || m->pid <= 0 ||
 	    p->pid)
@@ -502,23 +549,35 @@ static int on_hello(struct rec *R, struct rproc *p,
 	cfg.calib = lt_clock_calib;
 	cfg.nchannels = (uint32_t)R->o->nchannels;
 	cfg.nrules = R->stopped ? 0 : (uint32_t)R->o->nrules;
+	int nfds = R->o->nchannels;
+	if (R->per_user) {
+		int uid = peer_uid(p->fd);
+		p->u = uid < 0 ? NULL : user_buffers(R, uid);
+		if (!p->u)
+			return uid < 0 ? -errno : -ENOMEM;
+	}
 	for (int ch = 0; ch < R->o->nchannels; ch++) {
-		int e = add_buffer(R, p, ch);
+		int e = p->u ? 0 : add_buffer(R, p, NULL, ch);
 		if (e)
 			return e;
-		fds[ch] = lt_ring_fd(p->buf[ch].ring);
+		const struct lt_consumer_buf *b =
+			p->u ? &p->u->buf[ch] : &p->buf[ch];
+		fds[ch] = lt_ring_fd(b->ring);
 		memcpy(cfg.channels[ch].name, R->o->channels[ch].name,
 		       LT_PROTO_NAME);
-		cfg.channels[ch].stream_id = p->buf[ch].stream_id;
-		cfg.channels[ch].mode = p->buf[ch].ring->mode;
+		cfg.channels[ch].stream_id = b->stream_id;
+		cfg.channels[ch].mode = b->ring->mode;
+		cfg.channels[ch].shared = p->u != NULL;
 	}
+	if (p->u)
+		fds[nfds++] = lt_idtab_fd(p->u->ids);
 	memcpy(cfg.rules, R->o->rules,
 	       sizeof(cfg.rules[0]) * (size_t)R->o->nrules);
 	R->res->processes++;
 	R->meta_dirty = 1;
 	if (R->kern)
 		lt_kernel_add_pid(R->kern, p->pid);
-	return lt_proto_send(p->fd, &cfg, sizeof(cfg), fds, R->o->nchannels);
+	return lt_proto_send(p->fd, &cfg, sizeof(cfg), fds, nfds);
 }
 
 static int on_event(struct rec *R, struct rproc *p, const void *buf, size_t len)
@@ -538,6 +597,10 @@ static int on_event(struct rec *R, struct rproc *p, const void *buf, size_t len)
 		memset(a + t->n, 0, (n - t->n) * sizeof(*a));
 		t->ev = a;
 		t->n = n;
+	}
+	if (p->u && (rc = lt_shared_describe(p->u, buf, len)) < 0) {
+		lt_proto_event_free(&ev);
+		return rc;
 	}
 	lt_proto_event_free(&t->ev[ev.id]);
 	t->ev[ev.id] = ev;
@@ -1016,6 +1079,7 @@ static void finish(struct rec *R)
 		read_cmdlines(R);
 	if (R->kern)
 		lt_kernel_flush(R->kern, kernel_packet, R);
+	refresh_users(R, 1);
 	lt_consumer_finish(&R->cons);
 	lt_clock_refine();
 	write_metadata(R);
@@ -1040,6 +1104,18 @@ static int open_recording(struct rec *R, const struct lt_rec_options *o,
 	lt_consumer_init(&R->cons, o->dir, R->uuid, o->switch_ms);
 	R->cons.count_events = 1;
 	R->cons.who = "record: ";
+	R->per_user = o->buffers == LT_BUFFERS_PER_USER ||
+		      (o->buffers == LT_BUFFERS_DEFAULT &&
+		       (o->all_apps || o->npids > 1));
+	if (R->per_user && !lt_ring_rseq_usable()) {
+		fprintf(stderr,
+			"lowtrace: record: buffers shared per user need rseq "
+			"(x86_64, glibc 2.35 or later, LOWTRACE_RING_SYNC "
+			"not \"atomic\"); each process gets buffers of its "
+			"own\n");
+		R->per_user = 0;
+	}
+	res->per_user = R->per_user;
 	int rc = lt_clock_init();
 	if (rc)
 		return rc;
@@ -1072,6 +1148,10 @@ static void close_recording(struct rec *R)
 	lt_consumer_destroy(&R->cons);
 	for (int i = 0; i < R->nprocs; i++)
 		free_proc(R->procs[i]);
+	for (int i = 0; i < R->nusers; i++) {
+		lt_shared_free(R->users[i]);
+		free(R->users[i]);
+	}
 	if (R->kern) {
 		close_kernel(R);
 		lt_kernel_close(R->kern);
@@ -1145,12 +1225,33 @@ static int serve_processes(struct rec *R)
 	return alive;
 }
 
+/* Per-user buffers: the ids claimed since the last look whose
+ * descriptions came.  A description sent before a claim seen is in its
+ * process's socket: read now if may_serve (not from inside a message's
+ * handling). */
+static void refresh_users(struct rec *R, int may_serve)
+{
+	int waiting = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		for (int i = 0; i < R->nusers; i++) {
+			int w;
+			if (lt_shared_refresh(R->users[i], &w) > 0)
+				R->meta_dirty = 1;
+			waiting |= w;
+		}
+		if (!waiting || pass || !may_serve)
+			break;
+		serve_processes(R);
+	}
+}
+
 /* The consumer's pass: complete sub-buffers, new event descriptions, the
  * switch timer. */
 static void consume(struct rec *R)
 {
 	if (R->stopped)
 		return;
+	refresh_users(R, 1);
 	lt_consumer_drain(&R->cons);
 	if (R->meta_dirty)
 		write_metadata(R);

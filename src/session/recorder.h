@@ -61,6 +61,14 @@ struct lt_rec_options {
 	int pids[64];
 	int npids;
 	int all_apps;
+	/* buffers per user (shared by the processes of one user, shared.h)
+	 * or per process; by default per user with --all-apps or several
+	 * -p pids, else per process */
+	enum {
+		LT_BUFFERS_DEFAULT,
+		LT_BUFFERS_PER_PROCESS,
+		LT_BUFFERS_PER_USER
+	} buffers;
 };
 
 struct lt_rec_result {
@@ -76,6 +84,8 @@ struct lt_rec_result {
 	int attached_exited; /* the -p process ended before the recording */
 	int attached; /* running programs attached */
 	int kernel_channel; /* whether the kernel channel was recorded */
+	int per_user; /* the buffers were shared per user */
+	int users; /* sets of per-user buffers */
 };
 
 /* Runs the command and records it; 0 or -errno (the trace may be partial). */
