@@ -387,7 +387,12 @@ listening $S1 && listening $S2 && listening $S3
 "$LT" record -o "$tmp/user" -p $S1,$S2,$S3 --channel default:subbuf-size=1M,subbufs=8 \
 	> "$tmp/user.out" 2>&1 &
 r=$!
-sleep 0.8
+# all three attached (slower under the sanitizers), then a little more
+for _ in $(seq 100); do
+	[ -n "$(ring_inodes $S1)" ] && [ -n "$(ring_inodes $S2)" ] && [ -n "$(ring_inodes $S3)" ] && break
+	sleep 0.1
+done
+sleep 0.4
 inodes="$(ring_inodes $S1)|$(ring_inodes $S2)|$(ring_inodes $S3)"
 { kill -KILL $S2; sleep 0.4; wait $S2; } 2> /dev/null
 kill -INT $r

@@ -105,11 +105,41 @@ static __attribute__((noinline)) void emit_slow(struct lt_event_desc *d,
 			lt_ring_write_rseq_slow(r, t->id, payload, len);
 		else if (r && !overflow)
 			lt_ring_write(r, t->id, payload, len);
+		else if (t->led && !overflow)
+			write_led(t->led->ring, t->led, payload, len);
 		else
 			emit_all(t, payload, len, overflow);
 	}
 	lt_rcu_read_unlock();
 }
+
+#ifdef LT_HAVE_RSEQ
+/* emit_fast()'s case of a shared ring: the pid, then the payload (in
+ * memory or in lo and hi, as lt_ring__try_rseq() says), copied by the
+ * sequence; 0 if published. */
+static __attribute__((noinline)) int
+emit_led_fast(const struct lt_target *g, const void *payload, uint64_t lo,
+	      uint64_t hi, int words, uint32_t len)
+{
+	char b[LT_RSEQ_COPY_MAX];
+	if (len > LT_RSEQ_COPY_MAX - LT_CTF_PID_CONTEXT)
+		return 1;
+	char *p = b + LT_CTF_PID_CONTEXT;
+	memcpy(b, &g->pid, LT_CTF_PID_CONTEXT);
+	if (words == 8) {
+		memcpy(p, &lo, 8);
+		memcpy(p + len - 8, &hi, 8);
+	} else if (words == 4) {
+		uint32_t x = (uint32_t)lo, y = (uint32_t)hi;
+		memcpy(p, &x, 4);
+		memcpy(p + len - 4, &y, 4);
+	} else {
+		memcpy(p, payload, len);
+	}
+	return lt_ring__try_rseq(g->ring, probe_thread.rs, g->id, b, 0, 0, 0,
+				 len + LT_CTF_PID_CONTEXT, 1);
+}
+#endif
 
 /*
  * The common case, one rseq ring, no filter and the TSC for a clock, in a
@@ -139,10 +169,15 @@ emit_fast(struct lt_event_desc *d, const void *payload, uint64_t lo,
 		/* the clock's source read after the list: a calibration
 		 * handed over (an attaching session's) before the list was
 		 * published is seen */
-		done = __builtin_expect(r != NULL, 1) &&
-		       lt_clock_calib.source == LT_CLOCK_TSC &&
-		       !lt_ring__try_rseq(r, probe_thread.rs, t->id, payload,
-					  lo, hi, words, len, 1);
+		if (__builtin_expect(r != NULL, 1))
+			done = lt_clock_calib.source == LT_CLOCK_TSC &&
+			       !lt_ring__try_rseq(r, probe_thread.rs, t->id,
+						  payload, lo, hi, words, len,
+						  1);
+		else if (t->led)
+			done = lt_clock_calib.source == LT_CLOCK_TSC &&
+			       !emit_led_fast(t->led, payload, lo, hi, words,
+					      len);
 	} else {
 		done = 1; /* disabled since the call site looked */
 	}

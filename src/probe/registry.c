@@ -316,6 +316,10 @@ static struct lt_targets *build_targets(struct entry *e)
 	if (t->n == 1 && t->t[0].ring && !t->t[0].filter &&
 	    t->t[0].id == t->id && !t->t[0].pid)
 		t->solo = t->t[0].ring;
+	if (t->n == 1 && t->t[0].ring && !t->t[0].filter && t->t[0].pid &&
+	    t->t[0].ring->sync == LT_RING_SYNC_RSEQ &&
+	    t->t[0].id < LT_EV_ID_EXTENDED)
+		t->led = &t->t[0];
 	/* a ring's kind is chosen before its first record and kept */
 	if (t->solo && t->solo->sync == LT_RING_SYNC_RSEQ &&
 	    t->id < LT_EV_ID_EXTENDED)

@@ -38,6 +38,10 @@ struct lt_targets {
 	 * descriptor's seq) read inside a restartable sequence, with no RCU
 	 * section */
 	struct lt_ring *seq;
+	/* the only target, a shared rseq ring with no filter and a compact
+	 * id: what the call-free path writes to, the pid leading the
+	 * payload */
+	const struct lt_target *led;
 	struct lt_targets *next_retired; /* the registry's, once replaced */
 	struct lt_target t[]; /* rings first, then triggers */
 };
