@@ -12,8 +12,9 @@
 # again); a program that forks and execs while attached; one that exits
 # and one killed by SIGKILL while attached; another user refused, the
 # program unaffected; two sessions at once, a third refused; `list
-# --apps` and `record --all-apps`; LOWTRACE_ATTACH=0 refused with a
-# message naming it.
+# --apps` and `record --all-apps`; buffers shared per user by several
+# programs, one killed by SIGKILL mid-burst, and per-process buffers on
+# request; LOWTRACE_ATTACH=0 refused with a message naming it.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 B=${BUILD:-build}
@@ -378,7 +379,8 @@ fi
 # survivor's seq numbers are contiguous, the killed one's a contiguous
 # run up to its death, all three mapped the same buffers, babeltrace2
 # reads as many events as view, and --buffers per-process gives each its
-# own streams again.
+# own streams again.  A child forked meanwhile writes its records, with
+# its pid, into the same buffers; the analyses name each event's process.
 for i in 1 2 3; do
 	"$TICKER" 0 > /dev/null &
 	eval S$i=$!
@@ -394,6 +396,7 @@ for _ in $(seq 100); do
 done
 sleep 0.4
 inodes="$(ring_inodes $S1)|$(ring_inodes $S2)|$(ring_inodes $S3)"
+kill -USR1 $S1 # forks a child: 50 ticker:forked, then it execs
 { kill -KILL $S2; sleep 0.4; wait $S2; } 2> /dev/null
 kill -INT $r
 wait $r
@@ -407,6 +410,12 @@ i1=${inodes%%|*}
 [ -n "$i1" ] && [ "$inodes" = "$i1|$i1|$i1" ] || bad="$bad buffers mapped: '$inodes';"
 ls "$tmp/user" | grep -q "^default_u$(id -u)_" || bad="$bad streams: $(ls "$tmp/user");"
 lost=$(sed -n 's/.* \([0-9]*\) lost in full buffers.*/\1/p' "$tmp/user.out")
+# the child's records carry its own pid
+fk=$("$LT" view "$tmp/user" -e ticker:forked | sed -n 's/.*{ vpid = \([0-9]*\) }.*/\1/p' | sort | uniq -c)
+[[ $fk =~ ^\ *50\ ([0-9]+)$ ]] && [ "${BASH_REMATCH[1]}" != $S1 ] || bad="$bad forked: '$fk';"
+# the analyses take each event's thread from its vpid
+"$LT" analyze latency "$tmp/user" --anchor "ticker:tick if vpid == $S3" 2>&1 | grep -q "tick at .* tid $S3 " ||
+	bad="$bad analyze: $("$LT" analyze latency "$tmp/user" --anchor "ticker:tick if vpid == $S3" 2>&1 | head -3);"
 nv=$("$LT" view "$tmp/user" | wc -l)
 nb=$(babeltrace2 "$tmp/user" 2> /dev/null | wc -l)
 [ "$nv" -gt 300 ] && [ "$nv" = "$nb" ] || bad="$bad view $nv events, babeltrace2 $nb;"
