@@ -228,7 +228,16 @@ static uint32_t shared_id(void *arg, const struct lt_ctf_event *e)
 		return LT_PROBE_NO_ID; /* not described either */
 	uint32_t id =
 		lt_idtab_id(s->ids, lt_proto_event_key(key_buf, (size_t)n));
-	return id == LT_IDTAB_NONE ? LT_PROBE_NO_ID : id;
+	if (id != LT_IDTAB_NONE)
+		return id;
+	static _Atomic int told;
+	if (!atomic_exchange(&told, 1))
+		fprintf(stderr,
+			"lowtrace: process %d: the %u event ids shared by this "
+			"user's processes are taken; %s and later events are "
+			"not recorded (record with --buffers per-process)\n",
+			(int)getpid(), lt_idtab_cap(s->ids), e->name);
+	return LT_PROBE_NO_ID;
 }
 
 static struct session *new_session(int sock, const char *path, const char *name)
