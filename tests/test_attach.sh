@@ -379,8 +379,9 @@ fi
 # survivor's seq numbers are contiguous, the killed one's a contiguous
 # run up to its death, all three mapped the same buffers, babeltrace2
 # reads the same events (writer and values) as view, and --buffers
-# per-process gives each its own streams again.  A child forked meanwhile writes its records, with
-# its pid, into the same buffers; the analyses name each event's process.
+# per-process gives each its own streams again.  A child forked meanwhile
+# writes its records, with its pid, into the same buffers; the analyses
+# name each event's process.
 for i in 1 2 3; do
 	"$TICKER" 0 > /dev/null &
 	eval S$i=$!
