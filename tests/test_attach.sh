@@ -381,7 +381,8 @@ fi
 # reads the same events (writer and values) as view, and --buffers
 # per-process gives each its own streams again.  A child forked meanwhile
 # writes its records, with its pid, into the same buffers; the analyses
-# name each event's process.
+# name each event's process.  A flight recorder in shared buffers
+# snapshots them, read alike by view and babeltrace2.
 for i in 1 2 3; do
 	"$TICKER" 0 > /dev/null &
 	eval S$i=$!
@@ -443,6 +444,25 @@ if [ $rc -eq 0 ] && [[ $s1 =~ ^[0-9]+\ [0-9]+\ [0-9]+$ ]] && [[ $s3 =~ ^[0-9]+\ 
 	ok test_per_process_buffers
 else
 	fail test_per_process_buffers "exit $rc: '$s1' '$s3' $(ls "$tmp/proc")"$'\n'"$(cat "$tmp/proc.out")"
+fi
+# a flight recorder in buffers shared per user, and its snapshot
+"$LT" record -o "$tmp/fr" -p $S1,$S3 --channel default:mode=overwrite,subbuf-size=16K,subbufs=4 \
+	--name ufr$$ > "$tmp/fr.out" 2>&1 &
+r=$!
+sleep 0.6
+"$LT" snapshot ufr$$ > /dev/null 2>&1
+kill -INT $r
+wait $r
+rc=$?
+"$LT" view "$tmp/fr/snapshot-0" | pairs > "$tmp/fr.view"
+babeltrace2 "$tmp/fr/snapshot-0" 2> /dev/null | pairs > "$tmp/fr.bt"
+n1=$(awk -v p=$S1 '$1 == p' "$tmp/fr.view" | wc -l)
+n3=$(awk -v p=$S3 '$1 == p' "$tmp/fr.view" | wc -l)
+if [ $rc -eq 0 ] && [ "$n1" -gt 10 ] && [ "$n3" -gt 10 ] && cmp -s "$tmp/fr.view" "$tmp/fr.bt" &&
+	ls "$tmp/fr/snapshot-0" | grep -q "^default_u$(id -u)_"; then
+	ok test_per_user_flight_recorder
+else
+	fail test_per_user_flight_recorder "exit $rc: $n1 and $n3 events of $S1 and $S3; $(ls "$tmp/fr/snapshot-0")"$'\n'"$(cat "$tmp/fr.out")"
 fi
 kill -TERM $S1 $S3
 wait $S1 $S3
