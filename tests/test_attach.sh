@@ -47,6 +47,18 @@ pid_seqs() { # DIR PID
 }
 # the memfd inodes of the buffers a process maps
 ring_inodes() { grep 'lowtrace-ring' "/proc/$1/maps" 2> /dev/null | awk '{ print $5 }' | sort -u | tr '\n' ' '; }
+# waits up to 10 s for every PID to map buffers (slower under the
+# sanitizers), then a little more for events to come
+mapped() {
+	local p i all
+	for i in $(seq 100); do
+		all=1
+		for p in "$@"; do [ -n "$(ring_inodes $p)" ] || all=0; done
+		[ $all = 1 ] && break
+		sleep 0.1
+	done
+	sleep 0.4
+}
 
 # "FIRST LAST N" if the numbers on stdin are contiguous, else "gap ..."
 contiguous() {
@@ -369,6 +381,26 @@ else
 	else
 		fail test_record_all_apps "exit $rc:$bad"$'\n'"$(cat "$tmp/all.out")"
 	fi
+	# root records programs of two users: a set of buffers for each, so
+	# that no user's program maps another's records
+	"$LT" record -o "$tmp/two" -p $R0,$A1 > "$tmp/two.out" 2>&1 &
+	r=$!
+	mapped $R0 $A1
+	i0=$(ring_inodes $R0)
+	i1=$(ring_inodes $A1)
+	kill -INT $r
+	wait $r
+	rc=$?
+	s0=$(pid_seqs "$tmp/two" $R0 | contiguous)
+	s1=$(pid_seqs "$tmp/two" $A1 | contiguous)
+	if [ $rc -eq 0 ] && grep -q "Buffers per user: 2 sets" "$tmp/two.out" &&
+		[ -n "$i0" ] && [ -n "$i1" ] && [ "$i0" != "$i1" ] &&
+		ls "$tmp/two" | grep -q "^default_u0_" && ls "$tmp/two" | grep -q "^default_u$(id -u lttest)_" &&
+		[[ $s0 =~ ^[0-9]+\ [0-9]+\ [0-9]+$ ]] && [[ $s1 =~ ^[0-9]+\ [0-9]+\ [0-9]+$ ]]; then
+		ok test_per_user_buffers_two_users
+	else
+		fail test_per_user_buffers_two_users "exit $rc: buffers '$i0' '$i1', '$s0' '$s1'; $(ls "$tmp/two")"$'\n'"$(cat "$tmp/two.out")"
+	fi
 	kill -TERM $R0 $A1 $A2 $A3
 	wait $R0 $A1 $A2 $A3
 fi
@@ -382,7 +414,8 @@ fi
 # per-process gives each its own streams again.  A child forked meanwhile
 # writes its records, with its pid, into the same buffers; the analyses
 # name each event's process.  A flight recorder in shared buffers
-# snapshots them, read alike by view and babeltrace2.
+# snapshots them, read alike by view and babeltrace2.  (Root recording
+# programs of two users: a set of buffers for each, above.)
 for i in 1 2 3; do
 	"$TICKER" 0 > /dev/null &
 	eval S$i=$!
@@ -391,12 +424,7 @@ listening $S1 && listening $S2 && listening $S3
 "$LT" record -o "$tmp/user" -p $S1,$S2,$S3 --channel default:subbuf-size=1M,subbufs=8 \
 	> "$tmp/user.out" 2>&1 &
 r=$!
-# all three attached (slower under the sanitizers), then a little more
-for _ in $(seq 100); do
-	[ -n "$(ring_inodes $S1)" ] && [ -n "$(ring_inodes $S2)" ] && [ -n "$(ring_inodes $S3)" ] && break
-	sleep 0.1
-done
-sleep 0.4
+mapped $S1 $S2 $S3
 inodes="$(ring_inodes $S1)|$(ring_inodes $S2)|$(ring_inodes $S3)"
 kill -USR1 $S1 # forks a child: 50 ticker:forked, then it execs
 { kill -KILL $S2; sleep 0.4; wait $S2; } 2> /dev/null
