@@ -117,9 +117,10 @@ static __attribute__((noinline)) void emit_slow(struct lt_event_desc *d,
 /* emit_fast()'s case of a shared ring: the pid, then the payload (in
  * memory or in lo and hi, as lt_ring__try_rseq() says), copied by the
  * sequence; 0 if published. */
-static __attribute__((noinline)) int
-emit_led_fast(const struct lt_target *g, const void *payload, uint64_t lo,
-	      uint64_t hi, int words, uint32_t len)
+static __attribute__((noinline)) int emit_led_fast(const struct lt_target *g,
+						   const void *payload,
+						   uint64_t lo, uint64_t hi,
+						   int words, uint32_t len)
 {
 	char b[LT_RSEQ_COPY_MAX];
 	if (len > LT_RSEQ_COPY_MAX - LT_CTF_PID_CONTEXT)

@@ -12,6 +12,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* a lock-free atomic works across processes; one built on a lock would
+ * take a lock private to each process */
+_Static_assert(ATOMIC_LLONG_LOCK_FREE == 2,
+	       "the shared table needs lock-free 64-bit atomics");
+
 #define IDTAB_MAGIC 0x6c746964u /* "ltid" */
 #define IDTAB_VERSION 1
 
