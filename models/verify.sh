@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # verify.sh: run every spin check of models/ring.pml, models/ring_rseq.pml,
-# models/rcu.pml and models/probe_seq.pml.
+# models/rcu.pml, models/probe_seq.pml and models/idtab.pml.
 #
 # Each check builds its own verifier in $OUT/<check>/ (default build/models/)
 # and prints one line: model, variant, property, states stored, seconds,
@@ -165,6 +165,17 @@ check seq-nomembarrier probe_seq.pml "-DBUG_NOMEMBARRIER" safety "(u) caught" as
 check seq-mbfirst probe_seq.pml "-DBUG_MB_FIRST" safety "(u) caught" assert:u
 check seq-readoutside probe_seq.pml "-DBUG_READ_OUTSIDE" safety "(u) caught" assert:u
 check seq-offsetoutside probe_seq.pml "-DBUG_OFFSET_OUTSIDE" safety "(a) caught" assert:a
+
+# The shared id table: real models (3 claimers of 2 keys each, any may die).
+check idtab idtab.pml "" safety "(a)(b)(c)(d)(e) safety" pass
+# 2 slots for 3 keys: a lookup finds the table full
+check idtab-full idtab.pml "-DCAP=2" safety "(a)(b)(c)(d)(e) safety" pass
+# The shared id table: planted bugs, each must be caught.
+check idtab-norecheck idtab.pml "-DBUG_NO_RECHECK" safety "(a) caught" assert:a
+check idtab-returnloser idtab.pml "-DBUG_RETURN_LOSER" safety "(d) caught" assert:d
+check idtab-plainstore idtab.pml "-DBUG_PLAIN_STORE" safety "(a) caught" assert:a
+check idtab-splitstore idtab.pml "-DBUG_SPLIT_STORE" safety "(c) caught" assert:c
+check idtab-hashed idtab.pml "-DBUG_HASHED" safety "(b) caught" assert:b
 
 total=$(awk -v a="$total_start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 if [ "$failed" = 0 ]; then

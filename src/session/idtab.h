@@ -13,6 +13,7 @@
  * key, so a key is never in two slots; a claim is whole or absent, so a
  * process killed at any point leaves the table consistent.  Off the
  * tracing path: ids are looked up when target lists are built.
+ * models/idtab.pml checks the claim with spin.
  *
  * The recorder reads the keys, matches them with the descriptions the
  * processes sent (EVENT) and writes the metadata of the shared streams.
