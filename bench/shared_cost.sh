@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # shared_cost.sh - what an enabled event costs a program with buffers
 # shared per user against buffers of its own, side by side.
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * idtab.pml: model of the id table that the processes sharing buffers
  * agree on event ids through (src/session/idtab.c, src/session/idtab.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_idtab.c - the event ids processes sharing buffers agree on
  * (src/session/idtab.h): processes claiming the same keys at once, in

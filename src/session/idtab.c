@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * idtab.c - event ids agreed by the processes that share buffers
  * (idtab.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * idtab.h - the event ids that the processes sharing a set of buffers
  * agree on (per-user buffers, `lowtrace record --buffers per-user`).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * shared.c - the recorder's per-user buffers: matching the ids the
  * processes claim with the descriptions they send (shared.h).

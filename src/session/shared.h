@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * shared.h - the recorder's per-user buffers (`--buffers per-user`): one
  * ring per channel for all the processes of one user, instead of one per
