@@ -526,7 +526,8 @@ static struct lt_shared *user_buffers(struct rec *R, int uid)
 	return u;
 }
 
-/* A new process joined: buffers of its own, and the session's rules. */
+/* A new process joined: its buffers (its own, or its user's with their
+ * id table) and the session's rules. */
 static int on_hello(struct rec *R, struct rproc *p,
 		    const struct lt_msg_hello *m)
 {
