@@ -45,10 +45,11 @@ $(FUZZ_DIR)/fuzz_analysis: $(FUZZ_ANALYSIS_SRC) $(wildcard src/ctf/*.h) \
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(FUZZ_ANALYSIS_SRC) -lm
 
 FUZZ_CONTROL_SRC := tests/fuzz/fuzz_control.c src/session/proto.c \
-	src/ctf/metadata.c src/probe/filter.c $(READER_SRC) src/ctf/marker.c
+	src/ctf/metadata.c src/probe/filter.c $(READER_SRC) src/ctf/marker.c \
+	src/session/shared.c src/session/idtab.c
 $(FUZZ_DIR)/fuzz_control: $(FUZZ_CONTROL_SRC) $(wildcard src/ctf/*.h) \
 		src/session/proto.h src/probe/filter.h src/ring/ring.h \
-		tests/event_metadata.h
+		src/session/shared.h src/session/idtab.h tests/event_metadata.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -D_GNU_SOURCE= -DLT_VERSION='"$(VERSION)"' \
 		-o $@ $(FUZZ_CONTROL_SRC) -lm

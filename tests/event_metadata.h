@@ -12,15 +12,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* The metadata text of a trace with one stream holding the event
- * (malloc'd); aborts when out of memory. */
+/* The metadata text of a trace with one stream holding the event, its
+ * records led by a vpid context if pid_context (buffers shared per
+ * user), malloc'd; aborts when out of memory. */
 static inline char *event_metadata_text(uint32_t id, const char *name,
 					int loglevel,
 					const struct lt_field_desc *fields,
-					uint32_t nfields, size_t *len)
+					uint32_t nfields, int pid_context,
+					size_t *len)
 {
 	struct lt_ctf_event ce = { id, name, loglevel, fields, nfields, NULL };
-	struct lt_ctf_stream st = { 0, "default", &ce, 1, 0 };
+	struct lt_ctf_stream st = { 0, "default", &ce, 1, pid_context };
 	struct lt_ctf_trace t = { .hostname = "host",
 				  .procname = "proc",
 				  .pid = 1,
@@ -41,12 +43,12 @@ static inline char *event_metadata_text(uint32_t id, const char *name,
 static inline int event_metadata_opens(uint32_t id, const char *name,
 				       int loglevel,
 				       const struct lt_field_desc *fields,
-				       uint32_t nfields, char *err,
-				       size_t errlen)
+				       uint32_t nfields, int pid_context,
+				       char *err, size_t errlen)
 {
 	size_t len;
-	char *text =
-		event_metadata_text(id, name, loglevel, fields, nfields, &len);
+	char *text = event_metadata_text(id, name, loglevel, fields, nfields,
+					 pid_context, &len);
 	struct lt_mem_stream none = { .name = "default_1_0",
 				      .data = "",
 				      .len = 0 };

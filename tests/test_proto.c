@@ -5,7 +5,8 @@
  * the recorder write metadata no reader accepts (the cases
  * tests/fuzz/fuzz_control.c found): an enum label outside its integer,
  * two fields of one name; and a field named like a sequence's length
- * makes the length field take another name.
+ * makes the length field take another name.  The metadata of a stream
+ * shared per user declares its vpid context.
  */
 #include "ctf/metadata.h"
 #include "event_metadata.h"
@@ -50,7 +51,7 @@ LT_TEST(test_event_round_trip)
 	/* the metadata written for it parses */
 	char err[8192];
 	if (event_metadata_opens(ev.id, ev.name, ev.loglevel, ev.fields,
-				 ev.nfields, err, sizeof(err)))
+				 ev.nfields, 0, err, sizeof(err)))
 		LT_FAIL("metadata refused: %s", err);
 	lt_proto_event_free(&ev);
 }
@@ -102,10 +103,10 @@ LT_TEST(test_sequence_length_names_avoid_the_fields)
 	LT_ASSERT_EQ(round_trip(f, 4, &ev), 0);
 	char err[8192];
 	if (event_metadata_opens(ev.id, ev.name, ev.loglevel, ev.fields,
-				 ev.nfields, err, sizeof(err)))
+				 ev.nfields, 0, err, sizeof(err)))
 		LT_FAIL("metadata refused: %s", err);
 	size_t len;
-	char *text = event_metadata_text(1, "t:e", 4, f, 4, &len);
+	char *text = event_metadata_text(1, "t:e", 4, f, 4, 0, &len);
 	LT_ASSERT_CONTAINS(text, " _v_length3;");
 	LT_ASSERT_CONTAINS(text, " v[_v_length3];");
 	LT_ASSERT_CONTAINS(text, " _v_length2_length;");
@@ -124,12 +125,31 @@ LT_TEST(test_duplicate_field_names_are_renamed_in_the_metadata)
 		{ "x_2", LT_FT_SEQUENCE, 4, 1, 10, 0, NULL },
 	};
 	char err[8192];
-	if (event_metadata_opens(1, "t:dup", 4, f, 3, err, sizeof(err)))
+	if (event_metadata_opens(1, "t:dup", 4, f, 3, 0, err, sizeof(err)))
 		LT_FAIL("metadata refused: %s", err);
 	size_t len;
-	char *text = event_metadata_text(1, "t:dup", 4, f, 3, &len);
+	char *text = event_metadata_text(1, "t:dup", 4, f, 3, 0, &len);
 	LT_ASSERT_CONTAINS(text, " x;");
 	LT_ASSERT_CONTAINS(text, " x_3;");
 	LT_ASSERT_CONTAINS(text, " x_2[_x_2_length];");
+	free(text);
+}
+
+/* A stream shared per user declares each record's writer, a vpid event
+ * context, and our reader takes it. */
+LT_TEST(test_shared_stream_metadata)
+{
+	const struct lt_field_desc f[] = { { "seq", LT_FT_INT, 8, 0, 10, 0,
+					     NULL } };
+	char err[4096];
+	size_t len;
+	if (event_metadata_opens(2, "t:shared", 4, f, 1, 1, err, sizeof(err)))
+		LT_FAIL("metadata refused: %s", err);
+	char *text = event_metadata_text(2, "t:shared", 4, f, 1, 1, &len);
+	LT_ASSERT_CONTAINS(text, "event.context := struct {");
+	LT_ASSERT_CONTAINS(text, "signed = true; } vpid;");
+	free(text);
+	text = event_metadata_text(2, "t:own", 4, f, 1, 0, &len);
+	LT_ASSERT(strstr(text, "vpid;") == NULL);
 	free(text);
 }

@@ -6,7 +6,9 @@
  * running program's rendezvous makes of an ATTACH request (anyone may
  * send one), the metadata
  * the recorder writes for a decoded event (src/ctf/metadata.c), and the
- * filter compiler and matcher (src/probe/filter.c).
+ * filter compiler and matcher (src/probe/filter.c), and the recorder's
+ * side of buffers shared per user (src/session/shared.c): an EVENT from
+ * one of the user's processes, the id it claims, its description found.
  *
  * The input is: a 2-byte little-endian length L, L bytes of a message, a
  * filter text up to a NUL, then a payload.  The oracle beyond "no crash":
@@ -17,6 +19,7 @@
 #include "../event_metadata.h"
 #include "probe/filter.h"
 #include "session/proto.h"
+#include "session/shared.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -34,15 +37,39 @@ static const struct lt_field_desc fixed_fields[] = {
 	{ NULL, 0, 0, 0, 0, 0, NULL },
 };
 
-/* The metadata of one stream with ev in it must parse. */
+/* The metadata of one stream with ev in it must parse, a process's own
+ * and one shared per user (its records led by a vpid context). */
 static void metadata_round_trip(const struct lt_ctf_event *ev)
 {
 	static char err[65536];
-	if (event_metadata_opens(ev->id, ev->name, ev->loglevel, ev->fields,
-				 ev->nfields, err, sizeof(err)) == 0)
-		return;
-	fprintf(stderr, "metadata of an accepted event: %s\n", err);
-	abort();
+	for (int shared = 0; shared < 2; shared++) {
+		if (event_metadata_opens(ev->id, ev->name, ev->loglevel,
+					 ev->fields, ev->nfields, shared, err,
+					 sizeof(err)) == 0)
+			continue;
+		fprintf(stderr, "metadata of an accepted event: %s\n", err);
+		abort();
+	}
+}
+
+/* Per-user buffers: the description a process sent, then the id it
+ * claims for it, give the recorder that description under that id. */
+static void shared_round_trip(const uint8_t *msg, size_t len,
+			      const struct lt_ctf_event *ev)
+{
+	struct lt_shared u;
+	int waiting;
+	if (lt_shared_init(&u, 1000))
+		abort();
+	if (lt_shared_describe(&u, msg, len) == 0) {
+		uint32_t id = lt_idtab_id(u.ids, lt_proto_event_key(msg, len));
+		if (id != 0 || lt_shared_refresh(&u, &waiting) != 1 ||
+		    waiting || u.events.n <= id ||
+		    strcmp(u.events.ev[id].name, ev->name) != 0 ||
+		    u.events.ev[id].nfields != ev->nfields)
+			abort(); /* claimed, described, not found */
+	}
+	lt_shared_free(&u);
 }
 
 static void filter(const char *text, const char *event,
@@ -171,6 +198,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		decoded = 1;
 		metadata_round_trip(&ev);
 	}
+	if (decoded)
+		shared_round_trip(msg, mlen, &ev);
 	struct lt_msg_attach am;
 	if (lt_proto_attach_check(msg, mlen, &am) == 0 &&
 	    (strlen(am.session) >= sizeof(am.session) ||
