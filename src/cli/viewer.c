@@ -337,9 +337,14 @@ int lt_view_event(struct lt_view *v, const unsigned char *sel,
 			*p++ = ev->ns < v->prev ? '-' : '+';
 			if (ev->ns < v->prev)
 				d = (uint64_t)v->prev - (uint64_t)ev->ns;
-			p = lt_fmt_u64(p, d / 1000000000);
+			if (d < 1000000000) { /* the usual: no call */
+				*p++ = '0';
+			} else {
+				p = lt_fmt_u64(p, d / 1000000000);
+				d %= 1000000000;
+			}
 			*p++ = '.';
-			p = fmt9(p, d % 1000000000);
+			p = fmt9(p, d);
 		} else {
 			memcpy(p, "+?.?????????", 12);
 			p += 12;
@@ -351,7 +356,11 @@ int lt_view_event(struct lt_view *v, const unsigned char *sel,
 		p += hl;
 	}
 	memcpy(p, " cpu ", 5);
-	p = lt_fmt_u64(p + 5, ev->cpu);
+	p += 5;
+	if (ev->cpu < 10) /* the usual: no call */
+		*p++ = (char)('0' + ev->cpu);
+	else
+		p = lt_fmt_u64(p, ev->cpu);
 	*p++ = ' ';
 	memcpy(p, name, nl);
 	p += nl;

@@ -15,25 +15,16 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char digits2[] = "00010203040506070809"
-			      "10111213141516171819"
-			      "20212223242526272829"
-			      "30313233343536373839"
-			      "40414243444546474849"
-			      "50515253545556575859"
-			      "60616263646566676869"
-			      "70717273747576777879"
-			      "80818283848586878889"
-			      "90919293949596979899";
-
-void lt_fmt_8digits(char *p, uint32_t x)
-{
-	uint32_t a = x / 10000, b = x % 10000;
-	memcpy(p, digits2 + 2 * (a / 100), 2);
-	memcpy(p + 2, digits2 + 2 * (a % 100), 2);
-	memcpy(p + 4, digits2 + 2 * (b / 100), 2);
-	memcpy(p + 6, digits2 + 2 * (b % 100), 2);
-}
+const char lt_digits2[200] = "00010203040506070809"
+			     "10111213141516171819"
+			     "20212223242526272829"
+			     "30313233343536373839"
+			     "40414243444546474849"
+			     "50515253545556575859"
+			     "60616263646566676869"
+			     "70717273747576777879"
+			     "80818283848586878889"
+			     "90919293949596979899";
 
 /* x < 10^8 with no leading zeros. */
 static inline char *fmt_small(char *p, uint32_t x)
@@ -49,11 +40,11 @@ static inline char *fmt_small(char *p, uint32_t x)
 	char *q = p + n;
 	while (x >= 100) {
 		q -= 2;
-		memcpy(q, digits2 + 2 * (x % 100), 2);
+		memcpy(q, lt_digits2 + 2 * (x % 100), 2);
 		x /= 100;
 	}
 	if (x >= 10)
-		memcpy(q - 2, digits2 + 2 * x, 2);
+		memcpy(q - 2, lt_digits2 + 2 * x, 2);
 	else
 		q[-1] = (char)('0' + x);
 	return p + n;
