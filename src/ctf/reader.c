@@ -1017,15 +1017,26 @@ walk_steps(struct lt_stream *s, const struct lt_event_class *ec, size_t pos,
 			if (pl->end - ph > end - pos)
 				return 0;
 			const uint32_t base = (uint32_t)(pos - ph);
-			for (uint32_t j = 0; j < st->size; j++)
-				off[i + j] = base + pl->off[j];
+			/* LT_RUN_LANES at a time: the lanes past the run
+			 * land on the next fields' offsets, which their own
+			 * steps write after */
+			typedef uint32_t lanes
+				__attribute__((vector_size(4 * LT_RUN_LANES)));
+			const lanes vb = { base, base, base, base };
+			for (uint32_t j = 0; j < st->size; j += LT_RUN_LANES) {
+				lanes v;
+				memcpy(&v, pl->off + j, sizeof(v));
+				v += vb;
+				memcpy(off + i + j, &v, sizeof(v));
+			}
 			pos += pl->end - ph;
 			continue;
 		}
 		size_t need = st->size;
 		off[i] = (uint32_t)pos;
 		if (st->op == LT_STEP_STRING) {
-			const unsigned char *z = memchr(b + pos, 0, end - pos);
+			const unsigned char *z =
+				ld_find_nul(b + pos, end - pos);
 			if (!z)
 				return 0;
 			cnt[i] = (uint32_t)(z - (b + pos));
@@ -1033,10 +1044,12 @@ walk_steps(struct lt_stream *s, const struct lt_event_class *ec, size_t pos,
 		} else if (st->op == LT_STEP_SEQUENCE) {
 			uint64_t n = ld_uint_bo(b + off[st->lfield], st->lsize,
 						st->lbe);
-			if (n > (end - pos) / st->size)
+			/* without a division: n * size within the content */
+			if (__builtin_mul_overflow(n, (uint64_t)st->size,
+						   &need) ||
+			    need > UINT32_MAX)
 				return 0;
 			cnt[i] = (uint32_t)n;
-			need = (size_t)n * st->size;
 		}
 		if (__builtin_expect(need > end - pos, 0))
 			return 0;
@@ -1355,7 +1368,7 @@ static int setup_streams(struct lt_reader *t, char *err, size_t errlen)
 		s->index = i;
 		s->ev.stream = s->name;
 		s->ev.stream_index = i;
-		s->off = calloc(nf, sizeof(*s->off));
+		s->off = calloc(nf + LT_RUN_LANES, sizeof(*s->off));
 		s->cnt = calloc(nf, sizeof(*s->cnt));
 		if (!s->off || !s->cnt)
 			goto nomem;
