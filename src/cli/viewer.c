@@ -255,7 +255,7 @@ unsigned char *lt_view_select(const struct lt_view *v, const lt_reader_t *t)
 }
 
 /* v < 10^9 as exactly nine digits. */
-static char *fmt9(char *p, uint64_t v)
+static inline __attribute__((always_inline)) char *fmt9(char *p, uint64_t v)
 {
 	uint32_t x = (uint32_t)v;
 	p[0] = (char)('0' + x / 100000000);
@@ -356,11 +356,7 @@ int lt_view_event(struct lt_view *v, const unsigned char *sel,
 		p += hl;
 	}
 	memcpy(p, " cpu ", 5);
-	p += 5;
-	if (ev->cpu < 10) /* the usual: no call */
-		*p++ = (char)('0' + ev->cpu);
-	else
-		p = lt_fmt_u64(p, ev->cpu);
+	p = lt_fmt_u64(p + 5, ev->cpu);
 	*p++ = ' ';
 	memcpy(p, name, nl);
 	p += nl;

@@ -50,7 +50,7 @@ static inline char *fmt_small(char *p, uint32_t x)
 	return p + n;
 }
 
-char *lt_fmt_u64(char *p, uint64_t v)
+char *lt_fmt_u64_any(char *p, uint64_t v)
 {
 	if (v < 100000000)
 		return fmt_small(p, (uint32_t)v);
@@ -64,15 +64,6 @@ char *lt_fmt_u64(char *p, uint64_t v)
 	lt_fmt_8digits(p, (uint32_t)(rest / 100000000));
 	lt_fmt_8digits(p + 8, (uint32_t)(rest % 100000000));
 	return p + 16;
-}
-
-char *lt_fmt_i64(char *p, int64_t v)
-{
-	if (v < 0) {
-		*p++ = '-';
-		return lt_fmt_u64(p, (uint64_t)0 - (uint64_t)v);
-	}
-	return lt_fmt_u64(p, (uint64_t)v);
 }
 
 static const uint64_t pow10_64[20] = {

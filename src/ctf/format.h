@@ -27,9 +27,27 @@ char *lt_event_format(const struct lt_event *ev, char *p);
 #define LT_MARKER_TEXT_MAX 8192
 char *lt_event_format_marker(const struct lt_event *ev, char *p, size_t room);
 
-/* Number formatting used by the formatter; p must have 21 bytes. */
-char *lt_fmt_u64(char *p, uint64_t v);
-char *lt_fmt_i64(char *p, int64_t v);
+/* Number formatting used by the formatter; p must have 21 bytes.  One
+ * digit, the most common number of a line, in line. */
+char *lt_fmt_u64_any(char *p, uint64_t v);
+
+static inline char *lt_fmt_u64(char *p, uint64_t v)
+{
+	if (v < 10) {
+		*p = (char)('0' + v);
+		return p + 1;
+	}
+	return lt_fmt_u64_any(p, v);
+}
+
+static inline char *lt_fmt_i64(char *p, int64_t v)
+{
+	if (v < 0) {
+		*p++ = '-';
+		return lt_fmt_u64(p, (uint64_t)0 - (uint64_t)v);
+	}
+	return lt_fmt_u64(p, (uint64_t)v);
+}
 /* printf's "%g"; p must have 32 bytes. */
 char *lt_fmt_g(char *p, double d);
 
