@@ -1195,7 +1195,9 @@ static int stream_next_slow(struct lt_stream *s)
 			warn(s->t);
 			s->t->skipped++;
 		}
-		next_packet(s);
+		/* the next packet's first event by the fast path too */
+		if (next_packet(s) && decode_fast(s))
+			return 1;
 	}
 	return 0;
 }
