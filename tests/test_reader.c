@@ -367,6 +367,60 @@ static size_t mix_payload(unsigned char *pl, int32_t st, const char *str,
 	return n + 8;
 }
 
+/* Strings of 16 bytes and more: their ends and escapes found 16 or 32
+ * bytes at a time, an escape in the first block, in a later one, none. */
+LT_TEST(test_long_strings_ended_and_escaped)
+{
+	static const char *strs[] = {
+		"0123456789abcdefghijklmnopqrstuvwxyz0123456789",
+		"0123456789abcdefghij\"klmnopqrstuvwxyz\t",
+		"0123456789abcdef",
+		"0123456789abcdefghijklmnopqrstu",
+		"q\"23456789abcdefghijklmnopqrstuvwxyz",
+	};
+	static const char *want[] = {
+		"0123456789abcdefghijklmnopqrstuvwxyz0123456789",
+		"0123456789abcdefghij\\\"klmnopqrstuvwxyz\\t",
+		"0123456789abcdef",
+		"0123456789abcdefghijklmnopqrstu",
+		"q\\\"23456789abcdefghijklmnopqrstuvwxyz",
+	};
+	static struct sbuf s;
+	unsigned char pl[256];
+	size_t n;
+	pkt_begin(&s, 0, 0, 50);
+	for (int k = 0; k < 5; k++) {
+		n = mix_payload(pl, 7, strs[k], 0, "c");
+		ev_compact(&s, 1, 60 + (uint64_t)k, pl, n);
+	}
+	pkt_end(&s);
+
+	char err[512], out[4096], line[512];
+	int rc;
+	lt_reader_t *t = open1(&s, NULL, err, sizeof(err), &rc);
+	if (rc)
+		LT_FAIL("open: %s", err);
+	const struct lt_event *ev;
+	struct lt_value v;
+	for (int k = 0; k < 5; k++) {
+		LT_ASSERT_EQ(lt_reader_next(t, &ev), 1);
+		lt_event_field(ev, 3, &v);
+		LT_ASSERT_EQ(v.len, strlen(strs[k]));
+		LT_ASSERT(memcmp(v.str, strs[k], v.len) == 0);
+		char *end = lt_event_format(ev, out);
+		LT_ASSERT_CMP(end - out, <=, (long)lt_event_format_bound(ev));
+		*end = 0;
+		snprintf(line, sizeof(line),
+			 "{ st = ( \"RANGE\" : container = 7 ), r = 0.25, v = "
+			 "-1.5e+300, s = \"%s\", bytes = [ [0] = 1, [1] = 2, "
+			 "[2] = 3 ], n_length = 0, n = [ ], comm = \"c\" }",
+			 want[k]);
+		LT_ASSERT_STREQ(out, line);
+	}
+	LT_ASSERT_EQ(lt_reader_next(t, &ev), 0);
+	lt_reader_close(t);
+}
+
 LT_TEST(test_enum_float_string_array_sequence_text_decode)
 {
 	static struct sbuf s;

@@ -12,6 +12,9 @@
 
 #include <math.h>
 #include <stdint.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include <stdio.h>
 #include <string.h>
 
@@ -249,13 +252,35 @@ static char *fmt_radix(char *p, uint64_t v, unsigned base)
 	return p;
 }
 
+/* The bytes a string's text escapes: controls, '"', '\\' and DEL. */
+static const unsigned char
+	escaped[256] = { [0 ... 0x1f] = 1, ['"'] = 1, ['\\'] = 1, [0x7f] = 1 };
+
 static char *fmt_escaped(char *p, const char *s, size_t n)
 {
 	static const char hex[] = "0123456789abcdef";
+	size_t i = 0;
 	*p++ = '"';
-	for (size_t i = 0; i < n; i++) {
+#ifdef __SSE2__
+	/* 16 bytes at a time while none is escaped */
+	const __m128i ctl = _mm_set1_epi8(0x1f), quote = _mm_set1_epi8('"'),
+		      bsl = _mm_set1_epi8('\\'), del = _mm_set1_epi8(0x7f);
+	for (; i + 16 <= n; i += 16, p += 16) {
+		__m128i x =
+			_mm_loadu_si128((const __m128i *)(const void *)(s + i));
+		__m128i bad = _mm_or_si128(
+			_mm_or_si128(_mm_cmpeq_epi8(_mm_min_epu8(x, ctl), x),
+				     _mm_cmpeq_epi8(x, quote)),
+			_mm_or_si128(_mm_cmpeq_epi8(x, bsl),
+				     _mm_cmpeq_epi8(x, del)));
+		if (_mm_movemask_epi8(bad))
+			break;
+		_mm_storeu_si128((__m128i *)(void *)p, x);
+	}
+#endif
+	for (; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
-		if (c >= 0x20 && c != '"' && c != '\\' && c != 0x7f) {
+		if (!escaped[c]) {
 			*p++ = (char)c;
 			continue;
 		}
@@ -529,6 +554,9 @@ static char *format_plain(const struct lt_event *ev, char *p)
 			p = copy16(p, fc->prefix + 1, fc->prefix_len - 1u);
 		if (fc->kind == LT_KIND_INT)
 			p = fmt_raw_int(p, fc, ev->base + ev->off[i]);
+		else if (fc->kind == LT_KIND_STRING)
+			p = fmt_escaped(p, (const char *)ev->base + ev->off[i],
+					ev->count[i]);
 		else
 			p = fmt_field(ev, i, p);
 	}
@@ -591,6 +619,11 @@ char *lt_event_format(const struct lt_event *ev, char *p)
 		pend = fc->closes;
 		if (fc->kind == LT_KIND_INT && !fc->bitfield) {
 			p = fmt_raw_int(p, fc, fp);
+			continue;
+		}
+		if (fc->kind == LT_KIND_STRING) {
+			/* where the decoder found it, its length noted */
+			p = fmt_escaped(p, (const char *)fp, ev->count[i]);
 			continue;
 		}
 		p = fmt_field(ev, i, p);
