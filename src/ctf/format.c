@@ -455,16 +455,6 @@ unsigned lt_format_bound_vars(const struct lt_field_class *fcs, unsigned n,
 	return k;
 }
 
-size_t lt_event_format_bound(const struct lt_event *ev)
-{
-	const struct lt_event_class *ec = ev->cls;
-	size_t b = ec->fmt_bound;
-	for (uint32_t k = 0; k < ec->nfmt_var; k++)
-		b += (size_t)ec->fmt_var[k].per *
-		     (size_t)ev->count[ec->fmt_var[k].field];
-	return b;
-}
-
 /* The integer (or integer element) of fc at fp. */
 static inline char *fmt_raw_int(char *p, const struct lt_field_class *fc,
 				const unsigned char *fp)
@@ -624,6 +614,13 @@ char *lt_event_format(const struct lt_event *ev, char *p)
 		if (fc->kind == LT_KIND_STRING) {
 			/* where the decoder found it, its length noted */
 			p = fmt_escaped(p, (const char *)fp, ev->count[i]);
+			continue;
+		}
+		if (fc->kind == LT_KIND_INT) {
+			/* a bit-field: its offset is in bits */
+			struct lt_value v;
+			lt_value_bitfield(fc, ev->base, ev->off[i], &v);
+			p = fmt_int(p, &v);
 			continue;
 		}
 		p = fmt_field(ev, i, p);

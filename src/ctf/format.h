@@ -14,9 +14,19 @@
 
 /*
  * Writes "{ a = 1, b = "x" }" (babeltrace2's notation) at p and returns the
- * end; p must have room for lt_event_format_bound(ev) bytes.
+ * end; p must have room for lt_event_format_bound(ev) bytes (in line: the
+ * viewer asks it for every line).
  */
-size_t lt_event_format_bound(const struct lt_event *ev);
+static inline size_t lt_event_format_bound(const struct lt_event *ev)
+{
+	const struct lt_event_class *ec = ev->cls;
+	size_t b = ec->fmt_bound;
+	for (uint32_t k = 0; k < ec->nfmt_var; k++)
+		b += (size_t)ec->fmt_var[k].per *
+		     (size_t)ev->count[ec->fmt_var[k].field];
+	return b;
+}
+
 char *lt_event_format(const struct lt_event *ev, char *p);
 
 /*
