@@ -6,6 +6,7 @@
  * names the file and the byte offset (and never crash).
  */
 #define _GNU_SOURCE
+#include "ctf/header.h"
 #include "ctf/reader.h"
 #include "ring/ring.h"
 
@@ -365,6 +366,43 @@ static size_t mix_payload(unsigned char *pl, int32_t st, const char *str,
 	memset(pl + n, 0, 8);
 	memcpy(pl + n, comm, strlen(comm) < 8 ? strlen(comm) : 8);
 	return n + 8;
+}
+
+/* lt_hdr_bits() against the bits one by one: every offset in a word and
+ * every size, either byte order, spans of one to nine bytes. */
+LT_TEST(test_bits_read_one_by_one)
+{
+	unsigned char b[32];
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	for (size_t i = 0; i < sizeof(b); i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		b[i] = (unsigned char)x;
+	}
+	for (int be = 0; be <= 1; be++)
+		for (uint64_t bit = 0; bit < 80; bit++)
+			for (unsigned size = 1; size <= 64; size++) {
+				uint64_t want = 0;
+				for (unsigned j = 0; j < size; j++) {
+					uint64_t n = bit + j;
+					if (be)
+						want = want << 1 |
+						       ((b[n / 8] >>
+							 (7 - n % 8)) &
+							1);
+					else
+						want |= (uint64_t)((b[n / 8] >>
+								    (n % 8)) &
+								   1)
+							<< j;
+				}
+				uint64_t got = lt_hdr_bits(b, bit, size, be);
+				if (got != want)
+					LT_FAIL("bit %llu size %u be %d: %llx, "
+						"not %llx",
+						(unsigned long long)bit, size,
+						be, (unsigned long long)got,
+						(unsigned long long)want);
+			}
 }
 
 /* Strings of 16 bytes and more: their ends and escapes found 16 or 32

@@ -33,6 +33,13 @@ uint64_t lt_hdr_bits_any(const unsigned char *b, uint64_t bit, unsigned size,
 		w >>= sh;
 		return size == 64 ? w : w & ((1ull << size) - 1);
 	}
+	if (!be && last - first == 8) {
+		/* nine bytes (a 64-bit field not on a byte, or nearly):
+		 * a word and the byte after it */
+		uint64_t w = ld64(b + first) >> sh | (uint64_t)b[last]
+							     << (64 - sh);
+		return size == 64 ? w : w & ((1ull << size) - 1);
+	}
 	unsigned __int128 acc = 0;
 	if (!be) {
 		for (uint64_t i = last + 1; i-- > first;)
