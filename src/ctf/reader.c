@@ -87,6 +87,10 @@ struct lt_stream {
 	 * step list (NULL: decode() decides) */
 	uint8_t fast;
 	const struct lt_event_class *fast_cls[LT_EV_ID_EXTENDED];
+	/* the last id past the table that the fast path took, and its
+	 * class (ext_cls NULL: none yet) */
+	uint64_t ext_id;
+	const struct lt_event_class *ext_cls;
 };
 
 /* Event headers that decode_fast() reads: none; lowtrace's compact one;
@@ -1143,10 +1147,14 @@ extended:
 		ec = s->fast_cls[id];
 		if (__builtin_expect(!ec, 0))
 			return 0;
+	} else if (id == s->ext_id) {
+		ec = s->ext_cls; /* the last large id's class, again */
 	} else {
 		ec = lt_tsdl_event(s->sc, id);
 		if (!ec || (ec->fixed_size < 0 && !ec->steps))
 			return 0;
+		s->ext_id = id;
+		s->ext_cls = ec;
 	}
 	uint64_t prev = s->prev_ts;
 	uint64_t ts = (prev & ~mask) | low;
