@@ -6,6 +6,7 @@
  * names the file and the byte offset (and never crash).
  */
 #define _GNU_SOURCE
+#include "ctf/header.h"
 #include "ctf/reader.h"
 #include "ring/ring.h"
 
@@ -365,6 +366,97 @@ static size_t mix_payload(unsigned char *pl, int32_t st, const char *str,
 	memset(pl + n, 0, 8);
 	memcpy(pl + n, comm, strlen(comm) < 8 ? strlen(comm) : 8);
 	return n + 8;
+}
+
+/* lt_hdr_bits() against the bits one by one: every offset in a word and
+ * every size, either byte order, spans of one to nine bytes. */
+LT_TEST(test_bits_read_one_by_one)
+{
+	unsigned char b[32];
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	for (size_t i = 0; i < sizeof(b); i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		b[i] = (unsigned char)x;
+	}
+	for (int be = 0; be <= 1; be++)
+		for (uint64_t bit = 0; bit < 80; bit++)
+			for (unsigned size = 1; size <= 64; size++) {
+				uint64_t want = 0;
+				for (unsigned j = 0; j < size; j++) {
+					uint64_t n = bit + j;
+					if (be)
+						want = want << 1 |
+						       ((b[n / 8] >>
+							 (7 - n % 8)) &
+							1);
+					else
+						want |= (uint64_t)((b[n / 8] >>
+								    (n % 8)) &
+								   1)
+							<< j;
+				}
+				uint64_t got = lt_hdr_bits(b, bit, size, be);
+				if (got != want)
+					LT_FAIL("bit %llu size %u be %d: %llx, "
+						"not %llx",
+						(unsigned long long)bit, size,
+						be, (unsigned long long)got,
+						(unsigned long long)want);
+			}
+}
+
+/* Strings of 16 bytes and more: their ends and escapes found 16 or 32
+ * bytes at a time, an escape in the first block, in a later one, none. */
+LT_TEST(test_long_strings_ended_and_escaped)
+{
+	static const char *strs[] = {
+		"0123456789abcdefghijklmnopqrstuvwxyz0123456789",
+		"0123456789abcdefghij\"klmnopqrstuvwxyz\t",
+		"0123456789abcdef",
+		"0123456789abcdefghijklmnopqrstu",
+		"q\"23456789abcdefghijklmnopqrstuvwxyz",
+	};
+	static const char *want[] = {
+		"0123456789abcdefghijklmnopqrstuvwxyz0123456789",
+		"0123456789abcdefghij\\\"klmnopqrstuvwxyz\\t",
+		"0123456789abcdef",
+		"0123456789abcdefghijklmnopqrstu",
+		"q\\\"23456789abcdefghijklmnopqrstuvwxyz",
+	};
+	static struct sbuf s;
+	unsigned char pl[256];
+	size_t n;
+	pkt_begin(&s, 0, 0, 50);
+	for (int k = 0; k < 5; k++) {
+		n = mix_payload(pl, 7, strs[k], 0, "c");
+		ev_compact(&s, 1, 60 + (uint64_t)k, pl, n);
+	}
+	pkt_end(&s);
+
+	char err[512], out[4096], line[512];
+	int rc;
+	lt_reader_t *t = open1(&s, NULL, err, sizeof(err), &rc);
+	if (rc)
+		LT_FAIL("open: %s", err);
+	const struct lt_event *ev;
+	struct lt_value v;
+	for (int k = 0; k < 5; k++) {
+		LT_ASSERT_EQ(lt_reader_next(t, &ev), 1);
+		lt_event_field(ev, 3, &v);
+		LT_ASSERT_EQ(v.len, strlen(strs[k]));
+		LT_ASSERT(memcmp(v.str, strs[k], v.len) == 0);
+		char *end = lt_event_format(ev, out);
+		LT_ASSERT_CMP(end - out, <=, (long)lt_event_format_bound(ev));
+		*end = 0;
+		snprintf(line, sizeof(line),
+			 "{ st = ( \"RANGE\" : container = 7 ), r = 0.25, v = "
+			 "-1.5e+300, s = \"%s\", bytes = [ [0] = 1, [1] = 2, "
+			 "[2] = 3 ], n_length = 0, n = [ ], comm = \"c\" }",
+			 want[k]);
+		LT_ASSERT_STREQ(out, line);
+	}
+	LT_ASSERT_EQ(lt_reader_next(t, &ev), 0);
+	lt_reader_close(t);
 }
 
 LT_TEST(test_enum_float_string_array_sequence_text_decode)

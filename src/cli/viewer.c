@@ -255,7 +255,7 @@ unsigned char *lt_view_select(const struct lt_view *v, const lt_reader_t *t)
 }
 
 /* v < 10^9 as exactly nine digits. */
-static char *fmt9(char *p, uint64_t v)
+static inline __attribute__((always_inline)) char *fmt9(char *p, uint64_t v)
 {
 	uint32_t x = (uint32_t)v;
 	p[0] = (char)('0' + x / 100000000);
@@ -337,9 +337,14 @@ int lt_view_event(struct lt_view *v, const unsigned char *sel,
 			*p++ = ev->ns < v->prev ? '-' : '+';
 			if (ev->ns < v->prev)
 				d = (uint64_t)v->prev - (uint64_t)ev->ns;
-			p = lt_fmt_u64(p, d / 1000000000);
+			if (d < 1000000000) { /* the usual: no call */
+				*p++ = '0';
+			} else {
+				p = lt_fmt_u64(p, d / 1000000000);
+				d %= 1000000000;
+			}
 			*p++ = '.';
-			p = fmt9(p, d % 1000000000);
+			p = fmt9(p, d);
 		} else {
 			memcpy(p, "+?.?????????", 12);
 			p += 12;

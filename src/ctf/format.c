@@ -12,28 +12,22 @@
 
 #include <math.h>
 #include <stdint.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include <stdio.h>
 #include <string.h>
 
-static const char digits2[] = "00010203040506070809"
-			      "10111213141516171819"
-			      "20212223242526272829"
-			      "30313233343536373839"
-			      "40414243444546474849"
-			      "50515253545556575859"
-			      "60616263646566676869"
-			      "70717273747576777879"
-			      "80818283848586878889"
-			      "90919293949596979899";
-
-void lt_fmt_8digits(char *p, uint32_t x)
-{
-	uint32_t a = x / 10000, b = x % 10000;
-	memcpy(p, digits2 + 2 * (a / 100), 2);
-	memcpy(p + 2, digits2 + 2 * (a % 100), 2);
-	memcpy(p + 4, digits2 + 2 * (b / 100), 2);
-	memcpy(p + 6, digits2 + 2 * (b % 100), 2);
-}
+const char lt_digits2[200] = "00010203040506070809"
+			     "10111213141516171819"
+			     "20212223242526272829"
+			     "30313233343536373839"
+			     "40414243444546474849"
+			     "50515253545556575859"
+			     "60616263646566676869"
+			     "70717273747576777879"
+			     "80818283848586878889"
+			     "90919293949596979899";
 
 /* x < 10^8 with no leading zeros. */
 static inline char *fmt_small(char *p, uint32_t x)
@@ -49,17 +43,17 @@ static inline char *fmt_small(char *p, uint32_t x)
 	char *q = p + n;
 	while (x >= 100) {
 		q -= 2;
-		memcpy(q, digits2 + 2 * (x % 100), 2);
+		memcpy(q, lt_digits2 + 2 * (x % 100), 2);
 		x /= 100;
 	}
 	if (x >= 10)
-		memcpy(q - 2, digits2 + 2 * x, 2);
+		memcpy(q - 2, lt_digits2 + 2 * x, 2);
 	else
 		q[-1] = (char)('0' + x);
 	return p + n;
 }
 
-char *lt_fmt_u64(char *p, uint64_t v)
+char *lt_fmt_u64_any(char *p, uint64_t v)
 {
 	if (v < 100000000)
 		return fmt_small(p, (uint32_t)v);
@@ -73,15 +67,6 @@ char *lt_fmt_u64(char *p, uint64_t v)
 	lt_fmt_8digits(p, (uint32_t)(rest / 100000000));
 	lt_fmt_8digits(p + 8, (uint32_t)(rest % 100000000));
 	return p + 16;
-}
-
-char *lt_fmt_i64(char *p, int64_t v)
-{
-	if (v < 0) {
-		*p++ = '-';
-		return lt_fmt_u64(p, (uint64_t)0 - (uint64_t)v);
-	}
-	return lt_fmt_u64(p, (uint64_t)v);
 }
 
 static const uint64_t pow10_64[20] = {
@@ -267,13 +252,35 @@ static char *fmt_radix(char *p, uint64_t v, unsigned base)
 	return p;
 }
 
+/* The bytes a string's text escapes: controls, '"', '\\' and DEL. */
+static const unsigned char
+	escaped[256] = { [0 ... 0x1f] = 1, ['"'] = 1, ['\\'] = 1, [0x7f] = 1 };
+
 static char *fmt_escaped(char *p, const char *s, size_t n)
 {
 	static const char hex[] = "0123456789abcdef";
+	size_t i = 0;
 	*p++ = '"';
-	for (size_t i = 0; i < n; i++) {
+#ifdef __SSE2__
+	/* 16 bytes at a time while none is escaped */
+	const __m128i ctl = _mm_set1_epi8(0x1f), quote = _mm_set1_epi8('"'),
+		      bsl = _mm_set1_epi8('\\'), del = _mm_set1_epi8(0x7f);
+	for (; i + 16 <= n; i += 16, p += 16) {
+		__m128i x =
+			_mm_loadu_si128((const __m128i *)(const void *)(s + i));
+		__m128i bad = _mm_or_si128(
+			_mm_or_si128(_mm_cmpeq_epi8(_mm_min_epu8(x, ctl), x),
+				     _mm_cmpeq_epi8(x, quote)),
+			_mm_or_si128(_mm_cmpeq_epi8(x, bsl),
+				     _mm_cmpeq_epi8(x, del)));
+		if (_mm_movemask_epi8(bad))
+			break;
+		_mm_storeu_si128((__m128i *)(void *)p, x);
+	}
+#endif
+	for (; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
-		if (c >= 0x20 && c != '"' && c != '\\' && c != 0x7f) {
+		if (!escaped[c]) {
 			*p++ = (char)c;
 			continue;
 		}
@@ -448,16 +455,6 @@ unsigned lt_format_bound_vars(const struct lt_field_class *fcs, unsigned n,
 	return k;
 }
 
-size_t lt_event_format_bound(const struct lt_event *ev)
-{
-	const struct lt_event_class *ec = ev->cls;
-	size_t b = ec->fmt_bound;
-	for (uint32_t k = 0; k < ec->nfmt_var; k++)
-		b += (size_t)ec->fmt_var[k].per *
-		     (size_t)ev->count[ec->fmt_var[k].field];
-	return b;
-}
-
 /* The integer (or integer element) of fc at fp. */
 static inline char *fmt_raw_int(char *p, const struct lt_field_class *fc,
 				const unsigned char *fp)
@@ -547,6 +544,9 @@ static char *format_plain(const struct lt_event *ev, char *p)
 			p = copy16(p, fc->prefix + 1, fc->prefix_len - 1u);
 		if (fc->kind == LT_KIND_INT)
 			p = fmt_raw_int(p, fc, ev->base + ev->off[i]);
+		else if (fc->kind == LT_KIND_STRING)
+			p = fmt_escaped(p, (const char *)ev->base + ev->off[i],
+					ev->count[i]);
 		else
 			p = fmt_field(ev, i, p);
 	}
@@ -609,6 +609,18 @@ char *lt_event_format(const struct lt_event *ev, char *p)
 		pend = fc->closes;
 		if (fc->kind == LT_KIND_INT && !fc->bitfield) {
 			p = fmt_raw_int(p, fc, fp);
+			continue;
+		}
+		if (fc->kind == LT_KIND_STRING) {
+			/* where the decoder found it, its length noted */
+			p = fmt_escaped(p, (const char *)fp, ev->count[i]);
+			continue;
+		}
+		if (fc->kind == LT_KIND_INT) {
+			/* a bit-field: its offset is in bits */
+			struct lt_value v;
+			lt_value_bitfield(fc, ev->base, ev->off[i], &v);
+			p = fmt_int(p, &v);
 			continue;
 		}
 		p = fmt_field(ev, i, p);

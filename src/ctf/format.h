@@ -10,12 +10,23 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /*
  * Writes "{ a = 1, b = "x" }" (babeltrace2's notation) at p and returns the
- * end; p must have room for lt_event_format_bound(ev) bytes.
+ * end; p must have room for lt_event_format_bound(ev) bytes (in line: the
+ * viewer asks it for every line).
  */
-size_t lt_event_format_bound(const struct lt_event *ev);
+static inline size_t lt_event_format_bound(const struct lt_event *ev)
+{
+	const struct lt_event_class *ec = ev->cls;
+	size_t b = ec->fmt_bound;
+	for (uint32_t k = 0; k < ec->nfmt_var; k++)
+		b += (size_t)ec->fmt_var[k].per *
+		     (size_t)ev->count[ec->fmt_var[k].field];
+	return b;
+}
+
 char *lt_event_format(const struct lt_event *ev, char *p);
 
 /*
@@ -26,14 +37,43 @@ char *lt_event_format(const struct lt_event *ev, char *p);
 #define LT_MARKER_TEXT_MAX 8192
 char *lt_event_format_marker(const struct lt_event *ev, char *p, size_t room);
 
-/* Number formatting used by the formatter; p must have 21 bytes. */
-char *lt_fmt_u64(char *p, uint64_t v);
-char *lt_fmt_i64(char *p, int64_t v);
+/* Number formatting used by the formatter; p must have 21 bytes.  One
+ * digit, the most common number of a line, in line. */
+char *lt_fmt_u64_any(char *p, uint64_t v);
+
+static inline char *lt_fmt_u64(char *p, uint64_t v)
+{
+	if (v < 10) {
+		*p = (char)('0' + v);
+		return p + 1;
+	}
+	return lt_fmt_u64_any(p, v);
+}
+
+static inline char *lt_fmt_i64(char *p, int64_t v)
+{
+	if (v < 0) {
+		*p++ = '-';
+		return lt_fmt_u64(p, (uint64_t)0 - (uint64_t)v);
+	}
+	return lt_fmt_u64(p, (uint64_t)v);
+}
 /* printf's "%g"; p must have 32 bytes. */
 char *lt_fmt_g(char *p, double d);
 
-/* x < 10^8 as exactly eight digits at p (no NUL): the formatters' base. */
-void lt_fmt_8digits(char *p, uint32_t x);
+/* "00" to "99": the formatters' digit pairs. */
+extern const char lt_digits2[200];
+
+/* x < 10^8 as exactly eight digits at p (no NUL): the formatters' base,
+ * in line (a call per timestamp cost more than its work). */
+static inline void lt_fmt_8digits(char *p, uint32_t x)
+{
+	uint32_t a = x / 10000, b = x % 10000;
+	memcpy(p, lt_digits2 + 2 * (a / 100), 2);
+	memcpy(p + 2, lt_digits2 + 2 * (a % 100), 2);
+	memcpy(p + 4, lt_digits2 + 2 * (b / 100), 2);
+	memcpy(p + 6, lt_digits2 + 2 * (b % 100), 2);
+}
 
 /* The formatted size bound of fields, strings and sequences aside (the
  * metadata compiler stores it per event class). */

@@ -8,8 +8,8 @@
 
 #include <string.h>
 
-uint64_t lt_hdr_bits(const unsigned char *b, uint64_t bit, unsigned size,
-		     int be)
+uint64_t lt_hdr_bits_any(const unsigned char *b, uint64_t bit, unsigned size,
+			 int be)
 {
 	const unsigned char *p = b + bit / 8;
 	if (!(bit % 8) && !(size % 8)) {
@@ -24,19 +24,20 @@ uint64_t lt_hdr_bits(const unsigned char *b, uint64_t bit, unsigned size,
 	}
 	uint64_t first = bit / 8, last = (bit + size - 1) / 8;
 	unsigned sh = (unsigned)(bit % 8);
-	if (!be && last - first < 8 && last >= 7) {
-		/* the word that ends on its last byte (never before b):
-		 * one load, no loop */
-		uint64_t w =
-			ld64(b + last - 7) >> (8 * (first + 7 - last) + sh);
-		return size == 64 ? w : w & ((1ull << size) - 1);
-	}
+	/* (the word that ends on its last byte: lt_hdr_bits()) */
 	if (!be && last - first < 8) {
 		/* the bytes holding it fit a word: the common bit-field */
 		uint64_t w = 0;
 		for (uint64_t i = last + 1; i-- > first;)
 			w = w << 8 | b[i];
 		w >>= sh;
+		return size == 64 ? w : w & ((1ull << size) - 1);
+	}
+	if (!be && last - first == 8) {
+		/* nine bytes (a 64-bit field not on a byte, or nearly):
+		 * a word and the byte after it */
+		uint64_t w = ld64(b + first) >> sh | (uint64_t)b[last]
+							     << (64 - sh);
 		return size == 64 ? w : w & ((1ull << size) - 1);
 	}
 	unsigned __int128 acc = 0;

@@ -11,6 +11,8 @@
 #ifndef LT_CTF_HEADER_H
 #define LT_CTF_HEADER_H
 
+#include "ctf/load.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -82,7 +84,21 @@ int lt_hdr_read(const struct lt_hnode *n, const unsigned char *b, size_t end,
 
 /* An integer of size bits at bit offset bit of b (little- or big-endian,
  * as CTF numbers the bits of each); the bytes must be there. */
-uint64_t lt_hdr_bits(const unsigned char *b, uint64_t bit, unsigned size,
-		     int be);
+uint64_t lt_hdr_bits_any(const unsigned char *b, uint64_t bit, unsigned size,
+			 int be);
+
+/* lt_hdr_bits_any(), with the common little-endian bit-field in line: the
+ * word that ends on its last byte (never before b), one load, no loop. */
+static inline uint64_t lt_hdr_bits(const unsigned char *b, uint64_t bit,
+				   unsigned size, int be)
+{
+	uint64_t first = bit / 8, last = (bit + size - 1) / 8;
+	if (__builtin_expect(!be && last - first < 8 && last >= 7, 1)) {
+		uint64_t w = ld64(b + last - 7) >>
+			     (8 * (first + 7 - last) + bit % 8);
+		return size == 64 ? w : w & ((1ull << size) - 1);
+	}
+	return lt_hdr_bits_any(b, bit, size, be);
+}
 
 #endif

@@ -7,8 +7,12 @@
 #ifndef LT_CTF_LOAD_H
 #define LT_CTF_LOAD_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "the reader decodes little-endian traces on little-endian hosts"
@@ -80,6 +84,29 @@ static inline uint64_t ld_uint_bo(const unsigned char *p, unsigned size, int be)
 	for (unsigned i = 0; i < size; i++)
 		v = v << 8 | p[i];
 	return v;
+}
+
+/*
+ * memchr(p, 0, n): the end of a string field.  A string of fewer than 32
+ * bytes (the usual) is found in line, in two 16-byte compares and one
+ * branch, not by a call.
+ */
+static inline const unsigned char *ld_find_nul(const unsigned char *p, size_t n)
+{
+#ifdef __SSE2__
+	if (__builtin_expect(n >= 32, 1)) {
+		const __m128i z = _mm_setzero_si128();
+		__m128i a = _mm_loadu_si128((const __m128i *)(const void *)p);
+		__m128i b = _mm_loadu_si128(
+			(const __m128i *)(const void *)(p + 16));
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(a, z)) |
+			     (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(b, z))
+				     << 16;
+		if (__builtin_expect(m != 0, 1))
+			return p + __builtin_ctz(m);
+	}
+#endif
+	return memchr(p, 0, n);
 }
 
 static inline int64_t sext(uint64_t v, unsigned size)

@@ -87,6 +87,10 @@ struct lt_stream {
 	 * step list (NULL: decode() decides) */
 	uint8_t fast;
 	const struct lt_event_class *fast_cls[LT_EV_ID_EXTENDED];
+	/* the last id past the table that the fast path took, and its
+	 * class (ext_cls NULL: none yet) */
+	uint64_t ext_id;
+	const struct lt_event_class *ext_cls;
 };
 
 /* Event headers that decode_fast() reads: none; lowtrace's compact one;
@@ -1017,15 +1021,26 @@ walk_steps(struct lt_stream *s, const struct lt_event_class *ec, size_t pos,
 			if (pl->end - ph > end - pos)
 				return 0;
 			const uint32_t base = (uint32_t)(pos - ph);
-			for (uint32_t j = 0; j < st->size; j++)
-				off[i + j] = base + pl->off[j];
+			/* LT_RUN_LANES at a time: the lanes past the run
+			 * land on the next fields' offsets, which their own
+			 * steps write after */
+			typedef uint32_t lanes
+				__attribute__((vector_size(4 * LT_RUN_LANES)));
+			const lanes vb = { base, base, base, base };
+			for (uint32_t j = 0; j < st->size; j += LT_RUN_LANES) {
+				lanes v;
+				memcpy(&v, pl->off + j, sizeof(v));
+				v += vb;
+				memcpy(off + i + j, &v, sizeof(v));
+			}
 			pos += pl->end - ph;
 			continue;
 		}
 		size_t need = st->size;
 		off[i] = (uint32_t)pos;
 		if (st->op == LT_STEP_STRING) {
-			const unsigned char *z = memchr(b + pos, 0, end - pos);
+			const unsigned char *z =
+				ld_find_nul(b + pos, end - pos);
 			if (!z)
 				return 0;
 			cnt[i] = (uint32_t)(z - (b + pos));
@@ -1033,10 +1048,12 @@ walk_steps(struct lt_stream *s, const struct lt_event_class *ec, size_t pos,
 		} else if (st->op == LT_STEP_SEQUENCE) {
 			uint64_t n = ld_uint_bo(b + off[st->lfield], st->lsize,
 						st->lbe);
-			if (n > (end - pos) / st->size)
+			/* without a division: n * size within the content */
+			if (__builtin_mul_overflow(n, (uint64_t)st->size,
+						   &need) ||
+			    need > UINT32_MAX)
 				return 0;
 			cnt[i] = (uint32_t)n;
-			need = (size_t)n * st->size;
 		}
 		if (__builtin_expect(need > end - pos, 0))
 			return 0;
@@ -1130,10 +1147,14 @@ extended:
 		ec = s->fast_cls[id];
 		if (__builtin_expect(!ec, 0))
 			return 0;
+	} else if (id == s->ext_id) {
+		ec = s->ext_cls; /* the last large id's class, again */
 	} else {
 		ec = lt_tsdl_event(s->sc, id);
 		if (!ec || (ec->fixed_size < 0 && !ec->steps))
 			return 0;
+		s->ext_id = id;
+		s->ext_cls = ec;
 	}
 	uint64_t prev = s->prev_ts;
 	uint64_t ts = (prev & ~mask) | low;
@@ -1182,7 +1203,9 @@ static int stream_next_slow(struct lt_stream *s)
 			warn(s->t);
 			s->t->skipped++;
 		}
-		next_packet(s);
+		/* the next packet's first event by the fast path too */
+		if (next_packet(s) && decode_fast(s))
+			return 1;
 	}
 	return 0;
 }
@@ -1355,7 +1378,7 @@ static int setup_streams(struct lt_reader *t, char *err, size_t errlen)
 		s->index = i;
 		s->ev.stream = s->name;
 		s->ev.stream_index = i;
-		s->off = calloc(nf, sizeof(*s->off));
+		s->off = calloc(nf + LT_RUN_LANES, sizeof(*s->off));
 		s->cnt = calloc(nf, sizeof(*s->cnt));
 		if (!s->off || !s->cnt)
 			goto nomem;

@@ -2124,7 +2124,10 @@ static const struct lt_fixed_plan *phase_plans(struct parser *ps,
 		return NULL;
 	struct lt_fixed_plan *pl = alloc(ps, np * sizeof(*pl));
 	for (unsigned k = 0; k < np; k++) {
-		uint32_t *off = alloc(ps, (n ? n : 1) * sizeof(*off));
+		/* a whole number of LT_RUN_LANES: the decoder copies a run's
+		 * offsets by as many at a time */
+		unsigned room = (n + LT_RUN_LANES - 1) & ~(LT_RUN_LANES - 1);
+		uint32_t *off = alloc(ps, (room ? room : 1) * sizeof(*off));
 		uint64_t at = (uint64_t)k * first;
 		for (unsigned j = 0; j < n; j++) {
 			const struct lt_field_class *fc = &fcs[j];

@@ -93,6 +93,11 @@ struct lt_field_class {
  * A context less aligned than the payload after it (LTTng's) moves the
  * payload's padding with the phase, so each phase has its own offsets.
  */
+/* The decoder places a run's fields (LT_STEP_RUN) this many at a time:
+ * a plan's off has a whole number of them, a stream's offsets as many
+ * more past its widest class. */
+#define LT_RUN_LANES 4u
+
 struct lt_fixed_plan {
 	const uint32_t *off;
 	uint32_t end;
