@@ -63,6 +63,11 @@ struct lt_stream {
 	struct lt_reader *t;
 	const struct lt_tsdl *m; /* its trace's metadata */
 	unsigned index;
+	/* its place among streams whose events have one time, as
+	 * babeltrace2 orders them (set_tie_order()) */
+	unsigned order;
+	uint64_t instance; /* stream_instance_id, if has_instance */
+	int has_instance;
 	char *name, *path;
 	const unsigned char *data;
 	size_t len;
@@ -382,6 +387,11 @@ static int index_stream(struct lt_reader *t, struct lt_stream *s)
 		};
 		if (has_end && !open_end)
 			prev_end = ts_end;
+		if (!s->has_instance &&
+		    h.set & 1u << LT_ROLE_STREAM_INSTANCE_ID) {
+			s->instance = h.v[LT_ROLE_STREAM_INSTANCE_ID];
+			s->has_instance = 1;
+		}
 		off += size;
 		continue;
 bad:
@@ -1222,32 +1232,29 @@ int lt_stream_next(lt_stream_t *s, const struct lt_event **ev)
 	return r;
 }
 
-/* Merged iteration: a min-heap of streams keyed by (ts, index). */
+/* Merged iteration: a min-heap of streams keyed by (ns, order). */
 
 static inline int heap_less(const struct lt_stream *a,
-			    const struct lt_stream *b, int by_ns)
+			    const struct lt_stream *b)
 {
-	/* one trace: by clock counts, then by stream; a tree of traces
-	 * (each on its own clock): by time since the epoch first, as
-	 * babeltrace2 merges */
-	if (__builtin_expect(by_ns, 0) && a->ev.ns != b->ev.ns)
-		return a->ev.ns < b->ev.ns;
-	return a->ev.ts < b->ev.ts ||
-	       (a->ev.ts == b->ev.ts && a->index < b->index);
+	/* by time since the epoch, as babeltrace2 merges (two clock counts
+	 * may make one ns: then the streams' order decides, not the
+	 * counts) */
+	return a->ev.ns < b->ev.ns ||
+	       (a->ev.ns == b->ev.ns && a->order < b->order);
 }
 static void sift_down(struct lt_reader *t, unsigned i)
 {
 	struct lt_stream **h = t->heap;
 	unsigned n = t->nheap;
-	const int by_ns = t->nparts > 1;
 	struct lt_stream *x = h[i];
 	for (;;) {
 		unsigned c = 2 * i + 1;
 		if (c >= n)
 			break;
-		if (c + 1 < n && heap_less(h[c + 1], h[c], by_ns))
+		if (c + 1 < n && heap_less(h[c + 1], h[c]))
 			c++;
-		if (!heap_less(h[c], x, by_ns))
+		if (!heap_less(h[c], x))
 			break;
 		h[i] = h[c];
 		i = c;
@@ -1264,7 +1271,7 @@ heap_fix_top(struct lt_reader *t)
 	if (t->nheap == 2) {
 		/* without a branch: which stream is next is a coin toss */
 		struct lt_stream *a = h[0], *b = h[1];
-		uintptr_t sw = -(uintptr_t)heap_less(b, a, t->nparts > 1);
+		uintptr_t sw = -(uintptr_t)heap_less(b, a);
 		uintptr_t x = ((uintptr_t)a ^ (uintptr_t)b) & sw;
 		h[0] = (struct lt_stream *)((uintptr_t)a ^ x);
 		h[1] = (struct lt_stream *)((uintptr_t)b ^ x);
@@ -1272,9 +1279,8 @@ heap_fix_top(struct lt_reader *t)
 	}
 	if (t->nheap == 3) {
 		/* a CPU's stream against the two others, in line */
-		const int by_ns = t->nparts > 1;
-		unsigned c = heap_less(h[2], h[1], by_ns) ? 2 : 1;
-		if (heap_less(h[c], h[0], by_ns)) {
+		unsigned c = heap_less(h[2], h[1]) ? 2 : 1;
+		if (heap_less(h[c], h[0])) {
 			struct lt_stream *x = h[0];
 			h[0] = h[c];
 			h[c] = x;
@@ -1363,6 +1369,50 @@ static uint8_t fast_kind(const struct lt_stream_class *sc)
 	}
 }
 
+/* Streams whose events have one time come in babeltrace2's order: by
+ * trace (its uuid), stream class id, stream instance id, then as
+ * found. */
+static int part_of(const struct lt_reader *t, const struct lt_tsdl *m)
+{
+	for (unsigned i = 0; i < t->nparts; i++)
+		if (&t->parts[i].m == m)
+			return (int)i;
+	return 0;
+}
+static int cmp_tie(const void *pa, const void *pb, void *arg)
+{
+	const struct lt_reader *t = arg;
+	const struct lt_stream *a = &t->streams[*(const unsigned *)pa];
+	const struct lt_stream *b = &t->streams[*(const unsigned *)pb];
+	if (a->m != b->m) {
+		int c = a->m->has_uuid && b->m->has_uuid ?
+				memcmp(a->m->uuid, b->m->uuid, 16) :
+				0;
+		if (c)
+			return c;
+		return part_of(t, a->m) - part_of(t, b->m);
+	}
+	uint64_t ca = a->sc ? a->sc->id : 0, cb = b->sc ? b->sc->id : 0;
+	if (ca != cb)
+		return ca < cb ? -1 : 1;
+	if (a->has_instance && b->has_instance && a->instance != b->instance)
+		return a->instance < b->instance ? -1 : 1;
+	return a->index < b->index ? -1 : a->index > b->index;
+}
+static int set_tie_order(struct lt_reader *t)
+{
+	unsigned *ix = malloc((t->nstreams ? t->nstreams : 1) * sizeof(*ix));
+	if (!ix)
+		return -ENOMEM;
+	for (unsigned i = 0; i < t->nstreams; i++)
+		ix[i] = i;
+	qsort_r(ix, t->nstreams, sizeof(*ix), cmp_tie, t);
+	for (unsigned i = 0; i < t->nstreams; i++)
+		t->streams[ix[i]].order = i;
+	free(ix);
+	return 0;
+}
+
 static int setup_streams(struct lt_reader *t, char *err, size_t errlen)
 {
 	uint32_t nf = 1;
@@ -1399,6 +1449,8 @@ static int setup_streams(struct lt_reader *t, char *err, size_t errlen)
 									   NULL;
 		}
 	}
+	if (set_tie_order(t) < 0)
+		goto nomem;
 	lt_reader_rewind(t);
 	t->err[0] = 0;
 	return 0;
