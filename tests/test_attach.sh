@@ -473,27 +473,36 @@ if [ $rc -eq 0 ] && [[ $s1 =~ ^[0-9]+\ [0-9]+\ [0-9]+$ ]] && [[ $s3 =~ ^[0-9]+\ 
 else
 	fail test_per_process_buffers "exit $rc: '$s1' '$s3' $(ls "$tmp/proc")"$'\n'"$(cat "$tmp/proc.out")"
 fi
-# a flight recorder in buffers shared per user, and its snapshot
-"$LT" record -o "$tmp/fr" -p $S1,$S3 --channel default:mode=overwrite,subbuf-size=16K,subbufs=4 \
+kill -TERM $S1 $S3
+wait $S1 $S3
+# a flight recorder in buffers shared per user, and its snapshot: two
+# programs ticking every 0.5 ms, whose events since attaching the
+# buffers hold whole, whatever the load
+"$TICKER" 500 > /dev/null &
+F1=$!
+"$TICKER" 500 > /dev/null &
+F2=$!
+listening $F1 && listening $F2
+"$LT" record -o "$tmp/fr" -p $F1,$F2 --channel default:mode=overwrite,subbuf-size=64K,subbufs=4 \
 	--name ufr$$ > "$tmp/fr.out" 2>&1 &
 r=$!
-sleep 0.6
+mapped $F1 $F2
 "$LT" snapshot ufr$$ > /dev/null 2>&1
 kill -INT $r
 wait $r
 rc=$?
 "$LT" view "$tmp/fr/snapshot-0" | pairs > "$tmp/fr.view"
 babeltrace2 "$tmp/fr/snapshot-0" 2> /dev/null | pairs > "$tmp/fr.bt"
-n1=$(awk -v p=$S1 '$1 == p' "$tmp/fr.view" | wc -l)
-n3=$(awk -v p=$S3 '$1 == p' "$tmp/fr.view" | wc -l)
-if [ $rc -eq 0 ] && [ "$n1" -gt 10 ] && [ "$n3" -gt 10 ] && cmp -s "$tmp/fr.view" "$tmp/fr.bt" &&
+n1=$(awk -v p=$F1 '$1 == p' "$tmp/fr.view" | wc -l)
+n2=$(awk -v p=$F2 '$1 == p' "$tmp/fr.view" | wc -l)
+if [ $rc -eq 0 ] && [ "$n1" -gt 10 ] && [ "$n2" -gt 10 ] && cmp -s "$tmp/fr.view" "$tmp/fr.bt" &&
 	ls "$tmp/fr/snapshot-0" | grep -q "^default_u$(id -u)_"; then
 	ok test_per_user_flight_recorder
 else
-	fail test_per_user_flight_recorder "exit $rc: $n1 and $n3 events of $S1 and $S3; $(ls "$tmp/fr/snapshot-0")"$'\n'"$(cat "$tmp/fr.out")"
+	fail test_per_user_flight_recorder "exit $rc: $n1 and $n2 events of $F1 and $F2; $(ls "$tmp/fr/snapshot-0")"$'\n'"$(cat "$tmp/fr.out")"
 fi
-kill -TERM $S1 $S3
-wait $S1 $S3
+kill -TERM $F1 $F2
+wait $F1 $F2
 
 # LOWTRACE_ATTACH=0: no rendezvous, and a message that names it
 LOWTRACE_ATTACH=0 "$TICKER" 1000 > /dev/null &
