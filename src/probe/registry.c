@@ -114,6 +114,13 @@ int lt_probe_match(const char *p, const char *s)
 	return *p == 0;
 }
 
+/* An entry as the metadata, the protocol and shared rings describe it. */
+static struct lt_ctf_event entry_event(const struct entry *e)
+{
+	return (struct lt_ctf_event){ e->id,	 e->name,    e->loglevel,
+				      e->fields, e->nfields, e->format };
+}
+
 static struct entry *find_entry(const char *name)
 {
 	for (size_t i = 0; i < nentries; i++)
@@ -244,8 +251,7 @@ static int id_in(const struct lt_ring *ring, const struct entry *e,
 	for (int k = 0; k < LT_PROBE_MAX_SHARED; k++) {
 		if (shared[k].ring != ring)
 			continue;
-		struct lt_ctf_event pe = { e->id,     e->name,	  e->loglevel,
-					   e->fields, e->nfields, e->format };
+		struct lt_ctf_event pe = entry_event(e);
 		*id = shared[k].id(shared[k].arg, &pe);
 		*pid = shared[k].pid;
 		return *id == LT_PROBE_NO_ID ? -1 : 0;
@@ -459,8 +465,7 @@ static void add_desc(struct lt_event_desc *d)
 		e->id = (uint32_t)nentries;
 		entries[nentries++] = e;
 		atomic_fetch_add(&generation, 1);
-		struct lt_ctf_event pe = { e->id,     e->name,	  e->loglevel,
-					   e->fields, e->nfields, e->format };
+		struct lt_ctf_event pe = entry_event(e);
 		for (int k = 0; k < LT_PROBE_MAX_LISTENERS; k++)
 			if (listeners[k].fn)
 				listeners[k].fn(listeners[k].arg, &pe);
@@ -681,9 +686,7 @@ int lt_probe_add_listener(lt_probe_event_fn fn, void *arg)
 			continue;
 		for (size_t i = 0; i < nentries; i++) {
 			struct entry *e = entries[i];
-			struct lt_ctf_event pe = { e->id,	e->name,
-						   e->loglevel, e->fields,
-						   e->nfields,	e->format };
+			struct lt_ctf_event pe = entry_event(e);
 			fn(arg, &pe);
 		}
 		listeners[k].fn = fn;
@@ -779,8 +782,7 @@ void lt_probe_foreach_event(lt_probe_event_fn fn, void *arg)
 	pthread_mutex_lock(&reg_lock);
 	for (size_t i = 0; i < nentries; i++) {
 		struct entry *e = entries[i];
-		struct lt_ctf_event pe = { e->id,     e->name,	  e->loglevel,
-					   e->fields, e->nfields, e->format };
+		struct lt_ctf_event pe = entry_event(e);
 		fn(arg, &pe);
 	}
 	pthread_mutex_unlock(&reg_lock);

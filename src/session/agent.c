@@ -93,8 +93,9 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct session *sessions[LT_AGENT_MAX_SESSIONS];
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 
-static char event_buf[LT_PROTO_MAX]; /* under the registry's lock */
-static char key_buf[LT_PROTO_MAX]; /* under the registry's lock */
+/* EVENT messages, and the keys of shared ids, encoded here: both under
+ * the registry's lock */
+static char event_buf[LT_PROTO_MAX];
 
 static int request(struct session *s, const void *msg, size_t len);
 
@@ -223,11 +224,11 @@ static void describe_event(void *arg, const struct lt_ctf_event *e)
 static uint32_t shared_id(void *arg, const struct lt_ctf_event *e)
 {
 	struct session *s = arg;
-	ssize_t n = lt_proto_event_encode(key_buf, sizeof(key_buf), e);
+	ssize_t n = lt_proto_event_encode(event_buf, sizeof(event_buf), e);
 	if (n < 0)
 		return LT_PROBE_NO_ID; /* not described either */
 	uint32_t id =
-		lt_idtab_id(s->ids, lt_proto_event_key(key_buf, (size_t)n));
+		lt_idtab_id(s->ids, lt_proto_event_key(event_buf, (size_t)n));
 	if (id != LT_IDTAB_NONE)
 		return id;
 	static _Atomic int told;
