@@ -461,7 +461,7 @@ else
 fi
 "$LT" record -o "$tmp/proc" -p $S1,$S3 --buffers per-process > "$tmp/proc.out" 2>&1 &
 r=$!
-sleep 0.5
+mapped $S1 $S3
 kill -INT $r
 wait $r
 rc=$?
