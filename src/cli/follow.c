@@ -661,8 +661,20 @@ static int open_dir(const char *dir)
 /* The times printed before the last metadata were on an earlier
  * calibration of the clock (the recorder refines it at the end): say by
  * how much they differ from the finished trace's. */
-static void note_clock_change(const struct follow *f)
+static void note_clock_change(struct follow *f)
 {
+	/* the last metadata's calibration, if no event came after it */
+	if (f->have_last && !same_clock(&f->last_clock, &f->clock)) {
+		int64_t d = lt_clock_ns(&f->clock, f->last_ts) -
+			    lt_clock_ns(&f->last_clock, f->last_ts);
+		d = d < 0 ? -d : d;
+		/* under a ns still moves a truncated time, and the order of
+		 * two streams' events of one ns */
+		if (d < 1)
+			d = 1;
+		if (d > f->clock_shift)
+			f->clock_shift = d;
+	}
 	if (!f->clock_shift)
 		return;
 	fprintf(stderr,
