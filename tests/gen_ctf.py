@@ -1119,7 +1119,7 @@ def compound_trace(out, n, seed):
 
 def main():
     args = sys.argv[1:]
-    if not args:
+    if not args or args[0].startswith("-"):
         sys.exit(__doc__)
     out = args.pop(0)
     if "--kernel" in args:
