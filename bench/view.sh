@@ -11,10 +11,12 @@
 #   lowtrace view DIR --stats                decode only (every field read)
 #   babeltrace2 DIR -c sink.utils.dummy      decode only
 # and prints events/s for each (wall clock and CPU time) and the ratios
-# lowtrace / babeltrace2; then the same on a trace of LTTng's layout
-# written by tests/gen_ctf.py (FOREIGN=0 leaves it out; FOREIGN_EVENTS
-# events, default NEVENTS), and on an LTTng-UST trace with contexts that
-# lttng-tools records (as root; UST=0 leaves it out).
+# lowtrace / babeltrace2; then the same on two traces that
+# tests/gen_ctf.py writes, FOREIGN_EVENTS events each (default NEVENTS):
+# an lttng-modules kernel trace (KERNEL=0 leaves it out) and a trace of
+# LTTng's layout with every feature of the format mixed (FOREIGN=0 leaves
+# it out); and on an LTTng-UST trace with contexts that lttng-tools
+# records (as root; UST=0 leaves it out).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 B=${BUILD:-build}
@@ -72,15 +74,27 @@ measure() {
 }
 measure "$tmp/t"
 
-# the foreign case: a trace of LTTng's layout (tests/gen_ctf.py: LTTng's
+rm -rf "$tmp/t"
+
+# an lttng-modules kernel trace (tests/gen_ctf.py --kernel: LTTng's
+# kernel event names and fields, compact headers, two CPUs' streams)
+if [ "${KERNEL:-1}" != 0 ]; then
+	FN=${FOREIGN_EVENTS:-$N}
+	python3 "$top/tests/gen_ctf.py" "$tmp/k" --kernel --events "$FN" --seed 7
+	echo
+	echo "kernel trace: $FN events of lttng-modules' layout (tests/gen_ctf.py --kernel), $(($(du -sb "$tmp/k" | cut -f1) / 1048576)) MiB"
+	measure "$tmp/k"
+	rm -rf "$tmp/k"
+fi
+
+# the mixed case: a trace of LTTng's layout (tests/gen_ctf.py: LTTng's
 # compact and large event headers, packet context, contexts, big-endian
 # fields, packetized metadata), FOREIGN_EVENTS events (default NEVENTS)
 if [ "${FOREIGN:-1}" != 0 ]; then
 	FN=${FOREIGN_EVENTS:-$N}
 	python3 "$top/tests/gen_ctf.py" "$tmp/f" --events "$FN" --packetized --seed 7
-	rm -rf "$tmp/t"
 	echo
-	echo "foreign trace: $FN events of LTTng's layout (tests/gen_ctf.py), $(($(du -sb "$tmp/f" | cut -f1) / 1048576)) MiB"
+	echo "mixed trace: $FN events of LTTng's layout, every feature (tests/gen_ctf.py), $(($(du -sb "$tmp/f" | cut -f1) / 1048576)) MiB"
 	measure "$tmp/f"
 	rm -rf "$tmp/f"
 fi
