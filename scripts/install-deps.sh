@@ -14,6 +14,8 @@ pkgs=(
 	chromium                # headless browser for the report test
 	postgresql-15 python3.11 # programs with USDT markers, traced by tests/test_probes.sh
 	passwd util-linux       # useradd and setpriv: tests/test_attach.sh's other user
+	python3-barectf         # barectf: another CTF writer, tests/test_barectf.sh
+	libdpdk-dev             # DPDK's trace library: another CTF writer, tests/test_dpdk.sh
 )
 missing=()
 for p in "${pkgs[@]}"; do
