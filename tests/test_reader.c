@@ -1356,3 +1356,51 @@ LT_TEST(test_packetized_metadata_with_type_names_reads)
 	LT_ASSERT(rc < 0);
 	LT_ASSERT_CONTAINS(err, "offset 0: bad metadata packet sizes");
 }
+
+/* Each stream class counts on the clock its timestamps map to: stream
+ * class 1 on a 1 kHz clock, declared second; a map to no clock block is
+ * an error. */
+LT_TEST(test_stream_classes_read_their_own_clocks)
+{
+	static char text[32768], s1[4096];
+	static struct sbuf a, c;
+	uint32_t x = 7;
+	pkt_begin(&a, 0, 0, 2596134168u);
+	ev_ext(&a, 40, 2596134168u, &x, 4);
+	pkt_end(&a);
+	pkt_begin(&c, 1, 0, 500);
+	ev_compact(&c, 0, 500, &x, 4);
+	pkt_end(&c);
+	snprintf(s1, sizeof(s1), meta_stream, 1u);
+	replace_all(s1, sizeof(s1), "clock.lowtrace.value", "clock.slow.value");
+	snprintf(
+		text, sizeof(text), "%s%s", meta_head,
+		"clock { name = slow; freq = 1000; offset_s = 1764740000; };\n");
+	size_t n = strlen(text);
+	snprintf(text + n, sizeof(text) - n, meta_stream, 0u);
+	n = strlen(text);
+	snprintf(text + n, sizeof(text) - n, "%s%s", s1, meta_events);
+	struct lt_mem_stream ms[2] = {
+		{ .name = "a", .data = a.buf, .len = a.len },
+		{ .name = "c", .data = c.buf, .len = c.len },
+	};
+	lt_reader_t *t;
+	char err[512];
+	if (lt_reader_open_mem(text, strlen(text), ms, 2, NULL, &t, err,
+			       sizeof(err)))
+		LT_FAIL("open: %s", err);
+	const struct lt_event *ev;
+	LT_ASSERT_EQ(lt_reader_next(t, &ev), 1);
+	LT_ASSERT_STREQ(ev->cls->name, "u:one");
+	LT_ASSERT_EQ(ev->ns, 1764740000500000000);
+	LT_ASSERT_EQ(lt_reader_next(t, &ev), 1);
+	LT_ASSERT_STREQ(ev->cls->name, "t:big");
+	LT_ASSERT_EQ(ev->ns, lt_clock_ns(lt_reader_clock(t), 2596134168u));
+	LT_ASSERT_EQ(lt_reader_next(t, &ev), 0);
+	lt_reader_close(t);
+
+	replace_all(text, sizeof(text), "clock.slow.value", "clock.none.value");
+	LT_ASSERT(lt_reader_open_mem(text, strlen(text), ms, 2, NULL, &t, err,
+				     sizeof(err)) < 0);
+	LT_ASSERT_CONTAINS(err, "clock.none.value: no such clock");
+}
