@@ -795,6 +795,60 @@ static void parse_fields(struct parser *ps, struct ty *t, int depth)
 	next(ps);
 }
 
+static int cmp_label_index(const void *a, const void *b, void *arg)
+{
+	const struct lt_enum_range *r = arg;
+	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+	int c = strcmp(r[x].label, r[y].label);
+	return c ? c : (x > y) - (x < y);
+}
+
+static int cmp_key_index(const void *a, const void *b, void *arg)
+{
+	const unsigned *key = arg;
+	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+	if (key[x] != key[y])
+		return (key[x] > key[y]) - (key[x] < key[y]);
+	return (x > y) - (x < y);
+}
+
+/*
+ * An enum's ranges grouped by label, the labels in the order they first
+ * appear: babeltrace2 makes one mapping of each label, in that order,
+ * and prints a value's labels in mapping order, each once (the
+ * formatter skips a label equal to the one before it).
+ */
+static void group_labels(struct parser *ps, struct ty *t)
+{
+	unsigned n = t->nranges;
+	if (n < 2)
+		return;
+	unsigned *idx = alloc(ps, 2 * n * sizeof(*idx)), *key = idx + n;
+	for (unsigned i = 0; i < n; i++)
+		idx[i] = i;
+	qsort_r(idx, n, sizeof(*idx), cmp_label_index, t->ranges);
+	int dup = 0;
+	for (unsigned i = 0, first = 0; i < n; i++) {
+		if (i && strcmp(t->ranges[idx[i]].label,
+				t->ranges[idx[i - 1]].label))
+			first = idx[i];
+		else if (i)
+			dup = 1;
+		else
+			first = idx[0];
+		key[idx[i]] = first;
+	}
+	if (!dup)
+		return;
+	for (unsigned i = 0; i < n; i++)
+		idx[i] = i;
+	qsort_r(idx, n, sizeof(*idx), cmp_key_index, key);
+	struct lt_enum_range *r = alloc(ps, n * sizeof(*r));
+	for (unsigned i = 0; i < n; i++)
+		r[i] = t->ranges[idx[i]];
+	t->ranges = r;
+}
+
 static void parse_enum_body(struct parser *ps, struct ty *t)
 {
 	unsigned cap = 0;
@@ -846,6 +900,7 @@ static void parse_enum_body(struct parser *ps, struct ty *t)
 			     tok_text(ps));
 	}
 	next(ps);
+	group_labels(ps, t);
 }
 
 static struct ty *parse_type(struct parser *ps, int depth)
@@ -2423,6 +2478,7 @@ placed:
 	if (!fixed)
 		compile_steps(ps, ec, fcs, n);
 	ec->fmt_plain = 1;
+	ec->no_payload = !pe->fields;
 	uint8_t *vop = alloc(ps, n ? n : 1);
 	for (unsigned j = 0; j < n; j++)
 		vop[j] = lt_value_op(&fcs[j]);
