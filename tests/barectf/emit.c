@@ -226,9 +226,13 @@ static void emit_main(struct bctf_main_ctx *m, uint32_t i)
 				       (uint8_t)((i >> 4) & 15) };
 		uint8_t states[2] = { (uint8_t)(i % 24), 1 };
 		uint8_t none[1] = { 0 };
+		uint16_t pair0[2] = { (uint16_t)i, 0xffff },
+			 pair1[2] = { 0, 7 };
+		const uint16_t *pairs[2] = { pair0, pair1 };
 
 		bctf_main_trace_arrays(m, core, task, hexes, i % 5, values,
-				       grid, i % 6, nibbles, states, none);
+				       grid, i % 6, nibbles, states, none,
+				       i % 3, pairs);
 		break;
 	}
 	case 6:
