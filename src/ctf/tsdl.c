@@ -2550,7 +2550,7 @@ static const struct lt_clock *stream_clock(struct parser *ps,
 	if (!map)
 		map = clock_map(st->context);
 	if (!map)
-		return &ps->m->clock;
+		return &ps->clocks[0]; /* in the arena, as lt_tsdl may move */
 	size_t n = strlen(map);
 	/* "clock." NAME ".value" (checked where map was parsed) */
 	if (n > 12 && !strcmp(map + n - 6, ".value")) {
