@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """Compares babeltrace2's text output with `lowtrace view`'s, event by event.
 
-usage: compare_babeltrace.py BABELTRACE_OUTPUT LOWTRACE_OUTPUT
+usage: compare_babeltrace.py [--packet-fields A,B] BABELTRACE_OUTPUT LOWTRACE_OUTPUT
 
 Both outputs are parsed: the time of day to the nanosecond, the trace's
 host (hostname:procname:(vpid) of its env, as babeltrace2 prints it), the
@@ -11,17 +11,26 @@ labels, floats, strings, arrays and sequences).  Events with the same timestamp 
 come in either order (the two merges break ties differently); everything
 else must agree.  Prints one line saying what was compared, or the first
 difference, and exits non-zero on a difference.
+
+babeltrace2 prints a packet context's fields but its sizes, times and
+counters in braces first; lowtrace prints its cpu_id only ("cpu N", 0
+when the stream has none).  A first struct whose fields are cpu_id and
+pid, or the ones --packet-fields names (a comma list), is the packet
+context, its other fields not compared.
 """
 import re
 import sys
 
 # babeltrace2's line: the host when the trace's env names one, then the
-# packet context (cpu_id, and lowtrace's pid)
+# structs: the packet context's (cpu_id, lowtrace's pid), the contexts, the
+# payload, each when the event has it
 BT = re.compile(r"^\[(\d\d:\d\d:\d\d\.\d{9})\] \((\+[0-9?.]+)\) (?:(\S+) )?(\S+): "
-                r"\{ cpu_id = (\d+)(?:, pid = (\d+))? \}, (\{.*\})$")
+                r"(.*)$")
+# the packet context's fields that babeltrace2 prints (--packet-fields)
+PACKET_FIELDS = {"cpu_id", "pid"}
 # lowtrace's: the host as babeltrace2's, then the CPU
 LT = re.compile(r"^\[(\d\d:\d\d:\d\d\.\d{9})\] \((\+[0-9?.]+)\) (?:(\S+) )?cpu (\d+) (\S+): "
-                r"(\{.*\})$")
+                r"(.*)$")
 
 
 class Parser:
@@ -71,15 +80,12 @@ class Parser:
             labels = []
             if self.peek("<unknown>"):
                 self.eat("<unknown>")
-            elif self.peek("{"):
-                self.eat("{")
+            else:
+                # one label or several: ( "A", "B" : container = 5 )
                 labels.append(self.string())
                 while self.peek(","):
                     self.eat(",")
                     labels.append(self.string())
-                self.eat("}")
-            else:
-                labels.append(self.string())
             self.eat(":")
             self.eat("container =")
             c = self.value()
@@ -92,6 +98,9 @@ class Parser:
         t = m.group(0)
         if t.startswith("0x"):
             return ("int", int(t, 16))
+        if t.startswith("0b"):
+            # binary: every bit printed, compared as text
+            return ("bin", t)
         try:
             return ("int", int(t))
         except ValueError:
@@ -142,21 +151,43 @@ class Parser:
             return ("array", tuple(out))
 
 
-def fields(text):
-    """The payload, after the contexts' structs when there are some (their
-    fields first, then a count of the structs)."""
+def groups_of(text):
+    """The structs of a line: contexts and payload (none for an event
+    without either)."""
     p = Parser(text)
-    v = p.value()
-    groups = [v]
+    p.ws()
+    if p.i == len(p.s):
+        return []
+    groups = [p.value()]
     while p.peek(","):
         p.eat(",")
         groups.append(p.value())
-    if len(groups) > 1:
-        v = ("struct", sum((g[1] for g in groups), ()) +
-             (("(structs)", ("int", len(groups))),))
     p.ws()
     if p.i != len(p.s):
         raise ValueError("trailing text in %r" % text)
+    return groups
+
+
+def packet_context(groups):
+    """babeltrace2's line: (the packet context's cpu_id, the other
+    structs); the packet context is the first struct when its fields are
+    all packet context fields and there is another struct."""
+    g = groups[0] if len(groups) > 1 else None
+    if g and g[0] == "struct" and g[1] and all(n in PACKET_FIELDS for n, _ in g[1]):
+        cpu = dict(g[1]).get("cpu_id", ("int", 0))[1]
+        return cpu, groups[1:]
+    return 0, groups
+
+
+def fields(groups):
+    """The payload, after the contexts' structs when there are some (their
+    fields first, then a count of the structs)."""
+    if not groups:
+        return ("none",)
+    v = groups[0]
+    if len(groups) > 1:
+        v = ("struct", sum((g[1] for g in groups), ()) +
+             (("(structs)", ("int", len(groups))),))
     return v
 
 
@@ -167,12 +198,17 @@ def load(path, rx, bt):
         m = rx.match(line)
         if not m:
             sys.exit("compare: %s:%d: unexpected line: %s" % (path, n, line[:200]))
-        if bt:
-            t, d, host, name, cpu, _pid, f = m.groups()
-        else:
-            t, d, host, cpu, name, f = m.groups()
+        try:
+            if bt:
+                t, d, host, name, f = m.groups()
+                cpu, groups = packet_context(groups_of(f))
+            else:
+                t, d, host, cpu, name, f = m.groups()
+                groups = groups_of(f)
+        except ValueError as e:
+            sys.exit("compare: %s:%d: %s" % (path, n, e))
         # the host is compared with the name: "HOST NAME"
-        out.append((t, d, "%s %s" % (host or "", name), int(cpu), fields(f), n))
+        out.append((t, d, "%s %s" % (host or "", name), int(cpu), fields(groups), n))
     return out
 
 
@@ -219,8 +255,14 @@ def groups(events):
 
 
 def main():
-    bt = load(sys.argv[1], BT, True)
-    lt = load(sys.argv[2], LT, False)
+    args = sys.argv[1:]
+    if len(args) == 4 and args[0] == "--packet-fields":
+        PACKET_FIELDS.update(args[1].split(","))
+        args = args[2:]
+    if len(args) != 2:
+        sys.exit("usage: compare_babeltrace.py [--packet-fields A,B] BT_OUTPUT LT_OUTPUT")
+    bt = load(args[0], BT, True)
+    lt = load(args[1], LT, False)
     if len(bt) != len(lt):
         print("FAIL compare: babeltrace2 has %d events, lowtrace %d" % (len(bt), len(lt)))
         sys.exit(1)
@@ -238,7 +280,7 @@ def main():
             print("  lowtrace:    %s" % (kb,))
             sys.exit(1)
         for e in a:
-            nfields += len(e[4][1])
+            nfields += len(e[4][1]) if e[4][0] == "struct" else 0
     # the deltas are between consecutive events: compare them in order
     for a, b in zip(bt, lt):
         if a[1] != b[1] and a[0] == b[0]:

@@ -1356,3 +1356,105 @@ LT_TEST(test_packetized_metadata_with_type_names_reads)
 	LT_ASSERT(rc < 0);
 	LT_ASSERT_CONTAINS(err, "offset 0: bad metadata packet sizes");
 }
+
+/* Each stream class counts on the clock its timestamps map to: stream
+ * class 1 on a 1 kHz clock, declared second; a map to no clock block is
+ * an error. */
+LT_TEST(test_stream_classes_read_their_own_clocks)
+{
+	static char text[32768], s1[4096];
+	static struct sbuf a, c;
+	uint32_t x = 7;
+	pkt_begin(&a, 0, 0, 2596134168u);
+	ev_ext(&a, 40, 2596134168u, &x, 4);
+	pkt_end(&a);
+	pkt_begin(&c, 1, 0, 500);
+	ev_compact(&c, 0, 500, &x, 4);
+	pkt_end(&c);
+	snprintf(s1, sizeof(s1), meta_stream, 1u);
+	replace_all(s1, sizeof(s1), "clock.lowtrace.value", "clock.slow.value");
+	snprintf(
+		text, sizeof(text), "%s%s", meta_head,
+		"clock { name = slow; freq = 1000; offset_s = 1764740000; };\n");
+	size_t n = strlen(text);
+	snprintf(text + n, sizeof(text) - n, meta_stream, 0u);
+	n = strlen(text);
+	snprintf(text + n, sizeof(text) - n, "%s%s", s1, meta_events);
+	struct lt_mem_stream ms[2] = {
+		{ .name = "a", .data = a.buf, .len = a.len },
+		{ .name = "c", .data = c.buf, .len = c.len },
+	};
+	lt_reader_t *t;
+	char err[512];
+	if (lt_reader_open_mem(text, strlen(text), ms, 2, NULL, &t, err,
+			       sizeof(err)))
+		LT_FAIL("open: %s", err);
+	const struct lt_event *ev;
+	LT_ASSERT_EQ(lt_reader_next(t, &ev), 1);
+	LT_ASSERT_STREQ(ev->cls->name, "u:one");
+	LT_ASSERT_EQ(ev->ns, 1764740000500000000);
+	LT_ASSERT_EQ(lt_reader_next(t, &ev), 1);
+	LT_ASSERT_STREQ(ev->cls->name, "t:big");
+	LT_ASSERT_EQ(ev->ns, lt_clock_ns(lt_reader_clock(t), 2596134168u));
+	LT_ASSERT_EQ(lt_reader_next(t, &ev), 0);
+	lt_reader_close(t);
+
+	replace_all(text, sizeof(text), "clock.slow.value", "clock.none.value");
+	LT_ASSERT(lt_reader_open_mem(text, strlen(text), ms, 2, NULL, &t, err,
+				     sizeof(err)) < 0);
+	LT_ASSERT_CONTAINS(err, "clock.none.value: no such clock");
+}
+
+/* What babeltrace2 2.0.4 prints: an enum value's labels once each, in the
+ * order the labels first appear in the enum, without braces; a binary
+ * integer with all its bits; nothing for an event without a fields block,
+ * "{ }" for an empty one. */
+LT_TEST(test_enum_labels_binary_and_no_payload_print_as_babeltrace2)
+{
+	static char text[32768], out[1024];
+	static struct sbuf s;
+	snprintf(
+		text, sizeof(text), "%s%s", metadata(),
+		"event { name = \"t:fmt\"; id = 41; stream_id = 0; "
+		"fields := struct {\n"
+		"	enum : integer { size = 8; align = 8; signed = false; } "
+		"{ \"A\" = 0 ... 1, \"B\" = 4 ... 9, \"A\" = 3 ... 5, "
+		"\"A\" = 4, \"C\" = 4 } v;\n"
+		"	integer { size = 8; align = 8; signed = false; base = 2; } "
+		"b8;\n"
+		"	integer { size = 16; align = 8; signed = true; base = 2; } "
+		"b16; }; };\n"
+		"event { name = \"t:none\"; id = 42; stream_id = 0; };\n"
+		"event { name = \"t:empty\"; id = 43; stream_id = 0; "
+		"fields := struct { }; };\n");
+	pkt_begin(&s, 0, 0, 100);
+	const uint8_t pl[2][4] = { { 4, 5, 0xfd, 0xff }, { 1, 0, 0, 0 } };
+	ev_ext(&s, 41, 100, pl[0], 4);
+	ev_ext(&s, 41, 101, pl[1], 4);
+	ev_ext(&s, 42, 102, pl[1], 0);
+	ev_ext(&s, 43, 103, pl[1], 0);
+	pkt_end(&s);
+	struct lt_mem_stream ms = { .name = "s0", .data = s.buf, .len = s.len };
+	lt_reader_t *t;
+	char err[512];
+	if (lt_reader_open_mem(text, strlen(text), &ms, 1, NULL, &t, err,
+			       sizeof(err)))
+		LT_FAIL("open: %s", err);
+	static const char *const want[] = {
+		"{ v = ( \"A\", \"B\", \"C\" : container = 4 ), b8 = 0b00000101, "
+		"b16 = 0b1111111111111101 }",
+		"{ v = ( \"A\" : container = 1 ), b8 = 0b00000000, "
+		"b16 = 0b0000000000000000 }",
+		"",
+		"{ }",
+	};
+	const struct lt_event *ev;
+	for (unsigned i = 0; i < 4; i++) {
+		LT_ASSERT_EQ(lt_reader_next(t, &ev), 1);
+		LT_ASSERT(lt_event_format_bound(ev) < sizeof(out));
+		*lt_event_format(ev, out) = 0;
+		LT_ASSERT_STREQ(out, want[i]);
+	}
+	LT_ASSERT_EQ(lt_reader_next(t, &ev), 0);
+	lt_reader_close(t);
+}

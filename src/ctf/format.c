@@ -228,7 +228,9 @@ slow:;
 	return p + (n > 0 ? (n < 32 ? n : 31) : 0);
 }
 
-static char *fmt_radix(char *p, uint64_t v, unsigned base)
+/* v in base 16 or 8, or in base 2 with all its bits (babeltrace2 prints
+ * a binary integer with as many digits as its size) */
+static char *fmt_radix(char *p, uint64_t v, unsigned base, unsigned bits)
 {
 	static const char hex[] = "0123456789ABCDEF";
 	char tmp[64];
@@ -242,6 +244,9 @@ static char *fmt_radix(char *p, uint64_t v, unsigned base)
 	} else {
 		*p++ = '0';
 		*p++ = 'b';
+		while (bits--)
+			*p++ = (char)('0' + ((v >> bits) & 1));
+		return p;
 	}
 	do {
 		tmp[n++] = hex[v & (base - 1)];
@@ -330,7 +335,7 @@ static char *fmt_int(char *p, const struct lt_value *v)
 		unsigned bits = fc->bitfield ? fc->bitsize : 8u * fc->size;
 		if (fc->is_signed && bits < 64)
 			u &= (1ull << bits) - 1;
-		return fmt_radix(p, u, fc->base);
+		return fmt_radix(p, u, fc->base, bits);
 	}
 	return fc->is_signed ? lt_fmt_i64(p, v->i) : lt_fmt_u64(p, v->u);
 }
@@ -341,40 +346,31 @@ static char *fmt_scalar(char *p, const struct lt_value *v)
 	case LT_KIND_INT:
 		return fmt_int(p, v);
 	case LT_KIND_ENUM: {
+		/* babeltrace2's: ( "A", "B" : container = 5 ) */
 		const struct lt_field_class *fc = v->fc;
 		unsigned nl = 0;
-		const char *first = NULL;
+		const char *last = NULL;
 		memcpy(p, "( ", 2);
 		p += 2;
+		/* the ranges come grouped by label (tsdl.c): a label once */
 		for (uint32_t i = 0; i < fc->nranges; i++) {
 			const struct lt_enum_range *r = &fc->ranges[i];
 			int in = fc->is_signed ?
 					 (v->i >= r->lo && v->i <= r->hi) :
 					 (v->u >= (uint64_t)r->lo &&
 					  v->u <= (uint64_t)r->hi);
-			if (!in)
+			if (!in || (last && !strcmp(last, r->label)))
 				continue;
-			if (nl++ == 0) {
-				first = r->label;
-				continue;
-			}
-			if (nl == 2) {
-				memcpy(p, "{ ", 2);
+			last = r->label;
+			if (nl++) {
+				memcpy(p, ", ", 2);
 				p += 2;
-				p = fmt_escaped(p, first, strlen(first));
 			}
-			memcpy(p, ", ", 2);
-			p += 2;
 			p = fmt_escaped(p, r->label, strlen(r->label));
 		}
 		if (nl == 0) {
 			memcpy(p, "<unknown>", 9);
 			p += 9;
-		} else if (nl == 1) {
-			p = fmt_escaped(p, first, strlen(first));
-		} else {
-			memcpy(p, " }", 2);
-			p += 2;
 		}
 		memcpy(p, " : container = ", 15);
 		p += 15;
@@ -461,7 +457,7 @@ static inline char *fmt_raw_int(char *p, const struct lt_field_class *fc,
 {
 	uint64_t raw = ld_uint_bo(fp, fc->size, fc->be);
 	if (fc->base != 10)
-		return fmt_radix(p, raw, fc->base);
+		return fmt_radix(p, raw, fc->base, 8u * fc->size);
 	return fc->is_signed ? lt_fmt_i64(p, sext(raw, fc->size)) :
 			       lt_fmt_u64(p, raw);
 }
@@ -569,6 +565,8 @@ char *lt_event_format(const struct lt_event *ev, char *p)
 	const struct lt_event_class *ec = ev->cls;
 
 	if (!ec->nfields) {
+		if (ec->no_payload)
+			return p;
 		memcpy(p, "{ }", 3);
 		return p + 3;
 	}
@@ -627,8 +625,8 @@ char *lt_event_format(const struct lt_event *ev, char *p)
 	}
 	if (__builtin_expect(pend, 0))
 		p = close_structs(p, pend);
-	if (__builtin_expect(cur != LT_SEC_PAYLOAD, 0)) {
-		/* contexts without a payload */
+	if (__builtin_expect(cur != LT_SEC_PAYLOAD && !ec->no_payload, 0)) {
+		/* contexts and an empty payload */
 		memcpy(p, " }, { }", 7);
 		return p + 7;
 	}

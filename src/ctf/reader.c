@@ -76,6 +76,7 @@ struct lt_stream {
 	size_t released; /* the mapping's pages before this are let go */
 	size_t populated; /* and those from there to this mapped ahead */
 	const struct lt_stream_class *sc;
+	const struct lt_clock *clock; /* sc's */
 	struct lt_packet *pk;
 	size_t npk;
 	/* iteration */
@@ -363,6 +364,7 @@ static int index_stream(struct lt_reader *t, struct lt_stream *s)
 			s->pk = n;
 		}
 		s->sc = sc;
+		s->clock = sc->clock;
 		s->pk[s->npk++] = (struct lt_packet){
 			.off = off,
 			.size = size,
@@ -964,7 +966,7 @@ past:
 		return ev_fault(s, pos, "event %s of no bytes", ec->name);
 	s->prev_ts = ts;
 	s->pos = pos;
-	ev->ns = ctf_clock_ns(&s->m->clock, ts);
+	ev->ns = ctf_clock_ns(s->clock, ts);
 	return 1;
 }
 
@@ -1193,7 +1195,7 @@ extended:
 	ev->ts = ts;
 	s->prev_ts = ts;
 	s->pos = pos;
-	ev->ns = ctf_clock_ns(&s->m->clock, ts);
+	ev->ns = ctf_clock_ns(s->clock, ts);
 	return 1;
 }
 
@@ -1873,7 +1875,7 @@ int64_t lt_reader_begin_ns(const lt_reader_t *t)
 		const struct lt_stream *s = &t->streams[i];
 		if (!s->npk)
 			continue;
-		int64_t ns = lt_clock_ns(&s->m->clock, s->pk[0].ts_begin);
+		int64_t ns = lt_clock_ns(s->clock, s->pk[0].ts_begin);
 		if (ns < min)
 			min = ns;
 	}
@@ -1885,7 +1887,7 @@ int64_t lt_stream_end_ns(const lt_stream_t *s)
 	if (!s->npk)
 		return INT64_MIN;
 	const struct lt_packet *p = &s->pk[s->npk - 1];
-	return p->open_end ? INT64_MAX : lt_clock_ns(&s->m->clock, p->ts_end);
+	return p->open_end ? INT64_MAX : lt_clock_ns(s->clock, p->ts_end);
 }
 
 uint64_t lt_stream_discarded(const lt_stream_t *s)

@@ -128,8 +128,11 @@ struct parser {
 	jmp_buf jb;
 	/* what the blocks said */
 	struct ty *packet_header;
-	int have_trace, have_clock;
+	int have_trace;
 	struct lt_arena *a;
+	/* the clock blocks, in order */
+	struct lt_clock *clocks;
+	unsigned nclocks, capclocks;
 	/* streams and events while parsing */
 	struct pstream {
 		uint32_t id;
@@ -792,6 +795,60 @@ static void parse_fields(struct parser *ps, struct ty *t, int depth)
 	next(ps);
 }
 
+static int cmp_label_index(const void *a, const void *b, void *arg)
+{
+	const struct lt_enum_range *r = arg;
+	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+	int c = strcmp(r[x].label, r[y].label);
+	return c ? c : (x > y) - (x < y);
+}
+
+static int cmp_key_index(const void *a, const void *b, void *arg)
+{
+	const unsigned *key = arg;
+	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+	if (key[x] != key[y])
+		return (key[x] > key[y]) - (key[x] < key[y]);
+	return (x > y) - (x < y);
+}
+
+/*
+ * An enum's ranges grouped by label, the labels in the order they first
+ * appear: babeltrace2 makes one mapping of each label, in that order,
+ * and prints a value's labels in mapping order, each once (the
+ * formatter skips a label equal to the one before it).
+ */
+static void group_labels(struct parser *ps, struct ty *t)
+{
+	unsigned n = t->nranges;
+	if (n < 2)
+		return;
+	unsigned *idx = alloc(ps, 2 * n * sizeof(*idx)), *key = idx + n;
+	for (unsigned i = 0; i < n; i++)
+		idx[i] = i;
+	qsort_r(idx, n, sizeof(*idx), cmp_label_index, t->ranges);
+	int dup = 0;
+	for (unsigned i = 0, first = 0; i < n; i++) {
+		if (i && strcmp(t->ranges[idx[i]].label,
+				t->ranges[idx[i - 1]].label))
+			first = idx[i];
+		else if (i)
+			dup = 1;
+		else
+			first = idx[0];
+		key[idx[i]] = first;
+	}
+	if (!dup)
+		return;
+	for (unsigned i = 0; i < n; i++)
+		idx[i] = i;
+	qsort_r(idx, n, sizeof(*idx), cmp_key_index, key);
+	struct lt_enum_range *r = alloc(ps, n * sizeof(*r));
+	for (unsigned i = 0; i < n; i++)
+		r[i] = t->ranges[idx[i]];
+	t->ranges = r;
+}
+
 static void parse_enum_body(struct parser *ps, struct ty *t)
 {
 	unsigned cap = 0;
@@ -843,6 +900,7 @@ static void parse_enum_body(struct parser *ps, struct ty *t)
 			     tok_text(ps));
 	}
 	next(ps);
+	group_labels(ps, t);
 }
 
 static struct ty *parse_type(struct parser *ps, int depth)
@@ -1044,7 +1102,7 @@ static void assign(struct parser *ps, enum block b, const char *lhs,
 {
 	struct pstream *st = obj;
 	struct pevent *ev = obj;
-	struct lt_clock *c = &ps->m->clock;
+	struct lt_clock *c = obj;
 
 	switch (b) {
 	case B_TRACE:
@@ -1069,8 +1127,6 @@ static void assign(struct parser *ps, enum block b, const char *lhs,
 			(struct lt_env_entry){ lhs, val_text(ps, v) };
 		break;
 	case B_CLOCK:
-		if (ps->have_clock > 1)
-			break; /* the first clock is the one used */
 		if (!strcmp(lhs, "name"))
 			c->name = v->s;
 		else if (!strcmp(lhs, "freq"))
@@ -1162,7 +1218,9 @@ static void parse_block(struct parser *ps, enum block b)
 		if (ps->have_trace++)
 			fail(ps, line, "more than one trace block");
 	} else if (b == B_CLOCK) {
-		ps->have_clock++;
+		ps->clocks = grow(ps, ps->clocks, ps->nclocks, &ps->capclocks,
+				  sizeof(*ps->clocks));
+		obj = &ps->clocks[ps->nclocks++];
 	}
 	next(ps);
 	expect(ps, "{");
@@ -2420,6 +2478,7 @@ placed:
 	if (!fixed)
 		compile_steps(ps, ec, fcs, n);
 	ec->fmt_plain = 1;
+	ec->no_payload = !pe->fields;
 	uint8_t *vop = alloc(ps, n ? n : 1);
 	for (unsigned j = 0; j < n; j++)
 		vop[j] = lt_value_op(&fcs[j]);
@@ -2439,20 +2498,15 @@ static int cmp_class(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-static void finish(struct parser *ps)
+/* Whole seconds of the offset go to offset_s (the reader keeps offset <
+ * freq), and base_ns is computed; a clock without freq counts ns, as
+ * the spec says. */
+static void finish_clock(struct parser *ps, struct lt_clock *c)
 {
-	struct lt_tsdl *m = ps->m;
-
-	if (!ps->have_trace)
-		fail(ps, ps->line, "no trace block");
-	if (!ps->have_clock || !m->clock.freq)
-		fail(ps, ps->line, "no clock block with a frequency");
-	if (!ps->nstreams)
-		fail(ps, ps->line, "no stream block");
-	struct lt_clock *c = &m->clock;
 	if (!c->name)
 		c->name = "";
-	/* the reader keeps offset < freq: whole seconds go to offset_s */
+	if (!c->freq)
+		c->freq = 1000000000;
 	if (c->offset >= c->freq) {
 		uint64_t s = c->offset / c->freq;
 		if (s > (uint64_t)INT64_MAX / 2 || c->offset_s > INT64_MAX / 2)
@@ -2465,6 +2519,67 @@ static void finish(struct parser *ps)
 		fail(ps, ps->line, "clock offset_s out of range");
 	c->base_ns = c->offset_s * 1000000000 +
 		     (int64_t)lt_clock_counts_to_ns(c->freq, c->offset);
+}
+
+/* The clock an integer of t maps to ("clock.NAME.value"), depth first;
+ * NULL when none does. */
+static const char *clock_map(const struct ty *t)
+{
+	if (!t)
+		return NULL;
+	if (t->kind == TY_INT)
+		return t->map;
+	if (t->kind == TY_ENUM)
+		return clock_map(t->elem);
+	if (t->kind != TY_STRUCT && t->kind != TY_VARIANT)
+		return NULL;
+	for (unsigned i = 0; i < t->nfields; i++) {
+		const char *m = clock_map(t->fields[i].type);
+		if (m)
+			return m;
+	}
+	return NULL;
+}
+
+/* A stream class's clock: the one its event header's timestamp maps to,
+ * else its packet context's, else the trace's first clock. */
+static const struct lt_clock *stream_clock(struct parser *ps,
+					   const struct pstream *st)
+{
+	const char *map = clock_map(st->header);
+	if (!map)
+		map = clock_map(st->context);
+	if (!map)
+		return &ps->clocks[0]; /* in the arena, as lt_tsdl may move */
+	size_t n = strlen(map);
+	/* "clock." NAME ".value" (checked where map was parsed) */
+	if (n > 12 && !strcmp(map + n - 6, ".value")) {
+		for (unsigned i = 0; i < ps->nclocks; i++) {
+			const char *name = ps->clocks[i].name;
+			if (strlen(name) == n - 12 &&
+			    !memcmp(name, map + 6, n - 12))
+				return &ps->clocks[i];
+		}
+	}
+	fail(ps, st->line, "stream %u: %s: no such clock", st->id, map);
+	return NULL;
+}
+
+static void finish(struct parser *ps)
+{
+	struct lt_tsdl *m = ps->m;
+
+	if (!ps->have_trace)
+		fail(ps, ps->line, "no trace block");
+	if (!ps->nclocks || !ps->clocks[0].freq)
+		fail(ps, ps->line, "no clock block with a frequency");
+	if (!ps->nstreams)
+		fail(ps, ps->line, "no stream block");
+	for (unsigned i = 0; i < ps->nclocks; i++)
+		finish_clock(ps, &ps->clocks[i]);
+	m->clock = ps->clocks[0];
+	m->clocks = ps->clocks;
+	m->nclocks = ps->nclocks;
 
 	m->pkt_header = compile_header(ps, ps->packet_header, 0);
 	m->nstreams = ps->nstreams;
@@ -2482,6 +2597,7 @@ static void finish(struct parser *ps)
 		sc->pkt_context = compile_header(ps, st->context, 0);
 		sc->ev_header = compile_header(ps, st->header, 1);
 		sc->evh_kind = lttng_header_kind(sc->ev_header, &sc->evh_be);
+		sc->clock = stream_clock(ps, st);
 	}
 
 	m->nclasses = ps->nevents;

@@ -38,6 +38,8 @@ struct lt_stream_class {
 	/* the event header is LTTng's compact or large one (LT_EVH_*): the
 	 * decoder reads it without walking ev_header */
 	uint8_t evh_kind, evh_be;
+	/* the clock its timestamps map to (one of lt_tsdl.clocks) */
+	const struct lt_clock *clock;
 	/* event classes by id: a table when ids are small, else sorted */
 	const struct lt_event_class **table;
 	uint64_t table_len;
@@ -55,7 +57,9 @@ struct lt_tsdl {
 	struct lt_arena arena;
 	uint8_t uuid[16];
 	int has_uuid;
-	struct lt_clock clock;
+	struct lt_clock clock; /* the first clock block */
+	const struct lt_clock *clocks; /* all of them, in order */
+	uint32_t nclocks;
 	const struct lt_hnode *pkt_header; /* the trace's packet.header */
 	struct lt_stream_class *streams;
 	uint32_t nstreams;

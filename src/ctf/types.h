@@ -171,6 +171,9 @@ struct lt_event_class {
 	/* payload only, of fields not nested, not in variants, not
 	 * bit-fields: the formatter's plain loop */
 	uint8_t fmt_plain;
+	/* the event has no fields block (not even an empty struct): the
+	 * formatter prints no payload braces, as babeltrace2 */
+	uint8_t no_payload;
 	/* fixed_align / fixed_first plans, by phase >> fixed_shift */
 	const struct lt_fixed_plan *plan;
 	/* a class not of fixed size without compound fields: its step

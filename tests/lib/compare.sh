@@ -9,7 +9,10 @@
 # matches its ALLOWED grep pattern; CHECK, a function given NAME, runs on
 # the two outputs first and returns non-zero after its own fail.  Leaves
 # $tmp/NAME.bt, NAME.lt and their .err; says ok or fail compare_NAME.
-# Returns 1 when the comparison could not run, else 0.
+# Returns 1 when the comparison could not run, else 0.  BT_PACKET_FIELDS,
+# when set, names (a comma list) the packet context fields besides cpu_id
+# that babeltrace2 prints and lowtrace does not (compare_babeltrace.py's
+# --packet-fields).
 
 # stderr_clean FILE PATTERN: FILE is empty, or each line matches PATTERN
 stderr_clean() {
@@ -33,7 +36,9 @@ bt_compare() {
 	if [ -n "$check" ] && ! "$check" "$name"; then
 		return 1
 	fi
-	if out=$("$PY" "$top/tests/compare_babeltrace.py" "$tmp/$name.bt" "$tmp/$name.lt" 2>&1); then
+	if out=$("$PY" "$top/tests/compare_babeltrace.py" \
+		${BT_PACKET_FIELDS:+--packet-fields "$BT_PACKET_FIELDS"} \
+		"$tmp/$name.bt" "$tmp/$name.lt" 2>&1); then
 		ok "compare_$name ($out)"
 	else
 		fail "compare_$name" "$out"
