@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # test_barectf.sh - `lowtrace view` beside babeltrace2 on a trace that
 # barectf writes, a CTF 1.8 writer lowtrace shares no code with.
 # `barectf generate` makes a tracer of tests/barectf/config.yaml; built

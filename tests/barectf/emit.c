@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * emit.c - a barectf 3 tracer with a platform of its own, for
  * tests/test_barectf.sh: builds with the code `barectf generate` makes
