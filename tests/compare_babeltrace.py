@@ -16,9 +16,12 @@ import re
 import sys
 
 # babeltrace2's line: the host when the trace's env names one, then the
-# packet context (cpu_id, and lowtrace's pid)
+# packet context: cpu_id (in its type's base: DPDK's is hex), then the
+# packet context's other fields, which `lowtrace view` does not print
+# (lowtrace's pid, DPDK's thread name)
 BT = re.compile(r"^\[(\d\d:\d\d:\d\d\.\d{9})\] \((\+[0-9?.]+)\) (?:(\S+) )?(\S+): "
-                r"\{ cpu_id = (\d+)(?:, pid = (\d+))? \}, (\{.*\})$")
+                r"\{ cpu_id = (0x[0-9A-Fa-f]+|\d+)(?:, pid = (\d+))?"
+                r"(?:, \w+ = (?:\"(?:[^\"\\\\]|\\\\.)*\"|[-+.\w]+))* \}, (\{.*\})$")
 # lowtrace's: the host as babeltrace2's, then the CPU
 LT = re.compile(r"^\[(\d\d:\d\d:\d\d\.\d{9})\] \((\+[0-9?.]+)\) (?:(\S+) )?cpu (\d+) (\S+): "
                 r"(\{.*\})$")
@@ -172,7 +175,7 @@ def load(path, rx, bt):
         else:
             t, d, host, cpu, name, f = m.groups()
         # the host is compared with the name: "HOST NAME"
-        out.append((t, d, "%s %s" % (host or "", name), int(cpu), fields(f), n))
+        out.append((t, d, "%s %s" % (host or "", name), int(cpu, 0), fields(f), n))
     return out
 
 
