@@ -9,7 +9,9 @@
 # 32 bytes); the trace, a stream per thread, is compared event for event
 # (tests/compare_babeltrace.py) after a run with a buffer large enough
 # for every event, one whose small buffer wraps (overwrite mode, the
-# default) and one that drops the events past its end (discard mode).
+# default) and one that drops the events past its end (discard mode);
+# then two runs in one trace directory, read as one trace (their uuid is
+# one) as babeltrace2 reads them.
 # DPDK's fast-path trace points (rx/tx bursts, mempool get/put) are
 # compiled out of Debian's DPDK and add no events.
 #
@@ -58,19 +60,21 @@ if ! ${CC:-cc} -O2 -Wall -Wextra -Werror -DALLOW_EXPERIMENTAL_API \
 	finish
 fi
 
-# record NAME [EAL_OPTION...]: the trace in $tmp/NAME/PREFIX-DATE/, its
-# directory in $dir; 2000 events of each own trace point per lcore
+# record NAME PREFIX [EAL_OPTION...]: the trace in $tmp/NAME/PREFIX-DATE/
+# (DPDK names it after EAL's file prefix and the time), its directory in
+# $dir; 2000 events of each own trace point per lcore
 record() {
-	local name=$1
-	shift
-	mkdir "$tmp/$name"
+	local name=$1 prefix=$2
+	shift 2
+	mkdir -p "$tmp/$name"
 	if ! timeout 60 unshare --mount --propagation private \
 		sh -c 'mount -t tmpfs lt-dpdk /run && exec "$@"' sh \
-		"$tmp/dpdk_trace" "$tmp/$name" 2000 "$@" > "$tmp/$name.log" 2>&1; then
+		"$tmp/dpdk_trace" "$tmp/$name" 2000 --file-prefix="$prefix" "$@" \
+		> "$tmp/$name.log" 2>&1; then
 		fail "dpdk_record_$name" "$(tail -c 1500 "$tmp/$name.log")"
 		return 1
 	fi
-	dir=$(ls -d "$tmp/$name"/rte-*-*-*-?M-*)
+	dir=$(ls -d "$tmp/$name/$prefix"-*-*-*-?M-*)
 	local streams
 	streams=$(find "$dir" -name 'channel*' -size +1k | wc -l)
 	if [ ! -s "$dir/metadata" ] || [ "$streams" -lt 2 ]; then
@@ -109,7 +113,7 @@ has_own_values() {
 	fail "compare_$n" "lines missing from lowtrace's output:$miss"$'\n'"$(grep -a -m5 lt_dpdk "$tmp/$n.lt")"
 	return 1
 }
-if record full; then
+if record full lt-full; then
 	bt_compare dpdk_full "$dir" '' '' has_own_values
 	full=$(wc -l < "$tmp/dpdk_full.lt")
 fi
@@ -124,10 +128,24 @@ fewer() {
 	return 1
 }
 # the directory given to --trace-dir: both tools find the trace below it
-record overwrite --trace-bufsz=64K --trace-mode=o &&
+record overwrite lt-ow --trace-bufsz=64K --trace-mode=o &&
 	bt_compare dpdk_overwrite "$tmp/overwrite" '' '' fewer
-record discard --trace-bufsz=64K --trace-mode=d &&
+record discard lt-drop --trace-bufsz=64K --trace-mode=d &&
 	bt_compare dpdk_discard "$dir" '' '' fewer
+
+# two runs in one --trace-dir, as DPDK's default one ($HOME/dpdk-traces)
+# gathers them: their traces have one uuid, which DPDK makes of the
+# count and size of the trace points, and each its clock offset;
+# babeltrace2 reads them as one trace, on the first one's clock
+twice() {
+	local c
+	c=$(count "cpu 1 lt_dpdk.mix" "$1")
+	[ "$c" -eq 4000 ] && return
+	fail "compare_$1" "$c lt_dpdk.mix events on lcore 1, not 4000"
+	return 1
+}
+record runs lt-run1 && record runs lt-run2 &&
+	bt_compare dpdk_two_runs "$tmp/runs" '' '' twice
 
 after=$(leftovers)
 if [ "$before" = "$after" ] && ! pgrep -f "$tmp/dpdk_trace" > /dev/null; then
