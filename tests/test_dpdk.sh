@@ -97,6 +97,7 @@ has_own_values() {
 		'cpu 0 lib.eal.generic.u64: { in = 0xF9CCD8A1C5080000 }' \
 		'cpu 0 lib.eal.generic.i64: { in = -9000000000000000000 }' \
 		'cpu 0 lib.eal.generic.string: { str = "generic string" }' \
+		'cpu 0 lib.eal.generic.string: { str = "" }' \
 		'cpu 0 lib.ethdev.configure: { port_id = 0x0, nb_rx_q = 0x1, nb_tx_q = 0x1,' \
 		'cpu 0 lib.mempool.create: ' \
 		'cpu 0 lib.eal.memzone.reserve: ' \

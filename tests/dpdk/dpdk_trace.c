@@ -166,6 +166,10 @@ static int generic_work(void)
 	rte_eal_trace_generic_double(-2.125);
 	rte_eal_trace_generic_ptr(&nevents);
 	rte_eal_trace_generic_str("generic string");
+	/* DPDK writes nothing of a NULL string: the event keeps the bytes
+	 * its buffer held there (zeros in a new buffer) */
+	rte_eal_trace_generic_str(NULL);
+	rte_eal_trace_generic_str("");
 	rte_eal_trace_generic_func(__func__);
 	return 0;
 }
