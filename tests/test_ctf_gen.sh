@@ -7,7 +7,8 @@
 # per type), little- and big-endian, plain and packetized metadata, clocks
 # of 1 MHz, 1 GHz and 2.5 GHz with offsets, every compound type (arrays
 # of structs, variants in variants, lengths and tags named by relative
-# paths scoped as CTF 1.8 says, ...): every event the same (time,
+# paths scoped as CTF 1.8 says, ...), two traces of one uuid in a tree
+# (read as one, as babeltrace2 does): every event the same (time,
 # name, CPU, contexts, values), and the discarded events reported alike
 # (babeltrace2's warnings, lowtrace's: as many, the same counts).  Needs
 # babeltrace2 and /usr/bin/python3 (skips without them, fails under
@@ -54,6 +55,24 @@ gen be_plain --be --events 3000 --seed 4
 # arrays and sequences of structs, variants and arrays, variants in
 # variants, a sequence whose length is a variant's option
 gen compound --compound --events 1500 --seed 5
+
+# two traces of one uuid in a tree (two runs of a DPDK application, all
+# its traces' uuid the same), their clocks 100 s apart: babeltrace2 reads
+# them as one trace, every stream with the metadata of the trace with
+# the most stream and event classes, the first in path order on a tie
+same_uuid() { # name, what to add to the metadata of b
+	local name=$1 d=$tmp/$1
+	if ! "$PY" "$top/tests/gen_ctf.py" "$d/a" --events 600 --seed 6 > "$tmp/gen.err" 2>&1; then
+		fail "compare_$name" "gen_ctf.py: $(head -c 600 "$tmp/gen.err")"
+		return
+	fi
+	cp -r "$d/a" "$d/b"
+	sed -i 's/offset_s = 1764740000;/offset_s = 1764740100;/' "$d/b/metadata"
+	printf '%s' "$2" >> "$d/b/metadata"
+	bt_compare "$name" "$d" '^WARNING: Tracer discarded' 'the tracer discarded'
+}
+same_uuid same_uuid_tie ''
+same_uuid same_uuid_larger 'event { name = "extra"; id = 99; stream_id = 0; fields := struct { uint8_t x; }; };'
 
 # an lttng-modules kernel trace (--kernel): read alike, and the analyses
 # see most of its 300 threads woken and run (by their LTTng names) on its

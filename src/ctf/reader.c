@@ -1707,6 +1707,34 @@ static int list_streams(const char *dir, char ***names, unsigned *n, char *err,
 	return 0;
 }
 
+/*
+ * Traces of one uuid are one trace to babeltrace2 (the runs of a DPDK
+ * application, whose uuid depends only on its trace points; LTTng's
+ * rotated chunks): it reads the streams of all of them with the metadata
+ * (clock, classes, env) of the one with the most stream and event
+ * classes, the first in path order on a tie.  The others' metadata keep
+ * their classes, which then have no events.
+ */
+static void join_same_uuid(struct lt_reader *t)
+{
+	for (unsigned k = 0; k < t->nparts; k++) {
+		const struct lt_tsdl *m = &t->parts[k].m, *w = NULL;
+		if (!m->has_uuid)
+			continue;
+		for (unsigned j = 0; j < t->nparts; j++) {
+			const struct lt_tsdl *o = &t->parts[j].m;
+			if (!o->has_uuid || memcmp(o->uuid, m->uuid, 16))
+				continue;
+			if (!w || o->nstreams + o->nclasses >
+					  w->nstreams + w->nclasses)
+				w = o;
+		}
+		for (unsigned i = 0; w != m && i < t->nstreams; i++)
+			if (t->streams[i].m == m)
+				t->streams[i].m = w;
+	}
+}
+
 int lt_reader_open(const char *dir, const struct lt_reader_opts *opts,
 		   lt_reader_t **out, char *err, size_t errlen)
 {
@@ -1797,6 +1825,7 @@ int lt_reader_open(const char *dir, const struct lt_reader_opts *opts,
 	}
 	if (!t->streams && !(t->streams = calloc(1, sizeof(*t->streams))))
 		goto nomem;
+	join_same_uuid(t);
 	r = setup_streams(t, err, errlen);
 	if (r < 0)
 		goto fail;
