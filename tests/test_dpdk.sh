@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # test_dpdk.sh - `lowtrace view` beside babeltrace2 on CTF traces that
 # DPDK's tracer (rte_trace) writes: tests/dpdk/dpdk_trace, a DPDK
 # application on two lcores with every trace point enabled, fires EAL's

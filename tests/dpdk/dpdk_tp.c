@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dpdk_tp.c - registers tests/dpdk/dpdk_tp.h's trace points with DPDK's
  * trace library: rte_trace_point_register.h, included first, turns the
  * RTE_TRACE_POINT bodies into the field lists DPDK writes into the CTF

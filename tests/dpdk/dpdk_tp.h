@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dpdk_tp.h - the trace points tests/dpdk/dpdk_trace.c defines with DPDK's
  * rte_trace_point API, one per field type DPDK's tracer emits: integers of
  * every width and sign, int, long, size_t, float, double, a pointer and a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dpdk_trace.c - a DPDK application that writes a CTF 1.8 trace with
  * DPDK's own tracer, for tests/test_dpdk.sh to read with lowtrace and
  * babeltrace2.
