@@ -130,7 +130,7 @@ cut -d' ' -f3- "$tmp/view_tsc.out" > "$tmp/view_tsc.cut"
 if [ "$rc" != 0 ]; then
 	fail cycle_counter_same_events "exit status $rc: $(cat "$tmp/tsc.err")"
 elif ! cmp -s "$tmp/tsc.out" "$tmp/view_tsc.out" && ! grep -q 'calibrated again' "$tmp/tsc.err"; then
-	fail cycle_counter_same_events "times differ without a note"
+	fail cycle_counter_same_events "times differ without a note; the first lines that differ (follow <, view >):"$'\n'"$(diff "$tmp/tsc.out" "$tmp/view_tsc.out" | head -12)"
 elif cmp -s "$tmp/tsc.out" "$tmp/view_tsc.out"; then
 	ok cycle_counter_same_events
 else

@@ -134,6 +134,23 @@ static int same_clock(const struct lt_clock *a, const struct lt_clock *b)
 	       a->offset == b->offset;
 }
 
+/* The clock was calibrated again since the last event handed out: the
+ * events printed before are off by the change at that event's counts, at
+ * least 1 ns (under a ns still moves a truncated time, and the order of
+ * two streams' events of one ns). */
+static void clock_moved(struct follow *f)
+{
+	if (!f->have_last || same_clock(&f->last_clock, &f->clock))
+		return;
+	int64_t d = lt_clock_ns(&f->clock, f->last_ts) -
+		    lt_clock_ns(&f->last_clock, f->last_ts);
+	d = d < 0 ? -d : d;
+	if (d < 1)
+		d = 1;
+	if (d > f->clock_shift)
+		f->clock_shift = d;
+}
+
 static uint64_t now_ms(void)
 {
 	struct timespec ts;
@@ -406,15 +423,7 @@ static int walk(struct follow *f, lt_reader_t *t, struct fstream **map,
 		}
 		if (s->in_cur++ < s->skip && s->cur_off == 0)
 			continue; /* printed by an earlier round */
-		if (f->have_last && !same_clock(&f->last_clock, &f->clock)) {
-			/* the clock was calibrated again: the events printed
-			 * before are off by this much at most */
-			int64_t d = lt_clock_ns(&f->clock, f->last_ts) -
-				    lt_clock_ns(&f->last_clock, f->last_ts);
-			d = d < 0 ? -d : d;
-			if (d > f->clock_shift)
-				f->clock_shift = d;
-		}
+		clock_moved(f);
 		f->last_clock = f->clock;
 		f->last_ts = ev->ts;
 		f->have_last = 1;
@@ -664,17 +673,7 @@ static int open_dir(const char *dir)
 static void note_clock_change(struct follow *f)
 {
 	/* the last metadata's calibration, if no event came after it */
-	if (f->have_last && !same_clock(&f->last_clock, &f->clock)) {
-		int64_t d = lt_clock_ns(&f->clock, f->last_ts) -
-			    lt_clock_ns(&f->last_clock, f->last_ts);
-		d = d < 0 ? -d : d;
-		/* under a ns still moves a truncated time, and the order of
-		 * two streams' events of one ns */
-		if (d < 1)
-			d = 1;
-		if (d > f->clock_shift)
-			f->clock_shift = d;
-	}
+	clock_moved(f);
 	if (!f->clock_shift)
 		return;
 	fprintf(stderr,
