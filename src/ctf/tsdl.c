@@ -12,6 +12,7 @@
  * longjmp to lt_tsdl_parse(); every allocation is in the arena, so there
  * is nothing else to free on the way.
  */
+#define _GNU_SOURCE /* qsort_r() */
 #include "ctf/tsdl.h"
 #include "ctf/clock_ns.h"
 #include "ctf/compound.h"
