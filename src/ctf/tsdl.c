@@ -1,16 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tsdl.c - the metadata parser: a tokenizer, a recursive-descent parser
- * for the TSDL subset that lowtrace writes (trace, env, clock, stream and
- * event blocks; struct, integer, enum, floating_point, string, variant,
- * fixed arrays and sequences), and the compiler that turns each event's
- * fields into the flat list of struct lt_field_class the decoder walks
- * (with a tree of struct lt_cnode for a field of compound elements).
+ * for CTF 1.8's TSDL (trace, env, clock, stream and event blocks;
+ * typealias, typedef and named struct, variant and enum; struct, integer,
+ * enum, floating_point, string, variant, arrays and sequences), the
+ * compiler of packet and event headers (header.h), and the one that turns
+ * each event's fields into the flat list of struct lt_field_class the
+ * decoder walks (with a tree of struct lt_cnode for a field of compound
+ * elements).
  *
  * Unknown attributes are ignored and callsite blocks skipped; anything
- * else unknown or malformed stops the parse with "PATH:LINE: what".  Errors unwind with
- * longjmp to lt_tsdl_parse(); every allocation is in the arena, so there
- * is nothing else to free on the way.
+ * else unknown or malformed stops the parse with "PATH:LINE: what".
+ * Errors unwind with longjmp to lt_tsdl_parse(); every allocation is in
+ * the arena, so there is nothing else to free on the way.
  */
 #define _GNU_SOURCE /* qsort_r() */
 #include "ctf/tsdl.h"
