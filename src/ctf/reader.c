@@ -1944,7 +1944,7 @@ const struct lt_event_class *lt_reader_class(const lt_reader_t *t, unsigned i)
 
 const struct lt_clock *lt_reader_clock(const lt_reader_t *t)
 {
-	return &t->parts[0].m.clock;
+	return &t->parts[0].m.clocks[0];
 }
 
 /* The value of key in m's env block: the last given, as babeltrace2

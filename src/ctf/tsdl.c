@@ -2580,7 +2580,6 @@ static void finish(struct parser *ps)
 		fail(ps, ps->line, "no stream block");
 	for (unsigned i = 0; i < ps->nclocks; i++)
 		finish_clock(ps, &ps->clocks[i]);
-	m->clock = ps->clocks[0];
 	m->clocks = ps->clocks;
 	m->nclocks = ps->nclocks;
 

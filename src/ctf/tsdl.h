@@ -57,8 +57,7 @@ struct lt_tsdl {
 	struct lt_arena arena;
 	uint8_t uuid[16];
 	int has_uuid;
-	struct lt_clock clock; /* the first clock block */
-	const struct lt_clock *clocks; /* all of them, in order */
+	const struct lt_clock *clocks; /* the clock blocks, in order */
 	uint32_t nclocks;
 	const struct lt_hnode *pkt_header; /* the trace's packet.header */
 	struct lt_stream_class *streams;
