@@ -408,7 +408,7 @@ static int walk(struct follow *f, lt_reader_t *t, struct fstream **map,
 	unsigned char *sel = lt_view_select(v, t);
 	int r;
 
-	if (!sel || lt_view_hosts(v, t) < 0) {
+	if (!sel || lt_view_bind(v, t) < 0) {
 		free(sel);
 		return -ENOMEM;
 	}

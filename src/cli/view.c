@@ -169,44 +169,6 @@ static int run_stats(lt_reader_t *t, const struct lt_view *vw,
 	return 0;
 }
 
-static int run_print(lt_reader_t *t, struct lt_view *v,
-		     const unsigned char *sel)
-{
-	const struct lt_event *ev;
-	int r;
-	unsigned ns = lt_reader_nstreams(t);
-	uint64_t *lost = calloc(ns ? ns : 1, sizeof(*lost));
-
-	if (!lost)
-		return lt_cli_error(VIEW, "out of memory");
-	while ((r = lt_reader_next(t, &ev)) > 0) {
-		if (__builtin_expect(ev->discarded != lost[ev->stream_index],
-				     0))
-			lt_view_warn_lost(v, ev, &lost[ev->stream_index]);
-		if (lt_view_event(v, sel, ev) < 0) {
-			free(lost);
-			return lt_cli_error(VIEW, "out of memory");
-		}
-		if (v->failed)
-			break;
-	}
-	/* a count that grew in packets with no event after (the last ones
-	 * of a stream, empty when the tracer had to drop all it was given) */
-	for (unsigned i = 0; r == 0 && !v->failed && i < ns; i++) {
-		lt_stream_t *s = lt_reader_stream(t, i);
-		lt_view_warn_lost_at_end(v, lt_stream_name(s),
-					 lt_stream_discarded(s), lost[i]);
-	}
-	lt_view_flush(v);
-	free(lost);
-	if (r < 0)
-		return lt_view_iter_error(t, r);
-	if (v->failed)
-		return lt_cli_error(VIEW, "writing the output: %s",
-				    strerror(v->failed));
-	return 0;
-}
-
 static int parse_args(int argc, char **argv, struct lt_view_opts *vo)
 {
 	for (int i = 1; i < argc; i++) {
@@ -298,7 +260,7 @@ static int view_run(int argc, char **argv)
 		goto out;
 	}
 	sel = lt_view_select(&v, t);
-	if (!sel || lt_view_hosts(&v, t) < 0) {
+	if (!sel || lt_view_bind(&v, t) < 0) {
 		rc = lt_cli_error(VIEW, "out of memory");
 		goto out;
 	}
@@ -309,7 +271,7 @@ static int view_run(int argc, char **argv)
 	if (vo.stats)
 		rc = run_stats(t, &v, sel);
 	else
-		rc = run_print(t, &v, sel);
+		rc = lt_view_print(&v, t, sel);
 out:
 	free(sel);
 	lt_reader_close(t);

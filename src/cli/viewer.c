@@ -95,22 +95,22 @@ int lt_view_init(struct lt_view *v, const struct lt_view_opts *o)
 	return 0;
 }
 
-static void free_hosts(struct lt_view *v)
+static void free_bind(struct lt_view *v)
 {
-	for (unsigned i = 0; v->host && i < v->nhost; i++)
-		free(v->host[i]);
-	free(v->host);
-	free(v->host_len);
-	v->host = NULL;
-	v->host_len = NULL;
-	v->nhost = 0;
+	for (unsigned i = 0; v->streams && i < v->nstreams; i++)
+		free(v->streams[i].host);
+	free(v->streams);
+	free(v->names);
+	v->streams = NULL;
+	v->names = NULL;
+	v->nstreams = v->nnames = 0;
 }
 
 void lt_view_fini(struct lt_view *v)
 {
 	free(v->buf);
 	v->buf = NULL;
-	free_hosts(v);
+	free_bind(v);
 }
 
 /* " host:procname:(vpid)", of those s's env has; "" with none. */
@@ -135,26 +135,35 @@ static char *host_text(const lt_stream_t *s)
 	return b;
 }
 
-int lt_view_hosts(struct lt_view *v, const lt_reader_t *t)
+int lt_view_bind(struct lt_view *v, const lt_reader_t *t)
 {
-	unsigned n = lt_reader_nstreams(t);
-	free_hosts(v);
-	v->host = calloc(n ? n : 1, sizeof(*v->host));
-	v->host_len = calloc(n ? n : 1, sizeof(*v->host_len));
-	if (!v->host || !v->host_len) {
-		free_hosts(v);
+	unsigned n = lt_reader_nstreams(t), nc = lt_reader_nclasses(t);
+	free_bind(v);
+	v->streams = calloc(n ? n : 1, sizeof(*v->streams));
+	v->names = calloc(nc ? nc : 1, sizeof(*v->names));
+	if (!v->streams || !v->names) {
+		free_bind(v);
 		return -ENOMEM;
 	}
-	v->nhost = n;
+	v->nstreams = n;
+	v->nnames = nc;
 	for (unsigned i = 0; i < n; i++) {
+		struct lt_view_stream *vs = &v->streams[i];
 		/* the reader's streams are not changed by reading their env */
-		v->host[i] = host_text(
+		vs->host = host_text(
 			lt_reader_stream((lt_reader_t *)(uintptr_t)t, i));
-		if (!v->host[i]) {
-			free_hosts(v);
+		if (!vs->host) {
+			free_bind(v);
 			return -ENOMEM;
 		}
-		v->host_len[i] = strlen(v->host[i]);
+		vs->host_len = strlen(vs->host);
+	}
+	for (unsigned i = 0; i < nc; i++) {
+		const struct lt_event_class *ec = lt_reader_class(t, i);
+		if (ec->name_len + 2 <= LT_VIEW_TEXT) {
+			memcpy(v->names[i], ec->name, ec->name_len);
+			memcpy(v->names[i] + ec->name_len, ": ", 2);
+		}
 	}
 	return 0;
 }
@@ -295,25 +304,50 @@ static int cond_match(const struct lt_view *v, const struct lt_event *ev)
 	return 0;
 }
 
-int lt_view_takes(const struct lt_view *v, const unsigned char *sel,
-		  const struct lt_event *ev)
+static inline __attribute__((always_inline)) int
+takes(const struct lt_view *v, const unsigned char *sel,
+      const struct lt_event *ev)
 {
 	unsigned s = sel[ev->cls->index];
 	return s && ev->ns >= v->lo && ev->ns <= v->hi &&
 	       (s == 1 || cond_match(v, ev));
 }
 
-int lt_view_event(struct lt_view *v, const unsigned char *sel,
+int lt_view_takes(const struct lt_view *v, const unsigned char *sel,
 		  const struct lt_event *ev)
 {
-	if (!lt_view_takes(v, sel, ev))
-		return 0;
-	const char *name = ev->cls->name;
-	size_t nl = ev->cls->name_len;
-	int text = ev->cls->format && !v->opts->fields;
-	size_t hl =
-		ev->stream_index < v->nhost ? v->host_len[ev->stream_index] : 0;
-	size_t need = 96 + nl + hl +
+	return takes(v, sel, ev);
+}
+
+/* " HOST cpu N " of vs's events on cpu, of vs->len bytes; in vs->text
+ * when it fits (then the line copies it whole). */
+static void make_text(struct lt_view_stream *vs, uint32_t cpu)
+{
+	char num[16];
+	size_t n = (size_t)(lt_fmt_u64(num, cpu) - num);
+	vs->cpu = cpu;
+	vs->len = (uint32_t)(vs->host_len + 5 + n + 1);
+	if (vs->len > LT_VIEW_TEXT)
+		return;
+	char *p = vs->text;
+	memcpy(p, vs->host, vs->host_len);
+	p += vs->host_len;
+	memcpy(p, " cpu ", 5);
+	memcpy(p + 5, num, n);
+	p[5 + n] = ' ';
+}
+
+/* ev's line at the end of the buffer; 0 or -ENOMEM. */
+static inline __attribute__((always_inline)) int
+line(struct lt_view *v, const struct lt_event *ev)
+{
+	const struct lt_event_class *ec = ev->cls;
+	int text = ec->format && !v->opts->fields;
+	struct lt_view_stream *vs = ev->stream_index < v->nstreams ?
+					    &v->streams[ev->stream_index] :
+					    NULL;
+	size_t need = 96 + 2 * LT_VIEW_TEXT + ec->name_len +
+		      (vs ? vs->host_len : 0) +
 		      (text ? LT_MARKER_TEXT_MAX : lt_event_format_bound(ev));
 	if (reserve(v, need) < 0)
 		return -ENOMEM;
@@ -351,17 +385,31 @@ int lt_view_event(struct lt_view *v, const unsigned char *sel,
 		}
 		*p++ = ')';
 	}
-	if (hl) {
-		memcpy(p, v->host[ev->stream_index], hl);
-		p += hl;
+	if (__builtin_expect(vs && (vs->cpu != ev->cpu || !vs->len), 0))
+		make_text(vs, ev->cpu);
+	if (__builtin_expect(vs && vs->len <= LT_VIEW_TEXT, 1)) {
+		memcpy(p, vs->text, LT_VIEW_TEXT);
+		p += vs->len;
+	} else {
+		if (vs) {
+			memcpy(p, vs->host, vs->host_len);
+			p += vs->host_len;
+		}
+		memcpy(p, " cpu ", 5);
+		p = lt_fmt_u64(p + 5, ev->cpu);
+		*p++ = ' ';
 	}
-	memcpy(p, " cpu ", 5);
-	p = lt_fmt_u64(p + 5, ev->cpu);
-	*p++ = ' ';
-	memcpy(p, name, nl);
-	p += nl;
-	*p++ = ':';
-	*p++ = ' ';
+	size_t nl = ec->name_len;
+	if (__builtin_expect(ec->index < v->nnames && nl + 2 <= LT_VIEW_TEXT,
+			     1)) {
+		memcpy(p, v->names[ec->index], LT_VIEW_TEXT);
+		p += nl + 2;
+	} else {
+		memcpy(p, ec->name, nl);
+		p += nl;
+		*p++ = ':';
+		*p++ = ' ';
+	}
 	if (text)
 		p = lt_event_format_marker(ev, p, LT_MARKER_TEXT_MAX);
 	else
@@ -370,6 +418,53 @@ int lt_view_event(struct lt_view *v, const unsigned char *sel,
 	v->len = (size_t)(p - v->buf);
 	v->prev = ev->ns;
 	v->have_prev = 1;
+	return 0;
+}
+
+int lt_view_event(struct lt_view *v, const unsigned char *sel,
+		  const struct lt_event *ev)
+{
+	return takes(v, sel, ev) ? line(v, ev) : 0;
+}
+
+int lt_view_print(struct lt_view *v, lt_reader_t *t, const unsigned char *sel)
+{
+	const struct lt_event *ev;
+	int r;
+	unsigned ns = lt_reader_nstreams(t);
+	uint64_t *lost = calloc(ns ? ns : 1, sizeof(*lost));
+
+	if (!lost)
+		return lt_cli_error(LT_VIEW, "out of memory");
+	/* the line in line in this loop: a call per event cost more than
+	 * the line's texts */
+	while ((r = lt_reader_next(t, &ev)) > 0) {
+		if (__builtin_expect(ev->discarded != lost[ev->stream_index],
+				     0))
+			lt_view_warn_lost(v, ev, &lost[ev->stream_index]);
+		if (!takes(v, sel, ev))
+			continue;
+		if (line(v, ev) < 0) {
+			free(lost);
+			return lt_cli_error(LT_VIEW, "out of memory");
+		}
+		if (v->failed)
+			break;
+	}
+	/* a count that grew in packets with no event after (the last ones
+	 * of a stream, empty when the tracer had to drop all it was given) */
+	for (unsigned i = 0; r == 0 && !v->failed && i < ns; i++) {
+		lt_stream_t *s = lt_reader_stream(t, i);
+		lt_view_warn_lost_at_end(v, lt_stream_name(s),
+					 lt_stream_discarded(s), lost[i]);
+	}
+	lt_view_flush(v);
+	free(lost);
+	if (r < 0)
+		return lt_view_iter_error(t, r);
+	if (v->failed)
+		return lt_cli_error(LT_VIEW, "writing the output: %s",
+				    strerror(v->failed));
 	return 0;
 }
 

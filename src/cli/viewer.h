@@ -31,6 +31,22 @@ struct lt_view_tod {
 	char text[16];
 };
 
+/*
+ * Texts of a line made once and copied whole, LT_VIEW_TEXT bytes at a
+ * time (a copy of a fixed size is a few moves; one of a varying size, a
+ * call and its branches): per stream, babeltrace2's text of its trace's
+ * env and " cpu N " for the stream's last CPU; per event class "NAME: ".
+ */
+#define LT_VIEW_TEXT 64
+struct lt_view_stream {
+	char *host; /* " host:procname:(vpid)", those the env has; "" */
+	size_t host_len;
+	uint32_t cpu; /* text holds host and " cpu CPU " ... */
+	uint32_t len; /* ... of len bytes (0: none yet; > LT_VIEW_TEXT: not
+		       * held, written each time) */
+	char text[LT_VIEW_TEXT];
+};
+
 struct lt_view {
 	const struct lt_view_opts *opts;
 	/* the output buffer, written with write(2) */
@@ -45,11 +61,11 @@ struct lt_view {
 	struct lt_view_tod tod;
 	int64_t prev;
 	int have_prev;
-	/* per stream of the reader walked: what babeltrace2 prints of its
-	 * trace's env before the event's name (lt_view_hosts()) */
-	char **host;
-	size_t *host_len;
-	unsigned nhost;
+	/* of the reader walked (lt_view_bind()) */
+	struct lt_view_stream *streams;
+	unsigned nstreams;
+	char (*names)[LT_VIEW_TEXT]; /* per class: "NAME: " if it fits */
+	unsigned nnames;
 };
 
 /* Splits the patterns, allocates the buffer; 0, or 1 (an exit status)
@@ -64,13 +80,18 @@ unsigned char *lt_view_select(const struct lt_view *v, const lt_reader_t *t);
 /* 1 if sel (lt_view_select()), the conditions and the times take ev. */
 int lt_view_takes(const struct lt_view *v, const unsigned char *sel,
 		  const struct lt_event *ev);
-/* The host text of each stream of t, for its events' lines: the env's
- * hostname, procname and (vpid), those it has, joined by ':' as
- * babeltrace2 prints them; 0 or -ENOMEM.  Again for each reader walked. */
-int lt_view_hosts(struct lt_view *v, const lt_reader_t *t);
+/* The texts of t's lines: each stream's host (the env's hostname,
+ * procname and (vpid), those it has, joined by ':' as babeltrace2 prints
+ * them), each class's name; 0 or -ENOMEM.  Again for each reader walked. */
+int lt_view_bind(struct lt_view *v, const lt_reader_t *t);
 /* Prints ev's line if lt_view_takes() it; 0 or -ENOMEM. */
 int lt_view_event(struct lt_view *v, const unsigned char *sel,
 		  const struct lt_event *ev);
+/* Prints every event of t that sel takes, with the warnings about events
+ * the tracer discarded, and flushes; 0, or 1 (an exit status) after a
+ * message. */
+int lt_view_print(struct lt_view *v, lt_reader_t *t,
+		  const unsigned char *sel);
 /* Writes out what the buffer holds. */
 void lt_view_flush(struct lt_view *v);
 
