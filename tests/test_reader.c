@@ -696,6 +696,52 @@ LT_TEST(test_format_g_matches_printf)
 	}
 }
 
+/* One value through the integer formatters, against printf. */
+static void check_ints(uint64_t u)
+{
+	char a[64], b[64];
+	snprintf(a, sizeof(a), "%llu", (unsigned long long)u);
+	*lt_fmt_u64(b, u) = 0;
+	if (strcmp(a, b))
+		LT_FAIL("%s: lt_fmt_u64 %s", a, b);
+	snprintf(a, sizeof(a), "%lld", (long long)u);
+	*lt_fmt_i64(b, (int64_t)u) = 0;
+	if (strcmp(a, b))
+		LT_FAIL("%s: lt_fmt_i64 %s", a, b);
+	snprintf(a, sizeof(a), "0x%llX", (unsigned long long)u);
+	*lt_fmt_hex(b, u) = 0;
+	if (strcmp(a, b))
+		LT_FAIL("%s: lt_fmt_hex %s", a, b);
+	snprintf(a, sizeof(a), "%08llu", (unsigned long long)(u % 100000000));
+	lt_fmt_8digits(b, (uint32_t)(u % 100000000));
+	b[8] = 0;
+	if (strcmp(a, b))
+		LT_FAIL("%s: lt_fmt_8digits %s", a, b);
+}
+
+LT_TEST(test_format_ints_match_printf)
+{
+	/* every number of digits and its edges, in both bases */
+	for (uint64_t p10 = 1;; p10 *= 10) {
+		for (int d = -2; d <= 2; d++)
+			check_ints(p10 + (uint64_t)d);
+		if (p10 > UINT64_MAX / 10)
+			break;
+	}
+	for (unsigned sh = 0; sh < 64; sh++)
+		for (int d = -1; d <= 1; d++)
+			check_ints((1ull << sh) + (uint64_t)d);
+	check_ints(UINT64_MAX);
+	check_ints((uint64_t)INT64_MIN);
+	uint64_t st = 88172645463325252ull;
+	for (long i = 0; i < 200000; i++) {
+		st ^= st << 13;
+		st ^= st >> 7;
+		st ^= st << 17;
+		check_ints(st >> (st & 63)); /* every magnitude */
+	}
+}
+
 LT_TEST(test_bad_magic_names_file_and_offset)
 {
 	static struct sbuf s;

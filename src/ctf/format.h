@@ -58,21 +58,35 @@ static inline char *lt_fmt_i64(char *p, int64_t v)
 	}
 	return lt_fmt_u64(p, (uint64_t)v);
 }
+/* "0x" and v's digits in upper case, as babeltrace2 prints a base-16
+ * integer; p must have 18 bytes. */
+char *lt_fmt_hex(char *p, uint64_t v);
 /* printf's "%g"; p must have 32 bytes. */
 char *lt_fmt_g(char *p, double d);
 
-/* "00" to "99": the formatters' digit pairs. */
-extern const char lt_digits2[200];
+/*
+ * x < 10^8 as eight digits 0-9 in a word, the first (most significant)
+ * in its lowest byte, the first in memory on this little-endian host:
+ * each step splits every lane in two, quotient and remainder, by a
+ * multiplication (x/100 as x*10486>>20 below 10^4, x/10 as x*103>>10
+ * below 100).  No branch and no table: the formatters' base.
+ */
+static inline uint64_t lt_digits8(uint32_t x)
+{
+	uint64_t v = (x / 10000) | (uint64_t)(x % 10000) << 32;
+	uint64_t h = ((v * 10486) >> 20) & 0x0000007F0000007Full;
+	v = h | (v - h * 100) << 16;
+	h = ((v * 103) >> 10) & 0x000F000F000F000Full;
+	return h | (v - h * 10) << 8;
+}
 
-/* x < 10^8 as exactly eight digits at p (no NUL): the formatters' base,
- * in line (a call per timestamp cost more than its work). */
+#define LT_ASCII_ZEROS 0x3030303030303030ull
+
+/* x < 10^8 as exactly eight digits at p (no NUL). */
 static inline void lt_fmt_8digits(char *p, uint32_t x)
 {
-	uint32_t a = x / 10000, b = x % 10000;
-	memcpy(p, lt_digits2 + 2 * (a / 100), 2);
-	memcpy(p + 2, lt_digits2 + 2 * (a % 100), 2);
-	memcpy(p + 4, lt_digits2 + 2 * (b / 100), 2);
-	memcpy(p + 6, lt_digits2 + 2 * (b % 100), 2);
+	uint64_t a = lt_digits8(x) + LT_ASCII_ZEROS;
+	memcpy(p, &a, 8);
 }
 
 /* The formatted size bound of fields, strings and sequences aside (the
