@@ -338,8 +338,8 @@ static void make_text(struct lt_view_stream *vs, uint32_t cpu)
 }
 
 /* ev's line at the end of the buffer; 0 or -ENOMEM. */
-static inline __attribute__((always_inline)) int
-line(struct lt_view *v, const struct lt_event *ev)
+static inline __attribute__((always_inline)) int line(struct lt_view *v,
+						      const struct lt_event *ev)
 {
 	const struct lt_event_class *ec = ev->cls;
 	int text = ec->format && !v->opts->fields;

@@ -90,8 +90,7 @@ int lt_view_event(struct lt_view *v, const unsigned char *sel,
 /* Prints every event of t that sel takes, with the warnings about events
  * the tracer discarded, and flushes; 0, or 1 (an exit status) after a
  * message. */
-int lt_view_print(struct lt_view *v, lt_reader_t *t,
-		  const unsigned char *sel);
+int lt_view_print(struct lt_view *v, lt_reader_t *t, const unsigned char *sel);
 /* Writes out what the buffer holds. */
 void lt_view_flush(struct lt_view *v);
 
