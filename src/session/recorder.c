@@ -61,6 +61,7 @@
 struct rproc {
 	int fd; /* the connection; -1 once closed */
 	int pid, ppid, gen;
+	int asked_pid; /* attached through its rendezvous: its pid */
 	char comm[16];
 	/* its channels' buffers, the consumer's once it joined */
 	struct lt_consumer_buf buf[LT_PROTO_MAX_CHANNELS];
@@ -759,6 +760,7 @@ static int attach_app(struct rec *R, int pid, char *text, size_t cap)
 		return -ENOMEM;
 	}
 	p->fd = fd;
+	p->asked_pid = pid;
 	R->procs[R->nprocs++] = p;
 	R->res->attached++;
 	return 0;
@@ -808,6 +810,21 @@ static int asked_before(struct rec *R, uint64_t inode)
 }
 
 /*
+ * Whether pid is connected, attached (-p) or joined.  Asked again, a
+ * program still in its handshake would answer only once that ends, which
+ * waits for this recorder, blocked in the request: 5 s lost, and another
+ * program's HELLO unanswered past its 10 s.
+ */
+static int attached(const struct rec *R, int pid)
+{
+	for (int i = 0; i < R->nprocs; i++)
+		if (R->procs[i]->fd >= 0 &&
+		    (R->procs[i]->pid == pid || R->procs[i]->asked_pid == pid))
+			return 1;
+	return 0;
+}
+
+/*
  * Every 100 ms: programs that appeared since, attached if they descend
  * from one of the recording (a child that forked, a program exec()
  * started) or, with --all-apps, if they are the user's.  A child that
@@ -836,7 +853,8 @@ static void track_apps(struct rec *R)
 		if (o->all_apps ? getuid() && st.st_uid != getuid() :
 				  !in_tree(R, pid))
 			continue;
-		if (asked_before(R, apps[i].inode))
+		/* asked again once the connection closed: an exec() */
+		if (attached(R, pid) || asked_before(R, apps[i].inode))
 			continue;
 		int rc = attach_app(R, pid, text, sizeof(text));
 		if (rc && rc != -EALREADY && o->all_apps)
