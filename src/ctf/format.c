@@ -564,6 +564,13 @@ static char *fmt_field(const struct lt_event *ev, uint32_t i, char *p)
 	return p;
 }
 
+/* A text array of n bytes (a thread's name): up to its first NUL. */
+static inline char *fmt_text(char *p, const unsigned char *s, size_t n)
+{
+	const unsigned char *z = ld_find_nul(s, n);
+	return fmt_escaped(p, (const char *)s, z ? (size_t)(z - s) : n);
+}
+
 /* The payload of a class of plain fields (lt_event_class.fmt_plain). */
 static char *format_plain(const struct lt_event *ev, char *p)
 {
@@ -581,6 +588,8 @@ static char *format_plain(const struct lt_event *ev, char *p)
 		else if (fc->kind == LT_KIND_STRING)
 			p = fmt_escaped(p, (const char *)ev->base + ev->off[i],
 					ev->count[i]);
+		else if (fc->kind == LT_KIND_ARRAY && fc->text)
+			p = fmt_text(p, ev->base + ev->off[i], fc->length);
 		else
 			p = fmt_field(ev, i, p);
 	}
