@@ -661,6 +661,10 @@ char *lt_event_format(const struct lt_event *ev, char *p)
 			p = fmt_escaped(p, (const char *)fp, ev->count[i]);
 			continue;
 		}
+		if (fc->kind == LT_KIND_ARRAY && fc->text) {
+			p = fmt_text(p, fp, fc->length);
+			continue;
+		}
 		if (fc->kind == LT_KIND_INT) {
 			/* a bit-field: its offset is in bits */
 			struct lt_value v;
