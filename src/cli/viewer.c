@@ -323,7 +323,7 @@ int lt_view_takes(const struct lt_view *v, const unsigned char *sel,
  * when it fits (then the line copies it whole). */
 static void make_text(struct lt_view_stream *vs, uint32_t cpu)
 {
-	char num[16];
+	char num[24]; /* lt_fmt_u64() writes up to 21 */
 	size_t n = (size_t)(lt_fmt_u64(num, cpu) - num);
 	vs->cpu = cpu;
 	vs->len = (uint32_t)(vs->host_len + 5 + n + 1);
