@@ -149,13 +149,16 @@ static void *trigger_thread(void *arg)
 
 /* A thread with every signal blocked: the process's signals go to its
  * own threads. */
-int lt_agent_thread(pthread_t *th, void *(*fn)(void *), void *arg)
+int lt_agent_thread(pthread_t *th, const char *name, void *(*fn)(void *),
+		    void *arg)
 {
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	int rc = pthread_create(th, NULL, fn, arg);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!rc)
+		pthread_setname_np(*th, name);
 	return -rc;
 }
 
@@ -166,7 +169,8 @@ static int start_trigger_thread(struct session *s)
 	if (pipe2(s->pipe, O_CLOEXEC) < 0)
 		return -errno;
 	fcntl(s->pipe[1], F_SETFL, O_NONBLOCK);
-	int rc = lt_agent_thread(&s->trig_thread, trigger_thread, s);
+	int rc = lt_agent_thread(&s->trig_thread, "lt-trigger", trigger_thread,
+				 s);
 	if (rc) {
 		close(s->pipe[0]);
 		close(s->pipe[1]);
@@ -461,7 +465,7 @@ static int join(struct session *s, int in_child)
 				    strerror(-rc));
 	pthread_t th;
 	if (!rc && s->attached)
-		rc = lt_agent_thread(&th, watch_thread, s);
+		rc = lt_agent_thread(&th, "lt-session", watch_thread, s);
 	if (rc) {
 		release(s, in_child);
 		return rc;

@@ -26,8 +26,10 @@ int lt_agent_attach(int fd, const struct lt_msg_attach *m);
 /* The names of the sessions joined, comma-separated, or "-"; 1 if any. */
 int lt_agent_describe(char *out, size_t cap);
 /* A thread with every signal blocked (the process's signals go to its
- * own threads); 0 or -errno. */
-int lt_agent_thread(pthread_t *th, void *(*fn)(void *), void *arg);
+ * own threads), named name (lt-*, as top -H and gdb show it; at most 15
+ * characters); 0 or -errno. */
+int lt_agent_thread(pthread_t *th, const char *name, void *(*fn)(void *),
+		    void *arg);
 /* lt_trigger(NAME): traces lowtrace:trigger, then asks the recorder to
  * act and waits for its reply: the reply's status, -ENOTCONN outside a
  * recording session, -EINVAL for an empty or too long name. */

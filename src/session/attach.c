@@ -122,7 +122,8 @@ static int listen_now(void)
 	}
 	pthread_t th;
 	sem_init(&listener_up, 0, 0);
-	int rc = lt_agent_thread(&th, listen_thread, (void *)(intptr_t)fd);
+	int rc = lt_agent_thread(&th, "lt-rendezvous", listen_thread,
+				 (void *)(intptr_t)fd);
 	if (rc) {
 		close(fd);
 		return rc;

@@ -280,6 +280,7 @@ int lt_session_start(lt_session_t *s)
 	rc = -pthread_create(&s->thread, NULL, consumer_main, s);
 	if (rc)
 		return rc;
+	pthread_setname_np(s->thread, "lt-consumer");
 	s->running = 1;
 	return 0;
 }
