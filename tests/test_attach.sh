@@ -67,21 +67,24 @@ contiguous() {
 		{ prev = $1; n++ }
 		END { if (!bad) print (n ? first " " prev " " n : "none") }'
 }
-threads() { ls "/proc/$1/task" 2> /dev/null | wc -l; }
+# lowtrace's threads in pid (named lt-*: a sanitizer's own may come later)
+threads() { cat /proc/"$1"/task/*/comm 2> /dev/null | grep -c '^lt-'; }
 buffers() { grep -c 'lowtrace-ring' "/proc/$1/maps" 2> /dev/null; }
-# the threads of each program before it was attached: its own and the
-# rendezvous's (and a sanitizer's)
+# lowtrace's threads of each program before it was attached: the
+# rendezvous's
 declare -A base
 # waits up to 5 s for the program to have detached: no buffer mapped and
-# no thread more than before
+# no thread more than before; else says what is left in $left
 detached() {
 	local i
 	for i in $(seq 50); do
 		[ "$(buffers "$1")" = 0 ] && [ "$(threads "$1")" = "${base[$1]}" ] && return 0
 		sleep 0.1
 	done
+	left="$left process $1 not detached: $(buffers "$1") buffers mapped, threads $(threads "$1") (before: ${base[$1]}): $(cat /proc/$1/task/*/comm 2> /dev/null | tr '\n' ' ');"
 	return 1
 }
+left=
 # waits up to 5 s for pid's rendezvous, then counts its threads
 listening() {
 	local i
@@ -457,7 +460,7 @@ if [ $rc -eq 0 ] && [ -z "$bad" ] && [ -z "$lost" ] && grep -q "Buffers per user
 	detached $S1 && detached $S3; then
 	ok test_per_user_buffers
 else
-	fail test_per_user_buffers "exit $rc:$bad lost '$lost'"$'\n'"$(cat "$tmp/user.out")"
+	fail test_per_user_buffers "exit $rc:$bad lost '$lost'$left"$'\n'"$(cat "$tmp/user.out")"
 fi
 "$LT" record -o "$tmp/proc" -p $S1,$S3 --buffers per-process > "$tmp/proc.out" 2>&1 &
 r=$!
