@@ -158,6 +158,14 @@ char *lt_fmt_g(char *p, double d)
 	int E = bexp - 1023; /* 2^E <= |d| < 2^(E+1) */
 	/* floor(E * log10(2)), which is log10(|d|) or one less */
 	int e = E >= 0 ? (E * 78913) >> 18 : -((-E * 78913 + 262143) >> 18);
+	/* which of the two, by an exact compare where 10^(e+1) is a double
+	 * (the scaling below is then done once, not twice) */
+	static const double p10[23] = { 1e0,  1e1,  1e2,  1e3,	1e4,  1e5,
+					1e6,  1e7,  1e8,  1e9,	1e10, 1e11,
+					1e12, 1e13, 1e14, 1e15, 1e16, 1e17,
+					1e18, 1e19, 1e20, 1e21, 1e22 };
+	if (e >= -1 && e < 22 && fabs(d) >= p10[e + 1])
+		e++;
 	uint64_t q = 0;
 	int half = 0;
 	for (int tries = 0;; tries++) {
@@ -176,11 +184,11 @@ char *lt_fmt_g(char *p, double d)
 		q = 100000;
 		e++;
 	}
-	char dig[6];
-	for (int i = 5; i >= 0; i--) {
-		dig[i] = (char)('0' + q % 10);
-		q /= 10;
-	}
+	/* the six digits: the last six of eight made at once */
+	char dig8[8];
+	uint64_t w = lt_digits8((uint32_t)q) + LT_ASCII_ZEROS;
+	memcpy(dig8, &w, 8);
+	const char *dig = dig8 + 2;
 	if (bits >> 63)
 		*p++ = '-';
 	if (e < -4 || e >= 6) {
