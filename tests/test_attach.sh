@@ -85,11 +85,13 @@ detached() {
 	return 1
 }
 left=
-# waits up to 5 s for pid's rendezvous, then counts its threads
+# waits up to 5 s for pid's rendezvous (its socket, and its thread,
+# named just after it starts), then counts lowtrace's threads
 listening() {
 	local i
 	for i in $(seq 50); do
-		if grep -q "@lowtrace/app/$1\$" /proc/net/unix; then
+		if grep -q "@lowtrace/app/$1\$" /proc/net/unix &&
+			[ "$(threads "$1")" -ge 1 ]; then
 			base[$1]=$(threads "$1")
 			return 0
 		fi
