@@ -494,11 +494,9 @@ static inline char *fmt_raw_int(char *p, const struct lt_field_class *fc,
 	/* the size and the sign change from one field to the next: a
 	 * branch on them would mispredict, so nearly every integer (1, 2, 4
 	 * or 8 bytes, little-endian) is read and signed without one */
-	uint64_t raw =
-		__builtin_expect(!fc->be && size <= 8 && !(size & (size - 1)),
-				 1) ?
-			ld_uint_sel(fp, size) :
-			ld_uint_bo(fp, size, fc->be);
+	uint64_t raw = __builtin_expect(!fc->be && ld_sel_size(size), 1) ?
+			       ld_uint_sel(fp, size) :
+			       ld_uint_bo(fp, size, fc->be);
 	if (fc->base != 10)
 		return fmt_radix(p, raw, fc->base, 8u * size);
 	int64_t s = sext(raw, size);

@@ -55,6 +55,12 @@ static inline uint64_t ld_uint(const unsigned char *p, unsigned size)
 	}
 }
 
+/* Whether ld_uint_sel() reads a field of size bytes: 1, 2, 4 or 8. */
+static inline int ld_sel_size(unsigned size)
+{
+	return size && size <= 8 && !(size & (size - 1));
+}
+
 /*
  * ld_uint() of 1, 2, 4 or 8 bytes without a branch on size: the loads
  * wider than the field read zeros instead (a field's size varies from one

@@ -24,12 +24,6 @@ const char *lt_enum_label(const struct lt_field_class *fc, uint64_t raw)
 	return NULL;
 }
 
-/* An integer of this many bytes: ld_uint_sel()'s sizes. */
-static int load_sized(uint32_t size)
-{
-	return size == 1 || size == 2 || size == 4 || size == 8;
-}
-
 uint8_t lt_value_op(const struct lt_field_class *fc)
 {
 	if (fc->var_tag >= 0)
@@ -50,13 +44,13 @@ uint8_t lt_value_op(const struct lt_field_class *fc)
 			return LT_VOP_ANY;
 		return (uint8_t)(fc->size | LT_VOP_FLOAT);
 	case LT_KIND_INT:
-		if (!load_sized(fc->size))
+		if (!ld_sel_size(fc->size))
 			return LT_VOP_ANY;
 		return (uint8_t)(fc->size |
 				 (fc->is_signed ? LT_VOP_SIGNED : 0) |
 				 (fc->be ? LT_VOP_BE : 0));
 	case LT_KIND_ENUM:
-		return load_sized(fc->size) ? LT_VOP_ENUM : LT_VOP_ANY;
+		return ld_sel_size(fc->size) ? LT_VOP_ENUM : LT_VOP_ANY;
 	default:
 		return LT_VOP_ANY;
 	}
