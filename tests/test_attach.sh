@@ -74,17 +74,16 @@ buffers() { grep -c 'lowtrace-ring' "/proc/$1/maps" 2> /dev/null; }
 # rendezvous's
 declare -A base
 # waits up to 5 s for the program to have detached: no buffer mapped and
-# no thread more than before; else says what is left in $left
+# no thread more than before; else says in $left what is left
 detached() {
 	local i
 	for i in $(seq 50); do
 		[ "$(buffers "$1")" = 0 ] && [ "$(threads "$1")" = "${base[$1]}" ] && return 0
 		sleep 0.1
 	done
-	left="$left process $1 not detached: $(buffers "$1") buffers mapped, threads $(threads "$1") (before: ${base[$1]}): $(cat /proc/$1/task/*/comm 2> /dev/null | tr '\n' ' ');"
+	left=" process $1 not detached: $(buffers "$1") buffers mapped, threads $(threads "$1") (before: ${base[$1]}): $(cat /proc/$1/task/*/comm 2> /dev/null | tr '\n' ' ');"
 	return 1
 }
-left=
 # waits up to 5 s for pid's rendezvous (its socket, and its thread,
 # named just after it starts), then counts lowtrace's threads
 listening() {
@@ -458,6 +457,7 @@ babeltrace2 "$tmp/user" 2> /dev/null | pairs > "$tmp/user.bt"
 nv=$(wc -l < "$tmp/user.view")
 [ "$nv" -gt 300 ] && cmp -s "$tmp/user.view" "$tmp/user.bt" ||
 	bad="$bad view $nv events, babeltrace2 $(wc -l < "$tmp/user.bt"), first difference: $(diff "$tmp/user.view" "$tmp/user.bt" | head -3 | tr '\n' ' ');"
+left=
 if [ $rc -eq 0 ] && [ -z "$bad" ] && [ -z "$lost" ] && grep -q "Buffers per user: 1 set" "$tmp/user.out" &&
 	detached $S1 && detached $S3; then
 	ok test_per_user_buffers
