@@ -21,7 +21,11 @@ VERSION := 0.1.0
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CFLAGS ?= -O2 -g
 ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE= $(WARN) $(CFLAGS) $(SANFLAGS) -fPIC -pthread \
-	-Iinclude -Isrc -DLT_VERSION='"$(VERSION)"' -MMD -MP
+	-Iinclude $(SRC_INC) -DLT_VERSION='"$(VERSION)"' -MMD -MP
+# headers by module ("ring/ring.h"): the runtime's objects see the
+# runtime's alone, so that nothing a traced program links reaches into
+# the tool; everything else sees both
+SRC_INC = -Isrc/runtime -Isrc/tool
 ALL_LDFLAGS = $(LDFLAGS) $(SANFLAGS) -pthread
 # the ring buffer's 16-byte compare-and-swap, inline
 ifneq ($(filter x86_64%,$(shell $(CC) -dumpmachine)),)
@@ -33,20 +37,16 @@ ifneq ($(findstring clang,$(shell $(CC) --version 2>/dev/null | head -n 1)),)
 ALL_CFLAGS += -gdwarf-4
 endif
 
-# liblowtrace, the runtime a traced program links: the clock, RCU, the ring,
-# the probes, the in-process session and the agent of `lowtrace record`,
-# and the CTF writer they use.  The recorder, the kernel channel, the
-# reader and the analyses are the lowtrace command's (liblowtrace-tool.a).
-# the trace reader's files (src/ctf/ also holds the runtime's CTF writer)
-READER_SRC := src/ctf/reader.c src/ctf/tsdl.c src/ctf/clock_ns.c \
-	src/ctf/value.c src/ctf/format.c src/ctf/header.c \
-	src/ctf/compound.c
-TOOL_SRC := $(wildcard src/analysis/*.c src/kernel/*.c) $(READER_SRC) \
-	src/session/recorder.c src/session/preflight.c src/session/apps.c \
-	src/session/shared.c
-LIB_SRC := $(filter-out src/cli/% $(TOOL_SRC),$(wildcard src/*/*.c))
-LIB_ASM := $(wildcard src/*/*.S)
-CLI_SRC := $(wildcard src/cli/*.c)
+# The folders are the binaries.  src/runtime/ is liblowtrace, what a traced
+# program links: the clock, RCU, the ring, the trace format, the probes,
+# the in-process session and the agent of `lowtrace record`.  src/tool/ is
+# what only the lowtrace command links (liblowtrace-tool.a): the recorder,
+# the kernel channel, the reader, the analyses; src/tool/cli/ its verbs.
+READER_SRC := $(wildcard src/tool/ctf/*.c)
+TOOL_SRC := $(filter-out src/tool/cli/%,$(wildcard src/tool/*/*.c))
+LIB_SRC := $(wildcard src/runtime/*/*.c)
+LIB_ASM := $(wildcard src/runtime/*/*.S)
+CLI_SRC := $(wildcard src/tool/cli/*.c)
 TEST_SRC := $(wildcard tests/test_*.c)
 BENCH_SRC := $(wildcard bench/*.c)
 EXAMPLE_SRC := $(wildcard examples/*.c)
@@ -80,11 +80,12 @@ $(BUILD)/obj/%.o: %.c
 # the library's own functions stay inside it: what include/lowtrace/
 # declares is exported (its headers say so with visibility pragmas)
 $(BUILD)/obj/src/%.o: ALL_CFLAGS += -fvisibility=hidden
+$(BUILD)/obj/src/runtime/%.o: SRC_INC := -Isrc/runtime
 
 # assembly: preprocessed, with the C headers' include path
 $(BUILD)/obj/%.o: %.S
 	@mkdir -p $(dir $@)
-	$(CC) -D_GNU_SOURCE= -Iinclude -Isrc $(filter -g%,$(CFLAGS)) -MMD -MP -c $< -o $@
+	$(CC) -D_GNU_SOURCE= -Iinclude -Isrc/runtime $(filter -g%,$(CFLAGS)) -MMD -MP -c $< -o $@
 
 $(LIB_A): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
@@ -97,9 +98,9 @@ $(TOOL_A): $(TOOL_OBJ)
 # nodelete: the library leaves behind what must not outlive its code:
 # thread-exit destructors of its per-thread state (RCU readers), a
 # consumer thread, the original rseq descriptors; dlclose() keeps it
-$(LIB_SO_REAL): $(LIB_OBJ) src/liblowtrace.map
+$(LIB_SO_REAL): $(LIB_OBJ) src/runtime/liblowtrace.map
 	$(CC) -shared -Wl,-z,nodelete -Wl,-soname,$(LIB_SONAME) \
-		-Wl,--version-script,src/liblowtrace.map $(ALL_LDFLAGS) \
+		-Wl,--version-script,src/runtime/liblowtrace.map $(ALL_LDFLAGS) \
 		-o $@ $(LIB_OBJ) $(LDLIBS_BASE)
 $(LIB_SO): $(LIB_SO_REAL)
 	ln -sf $(notdir $<) $(BUILD)/$(LIB_SONAME)

@@ -4,9 +4,9 @@
  * shape `lowtrace record -k sched,irq --all` gives: one stream class (id
  * 0, "kernel") with the sched and irq presets' 13 events in their order
  * and with their fields (common_tid, common_tgid, then the tracepoint's
- * own, as src/kernel/encode.c re-encodes them), one file kernel_CPU per CPU
+ * own, as src/tool/kernel/encode.c re-encodes them), one file kernel_CPU per CPU
  * in packets of 256 KiB cut to their content, the metadata written by the
- * recorder's own writer (src/ctf/metadata.c).
+ * recorder's own writer (src/runtime/format/metadata.c).
  *
  * usage: gen_sched DIR NEVENTS [--cpus N] [--threads N] [--seed S]
  *                  [--packet BYTES]
@@ -34,7 +34,7 @@
  * the traces are coherent as said above.
  */
 #define _GNU_SOURCE
-#include "ctf/metadata.h"
+#include "format/metadata.h"
 #include "ring/ring.h"
 
 #include <errno.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * kernel_trace.c - records kernel events while a command runs, the way the
- * recorder drives src/kernel/kernel.h: open the kernel channel, start the
+ * recorder drives src/tool/kernel/kernel.h: open the kernel channel, start the
  * command, wait and poll until it exits, flush, write the metadata.  The
  * trace directory then holds metadata and kernel_CPU files that babeltrace2
  * reads.  bench/kernel.sh uses it to measure tracing's cost.
@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "clock/clock.h"
-#include "ctf/metadata.h"
+#include "format/metadata.h"
 #include "kernel/kernel.h"
 
 #define MAX_PATTERNS 64

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 # asm-offsets: include/lowtrace/ring_offsets.h, the layout that the
 # sequences written in assembly read, generated from
-# src/ring/gen/offsets.c as the kernel makes its asm-offsets.h: the file
+# src/runtime/ring/gen/offsets.c as the kernel makes its asm-offsets.h: the file
 # is compiled with -S, and each "->NAME VALUE" line it leaves in the
 # assembly becomes a #define.
 #
@@ -11,15 +11,15 @@
 #                       (then raise LT_SEQ_LAYOUT in lowtrace/tp_seq.h)
 
 RING_OFFSETS_H := include/lowtrace/ring_offsets.h
-RING_OFFSETS_IN := src/ring/gen/ring_offsets.h.in
+RING_OFFSETS_IN := src/runtime/ring/gen/ring_offsets.h.in
 RING_OFFSETS_GEN := $(BUILD)/gen/lowtrace/ring_offsets.h
-RING_OFFSETS_S := $(BUILD)/obj/src/ring/gen/offsets.s
+RING_OFFSETS_S := $(BUILD)/obj/src/runtime/ring/gen/offsets.s
 RING_OFFSETS_OK := $(BUILD)/gen/ring_offsets.checked
 
 .PHONY: ring-offsets
 
 # its .d, beside it under $(BUILD)/obj, is included with the others
-$(RING_OFFSETS_S): src/ring/gen/offsets.c
+$(RING_OFFSETS_S): src/runtime/ring/gen/offsets.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -S $< -o $@
 

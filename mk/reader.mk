@@ -25,31 +25,31 @@ FUZZ_DIR := build/fuzz
 FUZZ_ANALYSIS_TIME ?= 45
 FUZZ_CONTROL_TIME ?= 30
 # the reader formats markers with the runtime's grammar of their formats
-FUZZ_SRC := tests/fuzz/fuzz_reader.c $(READER_SRC) src/ctf/marker.c
-FUZZ_ANALYSIS_SRC := tests/fuzz/fuzz_analysis.c $(READER_SRC) src/ctf/marker.c \
-	$(wildcard src/analysis/*.c)
-FUZZ_FLAGS := -std=gnu11 $(WARN) -g -O1 -Iinclude -Isrc \
+FUZZ_SRC := tests/fuzz/fuzz_reader.c $(READER_SRC) src/runtime/format/marker.c
+FUZZ_ANALYSIS_SRC := tests/fuzz/fuzz_analysis.c $(READER_SRC) src/runtime/format/marker.c \
+	$(wildcard src/tool/analysis/*.c)
+FUZZ_FLAGS := -std=gnu11 $(WARN) -g -O1 -Iinclude -Isrc/runtime -Isrc/tool \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
 
 .PHONY: fuzz fuzz-ci fuzz-seeds bench-view
 
-$(FUZZ_DIR)/fuzz_reader: $(FUZZ_SRC) $(wildcard src/ctf/*.h) src/ring/ring.h \
+$(FUZZ_DIR)/fuzz_reader: $(FUZZ_SRC) $(wildcard src/tool/ctf/*.h) src/runtime/ring/ring.h \
 		tests/fuzz/fuzz_input.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(FUZZ_SRC) -lm
 
-$(FUZZ_DIR)/fuzz_analysis: $(FUZZ_ANALYSIS_SRC) $(wildcard src/ctf/*.h) \
-		$(wildcard src/analysis/*.h) src/ring/ring.h tests/fuzz/fuzz_input.h
+$(FUZZ_DIR)/fuzz_analysis: $(FUZZ_ANALYSIS_SRC) $(wildcard src/tool/ctf/*.h) \
+		$(wildcard src/tool/analysis/*.h) src/runtime/ring/ring.h tests/fuzz/fuzz_input.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(FUZZ_ANALYSIS_SRC) -lm
 
-FUZZ_CONTROL_SRC := tests/fuzz/fuzz_control.c src/session/proto.c \
-	src/ctf/metadata.c src/probe/filter.c $(READER_SRC) src/ctf/marker.c \
-	src/session/shared.c src/session/idtab.c
-$(FUZZ_DIR)/fuzz_control: $(FUZZ_CONTROL_SRC) $(wildcard src/ctf/*.h) \
-		src/session/proto.h src/probe/filter.h src/ring/ring.h \
-		src/session/shared.h src/session/idtab.h tests/event_metadata.h
+FUZZ_CONTROL_SRC := tests/fuzz/fuzz_control.c src/runtime/session/proto.c \
+	src/runtime/format/metadata.c src/runtime/probe/filter.c $(READER_SRC) src/runtime/format/marker.c \
+	src/tool/recorder/shared.c src/runtime/session/idtab.c
+$(FUZZ_DIR)/fuzz_control: $(FUZZ_CONTROL_SRC) $(wildcard src/tool/ctf/*.h) \
+		src/runtime/session/proto.h src/runtime/probe/filter.h src/runtime/ring/ring.h \
+		src/tool/recorder/shared.h src/runtime/session/idtab.h tests/event_metadata.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -D_GNU_SOURCE= -DLT_VERSION='"$(VERSION)"' \
 		-o $@ $(FUZZ_CONTROL_SRC) -lm

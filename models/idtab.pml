@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * idtab.pml: model of the id table that the processes sharing buffers
- * agree on event ids through (src/session/idtab.c, src/session/idtab.h).
+ * agree on event ids through (src/runtime/session/idtab.c, src/runtime/session/idtab.h).
  *
  * The table is an array of CAP 64-bit keys in shared memory, 0 marking an
  * empty slot; an event's id is the index of its key.  A lookup scans from
@@ -12,7 +12,7 @@
  *
  * Proctypes and what they mirror:
  *   claimer   a process looking up two keys with lt_idtab_id(), one after
- *             the other (the registry's shared_id() in src/session/agent.c
+ *             the other (the registry's shared_id() in src/runtime/session/agent.c
  *             as its events get targets); it may be killed (SIGKILL)
  *             before any of its steps, and then takes no further step
  *   checker   (not a C function) once every claimer has returned or died,

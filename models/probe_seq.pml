@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * probe_seq.pml: model of the one-sequence path of lt_probe_emit_words8/4
- * (src/probe/probe_x86_64.S) and of the reclamation of what it reads,
+ * (src/runtime/probe/probe_x86_64.S) and of the reclamation of what it reads,
  * lt_probe_sync()'s membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ)
- * (src/probe/probe.c, the registry's free_retired() and a session's ring
+ * (src/runtime/probe/probe.c, the registry's free_retired() and a session's ring
  * destruction after it).
  *
  * The call site's inline sequence (include/lowtrace/tp_seq.h) is the same

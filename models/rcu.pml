@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * rcu.pml: model of lowtrace's membarrier RCU (src/rcu/, include/lowtrace/rcu.h).
+ * rcu.pml: model of lowtrace's membarrier RCU (src/runtime/rcu/, include/lowtrace/rcu.h).
  *
  * Proctypes and the C functions they mirror:
  *   reader_nest  lt_rcu_read_lock, lt_rcu_read_lock (nested), a pointer

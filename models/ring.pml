@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ring.pml: model of one lowtrace per-CPU ring buffer (src/ring/ring.c).
+ * ring.pml: model of one lowtrace per-CPU ring buffer (src/runtime/ring/ring.c).
  *
  * Proctypes and the C functions they mirror:
  *   writer    lt_ring_reserve + lt_ring_commit, called by a thread
@@ -108,7 +108,7 @@ inline fill(from, to, first)
 }
 
 /* Where a record of sz units goes when offset is old: lt_ring_place()
- * (src/ring/record.h). */
+ * (src/runtime/ring/record.h). */
 inline place(old, sz)
 {
 	if

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * ring_rseq.pml: model of one lowtrace per-CPU ring buffer on an rseq
- * channel (src/ring/ring.c, src/ring/ring.h, src/ring/rseq.h): a record
+ * channel (src/runtime/ring/ring.c, src/runtime/ring/ring.h, src/runtime/ring/rseq.h): a record
  * is copied and published by one restartable sequence on the CPU that
  * owns the buffer, with no locked instruction and no commit counters.
  *

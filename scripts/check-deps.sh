@@ -6,14 +6,16 @@
 #   scripts/check-deps.sh [--root DIR] [--objs DIR] [--allow FILE]
 #
 # DIR of --root holds src/ (the checkout's by default).
-# A unit is a source file with its own header (src/ring/ring.c and
-# src/ring/ring.h are the unit src/ring/ring), and with its architecture's
-# assembly (src/probe/probe_x86_64.S belongs to src/probe/probe: the
+# A unit is a source file with its own header (src/runtime/ring/ring.c and
+# src/runtime/ring/ring.h are the unit src/runtime/ring/ring), and with its architecture's
+# assembly (src/runtime/probe/probe_x86_64.S belongs to src/runtime/probe/probe: the
 # assembly's fast paths and their C fallbacks are one implementation in
-# two languages, each naming the other); a module is a directory
-# src/MODULE/.  Three graphs are checked:
+# two languages, each naming the other); a module is the directory that
+# holds a file (src/runtime/ring/).  Includes are resolved against src/
+# and the folders of src/ that hold modules (src/runtime/, src/tool/),
+# as the build's -I options do.  Three graphs are checked:
 #   include  unit A includes a header of unit B (#include lines);
-#   link     A's object uses a symbol B's object defines (nm of DIR/src/*/*.o,
+#   link     A's object uses a symbol B's object defines (nm of DIR/src/**.o,
 #            the objects of a build: a cycle here ties the objects together
 #            at link time, even when the declarations sit in a header of
 #            neither, such as include/lowtrace/*.h);
@@ -22,7 +24,7 @@
 # through it ("cycle link: a -> b -> a") with its members.
 #
 # FILE lists the cycles still allowed, one a line: the graph then the
-# members ("link src/probe/registry src/session/autostart"); '#' starts a
+# members ("link src/runtime/probe/registry src/runtime/session/autostart"); '#' starts a
 # comment.  A component all of whose members one line names is allowed
 # (it may shrink as the cycle is taken apart).  Prints "allowed cycle" for
 # those, "cycle" for the others, and "stale" for lines that neither hold
@@ -43,6 +45,15 @@ case $objs in /* | '') ;; *) objs=$PWD/$objs ;; esac
 case $allow in /* | '') ;; *) allow=$PWD/$allow ;; esac
 cd "$top" || exit 2
 
+# the include path's roots: src/, and each folder of src/ that holds
+# modules rather than files (src/runtime/, src/tool/)
+roots=src
+for d in src/*/; do
+	d=${d%/}
+	[ -n "$(find "$d" -maxdepth 1 -name '*.[chS]' -print -quit)" ] ||
+		roots="$roots $d"
+done
+
 unit() { # path -> unit: the path without its extension or architecture
 	local u=${1%.*} a
 	for a in x86_64 aarch64; do
@@ -55,14 +66,20 @@ unit() { # path -> unit: the path without its extension or architecture
 
 # include edges: "include FROM TO"
 include_edges() {
-	local f inc u t
-	for f in src/*/*.c src/*/*.h src/*/*.S; do
-		[ -e "$f" ] || continue
+	local f inc u t r found
+	for f in $(find src -name '*.[chS]' | sort); do
 		u=$(unit "$f")
 		sed -nE 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]([^">]+)[">].*/\1/p' "$f" |
 			while read -r inc; do
-				if [ -e "src/$inc" ]; then
-					t=$(unit "src/$inc")
+				found=
+				for r in $roots; do
+					if [ -e "$r/$inc" ]; then
+						found=$r/$inc
+						break
+					fi
+				done
+				if [ -n "$found" ]; then
+					t=$(unit "$found")
 				elif [ -e "$(dirname "$f")/$inc" ]; then
 					t=$(unit "$(dirname "$f")/$inc")
 				else
@@ -76,8 +93,7 @@ include_edges() {
 # link edges: "link FROM TO", from the objects' defined and undefined symbols
 link_edges() {
 	local o
-	for o in "$objs"/src/*/*.o; do
-		[ -e "$o" ] || continue
+	for o in $(find "$objs/src" -name '*.o' 2>/dev/null | sort); do
 		local u=${o#"$objs"/}
 		u=${u%.o}
 		# an object left behind by a source file that is gone

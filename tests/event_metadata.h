@@ -6,7 +6,7 @@
 #ifndef LT_TESTS_EVENT_METADATA_H
 #define LT_TESTS_EVENT_METADATA_H
 
-#include "ctf/metadata.h"
+#include "format/metadata.h"
 #include "ctf/reader.h"
 
 #include <stdio.h>

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_attach.c - a running program's rendezvous (src/session/attach.c)
+ * test_attach.c - a running program's rendezvous (src/runtime/session/attach.c)
  * against its callers: this test links liblowtrace and has an event, so
  * it listens on "\0lowtrace/app/PID" (each case runs in a forked child,
  * which listens under its own pid).  What `lowtrace list --apps` finds
- * and asks (src/session/apps.c), and hostile peers: garbage, requests cut
+ * and asks (src/tool/recorder/apps.c), and hostile peers: garbage, requests cut
  * short, too long, of an unknown op, with names lacking their NUL or with
  * descriptors riding along, and a "recorder" that answers HELLO with a
  * malformed CONFIG.  Each is refused and the rendezvous goes on serving.
@@ -15,7 +15,7 @@
 #include <sys/un.h>
 
 #include "lt_test.h"
-#include "session/apps.h"
+#include "recorder/apps.h"
 #include "session/proto.h"
 
 LT_EVENT(attach_test, ev, LT_INFO, LT_ARGS(int, x),

@@ -12,8 +12,8 @@
 #include <lowtrace/lowtrace.h>
 #include <lowtrace/tracepoint.h>
 
-#include "ctf/metadata.h"
-#include "ctf/packet.h"
+#include "format/metadata.h"
+#include "format/packet.h"
 #include "probe/filter.h"
 #include "probe/probe.h"
 

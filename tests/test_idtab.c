@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_idtab.c - the event ids processes sharing buffers agree on
- * (src/session/idtab.h): processes claiming the same keys at once, in
+ * (src/runtime/session/idtab.h): processes claiming the same keys at once, in
  * different orders, get one id per key, dense from 0; a mapping that is
  * not a table is refused; a full table says so; and the key of an
  * event's description ignores its local id but not its fields.
  */
-#include "ctf/metadata.h"
+#include "format/metadata.h"
 #include "lt_test.h"
 #include "session/idtab.h"
 #include "session/proto.h"

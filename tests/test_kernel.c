@@ -20,7 +20,7 @@
 #include <time.h>
 
 #include "clock/clock.h"
-#include "ctf/metadata.h"
+#include "format/metadata.h"
 #include "kernel/kernel.h"
 #include "kernel/encode.h"
 #include "kernel/perf_ring.h"

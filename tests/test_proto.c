@@ -8,7 +8,7 @@
  * makes the length field take another name.  The metadata of a stream
  * shared per user declares its vpid context.
  */
-#include "ctf/metadata.h"
+#include "format/metadata.h"
 #include "event_metadata.h"
 #include "lt_test.h"
 #include "session/proto.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_syscall_names.c - the built-in x86_64 system call names
- * (src/analysis/syscall_names.c) agree with the system's
+ * (src/tool/analysis/syscall_names.c) agree with the system's
  * <asm/unistd_64.h>, and numbers outside the table get "syscall_N".
  */
 #include "analysis/analysis.h"

@@ -17,8 +17,8 @@
  *   (lt_rcu_qsbr_quiescent_state) or go offline.
  *
  * Also here: the pointer publication macros, call_rcu/defer_rcu (see
- * src/rcu/call.c, src/rcu/defer.c), the RCU list and the resizable hash
- * table (src/rcu/hash.c).  docs/rcu.md describes the design.
+ * src/runtime/rcu/call.c, src/runtime/rcu/defer.c), the RCU list and the resizable hash
+ * table (src/runtime/rcu/hash.c).  docs/rcu.md describes the design.
  */
 #ifndef LOWTRACE_RCU_H
 #define LOWTRACE_RCU_H
@@ -173,7 +173,7 @@ struct lt_rcu_gp {
  */
 struct lt_rcu_reader {
 	LT__RCU_ATOMIC(unsigned long) ctr;
-	/* Next record on the global reader list (src/rcu/memb.c). */
+	/* Next record on the global reader list (src/runtime/rcu/memb.c). */
 	LT__RCU_ATOMIC(struct lt_rcu_reader *) next;
 	/* Nonzero once the record is on the reader list. */
 	int registered;

@@ -8,7 +8,7 @@
  * event (4 to 16 bytes of payload) runs inline, and the platform
  * condition of every rseq sequence of lowtrace, the call sites' and the
  * library's (LT_HAVE_RSEQ).  The sequence is the common case of
- * lt_probe_emit_words8/4() (src/probe/probe_x86_64.S, which explains the
+ * lt_probe_emit_words8/4() (src/runtime/probe/probe_x86_64.S, which explains the
  * protocol), without the call and the checks that the registry makes once
  * instead:
  *
@@ -24,13 +24,13 @@
  * declines the record (a sub-buffer to switch, a full buffer, a timestamp
  * too far from the last) or is restarted, lt_probe_emit_words_slow(), the
  * general path's rare cases.  Where a record goes and its compact header
- * are those of src/ring/record.h (lt_ring_try_compact(), lt_ev_compact()).
+ * are those of src/runtime/ring/record.h (lt_ring_try_compact(), lt_ev_compact()).
  * Unlike the out-of-line sequence this one clears the thread's rseq_cs
  * before it leaves: its descriptor is in the caller's image, which dlclose
  * may unmap.
  *
  * The part the assembler can read comes first: the library's .S includes
- * it (src/probe/probe_x86_64.S).  The library's own sources define
+ * it (src/runtime/probe/probe_x86_64.S).  The library's own sources define
  * LT__SEQ_INTERNALS before including it, as tracepoint.h does.
  */
 #ifndef LOWTRACE_TP_SEQ_H
@@ -62,7 +62,7 @@
 
 /*
  * LT_HAVE_RSEQ: this platform has lowtrace's restartable sequences, the
- * library's (src/ring/rseq.h, src/probe/probe_x86_64.S) and the call
+ * library's (src/runtime/ring/rseq.h, src/runtime/probe/probe_x86_64.S) and the call
  * sites' below: x86_64 with SSE registers (the commit is a 16-byte
  * store; not under -mgeneral-regs-only) and glibc 2.35 or later (rseq
  * registered for every thread, __rseq_offset exported).  A call site
@@ -80,7 +80,7 @@
 
 #if defined(LT_HAVE_RSEQ) && !defined(__ASSEMBLER__)
 /*
- * Every restartable sequence in C (here and in src/ring/rseq.h): the
+ * Every restartable sequence in C (here and in src/runtime/ring/rseq.h): the
  * descriptor of the sequence between labels 1 and 2 with its abort
  * handler at 4, and the store that makes it the active one (rax
  * clobbered); then the abort handler, which jumps to label.

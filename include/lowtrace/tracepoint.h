@@ -570,7 +570,7 @@ tf_put(struct lt__writer *w, T v)
 }
 
 /* the format's conversions from f[i], counted from n; -1 at one that is
- * not supported (the grammar of src/ctf/marker.c's lt_marker_next()) */
+ * not supported (the grammar of src/runtime/format/marker.c's lt_marker_next()) */
 constexpr int tf_flags(const char *f, int i)
 {
 	return (f[i] == '-' || f[i] == '+' || f[i] == ' ' || f[i] == '#' ||
@@ -741,7 +741,7 @@ lt__tf_put_ptr(struct lt__writer *w, const volatile void *p)
 		 default : lt__tf_put_ptr)(&lt__w, (x))
 /*
  * C's compile-time check of a marker's format: the grammar of
- * src/ctf/marker.c's lt_marker_next() as integer constant expressions
+ * src/runtime/format/marker.c's lt_marker_next() as integer constant expressions
  * on the literal (enumerators' values), which both compilers fold at
  * every optimisation level and which cost nothing at run time.  GCC
  * folds __builtin_strspn() and __builtin_strcspn() on a literal but not

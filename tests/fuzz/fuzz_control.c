@@ -2,12 +2,12 @@
 /*
  * fuzz_control.c - libFuzzer target for what a traced process sends the
  * recorder and what a user types into a filter: the session protocol's
- * message check and EVENT decoding (src/session/proto.c), the check a
+ * message check and EVENT decoding (src/runtime/session/proto.c), the check a
  * running program's rendezvous makes of an ATTACH request (anyone may
  * send one), the metadata
- * the recorder writes for a decoded event (src/ctf/metadata.c), and the
- * filter compiler and matcher (src/probe/filter.c), and the recorder's
- * side of buffers shared per user (src/session/shared.c): an EVENT from
+ * the recorder writes for a decoded event (src/runtime/format/metadata.c), and the
+ * filter compiler and matcher (src/runtime/probe/filter.c), and the recorder's
+ * side of buffers shared per user (src/tool/recorder/shared.c): an EVENT from
  * one of the user's processes, the id it claims, its description found.
  *
  * The input is: a 2-byte little-endian length L, L bytes of a message, a
@@ -19,7 +19,7 @@
 #include "../event_metadata.h"
 #include "probe/filter.h"
 #include "session/proto.h"
-#include "session/shared.h"
+#include "recorder/shared.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fuzz_elf.c - libFuzzer target for the ELF reader and the SDT argument
- * specs (src/kernel/elf.c, src/kernel/usdt.c): `lowtrace list --probes`
+ * specs (src/tool/kernel/elf.c, src/tool/kernel/usdt.c): `lowtrace list --probes`
  * and `record -u` read any file a user names, and its notes' specs.
  *
  * The input is the file.  It is written to a memfd and read through

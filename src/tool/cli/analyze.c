@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * analyze.c - `lowtrace analyze latency|jitter|sched|cpu|syscalls|irq
+ * DIR ...`: the analyses of
+ * src/tool/analysis/ over a recorded trace (docs/analysis.md).
+ */
+#include "analysis/analysis.h"
+#include "analysis/span.h"
+#include "cli/cli.h"
+#include "ctf/reader.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ANALYZE "analyze"
+
+static const char analyze_usage[] =
+	"usage: lowtrace analyze latency DIR [--anchor 'EVENT[ if FIELD OP "
+	"N]']\n"
+	"                                    [--by FIELD] [--top N]\n"
+	"       lowtrace analyze latency DIR --span 'START..END' [--min "
+	"DURATION]\n"
+	"       lowtrace analyze jitter DIR --event EVENT --period DURATION "
+	"[--top N]\n"
+	"       lowtrace analyze spans DIR [--span 'START..END'] [--top N]\n"
+	"       lowtrace analyze sched|cpu|syscalls|irq DIR [--top N]\n"
+	"\n"
+	"latency: for each of the N worst anchors (default demo:late, ranked "
+	"by\n"
+	"  --by, default late_us), walks back to when the thread was due and\n"
+	"  says where the time went: its wake-up and waker, time runnable and\n"
+	"  who ran on its CPU meanwhile, time blocked and who woke it, irq and\n"
+	"  softirq time, and a verdict.  Needs kernel events: record with\n"
+	"  `lowtrace record -k sched,irq --all -- CMD`.\n"
+	"  EVENT is a name ('*' wildcards; markers by place:\n"
+	"  'lt_tracef:src/net.c:*') or format:GLOB, markers by format\n"
+	"  ('format:frame * late*').\n"
+	"latency --span: pairs START and END events per thread (nesting\n"
+	"  respected) and explains the slowest spans from start to end the\n"
+	"  same way, with the start's fields and the spans inside (e.g.\n"
+	"  postgresql:query__start..postgresql:query__done; --min 100ms).\n"
+	"spans: per kind of span (the --span pair, or pairs found by name:\n"
+	"  X__start/X__done, X__entry/X__return, ...), count, total, mean,\n"
+	"  worst and a histogram; then the longest spans.\n"
+	"jitter: ranks the worst expiries of a periodic EVENT (default\n"
+	"  demo:tick) by the interval between consecutive events of a thread\n"
+	"  less --period (10ms, 500us, 1s).\n"
+	"\n"
+	"sched: per thread, the wait for a CPU after each wake-up (count, "
+	"mean,\n"
+	"  worst, histogram by decade), the threads with the worst wait "
+	"first.\n"
+	"cpu: CPU time per thread (its share of the trace, per CPU) and per "
+	"CPU\n"
+	"  (busy, idle, irq, softirq, its busiest threads).  Needs -k sched.\n"
+	"syscalls: time in system calls per syscall (calls, total, mean, "
+	"worst,\n"
+	"  histogram), the slowest calls, the threads with the most time, the\n"
+	"  calls still open.  Needs -k syscalls.\n"
+	"irq: interrupt and softirq handler durations per irq line and vector,\n"
+	"  the longest windows and the threads they interrupted.  Needs -k "
+	"irq.\n"
+	"\n"
+	"  --top N   how many to show (default 5 for latency, 10 otherwise)\n";
+
+static int open_trace(const char *dir, lt_reader_t **t)
+{
+	char err[512];
+	if (lt_reader_open(dir, NULL, t, err, sizeof(err)) < 0)
+		return lt_cli_error(ANALYZE, "cannot open trace %s: %s", dir,
+				    err);
+	return 0;
+}
+
+/* Figures near lost events can be wrong (a switch missed): says so. */
+static void warn_discarded(lt_reader_t *t, const char *dir)
+{
+	uint64_t n = 0;
+	for (unsigned i = 0; i < lt_reader_nstreams(t); i++)
+		n += lt_stream_discarded(lt_reader_stream(t, i));
+	if (n)
+		fprintf(stderr,
+			"lowtrace: %s: warning: %s: the tracer discarded %llu "
+			"events, so figures near the losses may be off; record "
+			"with bigger buffers (--channel "
+			"kernel:subbufs=16) or fewer events (fewer -k "
+			"presets, a process tree rather than --all)\n",
+			ANALYZE, dir, (unsigned long long)n);
+}
+
+static int analyze_run(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "anchor", required_argument, NULL, 'a' },
+		{ "by", required_argument, NULL, 'b' },
+		{ "top", required_argument, NULL, 'n' },
+		{ "event", required_argument, NULL, 'e' },
+		{ "period", required_argument, NULL, 'p' },
+		{ "span", required_argument, NULL, 's' },
+		{ "min", required_argument, NULL, 'm' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *anchor = "demo:late", *by = NULL, *event = "demo:tick";
+	const char *period = NULL, *span = NULL, *min = NULL;
+	unsigned top = 0;
+	int c;
+
+	if (lt_cli_wants_help(argc, argv) || argc < 2) {
+		fputs(analyze_usage, argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	const char *what = argv[1];
+	optind = 1;
+	while ((c = getopt_long(argc - 1, argv + 1, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'a':
+			anchor = optarg;
+			break;
+		case 'b':
+			by = optarg;
+			break;
+		case 'n':
+			top = (unsigned)atoi(optarg);
+			break;
+		case 'e':
+			event = optarg;
+			break;
+		case 'p':
+			period = optarg;
+			break;
+		case 's':
+			span = optarg;
+			break;
+		case 'm':
+			min = optarg;
+			break;
+		default:
+			return lt_cli_error(ANALYZE, "bad option (see lowtrace "
+						     "help analyze)");
+		}
+	}
+	if (optind != argc - 2)
+		return lt_cli_error(ANALYZE,
+				    "one trace directory expected "
+				    "(lowtrace analyze %s DIR)",
+				    what);
+	const char *dir = argv[1 + optind];
+	lt_reader_t *t;
+	int ret;
+	if (strcmp(what, "latency") == 0) {
+		struct lt_latency_opts o = { .by = by,
+					     .top = top,
+					     .span = span };
+		char err[256];
+		struct lt_span_pair pair;
+		if (lt_anchor_parse(anchor, &o.anchor, err, sizeof(err)) != 0)
+			return lt_cli_error(ANALYZE, "--anchor: %s", err);
+		if (span && lt_span_parse(span, &pair, err, sizeof(err)))
+			return lt_cli_error(ANALYZE, "--span: %s", err);
+		o.min_ns = min ? lt_parse_duration(min) : 0;
+		if (o.min_ns < 0)
+			return lt_cli_error(ANALYZE,
+					    "bad --min '%s' (e.g. 100ms)", min);
+		if (open_trace(dir, &t))
+			return 1;
+		ret = lt_analyze_latency(t, &o, stdout);
+	} else if (strcmp(what, "spans") == 0) {
+		char err[256];
+		struct lt_span_pair pair;
+		if (span && lt_span_parse(span, &pair, err, sizeof(err)))
+			return lt_cli_error(ANALYZE, "--span: %s", err);
+		if (open_trace(dir, &t))
+			return 1;
+		ret = lt_analyze_spans(t, span, top ? top : 10, stdout);
+		if (ret == -ENODATA) {
+			lt_cli_error(ANALYZE,
+				     "%s has no spans%s%s (start and end "
+				     "events on one thread: record USDT "
+				     "markers with `lowtrace record -u`)",
+				     dir, span ? " " : "", span ? span : "");
+			lt_reader_close(t);
+			return 1;
+		}
+	} else if (strcmp(what, "jitter") == 0) {
+		struct lt_jitter_opts o = { .event = event, .top = top };
+		o.period_ns = period ? lt_parse_duration(period) : 10000000;
+		if (o.period_ns <= 0)
+			return lt_cli_error(ANALYZE,
+					    "bad --period '%s' (e.g. 10ms)",
+					    period);
+		if (open_trace(dir, &t))
+			return 1;
+		ret = lt_analyze_jitter(t, &o, stdout);
+	} else {
+		static const struct {
+			const char *name, *needs;
+			int (*fn)(lt_reader_t *, unsigned, FILE *);
+		} simple[] = {
+			{ "sched", "sched", lt_analyze_sched },
+			{ "cpu", "sched", lt_analyze_cpu },
+			{ "syscalls", "syscalls", lt_analyze_syscalls },
+			{ "irq", "irq", lt_analyze_irq },
+		};
+		unsigned i = 0, n = sizeof(simple) / sizeof(simple[0]);
+		while (i < n && strcmp(what, simple[i].name) != 0)
+			i++;
+		if (i == n)
+			return lt_cli_error(ANALYZE,
+					    "unknown analysis '%s' (latency, "
+					    "spans, jitter, sched, cpu, "
+					    "syscalls or irq)",
+					    what);
+		if (open_trace(dir, &t))
+			return 1;
+		ret = simple[i].fn(t, top ? top : 10, stdout);
+		if (ret == -ENODATA) {
+			lt_cli_error(ANALYZE,
+				     "%s has no %s events for `analyze %s`: "
+				     "record with `lowtrace record -k %s`",
+				     dir, simple[i].needs, what,
+				     simple[i].needs);
+			lt_reader_close(t);
+			return 1;
+		}
+	}
+	if (ret < 0)
+		lt_cli_error(ANALYZE, "reading %s: %s", dir,
+			     lt_reader_error(t));
+	else
+		warn_discarded(t, dir);
+	lt_reader_close(t);
+	return ret < 0 ? 1 : 0;
+}
+
+LT_CLI_VERB(analyze_verb, .name = ANALYZE,
+	    .summary = "explain latencies in a trace (latency, jitter, sched, "
+		       "cpu, syscalls, irq)",
+	    .usage = analyze_usage, .run = analyze_run)

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cli.h - the `lowtrace` command's verbs.  Each verb is one file in
+ * src/tool/cli/ and registers itself with LT_CLI_VERB; main.c dispatches.
+ */
+#ifndef LT_CLI_H
+#define LT_CLI_H
+
+#include <stdio.h>
+
+#include "ctf/reader.h"
+
+struct lt_cli_verb {
+	const char *name;
+	const char *summary; /* one line for `lowtrace help` */
+	const char *usage; /* full text for `lowtrace help VERB` */
+	int (*run)(int argc, char **argv); /* argv[0] is the verb */
+};
+
+void lt_cli_register(const struct lt_cli_verb *v);
+
+#define LT_CLI_VERB(ident, ...)                                         \
+	static const struct lt_cli_verb ident = { __VA_ARGS__ };        \
+	__attribute__((constructor)) static void ident##_register(void) \
+	{                                                               \
+		lt_cli_register(&ident);                                \
+	}
+
+/* Prints "lowtrace: VERB: message" to stderr; returns 1 (an exit status). */
+int lt_cli_error(const char *verb, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+struct lt_anchor;
+/*
+ * Opens the trace in dir and the file outp ("-": stdout), calls
+ * write(trace, anchor, file), and reports any failure as verb's; the exit
+ * status (0 or 1).
+ */
+int lt_cli_trace_to_file(const char *verb, const char *dir, const char *outp,
+			 const struct lt_anchor *a,
+			 int (*write)(lt_reader_t *t, const struct lt_anchor *a,
+				      FILE *out));
+
+/* 1 if argv holds -h or --help. */
+int lt_cli_wants_help(int argc, char **argv);
+/* Prints the usage of verb to f. */
+void lt_cli_usage(const struct lt_cli_verb *v, FILE *f);
+
+#endif

@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kernel.h - kernel tracepoints as the `kernel` channel of a lowtrace trace.
+ *
+ * lt_kernel_open() expands event patterns against tracefs, parses each
+ * event's format, and opens one perf event per online CPU and event
+ * (PERF_TYPE_TRACEPOINT, system-wide on that CPU, stamped with
+ * CLOCK_MONOTONIC); the events of one CPU share one perf ring, so that CPU's
+ * samples arrive in time order.  lt_kernel_poll() drains the perf rings and
+ * re-encodes each sample as a CTF event of the kernel stream class into a
+ * consumer-side lt_ring (one buffer per CPU, timestamps converted to trace
+ * clock counts), and hands every complete packet to the caller, who appends
+ * it to TRACE/kernel_CPU.  lt_kernel_events() gives the event list for the
+ * metadata's kernel stream.
+ *
+ * Typical use, from one thread:
+ *
+ *	struct lt_kernel_options o = { .stream_id = 1 };
+ *	memcpy(o.uuid, trace_uuid, 16);
+ *	rc = lt_kernel_open(patterns, n, &o, &k, err, sizeof(err));
+ *	while (recording) {
+ *		lt_kernel_wait(k, 100);
+ *		lt_kernel_poll(k, write_packet, arg);
+ *	}
+ *	lt_kernel_flush(k, write_packet, arg);
+ *	lt_kernel_events(k, &events, &nevents);   (for the metadata)
+ *	lt_kernel_close(k);
+ *
+ * lt_clock_init() must have run (lt_kernel_open() calls it).  None of these
+ * functions may run concurrently on the same handle.
+ */
+#ifndef LT_KERNEL_H
+#define LT_KERNEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "format/metadata.h"
+
+struct lt_kernel;
+
+/* An event's name in the trace when it is not its tracefs name (the
+ * dynamic events of dynevent.h: lowtrace_PID:python__gc__start is
+ * python:gc__start). */
+struct lt_kernel_alias {
+	const char *event; /* GROUP:NAME in tracefs */
+	const char *name; /* in the trace */
+};
+
+struct lt_kernel_options {
+	uint32_t stream_id; /* the kernel stream class's id in the trace */
+	uint8_t uuid[16]; /* the trace's, copied into every packet */
+	uint32_t pid; /* packets' pid field; 0: getpid() */
+	/* consumer-side ring, per CPU; 0: 4 sub-buffers of 256 KiB */
+	uint32_t n_subbufs;
+	uint32_t subbuf_size;
+	/*
+	 * A flight recorder: the ring keeps the newest sub-buffers, reusing
+	 * the oldest; lt_kernel_poll() hands no packet, lt_kernel_snapshot()
+	 * copies them, lt_kernel_flush() hands them at the end.
+	 */
+	int overwrite;
+	/* perf ring data pages per CPU, a power of two; 0: 256 (1 MiB) */
+	uint32_t perf_pages;
+	/*
+	 * Packets still partial after this long are closed by lt_kernel_poll()
+	 * so that a quiet CPU's events reach the files; 0: only full packets
+	 * and lt_kernel_flush().
+	 */
+	uint32_t flush_ms;
+	/*
+	 * Keep only samples whose process (tgid) is one of these; NULL: all.
+	 * The filter is applied in user space to the task that was running
+	 * when the event fired (for sched_switch, the one switched out).
+	 */
+	const pid_t *pids;
+	size_t npids;
+	const struct lt_kernel_alias *aliases;
+	size_t naliases;
+};
+
+/* Called with each complete packet; the data is valid during the call. */
+typedef int (*lt_kernel_packet_fn)(void *arg, uint32_t cpu, const void *packet,
+				   size_t len);
+
+struct lt_kernel_stats {
+	uint64_t samples; /* perf samples read */
+	uint64_t events; /* events written to the ring */
+	uint64_t lost_perf; /* PERF_RECORD_LOST: the perf ring was full */
+	uint64_t lost_ring; /* dropped by the consumer-side ring */
+	uint64_t filtered; /* left out by the pid filter */
+	uint64_t clamped; /* timestamps raised to keep a CPU's order */
+	uint64_t packets; /* packets handed to the caller */
+	uint64_t
+		throttled; /* PERF_RECORD_THROTTLE: the kernel paused an event */
+	uint64_t other; /* other perf records, ignored */
+};
+
+/*
+ * Expands patterns (GROUP:NAME with * wildcards, or the presets sched, irq,
+ * syscalls, timer), parses the events' formats, opens and enables the perf
+ * events on every online CPU and creates the consumer-side ring.  o may be
+ * NULL (stream id 0, uuid zero).  Returns 0, or a negative errno with a
+ * message in err ("lowtrace: what went wrong (what to do)").
+ */
+int lt_kernel_open(const char *const *patterns, size_t n,
+		   const struct lt_kernel_options *o, struct lt_kernel **out,
+		   char *err, size_t errlen);
+
+/*
+ * Drains every CPU's perf ring, re-encodes the samples, and calls fn for
+ * each complete packet.  Returns the number of samples read, or a negative
+ * errno (fn's, if it failed).  Never blocks.
+ */
+int lt_kernel_poll(struct lt_kernel *k, lt_kernel_packet_fn fn, void *arg);
+
+/*
+ * An overwrite channel's newest sub-buffers, the samples still in the perf
+ * rings and the open sub-buffers included: fn is called for each, oldest
+ * first per CPU, and the ring goes on as it was.  Returns how many packets,
+ * or a negative errno.  A discard channel has none to give: returns 0.
+ */
+int lt_kernel_snapshot(struct lt_kernel *k, lt_kernel_packet_fn fn, void *arg);
+
+/*
+ * Waits up to timeout_ms for a perf ring to fill past its watermark (a
+ * quarter of it).  Returns 1 if one did, 0 on timeout, or a negative errno.
+ */
+int lt_kernel_wait(struct lt_kernel *k, int timeout_ms);
+
+/*
+ * Stops the perf events, drains them, closes every partial packet and
+ * calls fn for what is left.  After it, lt_kernel_poll() has nothing more.
+ */
+int lt_kernel_flush(struct lt_kernel *k, lt_kernel_packet_fn fn, void *arg);
+
+/* The kernel stream's events, for lt_ctf_stream.events; owned by k. */
+void lt_kernel_events(const struct lt_kernel *k,
+		      const struct lt_ctf_event **events, uint32_t *n);
+
+/* Events lost so far (perf rings and the consumer-side ring). */
+uint64_t lt_kernel_lost(const struct lt_kernel *k);
+
+void lt_kernel_get_stats(const struct lt_kernel *k, struct lt_kernel_stats *st);
+
+/* The number of CPUs the ring has (kernel_CPU files are 0 .. n-1). */
+uint32_t lt_kernel_ncpus(const struct lt_kernel *k);
+
+void lt_kernel_close(struct lt_kernel *k);
+
+/* Adds a process (tgid) to the filter of a handle opened with one. */
+int lt_kernel_add_pid(struct lt_kernel *k, pid_t pid);
+/* The processes the filter keeps now (sorted); how many (0: no filter). */
+size_t lt_kernel_pids(const struct lt_kernel *k, const pid_t **pids);
+/* 1 if the handle's filter keeps pid (or it has no filter). */
+int lt_kernel_has_pid(const struct lt_kernel *k, pid_t pid);
+
+/*
+ * Prints the kernel events that pattern matches (all when NULL or ""), one
+ * "group:name" a line, for `lowtrace list --kernel`.  Returns how many, or a
+ * negative errno after a message on stderr.
+ */
+int lt_kernel_list(const char *pattern, FILE *out);
+
+/* Counts of the trace clock for a CLOCK_MONOTONIC time in ns: the inverse
+ * of lt_clock_to_ns() (the smallest count it maps to ns or later). */
+uint64_t lt_kernel_mono_to_counts(int64_t ns);
+
+#endif
