@@ -35,7 +35,8 @@
  */
 #define _GNU_SOURCE
 #include "format/metadata.h"
-#include "ring/ring.h"
+#include "format/event_header.h"
+#include "format/packet_header.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -335,17 +336,12 @@ static unsigned char *begin_event(struct cpu *c, uint32_t id)
 	}
 	size_t off = (c->used + LT_EV_ALIGN - 1) & ~(size_t)(LT_EV_ALIGN - 1);
 	memset(c->buf + c->used, 0, off - c->used);
-	if (ts - c->prev_ts < (1ull << LT_EV_TS_BITS)) {
-		uint32_t w = lt_ev_compact(id, ts);
-		memcpy(c->buf + off, &w, 4);
-		off += 4;
-	} else {
-		c->buf[off] = (unsigned char)LT_EV_ID_EXTENDED;
-		memcpy(c->buf + off + 1, &id, 4);
-		memcpy(c->buf + off + 5, &ts, 8);
-		off += LT_EV_HDR_EXTENDED;
-		nextended++;
-	}
+	uint32_t hsz = ts - c->prev_ts < (1ull << LT_EV_TS_BITS) ?
+			       LT_EV_HDR_COMPACT :
+			       LT_EV_HDR_EXTENDED;
+	lt_ev_header_put(c->buf + off, hsz, id, ts);
+	off += hsz;
+	nextended += hsz == LT_EV_HDR_EXTENDED;
 	c->prev_ts = ts;
 	c->used = off;
 	nwritten++;

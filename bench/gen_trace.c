@@ -19,7 +19,8 @@
  * docs/ctf-layout.md documents.
  */
 #define _GNU_SOURCE
-#include "ring/ring.h"
+#include "format/event_header.h"
+#include "format/packet_header.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -539,15 +540,13 @@ int main(int argc, char **argv)
 		size_t off = (s->used + LT_EV_ALIGN - 1) &
 			     ~(size_t)(LT_EV_ALIGN - 1);
 		memset(s->buf + s->used, 0, off - s->used);
-		if (id < LT_EV_ID_EXTENDED &&
-		    ts - s->prev_ts < (1ull << LT_EV_TS_BITS)) {
-			uint32_t w = lt_ev_compact(id, ts);
-			put(s->buf, &off, &w, 4);
-		} else {
-			s->buf[off++] = (unsigned char)LT_EV_ID_EXTENDED;
-			put(s->buf, &off, &id, 4);
-			put(s->buf, &off, &ts, 8);
-		}
+		uint32_t hsz = id < LT_EV_ID_EXTENDED &&
+					       ts - s->prev_ts <
+						       (1ull << LT_EV_TS_BITS) ?
+				       LT_EV_HDR_COMPACT :
+				       LT_EV_HDR_EXTENDED;
+		lt_ev_header_put(s->buf + off, hsz, id, ts);
+		off += hsz;
 		payload(s->stream_id, id, s->buf, &off, n);
 		s->used = off;
 		s->prev_ts = ts;

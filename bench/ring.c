@@ -15,7 +15,8 @@
  * the 1-thread one.  Usage: bench/ring [events-per-thread] [runs]
  */
 #define _GNU_SOURCE
-#include "ring/ring.h"
+#include "ring/ring_consume.h"
+#include "ring/ring_write.h"
 #include "ring/rseq.h"
 
 #include <pthread.h>

@@ -34,13 +34,13 @@ FUZZ_FLAGS := -std=gnu11 $(WARN) -g -O1 -Iinclude -Isrc/runtime -Isrc/tool \
 
 .PHONY: fuzz fuzz-ci fuzz-seeds bench-view
 
-$(FUZZ_DIR)/fuzz_reader: $(FUZZ_SRC) $(wildcard src/tool/ctf/*.h) src/runtime/ring/ring.h \
+$(FUZZ_DIR)/fuzz_reader: $(FUZZ_SRC) $(wildcard src/tool/ctf/*.h) $(wildcard src/runtime/format/*.h) \
 		tests/fuzz/fuzz_input.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(FUZZ_SRC) -lm
 
 $(FUZZ_DIR)/fuzz_analysis: $(FUZZ_ANALYSIS_SRC) $(wildcard src/tool/ctf/*.h) \
-		$(wildcard src/tool/analysis/*.h) src/runtime/ring/ring.h tests/fuzz/fuzz_input.h
+		$(wildcard src/tool/analysis/*.h) $(wildcard src/runtime/format/*.h) tests/fuzz/fuzz_input.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(FUZZ_ANALYSIS_SRC) -lm
 
@@ -48,7 +48,7 @@ FUZZ_CONTROL_SRC := tests/fuzz/fuzz_control.c src/runtime/session/proto.c \
 	src/runtime/format/metadata.c src/runtime/probe/filter.c $(READER_SRC) src/runtime/format/marker.c \
 	src/tool/recorder/shared.c src/runtime/session/idtab.c
 $(FUZZ_DIR)/fuzz_control: $(FUZZ_CONTROL_SRC) $(wildcard src/tool/ctf/*.h) \
-		src/runtime/session/proto.h src/runtime/probe/filter.h src/runtime/ring/ring.h \
+		src/runtime/session/proto.h src/runtime/probe/filter.h $(wildcard src/runtime/format/*.h) \
 		src/tool/recorder/shared.h src/runtime/session/idtab.h tests/event_metadata.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -D_GNU_SOURCE= -DLT_VERSION='"$(VERSION)"' \

@@ -7,7 +7,10 @@
 #ifndef LT_TEST_RING_DECODE_H
 #define LT_TEST_RING_DECODE_H
 
-#include "ring/ring.h"
+#include "format/event_header.h"
+#include "format/packet_header.h"
+#include "ring/ring_consume.h"
+#include "ring/ring_write.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -51,30 +54,17 @@ static inline int rd_walk_packet(const void *pkt, size_t len, rd_size_fn size,
 	size_t off = LT_PACKET_HDR_SIZE;
 	while (off < len) {
 		off = (off + LT_EV_ALIGN - 1) & ~(size_t)(LT_EV_ALIGN - 1);
-		if (off + LT_EV_HDR_COMPACT > len) {
-			*why = "record header past content";
+		struct rd_event ev;
+		int hsz = off < len ? lt_ev_header_get(p + off, len - off, prev,
+						       &ev.id, &ev.ts) :
+				      LT_EV_GET_SHORT;
+		if (hsz <= 0) {
+			*why = hsz == LT_EV_GET_SHORT ?
+				       "record header past content" :
+				       "extended header past content";
 			return -1;
 		}
-		struct rd_event ev;
-		uint32_t w;
-		memcpy(&w, p + off, 4);
-		if ((w & 31) != LT_EV_ID_EXTENDED) {
-			ev.id = w & 31;
-			uint64_t low = w >> 5,
-				 mask = (1ull << LT_EV_TS_BITS) - 1;
-			ev.ts = (prev & ~mask) | low;
-			if (low < (prev & mask))
-				ev.ts += 1ull << LT_EV_TS_BITS;
-			off += LT_EV_HDR_COMPACT;
-		} else {
-			if (off + LT_EV_HDR_EXTENDED > len) {
-				*why = "extended header past content";
-				return -1;
-			}
-			memcpy(&ev.id, p + off + 1, 4);
-			memcpy(&ev.ts, p + off + 5, 8);
-			off += LT_EV_HDR_EXTENDED;
-		}
+		off += (size_t)hsz;
 		long sz = size(ev.id);
 		if (sz < 0 || off + (size_t)sz > len) {
 			*why = "unknown id or payload past content";

@@ -13,8 +13,9 @@
 #include <lowtrace/tracepoint.h>
 
 #include "format/metadata.h"
-#include "format/packet.h"
+#include "format/walk.h"
 #include "probe/filter.h"
+#include "ring/ring_consume.h"
 #include "probe/probe.h"
 
 LT_ENUM(ft, state,

@@ -8,7 +8,8 @@
 #define _GNU_SOURCE
 #include "ctf/header.h"
 #include "ctf/reader.h"
-#include "ring/ring.h"
+#include "format/event_header.h"
+#include "format/packet_header.h"
 
 #include "lt_test.h"
 

@@ -24,7 +24,7 @@
  * declines the record (a sub-buffer to switch, a full buffer, a timestamp
  * too far from the last) or is restarted, lt_probe_emit_words_slow(), the
  * general path's rare cases.  Where a record goes and its compact header
- * are those of src/runtime/ring/record.h (lt_ring_try_compact(), lt_ev_compact()).
+ * are those of src/runtime/ring/record.h and src/runtime/format/event_header.h (lt_ring_try_compact(), lt_ev_compact()).
  * Unlike the out-of-line sequence this one clears the thread's rseq_cs
  * before it leaves: its descriptor is in the caller's image, which dlclose
  * may unmap.

@@ -7,8 +7,8 @@
  * without a word, behind LT_MARKER_URI).  The reader formats the text
  * with them (lt_event_format_marker(), src/tool/ctf/reader.c).
  */
-#ifndef LT_CTF_MARKER_H
-#define LT_CTF_MARKER_H
+#ifndef LT_FORMAT_MARKER_H
+#define LT_FORMAT_MARKER_H
 
 #include <lowtrace/types.h>
 #include <stddef.h>

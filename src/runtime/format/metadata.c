@@ -18,7 +18,8 @@
 #include <sys/random.h>
 #include <unistd.h>
 
-#include "ring/ring.h"
+#include "format/event_header.h"
+#include "format/packet_header.h"
 
 struct sbuf {
 	char *p;

@@ -2,10 +2,10 @@
 /*
  * metadata.h - the CTF 1.8 metadata (TSDL text) of a lowtrace trace.
  * docs/ctf-layout.md shows what it looks like; the packet and event header
- * layouts it declares are those of src/runtime/ring/ring.h.
+ * layouts it declares are those of packet_header.h and event_header.h.
  */
-#ifndef LT_CTF_METADATA_H
-#define LT_CTF_METADATA_H
+#ifndef LT_FORMAT_METADATA_H
+#define LT_FORMAT_METADATA_H
 
 #include <lowtrace/types.h>
 #include <stddef.h>

@@ -14,7 +14,7 @@
 #include <lowtrace/types.h>
 #include <stdint.h>
 
-#include "ring/ring.h"
+#include "ring/ring_write.h"
 
 /* Log level that admits every event. */
 #define LT_LOGLEVEL_ALL 100

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * record.h - where a record goes in a per-CPU buffer, and its event
- * header: the one definition every writer of the ring uses (the inline
- * fast paths and the general writers of ring.h and ring.c).  The call
+ * record.h - where a record goes in a per-CPU buffer: the one decision
+ * every writer of the ring takes (the inline fast paths and the general
+ * writers of ring/ring_write.h and ring.c).  The bytes at the places it finds
+ * are the format's: the packet header that opens a sub-buffer
+ * (format/packet_header.h) and the event header of a record
+ * (format/event_header.h).  The call
  * sites' sequence and probe_x86_64.S, written in assembly, follow the
  * same rules with the constants of lowtrace/ring_offsets.h, generated
  * from these.
@@ -17,50 +20,9 @@
 #define LT_RING_RECORD_H
 
 #include <stdint.h>
-#include <string.h>
 
-#define LT_PACKET_HDR_SIZE 88
-
-/*
- * Event header, 4-byte aligned: compact is one little-endian 32-bit word,
- * id in bits 0-4 and the low 27 bits of the timestamp above; id 31 says
- * extended: a byte 31, then a 32-bit id and a 64-bit timestamp (13 bytes).
- * A reader rebuilds a compact timestamp from the previous one in the
- * stream (the packet's timestamp_begin for the first), taking the 27 bits to
- * have wrapped at most once; writers use the extended form when the gap may
- * be longer.
- */
-#define LT_EV_ID_EXTENDED 31u
-#define LT_EV_ID_BITS 5
-#define LT_EV_TS_BITS 27
-#define LT_EV_HDR_COMPACT 4u
-#define LT_EV_HDR_EXTENDED 13u
-#define LT_EV_ALIGN 4u
-/* a record's worst case beyond the offset before it, besides its
- * payload: the alignment and a compact header */
-#define LT_EV_SLACK (LT_EV_ALIGN - 1 + LT_EV_HDR_COMPACT)
-
-/* The compact header of event id (< LT_EV_ID_EXTENDED) at time ts. */
-static inline uint32_t lt_ev_compact(uint32_t id, uint64_t ts)
-{
-	return id | (uint32_t)(ts << LT_EV_ID_BITS);
-}
-
-/* Writes the event header of hsz bytes (LT_EV_HDR_COMPACT or
- * LT_EV_HDR_EXTENDED) at p. */
-static inline __attribute__((always_inline)) void
-lt_ev_header_put(void *p, uint32_t hsz, uint32_t id, uint64_t ts)
-{
-	unsigned char *b = p;
-	if (hsz == LT_EV_HDR_COMPACT) {
-		uint32_t w = lt_ev_compact(id, ts);
-		memcpy(b, &w, 4);
-	} else {
-		b[0] = (unsigned char)LT_EV_ID_EXTENDED;
-		memcpy(b + 1, &id, 4);
-		memcpy(b + 5, &ts, 8);
-	}
-}
+#include "format/event_header.h"
+#include "format/packet_header.h"
 
 /*
  * Every writer's common case, tried first: a record of len payload bytes

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * ring.c - creating and mapping ring buffers, and their consumer side.
- * The writer's fast path is inline in ring.h; its rare paths (opening and
- * closing a sub-buffer, dropping an event) are here.
+ * The writer's fast path is inline in ring/ring_write.h; its rare paths
+ * (opening and closing a sub-buffer, dropping an event) are here, and the
+ * consumer's operations of ring/ring_consume.h.
  */
 #define _GNU_SOURCE
 #include "ring/ring.h"
+#include "ring/ring_consume.h"
+#include "ring/ring_write.h"
 
 #include <fcntl.h>
 #include <sched.h>
@@ -15,6 +18,23 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+/*
+ * The fences that order a snapshot's racy copy (see lt_ring_snapshot()).
+ * ThreadSanitizer does not model fences and gcc refuses them under it; the
+ * copy is not instrumented, so a compiler barrier keeps those builds honest
+ * (on x86 these fences are compiler barriers in any case).
+ */
+#if defined(__SANITIZE_THREAD__)
+#define lt_ring_fence(mo) atomic_signal_fence(mo)
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define lt_ring_fence(mo) atomic_signal_fence(mo)
+#endif
+#endif
+#ifndef lt_ring_fence
+#define lt_ring_fence(mo) atomic_thread_fence(mo)
+#endif
 
 static int is_pow2(uint64_t v)
 {
@@ -241,16 +261,7 @@ static uint64_t slot_of(const struct lt_ring *r, uint64_t off)
 static void open_fields(const struct lt_ring *r, uint32_t cpu,
 			struct lt_packet_header *h, uint64_t begin, uint64_t ts)
 {
-	const struct lt_packet_header *t = &r->shm->tmpl;
-
-	h->magic = t->magic;
-	memcpy(h->uuid, t->uuid, 16);
-	h->stream_id = t->stream_id;
-	h->stream_instance_id = (uint64_t)t->pid << 32 | cpu;
-	h->timestamp_begin = ts;
-	h->packet_seq_num = begin >> r->subbuf_shift;
-	h->cpu_id = cpu;
-	h->pid = t->pid;
+	lt_packet_begin(h, &r->shm->tmpl, cpu, begin >> r->subbuf_shift, ts);
 }
 
 void lt_ring_open_subbuf(struct lt_ring *r, struct lt_ring_ctl *ctl,
@@ -271,10 +282,7 @@ void lt_ring_close_subbuf(struct lt_ring *r, struct lt_ring_ctl *ctl,
 	uint32_t cpu = lt_ring_cpu_of(r, ctl);
 	struct lt_packet_header *h = hdr_at(r, cpu, base);
 
-	h->timestamp_end = ts;
-	h->content_size = used * 8;
-	h->packet_size = used * 8;
-	h->events_discarded = lost;
+	lt_packet_end(h, ts, used, lost);
 	/* release: the header fields before the padding's count; pairs with
 	 * the consumer's acquire load of the commit count.  A full
 	 * sub-buffer has no padding; the closer's own commit publishes. */
@@ -400,28 +408,12 @@ static int drop_here(struct lt_ring *r, int err)
 }
 
 #ifdef LT_HAVE_RSEQ
-/*
- * The fields a closer writes, timestamp_end to events_discarded, in the
- * header's order (packet_seq_num, the opener's, written again as it is).
- */
-struct close_fields {
-	uint64_t timestamp_end, content_size, packet_size, packet_seq_num,
-		events_discarded;
-};
-#define CLOSE_AT offsetof(struct lt_packet_header, timestamp_end)
-_Static_assert(offsetof(struct lt_packet_header, events_discarded) - CLOSE_AT +
-			       8 ==
-		       sizeof(struct close_fields),
-	       "closing fields in header order");
-
-static void close_fields(const struct lt_ring *r, struct close_fields *c,
+/* The fields a closer writes (format/packet_header.h), for one copy. */
+static void close_fields(const struct lt_ring *r, struct lt_packet_end *c,
 			 uint64_t base, uint64_t used, uint64_t ts,
 			 uint64_t lost)
 {
-	c->timestamp_end = ts;
-	c->content_size = c->packet_size = used * 8;
-	c->packet_seq_num = base >> r->subbuf_shift;
-	c->events_discarded = lost;
+	lt_packet_end_fill(c, ts, used, base >> r->subbuf_shift, lost);
 }
 
 /* A publish of no copy yet, committing (new_off, ts) over old.  Field by
@@ -500,13 +492,13 @@ publish_rseq(struct lt_ring *r, struct rseq *rs, uint32_t cpu, uint64_t old,
 
 	struct lt_rseq_pub pub;
 	pub_start(&pub, pl.end, ts, old);
-	struct close_fields prev, own;
+	struct lt_packet_end prev, own;
 	struct lt_packet_header open;
 	unsigned char eh[LT_EV_HDR_EXTENDED];
 	if (pl.sw) {
 		close_fields(r, &prev, obase, old & (S - 1), ts, lost);
-		add_copy(&pub, data + ((obase + CLOSE_AT) & mask), &prev,
-			 sizeof(prev));
+		add_copy(&pub, data + ((obase + LT_PACKET_END_AT) & mask),
+			 &prev, sizeof(prev));
 	}
 	if (pl.enter) {
 		memset(&open, 0, sizeof(open));
@@ -520,8 +512,8 @@ publish_rseq(struct lt_ring *r, struct rseq *rs, uint32_t cpu, uint64_t old,
 	if (pl.fill) {
 		/* the record ends the sub-buffer: it closes it */
 		close_fields(r, &own, pl.end - S, S, ts, lost);
-		add_copy(&pub, data + ((pl.end - S + CLOSE_AT) & mask), &own,
-			 sizeof(own));
+		add_copy(&pub, data + ((pl.end - S + LT_PACKET_END_AT) & mask),
+			 &own, sizeof(own));
 	}
 	return lt_rseq_publish(rs, cpu, &ctl->pair, &pub);
 }
@@ -584,14 +576,14 @@ static int close_rseq(struct lt_ring *r, uint32_t cpu, struct rseq *rs)
 		if (ts < last)
 			ts = last; /* timestamp_end after every record */
 		uint64_t base = old & ~(S - 1);
-		struct close_fields cf;
+		struct lt_packet_end cf;
 		close_fields(r, &cf, base, old & (S - 1), ts,
 			     lt_ring_lost(r, cpu));
 		struct lt_rseq_pub pub;
 		pub_start(&pub, base + S, ts, old);
 		add_copy(&pub,
-			 lt_ring_data(r, cpu) +
-				 ((base + CLOSE_AT) & (r->buf_size - 1)),
+			 lt_ring_data(r, cpu) + ((base + LT_PACKET_END_AT) &
+						 (r->buf_size - 1)),
 			 &cf, sizeof(cf));
 		if (!lt_rseq_publish(rs, cpu, &ctl->pair, &pub))
 			return 1;
@@ -674,9 +666,7 @@ int lt_ring_copy_open(struct lt_ring *r, uint32_t cpu, lt_ring_packet_fn fn,
 	uint64_t last =
 		atomic_load_explicit(&ctl->last_tsc, memory_order_relaxed);
 	uint64_t now = lt_clock_read_fast();
-	h->timestamp_end = now > last ? now : last;
-	h->content_size = h->packet_size = used * 8;
-	h->events_discarded = lt_ring_lost(r, cpu);
+	lt_packet_end(h, now > last ? now : last, used, lt_ring_lost(r, cpu));
 	int rc = fn(arg, h, copy, used);
 	free(copy);
 	return rc < 0 ? rc : 1;
@@ -817,10 +807,9 @@ int lt_ring_snapshot(struct lt_ring *r, uint32_t cpu, lt_ring_packet_fn fn,
 		 * by models/ring_rseq.pml. */
 		if (now + ahead > base + r->buf_size)
 			break;
-		const struct lt_packet_header *h = (void *)dst;
-		uint64_t len = h->content_size / 8;
-		if (h->magic != LT_PACKET_MAGIC || len < LT_PACKET_HDR_SIZE ||
-		    len > S || h->packet_seq_num != base >> r->subbuf_shift)
+		uint64_t len = lt_packet_content((const void *)dst,
+						 base >> r->subbuf_shift, S);
+		if (!len)
 			break;
 		lens[k - 1] = (size_t)len;
 		n = (int)k;

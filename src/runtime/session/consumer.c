@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "clock/clock.h"
-#include "format/packet.h"
+#include "format/walk.h"
 
 /*
  * The directory locks of this process's consumers.  A child of fork()

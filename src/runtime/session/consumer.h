@@ -26,7 +26,7 @@
 #include <stdint.h>
 
 #include "format/metadata.h"
-#include "ring/ring.h"
+#include "ring/ring_consume.h"
 #include "session/streams.h"
 
 /* What a consumer did with a group of buffers (a channel). */

@@ -25,7 +25,8 @@
 #include "ctf/compound.h"
 #include "ctf/load.h"
 #include "ctf/tsdl.h"
-#include "ring/ring.h"
+#include "format/event_header.h"
+#include "format/packet_header.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -557,8 +558,6 @@ static int ev_fault(struct lt_stream *s, size_t pos, const char *fmt, ...)
 	return -EBADMSG;
 }
 
-#define LT_TS_MASK ((1ull << LT_EV_TS_BITS) - 1)
-
 /*
  * Reads an event header of any layout (the stream class's compiled one) at
  * s->pos: 1 with *pos after it and id and timestamp set, 0 at the packet's
@@ -583,10 +582,7 @@ static inline int ts_rebuild(struct lt_stream *s, uint64_t low, unsigned bits,
 					(unsigned long long)prev);
 		return 1;
 	}
-	uint64_t mask = (1ull << bits) - 1;
-	*ts = (prev & ~mask) | low;
-	if (low < (prev & mask))
-		*ts += mask + 1;
+	*ts = lt_ev_ts_rebuild(prev, low, (1ull << bits) - 1);
 	if (*ts < prev)
 		return ev_fault(s, tspos, "timestamp wraps past 2^64");
 	return 1;
@@ -624,13 +620,11 @@ static inline int header_lttng(const struct lt_stream *s, size_t *pos,
 		p = (p + 3) & ~(size_t)3;
 		if (p >= end || end - p < 4)
 			return 0;
-		uint32_t w = ld32_bo(b + p, be);
-		*id = be ? w >> 27 : w & 31;
-		*low = be ? w & ((1u << 27) - 1) : w >> 5;
-		*bits = 27;
+		lt_ev_compact_split(ld32_bo(b + p, be), be, id, low);
+		*bits = LT_EV_TS_BITS;
 		*idpos = *tspos = p;
 		p += 4;
-		escape = 31;
+		escape = LT_EV_ID_EXTENDED;
 	} else {
 		p = (p + 1) & ~(size_t)1;
 		if (p >= end || end - p < 2)
@@ -757,25 +751,15 @@ static int decode(struct lt_stream *s)
 		return 0;
 	if (end - pos < LT_EV_HDR_COMPACT)
 		return ev_fault(s, pos, "event header past the content end");
-	uint32_t w = ld32(b + pos);
-	if ((w & 31) != LT_EV_ID_EXTENDED) {
-		uint64_t low = w >> 5, prev = s->prev_ts;
-		id = w & 31;
-		ts = (prev & ~LT_TS_MASK) | low;
-		if (low < (prev & LT_TS_MASK))
-			ts += 1ull << LT_EV_TS_BITS;
-		if (ts < prev)
-			return ev_fault(s, pos, "timestamp wraps past 2^64");
-		pos += LT_EV_HDR_COMPACT;
-	} else {
-		if (end - pos < LT_EV_HDR_EXTENDED)
-			return ev_fault(s, pos,
-					"extended event header past the "
-					"content end");
-		if (b[pos] != LT_EV_ID_EXTENDED)
-			return ev_fault(s, pos, "malformed extended header");
-		id = ld32(b + pos + 1);
-		ts = ld64(b + pos + 5);
+	uint32_t id32;
+	int hsz = lt_ev_header_get(b + pos, end - pos, s->prev_ts, &id32, &ts);
+	if (hsz == LT_EV_GET_SHORT_EXT)
+		return ev_fault(s, pos,
+				"extended event header past the content end");
+	if (hsz == LT_EV_GET_BAD)
+		return ev_fault(s, pos, "malformed extended header");
+	id = id32;
+	if (hsz == LT_EV_HDR_EXTENDED) {
 		idpos = pos + 1;
 		tspos = pos + 5;
 		if (ts < s->prev_ts)
@@ -784,8 +768,10 @@ static int decode(struct lt_stream *s)
 					"previous %llu",
 					(unsigned long long)ts,
 					(unsigned long long)s->prev_ts);
-		pos += LT_EV_HDR_EXTENDED;
+	} else if (ts < s->prev_ts) {
+		return ev_fault(s, pos, "timestamp wraps past 2^64");
 	}
+	pos += (size_t)hsz;
 payload:
 	if (ts > s->ts_end && !s->open_end)
 		return ev_fault(s, tspos,
@@ -1103,10 +1089,8 @@ decode_fast(struct lt_stream *s)
 		pos = (s->pos + 3) & ~(size_t)3;
 		if (__builtin_expect(pos + 4 > end || !s->fast, 0))
 			return 0;
-		uint32_t w = ld32(b + pos);
-		id = w & 31;
-		low = w >> 5;
-		mask = LT_TS_MASK;
+		lt_ev_compact_split(ld32(b + pos), 0, &id, &low);
+		mask = LT_EV_TS_MASK;
 		pos += 4;
 		if (__builtin_expect(id == LT_EV_ID_EXTENDED, 0)) {
 			if (s->fast == LT_FAST_OWN)
@@ -1117,10 +1101,9 @@ decode_fast(struct lt_stream *s)
 		pos = (s->pos + 3) & ~(size_t)3;
 		if (pos + 4 > end)
 			return 0;
-		uint32_t w = __builtin_bswap32(ld32(b + pos));
-		id = w >> 27;
-		low = w & LT_TS_MASK;
-		mask = LT_TS_MASK;
+		lt_ev_compact_split(__builtin_bswap32(ld32(b + pos)), 1, &id,
+				    &low);
+		mask = LT_EV_TS_MASK;
 		pos += 4;
 		if (id == LT_EV_ID_EXTENDED)
 			goto extended;
@@ -1169,9 +1152,8 @@ extended:
 		s->ext_cls = ec;
 	}
 	uint64_t prev = s->prev_ts;
-	uint64_t ts = (prev & ~mask) | low;
-	if (low < (prev & mask))
-		ts += mask + 1; /* 0 for a 64-bit timestamp: then ts < prev */
+	/* a 64-bit timestamp is low itself: then ts < prev is a fault */
+	uint64_t ts = lt_ev_ts_rebuild(prev, low, mask);
 	if (__builtin_expect(ts < prev || (ts > s->ts_end && !s->open_end), 0))
 		return 0;
 	struct lt_event *ev = &s->ev;

@@ -33,7 +33,8 @@
 #include "kernel/encode.h"
 #include "kernel/perf_ring.h"
 #include "kernel/tracefs.h"
-#include "ring/ring.h"
+#include "ring/ring_consume.h"
+#include "ring/ring_write.h"
 
 #define SCRATCH_SIZE 65536 /* a perf record is at most 64 KiB */
 

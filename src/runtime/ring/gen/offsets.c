@@ -12,7 +12,7 @@
 #include <stddef.h>
 
 #include "probe/targets.h"
-#include "ring/ring.h"
+#include "ring/ring_write.h"
 
 #include <lowtrace/tracepoint.h>
 
@@ -49,7 +49,7 @@ void lt_ring_offsets(void)
 	/* struct rseq (linux/rseq.h) */
 	LT_OFFSET(LT_SEQ_RSEQ_CPU_ID, offsetof(struct rseq, cpu_id));
 	LT_OFFSET(LT_SEQ_RSEQ_CS, offsetof(struct rseq, rseq_cs));
-	/* the compact event header (src/runtime/ring/record.h) */
+	/* the compact event header (src/runtime/format/event_header.h) */
 	LT_OFFSET(LT_SEQ_TS_SHIFT, LT_EV_ID_BITS);
 	LT_OFFSET(LT_SEQ_TS_LIMIT, (1ul << LT_EV_TS_BITS) - 1);
 	LT_OFFSET(LT_SEQ_SLACK, LT_EV_SLACK);

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * packet.h - walking the records of one packet that lowtrace wrote, given
+ * walk.h - walking the records of one packet that lowtrace wrote, given
  * its events' field lists: for counting events, and for recovering the
  * whole records of a buffer whose writer died mid-record.
  */
-#ifndef LT_CTF_PACKET_H
-#define LT_CTF_PACKET_H
+#ifndef LT_FORMAT_WALK_H
+#define LT_FORMAT_WALK_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * packet.c - record walking for packets in lowtrace's layout (packet.h,
+ * walk.c - record walking for packets in lowtrace's layout (walk.h,
  * docs/ctf-layout.md).
  */
-#include "format/packet.h"
+#include "format/walk.h"
 
 #include <string.h>
 
-#include "ring/ring.h"
+#include "format/event_header.h"
+#include "format/packet_header.h"
 
 long lt_ctf_payload_size(const struct lt_field_desc *f, uint32_t n,
 			 const uint8_t *p, size_t avail)
@@ -57,7 +58,6 @@ size_t lt_ctf_walk_records(const void *pkt, size_t len, size_t ctx,
 	const uint8_t *p = pkt;
 	struct lt_packet_header h;
 	size_t off = LT_PACKET_HDR_SIZE, good = LT_PACKET_HDR_SIZE;
-	const uint64_t mask = (1ull << LT_EV_TS_BITS) - 1;
 
 	if (len < LT_PACKET_HDR_SIZE)
 		return 0;
@@ -67,23 +67,13 @@ size_t lt_ctf_walk_records(const void *pkt, size_t len, size_t ctx,
 		struct lt_ctf_record r;
 		size_t start = off;
 		off = (off + LT_EV_ALIGN - 1) & ~(size_t)(LT_EV_ALIGN - 1);
-		if (off + LT_EV_HDR_COMPACT > len)
+		if (off >= len)
 			break;
-		uint32_t w;
-		memcpy(&w, p + off, 4);
-		if ((w & 31) != LT_EV_ID_EXTENDED) {
-			r.id = w & 31;
-			r.ts = (prev & ~mask) | (w >> 5);
-			if ((w >> 5) < (prev & mask))
-				r.ts += mask + 1;
-			off += LT_EV_HDR_COMPACT;
-		} else {
-			if (off + LT_EV_HDR_EXTENDED > len)
-				break;
-			memcpy(&r.id, p + off + 1, 4);
-			memcpy(&r.ts, p + off + 5, 8);
-			off += LT_EV_HDR_EXTENDED;
-		}
+		int hsz = lt_ev_header_get(p + off, len - off, prev, &r.id,
+					   &r.ts);
+		if (hsz <= 0)
+			break;
+		off += (size_t)hsz;
 		const struct lt_ctf_event *e = lookup(larg, r.id);
 		if (!e || r.ts < prev || ctx > len - off)
 			break;
