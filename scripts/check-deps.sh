@@ -4,10 +4,12 @@
 # in a circle.
 #
 #   scripts/check-deps.sh [--root DIR] [--objs DIR] [--allow FILE]
+#                         [--layers FILE]
 #
 # DIR of --root holds src/ (the checkout's by default).
 # A unit is a source file with its own header (src/runtime/ring/ring.c and
-# src/runtime/ring/ring.h are the unit src/runtime/ring/ring), and with its architecture's
+# src/runtime/ring/ring.h are the unit src/runtime/ring/ring), with the
+# parts of its interface (ring_write.h, ring_consume.h), and with its architecture's
 # assembly (src/runtime/probe/probe_x86_64.S belongs to src/runtime/probe/probe: the
 # assembly's fast paths and their C fallbacks are one implementation in
 # two languages, each naming the other); a module is the directory that
@@ -28,21 +30,33 @@
 # comment.  A component all of whose members one line names is allowed
 # (it may shrink as the cycle is taken apart).  Prints "allowed cycle" for
 # those, "cycle" for the others, and "stale" for lines that neither hold
-# a component nor lie within one: the cycle they name is gone.  Exits 1 when a cycle is not allowed, 2 on bad usage.
+# a component nor lie within one: the cycle they name is gone.
+#
+# FILE of --layers is the documented layering: the module table of
+# docs/ARCHITECTURE.md, rows "| src/runtime/ring/ | concept | clock, format |".
+# A row's last cell names the modules it may include, by folder name, all
+# in rows above it; or "nothing"; or "everything above".  A module without
+# a row is the row of the folder that holds it (src/runtime/ring/gen/ is
+# src/runtime/ring/'s).  Every include between modules is checked against
+# it: "layer: A -> B (HEADER): ..." for each that the table does not allow.
+# Exits 1 when a cycle is not allowed or an include breaks the layering, 2
+# on bad usage.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
-objs= allow=
+objs= allow= layers=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--root) top=${2:?}; shift 2 ;;
 	--objs) objs=${2:?}; shift 2 ;;
 	--allow) allow=${2:?}; shift 2 ;;
-	*) echo "usage: $0 [--root DIR] [--objs DIR] [--allow FILE]" >&2; exit 2 ;;
+	--layers) layers=${2:?}; shift 2 ;;
+	*) echo "usage: $0 [--root DIR] [--objs DIR] [--allow FILE] [--layers FILE]" >&2; exit 2 ;;
 	esac
 done
 # the paths given are relative to where we were called from
 case $objs in /* | '') ;; *) objs=$PWD/$objs ;; esac
 case $allow in /* | '') ;; *) allow=$PWD/$allow ;; esac
+case $layers in /* | '') ;; *) layers=$PWD/$layers ;; esac
 cd "$top" || exit 2
 
 # the include path's roots: src/, and each folder of src/ that holds
@@ -61,6 +75,13 @@ unit() { # path -> unit: the path without its extension or architecture
 		*_$a) [ -e "${u%_"$a"}.c" ] && u=${u%_"$a"} ;;
 		esac
 	done
+	# a part of a unit's interface: X_PART.h beside X.c, with no
+	# X_PART.c of its own (ring_write.h is the unit ring's)
+	case $1 in
+	*_*.h)
+		[ -e "$u.c" ] || [ ! -e "${u%_*}.c" ] || u=${u%_*}
+		;;
+	esac
 	printf '%s\n' "$u"
 }
 
@@ -117,6 +138,72 @@ edges() {
 		link_edges
 	fi
 }
+
+# includes between modules that the table of $layers does not allow
+check_layers() {
+	include_edges | awk -v layers="$layers" '
+	function row(u,   m, best, r) { # the row of unit u: its longest prefix
+		best = 0
+		for (r = 1; r <= nrow; r++)
+			if (index(u "/", path[r] "/") == 1 &&
+			    (!best || length(path[r]) > length(path[best])))
+				best = r
+		return best
+	}
+	BEGIN {
+		while ((getline line < layers) > 0) {
+			if (line !~ /^\| *(src|include)\//)
+				continue
+			k = split(line, cell, "|")
+			p = cell[2]
+			gsub(/^ +| +\/? *$/, "", p)
+			sub(/\/$/, "", p)
+			u = cell[k - 1]
+			gsub(/^ +| +$/, "", u)
+			path[++nrow] = p
+			uses[nrow] = u
+			n = split(p, part, "/")
+			name[nrow] = part[n]
+		}
+		if (!nrow) {
+			print "no module table in " layers
+			bad = 1
+			exit
+		}
+	}
+	{
+		a = row($2); b = row($3)
+		if (!a || !b) {
+			print "layer: " $2 " -> " $3 " (" $4 "): " \
+				(!a ? $2 : $3) " has no row in the module table"
+			bad = 1
+			next
+		}
+		if (a == b)
+			next
+		ok = 0
+		if (b < a) {
+			if (uses[a] == "everything above")
+				ok = 1
+			n = split(uses[a], list, /, */)
+			for (i = 1; i <= n; i++)
+				if (list[i] == name[b])
+					ok = 1
+		}
+		if (!ok) {
+			print "layer: " $2 " -> " $3 " (" $4 "): " path[a] \
+				" uses " uses[a] (b > a ? "; " path[b] " is below it" : "")
+			bad = 1
+		}
+	}
+	END { exit bad }'
+}
+
+layer_rc=0
+if [ -n "$layers" ]; then
+	check_layers
+	layer_rc=$?
+fi
 
 # module edges from the unit edges, then the components of every graph
 edges | sort -u | awk -v allowfile="$allow" '
@@ -269,3 +356,6 @@ END {
 			print "stale allow-list line (no such cycle now):" atext[a]
 	exit bad > 0
 }'
+cycle_rc=$?
+[ "$cycle_rc" -ne 0 ] && exit "$cycle_rc"
+exit "$layer_rc"

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # test_deps.sh - no file or module of src/ depends on another in a circle
 # (scripts/check-deps.sh), but for the cycles tests/deps-allow.txt still
-# lists.  First checks that the checker finds a cycle of each kind in a
+# lists, and every include between modules goes the way the module table
+# of docs/ARCHITECTURE.md says.  First checks that the checker finds a cycle of each kind in a
 # small tree made for it, and that an allow-list line lets it pass.  The
 # link graph needs the build's objects ($BUILD/obj, `make` first).
 set -u
@@ -89,15 +90,38 @@ expect allow_list_line_must_hold_the_cycle 1 \
 	"stale allow-list line (no such cycle now):include src/a/x src/c/z" \
 	-- --root "$t" --allow "$tmp/allow2"
 
+# layering: high may include low, not the other way; a module needs a row
+l=$tmp/layers
+mkdir -p "$l/src/low" "$l/src/high"
+printf 'int lo(void);\n' > "$l/src/low/l.h"
+printf '#include "low/l.h"\nint lo(void) { return 1; }\n' > "$l/src/low/l.c"
+printf 'int hi(void);\n' > "$l/src/high/h.h"
+printf '#include "high/h.h"\n#include "low/l.h"\nint hi(void) { return lo(); }\n' \
+	> "$l/src/high/h.c"
+printf '| module | concept | uses |\n| --- | --- | --- |\n| src/low/ | below | nothing |\n| src/high/ | above | low |\n' \
+	> "$tmp/table.md"
+expect layers_allow_what_the_table_says 0 -- --root "$l" --layers "$tmp/table.md"
+printf '#include "high/h.h"\n' > "$l/src/low/up.c"
+expect layers_refuse_an_include_upwards 1 \
+	"layer: src/low/up -> src/high/h (high/h.h): src/low uses nothing; src/high is below it" \
+	-- --root "$l" --layers "$tmp/table.md"
+rm "$l/src/low/up.c"
+mkdir -p "$l/src/side"
+printf '#include "low/l.h"\n' > "$l/src/side/s.c"
+expect layers_need_a_row_for_every_module 1 \
+	"layer: src/side/s -> src/low/l (low/l.h): src/side/s has no row in the module table" \
+	-- --root "$l" --layers "$tmp/table.md"
+
 if [ -d "$B/obj/src" ]; then
-	out=$(bash "$CHECK" --objs "$B/obj" --allow "$top/tests/deps-allow.txt" 2>&1)
+	out=$(bash "$CHECK" --objs "$B/obj" --allow "$top/tests/deps-allow.txt" \
+		--layers "$top/docs/ARCHITECTURE.md" 2>&1)
 	rc=$?
 	printf '%s\n' "$out"
 	if [ $rc -eq 0 ]; then
 		ok src_has_no_cycles_but_the_allowed
 	else
 		fail src_has_no_cycles_but_the_allowed \
-			"scripts/check-deps.sh exit $rc: a cycle above is not in tests/deps-allow.txt"
+			"scripts/check-deps.sh exit $rc: a cycle above is not in tests/deps-allow.txt, or an include breaks docs/ARCHITECTURE.md's table"
 	fi
 else
 	skip src_has_no_cycles_but_the_allowed "no $B/obj/src (run make first)"
