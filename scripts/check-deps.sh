@@ -9,7 +9,8 @@
 # DIR of --root holds src/ (the checkout's by default).
 # A unit is a source file with its own header (src/runtime/ring/ring.c and
 # src/runtime/ring/ring.h are the unit src/runtime/ring/ring), with the
-# parts of its interface (ring_write.h, ring_consume.h), and with its architecture's
+# parts it is split into, named X_PART.c or X_PART.h beside X.c
+# (ring_write.h, reader_decode.c), and with its architecture's
 # assembly (src/runtime/probe/probe_x86_64.S belongs to src/runtime/probe/probe: the
 # assembly's fast paths and their C fallbacks are one implementation in
 # two languages, each naming the other); a module is the directory that
@@ -75,12 +76,10 @@ unit() { # path -> unit: the path without its extension or architecture
 		*_$a) [ -e "${u%_"$a"}.c" ] && u=${u%_"$a"} ;;
 		esac
 	done
-	# a part of a unit's interface: X_PART.h beside X.c, with no
-	# X_PART.c of its own (ring_write.h is the unit ring's)
-	case $1 in
-	*_*.h)
-		[ -e "$u.c" ] || [ ! -e "${u%_*}.c" ] || u=${u%_*}
-		;;
+	# a part of a unit: X_PART.c or X_PART.h beside X.c (ring_write.h
+	# is the unit ring's, reader_decode.c the unit reader's)
+	case $u in
+	*_*) [ ! -e "${u%_*}.c" ] || u=${u%_*} ;;
 	esac
 	printf '%s\n' "$u"
 }

@@ -1,0 +1,409 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * reader_index.c - a stream's packets (reader_index.h): read and checked
+ * at open (headers of any layout, header.c), and the window of the
+ * mapping that follows the packet being read: the pages behind it are let
+ * go, the next few MiB mapped ahead and the few after those read ahead, so
+ * a pass over a trace of any size holds a few MiB of it.
+ */
+#define _GNU_SOURCE
+#include "ctf/reader_index.h"
+#include "ctf/load.h"
+#include "format/packet_header.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+static void set_err(struct lt_reader *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void set_err(struct lt_reader *t, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(t->err, sizeof(t->err), fmt, ap);
+	va_end(ap);
+}
+
+enum { PH_OK, PH_MAGIC, PH_STREAM, PH_SHORT, PH_VARIANT };
+
+/*
+ * Reads the packet header and context at pb (left bytes) into h, bit past
+ * them; *sc the packet's stream class, *sid its id.  PH_OK, PH_MAGIC (a
+ * wrong magic), PH_STREAM (a stream id the metadata has not), PH_SHORT
+ * (they go past left) or PH_VARIANT (a tag selects no option).
+ */
+static int read_pkt_header(const struct lt_tsdl *m, const unsigned char *pb,
+			   uint64_t left, struct lt_hvals *h, uint64_t *bit,
+			   const struct lt_stream_class **sc, uint64_t *sid)
+{
+	h->set = 0;
+	int hr = lt_hdr_read(m->pkt_header, pb, left, bit, h);
+	if (hr == 0 && (h->set & 1u << LT_ROLE_MAGIC) &&
+	    h->v[LT_ROLE_MAGIC] != LT_PACKET_MAGIC)
+		return PH_MAGIC;
+	*sid = h->set & 1u << LT_ROLE_STREAM_ID ? h->v[LT_ROLE_STREAM_ID] :
+						  m->streams[0].id;
+	if (hr == 0) {
+		*sc = *sid <= UINT32_MAX ? lt_tsdl_stream(m, (uint32_t)*sid) :
+					   NULL;
+		if (!*sc)
+			return PH_STREAM;
+		hr = lt_hdr_read((*sc)->pkt_context, pb, left, bit, h);
+	}
+	return hr == -1 ? PH_SHORT : hr ? PH_VARIANT : PH_OK;
+}
+
+/*
+ * Checks the packet headers of s and indexes them.  A header that is not
+ * sane (magic, packet_size) ends the stream there; one whose content is
+ * bad is left out.  Either is an error unless LT_READER_SKIP_BAD.
+ */
+int lt_stream_index(struct lt_reader *t, struct lt_stream *s)
+{
+	size_t cap = 0, released = 0;
+	uint64_t off = 0, prev_end = 0;
+	const int skip = t->flags & LT_READER_SKIP_BAD;
+
+	while (off < s->len) {
+		struct lt_hvals h;
+		uint64_t left = s->len - off, bit = 0;
+		const unsigned char *pb = s->data + off;
+		if (s->map_len && off >= released + LT_WINDOW) {
+			/* only the headers are read here: their pages go */
+			size_t lo = (size_t)off & ~(t->page - 1);
+			madvise((void *)(s->data + released), lo - released,
+				MADV_DONTNEED);
+			released = lo;
+		}
+		const struct lt_stream_class *sc = NULL;
+		uint64_t sid;
+		int hr = read_pkt_header(s->m, pb, left, &h, &bit, &sc, &sid);
+		if (hr == PH_MAGIC) {
+			set_err(t,
+				"%s: offset %llu: bad packet magic 0x%08llx "
+				"(expected 0x%08x)",
+				s->path,
+				(unsigned long long)(s->file_off + off),
+				(unsigned long long)h.v[LT_ROLE_MAGIC],
+				LT_PACKET_MAGIC);
+			goto fatal;
+		}
+		if (hr == PH_STREAM) {
+			/* the packet's size is unknown: stop here */
+			set_err(t,
+				"%s: offset %llu: stream_id %llu is not "
+				"in the metadata",
+				s->path,
+				(unsigned long long)(s->file_off + off +
+						     h.at[LT_ROLE_STREAM_ID] /
+							     8),
+				(unsigned long long)sid);
+			goto fatal;
+		}
+		if (hr == PH_SHORT) {
+			set_err(t,
+				"%s: offset %llu: truncated packet header "
+				"(%llu bytes left)",
+				s->path,
+				(unsigned long long)(s->file_off + off),
+				(unsigned long long)left);
+			goto fatal;
+		}
+		if (hr) {
+			set_err(t,
+				"%s: offset %llu: packet header: a variant's "
+				"tag selects no option",
+				s->path,
+				(unsigned long long)(s->file_off + off +
+						     bit / 8));
+			goto fatal;
+		}
+		uint64_t hdr_len = (bit + 7) / 8;
+		uint64_t psize = h.set & 1u << LT_ROLE_PACKET_SIZE ?
+					 h.v[LT_ROLE_PACKET_SIZE] :
+					 8 * left;
+		uint64_t csize = h.set & 1u << LT_ROLE_CONTENT_SIZE ?
+					 h.v[LT_ROLE_CONTENT_SIZE] :
+					 psize;
+		if (psize == 0 || psize % 8 || psize / 8 < hdr_len) {
+			set_err(t, "%s: offset %llu: bad packet_size %llu bits",
+				s->path,
+				(unsigned long long)(s->file_off + off),
+				(unsigned long long)psize);
+			goto fatal;
+		}
+		if (psize / 8 > left) {
+			set_err(t,
+				"%s: offset %llu: packet_size %llu bytes goes "
+				"past the end of the file (%llu bytes left)",
+				s->path,
+				(unsigned long long)(s->file_off + off),
+				(unsigned long long)(psize / 8),
+				(unsigned long long)left);
+			goto fatal;
+		}
+		/* the header is sane: a bad packet can be stepped over */
+		uint64_t size = psize / 8;
+		if (size > UINT32_MAX) {
+			set_err(t,
+				"%s: offset %llu: packets of 4 GiB or more are "
+				"not supported",
+				s->path,
+				(unsigned long long)(s->file_off + off));
+			goto fatal;
+		}
+		int last = off + size == s->len;
+		if (csize > psize) {
+			set_err(t,
+				"%s: offset %llu: content_size %llu bits is "
+				"more than packet_size %llu bits",
+				s->path,
+				(unsigned long long)(s->file_off + off),
+				(unsigned long long)csize,
+				(unsigned long long)psize);
+			goto bad;
+		}
+		if (csize < 8 * hdr_len) {
+			set_err(t,
+				"%s: offset %llu: bad content_size %llu bits",
+				s->path,
+				(unsigned long long)(s->file_off + off),
+				(unsigned long long)csize);
+			goto bad;
+		}
+		if (s->m->has_uuid && (h.set & 1u << LT_ROLE_UUID) &&
+		    memcmp(pb + h.at[LT_ROLE_UUID] / 8, s->m->uuid, 16)) {
+			set_err(t,
+				"%s: offset %llu: packet uuid differs from "
+				"the metadata's",
+				s->path,
+				(unsigned long long)(s->file_off + off +
+						     h.at[LT_ROLE_UUID] / 8));
+			goto bad;
+		}
+		if (s->sc && sc != s->sc) {
+			set_err(t,
+				"%s: offset %llu: stream_id %llu differs from "
+				"the stream's %u",
+				s->path,
+				(unsigned long long)(s->file_off + off +
+						     h.at[LT_ROLE_STREAM_ID] /
+							     8),
+				(unsigned long long)sid, s->sc->id);
+			goto bad;
+		}
+		int has_begin = !!(h.set & 1u << LT_ROLE_TS_BEGIN);
+		int has_end = !!(h.set & 1u << LT_ROLE_TS_END);
+		uint64_t ts_begin =
+			has_begin ? h.v[LT_ROLE_TS_BEGIN] : prev_end;
+		uint64_t ts_end = has_end ? h.v[LT_ROLE_TS_END] : 0;
+		int open_end = !has_end || (ts_end == 0 && last);
+		if (!open_end && ts_end < ts_begin) {
+			set_err(t,
+				"%s: offset %llu: timestamp_end %llu is before "
+				"timestamp_begin %llu",
+				s->path,
+				(unsigned long long)(s->file_off + off +
+						     h.at[LT_ROLE_TS_END] / 8),
+				(unsigned long long)ts_end,
+				(unsigned long long)ts_begin);
+			goto bad;
+		}
+		if (ts_begin < prev_end) {
+			set_err(t,
+				"%s: offset %llu: timestamp_begin %llu is "
+				"before the previous packet's end %llu",
+				s->path,
+				(unsigned long long)(s->file_off + off +
+						     h.at[LT_ROLE_TS_BEGIN] /
+							     8),
+				(unsigned long long)ts_begin,
+				(unsigned long long)prev_end);
+			goto bad;
+		}
+		if (s->npk == cap) {
+			cap = cap ? cap * 2 : 16;
+			struct lt_packet *n = realloc(s->pk, cap * sizeof(*n));
+			if (!n) {
+				set_err(t, "%s: out of memory", s->path);
+				return -ENOMEM;
+			}
+			s->pk = n;
+		}
+		s->sc = sc;
+		s->clock = sc->clock;
+		s->pk[s->npk++] = (struct lt_packet){
+			.off = off,
+			.size = size,
+			/* bytes, the last one partly when the content ends
+			 * inside it (after a bit-field) */
+			.content = (csize + 7) / 8,
+			.hdr_len = (uint32_t)hdr_len,
+			.ts_begin = ts_begin,
+			.ts_end = ts_end,
+			.seq = h.set & 1u << LT_ROLE_SEQ ? h.v[LT_ROLE_SEQ] :
+							   s->npk,
+			.discarded = h.set & 1u << LT_ROLE_DISCARDED ?
+					     h.v[LT_ROLE_DISCARDED] :
+					     0,
+			.cpu = h.set & 1u << LT_ROLE_CPU ?
+				       (uint32_t)h.v[LT_ROLE_CPU] :
+				       0,
+			.pid = h.set & 1u << LT_ROLE_PID ?
+				       (uint32_t)h.v[LT_ROLE_PID] :
+				       0,
+			.open_end = open_end,
+		};
+		if (has_end && !open_end)
+			prev_end = ts_end;
+		if (!s->has_instance &&
+		    h.set & 1u << LT_ROLE_STREAM_INSTANCE_ID) {
+			s->instance = h.v[LT_ROLE_STREAM_INSTANCE_ID];
+			s->has_instance = 1;
+		}
+		off += size;
+		continue;
+bad:
+		if (!skip)
+			return -EBADMSG;
+		lt_reader_warn(t);
+		t->skipped++;
+		off += size;
+		continue;
+fatal:
+		if (!skip)
+			return -EBADMSG;
+		lt_reader_warn(t);
+		t->skipped++;
+		break;
+	}
+	return 0;
+}
+
+/* Whole packets of a growing file */
+
+int lt_reader_packet_size(lt_reader_t *t, const void *data, size_t len,
+			  uint64_t *size)
+{
+	const struct lt_stream_class *sc = NULL;
+	struct lt_hvals h;
+	uint64_t bit = 0, sid;
+
+	switch (read_pkt_header(&t->parts[0].m, data, len, &h, &bit, &sc,
+				&sid)) {
+	case PH_SHORT:
+		return 0; /* the header is not all there yet */
+	case PH_MAGIC:
+		set_err(t, "bad packet magic 0x%08llx (expected 0x%08x)",
+			(unsigned long long)h.v[LT_ROLE_MAGIC],
+			LT_PACKET_MAGIC);
+		return -EBADMSG;
+	case PH_STREAM:
+		set_err(t, "stream_id %llu is not in the metadata",
+			(unsigned long long)sid);
+		return -ENOENT;
+	case PH_VARIANT:
+		set_err(t, "packet header: a variant's tag selects no option");
+		return -EBADMSG;
+	}
+	if (!(h.set & 1u << LT_ROLE_PACKET_SIZE)) {
+		set_err(t, "packets without packet_size cannot be told apart "
+			   "in a growing file");
+		return -EBADMSG;
+	}
+	uint64_t psize = h.v[LT_ROLE_PACKET_SIZE];
+	if (psize == 0 || psize % 8 || psize / 8 < (bit + 7) / 8) {
+		set_err(t, "bad packet_size %llu bits",
+			(unsigned long long)psize);
+		return -EBADMSG;
+	}
+	if (psize / 8 > len)
+		return 0;
+	*size = psize / 8;
+	return 1;
+}
+
+/* Event decoding */
+
+/*
+ * The mapping is walked through a window: the pages before the packet
+ * being read are let go (a read-only file mapping: touched again, they
+ * come back from the page cache), so that the memory a pass holds does
+ * not grow with the trace, and the next LT_WINDOW bytes are mapped in one
+ * call ahead of the reads (where the kernel has MADV_POPULATE_READ),
+ * which is cheaper than a page fault every few pages.  Advice only: a
+ * failure changes nothing but speed.
+ */
+void lt_stream_window(struct lt_stream *s, size_t off, size_t need)
+{
+	const size_t page = s->t->page;
+	if (!s->map_len)
+		return;
+	size_t lo = off & ~(page - 1);
+	if (lo >= s->released + LT_WINDOW) {
+		madvise((void *)(s->data + s->released), lo - s->released,
+			MADV_DONTNEED);
+		s->released = lo;
+	}
+	if (off + need > s->populated && s->populated < s->map_len) {
+		size_t a = s->populated > lo ? s->populated : lo;
+		size_t b = (off + need + LT_WINDOW + page - 1) & ~(page - 1);
+		if (b > s->map_len)
+			b = s->map_len;
+		madvise((void *)(s->data + a), b - a, MADV_POPULATE_READ);
+		s->populated = b;
+		/* and the window after it read from disk meanwhile, if it
+		 * is not in the page cache */
+		if (b < s->map_len)
+			madvise((void *)(s->data + b),
+				s->map_len - b < LT_WINDOW ? s->map_len - b :
+							     LT_WINDOW,
+				MADV_WILLNEED);
+	}
+}
+
+/* Points the stream's cursor at the first event of packet p. */
+static void enter_packet(struct lt_stream *s, const struct lt_packet *p)
+{
+	s->pbase = s->data + p->off;
+	s->pos = p->hdr_len;
+	s->end = p->content;
+	s->prev_ts = p->ts_begin;
+	s->ts_end = p->ts_end;
+	s->open_end = p->open_end;
+	s->ev.cpu = p->cpu;
+	s->ev.pid = p->pid;
+	s->ev.packet_seq = p->seq;
+	s->ev.packet_off = p->off;
+	s->ev.discarded = p->discarded;
+}
+
+void lt_stream_rewind(struct lt_stream *s)
+{
+	s->cur = 0;
+	s->pbase = NULL;
+	s->pos = s->end = 0;
+	s->err = 0;
+	s->released = s->populated = 0;
+	if (s->npk) {
+		lt_stream_window(s, s->pk[0].off, s->pk[0].content);
+		enter_packet(s, &s->pk[0]);
+	}
+}
+
+int lt_stream_next_packet(struct lt_stream *s)
+{
+	if (++s->cur >= s->npk) {
+		s->cur = s->npk;
+		lt_stream_window(s, s->map_len, 0);
+		return 0;
+	}
+	lt_stream_window(s, s->pk[s->cur].off, s->pk[s->cur].content);
+	enter_packet(s, &s->pk[s->cur]);
+	return 1;
+}
