@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ring.pml: model of one lowtrace per-CPU ring buffer (src/runtime/ring/ring.c).
+ * ring.pml: model of one lowtrace per-CPU ring buffer (src/runtime/ring/ring.c, ring_consume.c).
  *
  * Proctypes and the C functions they mirror:
  *   writer    lt_ring_reserve + lt_ring_commit, called by a thread

@@ -200,4 +200,18 @@ static inline char *lt_ring_data(const struct lt_ring *r, uint32_t cpu)
 	return r->cpu[cpu].data;
 }
 
+/* The packet header of the sub-buffer at offset base of cpu's buffer. */
+static inline struct lt_packet_header *
+lt_ring_packet_at(const struct lt_ring *r, uint32_t cpu, uint64_t base)
+{
+	return (struct lt_packet_header *)(lt_ring_data(r, cpu) +
+					   (base & (r->buf_size - 1)));
+}
+
+/* The slot (sub-buffer index, for its commit count) of offset off. */
+static inline uint64_t lt_ring_slot(const struct lt_ring *r, uint64_t off)
+{
+	return (off >> r->subbuf_shift) & (r->n_subbufs - 1);
+}
+
 #endif
