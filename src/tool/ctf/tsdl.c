@@ -166,7 +166,7 @@ struct parser {
 };
 
 __attribute__((noreturn, format(printf, 3, 4))) static void
-fail(struct parser *ps, int line, const char *fmt, ...)
+tsdl_fail(struct parser *ps, int line, const char *fmt, ...)
 {
 	va_list ap;
 	int n = snprintf(ps->err, ps->errlen, "%s:%d: ", ps->path, line);
@@ -180,30 +180,30 @@ fail(struct parser *ps, int line, const char *fmt, ...)
 	longjmp(ps->jb, 1);
 }
 
-static void *alloc(struct parser *ps, size_t n)
+static void *tsdl_alloc(struct parser *ps, size_t n)
 {
 	void *p = lt_arena_alloc(ps->a, n);
 	if (!p)
-		fail(ps, ps->line, "out of memory");
+		tsdl_fail(ps, ps->line, "out of memory");
 	return p;
 }
 
-static char *dupn(struct parser *ps, const char *s, size_t n)
+static char *tsdl_dupn(struct parser *ps, const char *s, size_t n)
 {
-	char *d = alloc(ps, n + 1);
+	char *d = tsdl_alloc(ps, n + 1);
 	memcpy(d, s, n);
 	d[n] = 0;
 	return d;
 }
 
 /* Grows a parser-side array of elements of size sz. */
-static void *grow(struct parser *ps, void *arr, unsigned n, unsigned *cap,
-		  size_t sz)
+static void *tsdl_grow(struct parser *ps, void *arr, unsigned n, unsigned *cap,
+		       size_t sz)
 {
 	if (n < *cap)
 		return arr;
 	unsigned ncap = *cap ? *cap * 2 : 8;
-	void *na = alloc(ps, ncap * sz);
+	void *na = tsdl_alloc(ps, ncap * sz);
 	if (arr)
 		memcpy(na, arr, n * sz);
 	*cap = ncap;
@@ -220,7 +220,7 @@ static int is_ident_char(int c)
 	return is_ident_start(c) || (c >= '0' && c <= '9');
 }
 
-static int digit_val(int c)
+static int tsdl_digit_val(int c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -247,7 +247,8 @@ static void skip_space(struct parser *ps)
 			ps->p += 2;
 			for (;;) {
 				if (ps->end - ps->p < 2)
-					fail(ps, line, "unterminated comment");
+					tsdl_fail(ps, line,
+						  "unterminated comment");
 				if (ps->p[0] == '*' && ps->p[1] == '/')
 					break;
 				if (*ps->p == '\n')
@@ -277,12 +278,12 @@ static void lex_string(struct parser *ps)
 		if (*e == '\\')
 			e++;
 		if (e < ps->end && *e == '\n')
-			fail(ps, ps->line, "newline in string literal");
+			tsdl_fail(ps, ps->line, "newline in string literal");
 		e++;
 	}
 	if (e >= ps->end)
-		fail(ps, ps->line, "unterminated string literal");
-	char *d = alloc(ps, (size_t)(e - q) + 1);
+		tsdl_fail(ps, ps->line, "unterminated string literal");
+	char *d = tsdl_alloc(ps, (size_t)(e - q) + 1);
 	while (q < e) {
 		char c = *q++;
 		if (c == '\\') {
@@ -338,26 +339,26 @@ static void lex_number(struct parser *ps)
 		q++;
 	}
 	const char *start = q;
-	while (q < ps->end && digit_val(*q) < (int)base) {
-		unsigned d = (unsigned)digit_val(*q);
+	while (q < ps->end && tsdl_digit_val(*q) < (int)base) {
+		unsigned d = (unsigned)tsdl_digit_val(*q);
 		if (v > (UINT64_MAX - d) / base)
-			fail(ps, ps->line, "number too large");
+			tsdl_fail(ps, ps->line, "number too large");
 		v = v * base + d;
 		q++;
 	}
 	if (q == start)
-		fail(ps, ps->line, "malformed number");
+		tsdl_fail(ps, ps->line, "malformed number");
 	while (q < ps->end &&
 	       (*q == 'u' || *q == 'U' || *q == 'l' || *q == 'L'))
 		q++;
 	if (q < ps->end && is_ident_char(*q))
-		fail(ps, ps->line, "malformed number");
+		tsdl_fail(ps, ps->line, "malformed number");
 	ps->t.kind = TK_INT;
 	ps->t.u = v;
 	ps->p = q;
 }
 
-static void next(struct parser *ps)
+static void tsdl_next(struct parser *ps)
 {
 	skip_space(ps);
 	ps->t.line = ps->line;
@@ -373,7 +374,7 @@ static void next(struct parser *ps)
 		while (q < ps->end && is_ident_char(*q))
 			q++;
 		ps->t.kind = TK_IDENT;
-		ps->t.s = dupn(ps, ps->p, (size_t)(q - ps->p));
+		ps->t.s = tsdl_dupn(ps, ps->p, (size_t)(q - ps->p));
 		ps->p = q;
 		return;
 	}
@@ -399,22 +400,22 @@ static void next(struct parser *ps)
 		}
 	}
 	if ((unsigned char)c < 0x20 || (unsigned char)c >= 0x7f)
-		fail(ps, ps->line, "unexpected byte 0x%02x",
-		     (unsigned)(unsigned char)c);
-	fail(ps, ps->line, "unexpected character '%c'", c);
+		tsdl_fail(ps, ps->line, "unexpected byte 0x%02x",
+			  (unsigned)(unsigned char)c);
+	tsdl_fail(ps, ps->line, "unexpected character '%c'", c);
 }
 
-static int is_punct(const struct parser *ps, const char *p)
+static int tsdl_is_punct(const struct parser *ps, const char *p)
 {
 	return ps->t.kind == TK_PUNCT && strcmp(ps->t.s, p) == 0;
 }
 
-static int is_ident(const struct parser *ps, const char *id)
+static int tsdl_is_ident(const struct parser *ps, const char *id)
 {
 	return ps->t.kind == TK_IDENT && strcmp(ps->t.s, id) == 0;
 }
 
-static const char *tok_text(const struct parser *ps)
+static const char *tsdl_tok_text(const struct parser *ps)
 {
 	switch (ps->t.kind) {
 	case TK_EOF:
@@ -428,21 +429,21 @@ static const char *tok_text(const struct parser *ps)
 	}
 }
 
-static void expect(struct parser *ps, const char *p)
+static void tsdl_expect(struct parser *ps, const char *p)
 {
-	if (!is_punct(ps, p))
-		fail(ps, ps->t.line, "expected '%s', found '%s'", p,
-		     tok_text(ps));
-	next(ps);
+	if (!tsdl_is_punct(ps, p))
+		tsdl_fail(ps, ps->t.line, "expected '%s', found '%s'", p,
+			  tsdl_tok_text(ps));
+	tsdl_next(ps);
 }
 
-static const char *expect_ident(struct parser *ps, const char *what)
+static const char *tsdl_expect_ident(struct parser *ps, const char *what)
 {
 	if (ps->t.kind != TK_IDENT)
-		fail(ps, ps->t.line, "expected %s, found '%s'", what,
-		     tok_text(ps));
+		tsdl_fail(ps, ps->t.line, "expected %s, found '%s'", what,
+			  tsdl_tok_text(ps));
 	const char *s = ps->t.s;
-	next(ps);
+	tsdl_next(ps);
 	return s;
 }
 
@@ -455,86 +456,89 @@ struct val {
 	int line;
 };
 
-static const char *dotted(struct parser *ps, const char *first)
+static const char *tsdl_dotted(struct parser *ps, const char *first)
 {
 	char buf[256];
 	size_t n = strlen(first);
 	if (n >= sizeof(buf))
-		fail(ps, ps->t.line, "identifier too long");
+		tsdl_fail(ps, ps->t.line, "identifier too long");
 	memcpy(buf, first, n + 1);
-	while (is_punct(ps, ".")) {
-		next(ps);
+	while (tsdl_is_punct(ps, ".")) {
+		tsdl_next(ps);
 		if (ps->t.kind != TK_IDENT)
-			fail(ps, ps->t.line, "expected a name after '.'");
+			tsdl_fail(ps, ps->t.line, "expected a name after '.'");
 		size_t k = strlen(ps->t.s);
 		if (n + 1 + k >= sizeof(buf))
-			fail(ps, ps->t.line, "identifier too long");
+			tsdl_fail(ps, ps->t.line, "identifier too long");
 		buf[n++] = '.';
 		memcpy(buf + n, ps->t.s, k + 1);
 		n += k;
-		next(ps);
+		tsdl_next(ps);
 	}
-	return dupn(ps, buf, n);
+	return tsdl_dupn(ps, buf, n);
 }
 
-static struct val parse_value(struct parser *ps)
+static struct val tsdl_parse_value(struct parser *ps)
 {
 	struct val v = { .line = ps->t.line };
-	if (is_punct(ps, "-") || is_punct(ps, "+")) {
-		v.neg = is_punct(ps, "-");
-		next(ps);
+	if (tsdl_is_punct(ps, "-") || tsdl_is_punct(ps, "+")) {
+		v.neg = tsdl_is_punct(ps, "-");
+		tsdl_next(ps);
 		if (ps->t.kind != TK_INT)
-			fail(ps, ps->t.line,
-			     "expected a number after the sign");
+			tsdl_fail(ps, ps->t.line,
+				  "expected a number after the sign");
 	}
 	switch (ps->t.kind) {
 	case TK_INT:
 		v.kind = V_NUM;
 		v.u = ps->t.u;
-		next(ps);
+		tsdl_next(ps);
 		return v;
 	case TK_STRING:
 		v.kind = V_STR;
 		v.s = ps->t.s;
-		next(ps);
+		tsdl_next(ps);
 		return v;
 	case TK_IDENT: {
 		const char *first = ps->t.s;
-		next(ps);
+		tsdl_next(ps);
 		v.kind = V_IDENT;
-		v.s = dotted(ps, first);
+		v.s = tsdl_dotted(ps, first);
 		return v;
 	}
 	default:
-		fail(ps, ps->t.line, "expected a value, found '%s'",
-		     tok_text(ps));
+		tsdl_fail(ps, ps->t.line, "expected a value, found '%s'",
+			  tsdl_tok_text(ps));
 	}
 }
 
-static uint64_t val_uint(struct parser *ps, const struct val *v,
-			 const char *what)
+static uint64_t tsdl_val_uint(struct parser *ps, const struct val *v,
+			      const char *what)
 {
 	if (v->kind != V_NUM || v->neg)
-		fail(ps, v->line, "%s: expected a non-negative number", what);
+		tsdl_fail(ps, v->line, "%s: expected a non-negative number",
+			  what);
 	return v->u;
 }
 
-static int64_t val_int(struct parser *ps, const struct val *v, const char *what)
+static int64_t tsdl_val_int(struct parser *ps, const struct val *v,
+			    const char *what)
 {
 	if (v->kind != V_NUM)
-		fail(ps, v->line, "%s: expected a number", what);
+		tsdl_fail(ps, v->line, "%s: expected a number", what);
 	if (v->neg) {
 		if (v->u > (uint64_t)INT64_MAX + 1)
-			fail(ps, v->line, "%s: number too small", what);
+			tsdl_fail(ps, v->line, "%s: number too small", what);
 		return v->u == (uint64_t)INT64_MAX + 1 ? INT64_MIN :
 							 -(int64_t)v->u;
 	}
 	if (v->u > (uint64_t)INT64_MAX)
-		fail(ps, v->line, "%s: number too large", what);
+		tsdl_fail(ps, v->line, "%s: number too large", what);
 	return (int64_t)v->u;
 }
 
-static int val_bool(struct parser *ps, const struct val *v, const char *what)
+static int tsdl_val_bool(struct parser *ps, const struct val *v,
+			 const char *what)
 {
 	if (v->kind == V_NUM && !v->neg && v->u <= 1)
 		return (int)v->u;
@@ -544,10 +548,10 @@ static int val_bool(struct parser *ps, const struct val *v, const char *what)
 		if (!strcmp(v->s, "false") || !strcmp(v->s, "FALSE"))
 			return 0;
 	}
-	fail(ps, v->line, "%s: expected true or false", what);
+	tsdl_fail(ps, v->line, "%s: expected true or false", what);
 }
 
-static int parse_byte_order(struct parser *ps, const struct val *v)
+static int tsdl_parse_byte_order(struct parser *ps, const struct val *v)
 {
 	if (v->kind == V_IDENT && !strcmp(v->s, "le"))
 		return BO_LE;
@@ -556,7 +560,8 @@ static int parse_byte_order(struct parser *ps, const struct val *v)
 		return BO_BE;
 	if (v->kind == V_IDENT && !strcmp(v->s, "native"))
 		return BO_NATIVE;
-	fail(ps, v->line, "byte_order: expected le, be, network or native");
+	tsdl_fail(ps, v->line,
+		  "byte_order: expected le, be, network or native");
 }
 
 /* Type names */
@@ -582,15 +587,15 @@ static int name_prefix(const struct parser *ps, const char *prefix)
 
 static void add_name(struct parser *ps, const char *name, struct ty *t)
 {
-	ps->names = grow(ps, ps->names, ps->nnames, &ps->capnames,
-			 sizeof(*ps->names));
+	ps->names = tsdl_grow(ps, ps->names, ps->nnames, &ps->capnames,
+			      sizeof(*ps->names));
 	ps->names[ps->nnames++] = (struct tname){ name, t };
 }
 
 static const char *join2(struct parser *ps, const char *a, const char *b)
 {
 	size_t na = strlen(a), nb = strlen(b);
-	char *d = alloc(ps, na + nb + 2);
+	char *d = tsdl_alloc(ps, na + nb + 2);
 	memcpy(d, a, na);
 	d[na] = ' ';
 	memcpy(d + na + 1, b, nb + 1);
@@ -603,7 +608,7 @@ static const char *peek_ident(struct parser *ps)
 	const char *p = ps->p;
 	int line = ps->line;
 	struct tok t = ps->t;
-	next(ps);
+	tsdl_next(ps);
 	const char *r = ps->t.kind == TK_IDENT ? ps->t.s : NULL;
 	ps->p = p;
 	ps->line = line;
@@ -624,13 +629,13 @@ static struct ty *named_type(struct parser *ps)
 		const char *longer = join2(ps, name, w);
 		if (!name_prefix(ps, longer))
 			break;
-		next(ps);
+		tsdl_next(ps);
 		name = longer;
 	}
 	struct ty *t = find_name(ps, name);
 	if (!t)
-		fail(ps, line, "unknown type '%s'", name);
-	next(ps);
+		tsdl_fail(ps, line, "unknown type '%s'", name);
+	tsdl_next(ps);
 	return t;
 }
 
@@ -655,7 +660,7 @@ static int parse_base(struct parser *ps, const struct val *v)
 			if (!strcmp(v->s, names[i].s))
 				return names[i].b;
 	}
-	fail(ps, v->line, "base: expected 2, 8, 10 or 16");
+	tsdl_fail(ps, v->line, "base: expected 2, 8, 10 or 16");
 }
 
 static int parse_encoding(struct parser *ps, const struct val *v)
@@ -666,12 +671,12 @@ static int parse_encoding(struct parser *ps, const struct val *v)
 		if (!strcmp(v->s, "UTF8") || !strcmp(v->s, "ASCII"))
 			return 1;
 	}
-	fail(ps, v->line, "encoding: expected none, UTF8 or ASCII");
+	tsdl_fail(ps, v->line, "encoding: expected none, UTF8 or ASCII");
 }
 
 static struct ty *new_ty(struct parser *ps, enum ty_kind k)
 {
-	struct ty *t = alloc(ps, sizeof(*t));
+	struct ty *t = tsdl_alloc(ps, sizeof(*t));
 	t->kind = k;
 	t->line = ps->t.line;
 	t->base = 10;
@@ -682,52 +687,54 @@ static struct ty *new_ty(struct parser *ps, enum ty_kind k)
 static void parse_attrs(struct parser *ps, struct ty *t)
 {
 	int have_size = 0, have_align = 0;
-	expect(ps, "{");
-	while (!is_punct(ps, "}")) {
+	tsdl_expect(ps, "{");
+	while (!tsdl_is_punct(ps, "}")) {
 		int line = ps->t.line;
-		const char *name = expect_ident(ps, "an attribute name");
-		expect(ps, "=");
-		struct val v = parse_value(ps);
-		expect(ps, ";");
+		const char *name = tsdl_expect_ident(ps, "an attribute name");
+		tsdl_expect(ps, "=");
+		struct val v = tsdl_parse_value(ps);
+		tsdl_expect(ps, ";");
 		if (!strcmp(name, "size") && t->kind == TY_INT) {
-			uint64_t s = val_uint(ps, &v, "size");
+			uint64_t s = tsdl_val_uint(ps, &v, "size");
 			if (s < 1 || s > 64)
-				fail(ps, line, "size: %llu bits is not in 1-64",
-				     (unsigned long long)s);
+				tsdl_fail(ps, line,
+					  "size: %llu bits is not in 1-64",
+					  (unsigned long long)s);
 			t->size = (unsigned)s;
 			have_size = 1;
 		} else if (!strcmp(name, "align") && t->kind != TY_STRING) {
-			uint64_t al = val_uint(ps, &v, "align");
+			uint64_t al = tsdl_val_uint(ps, &v, "align");
 			if (al < 1 || al > 4096 || (al & (al - 1)))
-				fail(ps, line,
-				     "align: %llu is not a power of two",
-				     (unsigned long long)al);
+				tsdl_fail(ps, line,
+					  "align: %llu is not a power of two",
+					  (unsigned long long)al);
 			t->align = (unsigned)al;
 			have_align = 1;
 		} else if (!strcmp(name, "signed") && t->kind == TY_INT) {
-			t->is_signed = val_bool(ps, &v, "signed");
+			t->is_signed = tsdl_val_bool(ps, &v, "signed");
 		} else if (!strcmp(name, "base") && t->kind == TY_INT) {
 			t->base = parse_base(ps, &v);
 		} else if (!strcmp(name, "byte_order")) {
-			t->bo = parse_byte_order(ps, &v);
+			t->bo = tsdl_parse_byte_order(ps, &v);
 		} else if (!strcmp(name, "encoding")) {
 			t->text = parse_encoding(ps, &v);
 		} else if (!strcmp(name, "map") && t->kind == TY_INT) {
 			if (v.kind != V_IDENT || strncmp(v.s, "clock.", 6) != 0)
-				fail(ps, line,
-				     "map: expected clock.NAME.value");
+				tsdl_fail(ps, line,
+					  "map: expected clock.NAME.value");
 			t->map = v.s;
 		} else if (!strcmp(name, "exp_dig") && t->kind == TY_FLOAT) {
-			t->exp_dig = (unsigned)val_uint(ps, &v, "exp_dig");
+			t->exp_dig = (unsigned)tsdl_val_uint(ps, &v, "exp_dig");
 		} else if (!strcmp(name, "mant_dig") && t->kind == TY_FLOAT) {
-			t->mant_dig = (unsigned)val_uint(ps, &v, "mant_dig");
+			t->mant_dig =
+				(unsigned)tsdl_val_uint(ps, &v, "mant_dig");
 		}
 		/* anything else: ignored */
 	}
-	next(ps);
+	tsdl_next(ps);
 	if (t->kind == TY_INT) {
 		if (!have_size)
-			fail(ps, t->line, "integer without a size");
+			tsdl_fail(ps, t->line, "integer without a size");
 		if (!have_align)
 			t->align = t->size % 8 ? 1 : 8;
 	} else if (t->kind == TY_FLOAT) {
@@ -736,58 +743,61 @@ static void parse_attrs(struct parser *ps, struct ty *t)
 		else if (t->exp_dig == 11 && t->mant_dig == 53)
 			t->size = 64;
 		else
-			fail(ps, t->line,
-			     "floating_point: only exp_dig/mant_dig 8/24 and "
-			     "11/53 are supported");
+			tsdl_fail(
+				ps, t->line,
+				"floating_point: only exp_dig/mant_dig 8/24 and "
+				"11/53 are supported");
 		if (!have_align)
 			t->align = 8;
 	}
 }
 
-static struct ty *parse_type(struct parser *ps, int depth);
-static void parse_type_decl(struct parser *ps);
+static struct ty *tsdl_parse_type(struct parser *ps, int depth);
+static void tsdl_parse_type_decl(struct parser *ps);
 
 static void parse_fields(struct parser *ps, struct ty *t, int depth)
 {
 	unsigned cap = 0;
-	expect(ps, "{");
-	while (!is_punct(ps, "}")) {
-		if (is_ident(ps, "typealias") || is_ident(ps, "typedef")) {
-			parse_type_decl(ps);
+	tsdl_expect(ps, "{");
+	while (!tsdl_is_punct(ps, "}")) {
+		if (tsdl_is_ident(ps, "typealias") ||
+		    tsdl_is_ident(ps, "typedef")) {
+			tsdl_parse_type_decl(ps);
 			continue;
 		}
-		struct ty *ft = parse_type(ps, depth + 1);
+		struct ty *ft = tsdl_parse_type(ps, depth + 1);
 		int line = ps->t.line;
-		const char *name = expect_ident(ps, "a field name");
+		const char *name = tsdl_expect_ident(ps, "a field name");
 		/* array and sequence suffixes, innermost last */
 		struct ty *outer = NULL, **slot = &outer;
-		while (is_punct(ps, "[")) {
-			next(ps);
+		while (tsdl_is_punct(ps, "[")) {
+			tsdl_next(ps);
 			struct ty *a = new_ty(ps, TY_ARRAY);
 			if (ps->t.kind == TK_INT) {
 				a->length = ps->t.u;
 				if (a->length > (1u << 28))
-					fail(ps, ps->t.line,
-					     "array length too large");
-				next(ps);
+					tsdl_fail(ps, ps->t.line,
+						  "array length too large");
+				tsdl_next(ps);
 			} else if (ps->t.kind == TK_IDENT) {
 				const char *first = ps->t.s;
-				next(ps);
+				tsdl_next(ps);
 				a->kind = TY_SEQUENCE;
-				a->length_ref = dotted(ps, first);
+				a->length_ref = tsdl_dotted(ps, first);
 			} else {
-				fail(ps, ps->t.line,
-				     "expected an array length, found '%s'",
-				     tok_text(ps));
+				tsdl_fail(
+					ps, ps->t.line,
+					"expected an array length, found '%s'",
+					tsdl_tok_text(ps));
 			}
-			expect(ps, "]");
+			tsdl_expect(ps, "]");
 			*slot = a;
 			slot = &a->elem;
 		}
 		*slot = ft;
-		expect(ps, ";");
-		t->fields = grow(ps, t->fields, t->nfields, &cap,
-				 sizeof(*t->fields));
+		tsdl_expect(ps, ";");
+		t->fields = tsdl_grow(ps, t->fields, t->nfields, &cap,
+				      sizeof(*t->fields));
 		/* TSDL strips one leading underscore from field names */
 		t->fields[t->nfields++] = (struct ty_field){
 			.name = name[0] == '_' && name[1] ? name + 1 : name,
@@ -795,7 +805,7 @@ static void parse_fields(struct parser *ps, struct ty *t, int depth)
 			.line = line,
 		};
 	}
-	next(ps);
+	tsdl_next(ps);
 }
 
 static int cmp_label_index(const void *a, const void *b, void *arg)
@@ -826,7 +836,7 @@ static void group_labels(struct parser *ps, struct ty *t)
 	unsigned n = t->nranges;
 	if (n < 2)
 		return;
-	unsigned *idx = alloc(ps, 2 * n * sizeof(*idx)), *key = idx + n;
+	unsigned *idx = tsdl_alloc(ps, 2 * n * sizeof(*idx)), *key = idx + n;
 	for (unsigned i = 0; i < n; i++)
 		idx[i] = i;
 	qsort_r(idx, n, sizeof(*idx), cmp_label_index, t->ranges);
@@ -846,7 +856,7 @@ static void group_labels(struct parser *ps, struct ty *t)
 	for (unsigned i = 0; i < n; i++)
 		idx[i] = i;
 	qsort_r(idx, n, sizeof(*idx), cmp_key_index, key);
-	struct lt_enum_range *r = alloc(ps, n * sizeof(*r));
+	struct lt_enum_range *r = tsdl_alloc(ps, n * sizeof(*r));
 	for (unsigned i = 0; i < n; i++)
 		r[i] = t->ranges[idx[i]];
 	t->ranges = r;
@@ -856,31 +866,33 @@ static void parse_enum_body(struct parser *ps, struct ty *t)
 {
 	unsigned cap = 0;
 	int64_t nextv = 0;
-	expect(ps, "{");
-	while (!is_punct(ps, "}")) {
+	tsdl_expect(ps, "{");
+	while (!tsdl_is_punct(ps, "}")) {
 		const char *label;
 		if (ps->t.kind == TK_STRING || ps->t.kind == TK_IDENT)
 			label = ps->t.s;
 		else
-			fail(ps, ps->t.line,
-			     "expected an enum label, found '%s'",
-			     tok_text(ps));
-		next(ps);
+			tsdl_fail(ps, ps->t.line,
+				  "expected an enum label, found '%s'",
+				  tsdl_tok_text(ps));
+		tsdl_next(ps);
 		int64_t lo = nextv, hi;
-		if (is_punct(ps, "=")) {
-			next(ps);
-			struct val v = parse_value(ps);
+		if (tsdl_is_punct(ps, "=")) {
+			tsdl_next(ps);
+			struct val v = tsdl_parse_value(ps);
 			lo = t->elem->is_signed ?
-				     val_int(ps, &v, "enum value") :
-				     (int64_t)val_uint(ps, &v, "enum value");
+				     tsdl_val_int(ps, &v, "enum value") :
+				     (int64_t)tsdl_val_uint(ps, &v,
+							    "enum value");
 			hi = lo;
-			if (is_punct(ps, "...")) {
-				next(ps);
-				v = parse_value(ps);
+			if (tsdl_is_punct(ps, "...")) {
+				tsdl_next(ps);
+				v = tsdl_parse_value(ps);
 				hi = t->elem->is_signed ?
-					     val_int(ps, &v, "enum value") :
-					     (int64_t)val_uint(ps, &v,
-							       "enum value");
+					     tsdl_val_int(ps, &v,
+							  "enum value") :
+					     (int64_t)tsdl_val_uint(
+						     ps, &v, "enum value");
 			}
 		} else {
 			hi = lo;
@@ -888,81 +900,85 @@ static void parse_enum_body(struct parser *ps, struct ty *t)
 		int bad = t->elem->is_signed ? hi < lo :
 					       (uint64_t)hi < (uint64_t)lo;
 		if (bad)
-			fail(ps, ps->t.line, "enum range of \"%s\" is reversed",
-			     label);
+			tsdl_fail(ps, ps->t.line,
+				  "enum range of \"%s\" is reversed", label);
 		nextv = (int64_t)((uint64_t)hi + 1);
-		t->ranges = grow(ps, t->ranges, t->nranges, &cap,
-				 sizeof(*t->ranges));
+		t->ranges = tsdl_grow(ps, t->ranges, t->nranges, &cap,
+				      sizeof(*t->ranges));
 		t->ranges[t->nranges++] = (struct lt_enum_range){
 			.label = label, .lo = lo, .hi = hi
 		};
-		if (is_punct(ps, ","))
-			next(ps);
-		else if (!is_punct(ps, "}"))
-			fail(ps, ps->t.line, "expected ',' or '}', found '%s'",
-			     tok_text(ps));
+		if (tsdl_is_punct(ps, ","))
+			tsdl_next(ps);
+		else if (!tsdl_is_punct(ps, "}"))
+			tsdl_fail(ps, ps->t.line,
+				  "expected ',' or '}', found '%s'",
+				  tsdl_tok_text(ps));
 	}
-	next(ps);
+	tsdl_next(ps);
 	group_labels(ps, t);
 }
 
-static struct ty *parse_type(struct parser *ps, int depth)
+static struct ty *tsdl_parse_type(struct parser *ps, int depth)
 {
 	struct ty *t;
 	if (depth > 16)
-		fail(ps, ps->t.line, "types nested too deeply");
+		tsdl_fail(ps, ps->t.line, "types nested too deeply");
 	if (ps->t.kind != TK_IDENT)
-		fail(ps, ps->t.line, "expected a type, found '%s'",
-		     tok_text(ps));
-	if (is_ident(ps, "integer")) {
+		tsdl_fail(ps, ps->t.line, "expected a type, found '%s'",
+			  tsdl_tok_text(ps));
+	if (tsdl_is_ident(ps, "integer")) {
 		t = new_ty(ps, TY_INT);
-		next(ps);
+		tsdl_next(ps);
 		parse_attrs(ps, t);
 		return t;
 	}
-	if (is_ident(ps, "floating_point")) {
+	if (tsdl_is_ident(ps, "floating_point")) {
 		t = new_ty(ps, TY_FLOAT);
-		next(ps);
+		tsdl_next(ps);
 		parse_attrs(ps, t);
 		return t;
 	}
-	if (is_ident(ps, "string")) {
+	if (tsdl_is_ident(ps, "string")) {
 		t = new_ty(ps, TY_STRING);
 		t->align = 8;
-		next(ps);
-		if (is_punct(ps, "{"))
+		tsdl_next(ps);
+		if (tsdl_is_punct(ps, "{"))
 			parse_attrs(ps, t);
 		return t;
 	}
-	if (is_ident(ps, "enum")) {
+	if (tsdl_is_ident(ps, "enum")) {
 		int line = ps->t.line;
-		next(ps);
+		tsdl_next(ps);
 		const char *name = NULL;
 		if (ps->t.kind == TK_IDENT) {
 			name = join2(ps, "enum", ps->t.s);
-			next(ps);
-			if (!is_punct(ps, ":") && !is_punct(ps, "{")) {
+			tsdl_next(ps);
+			if (!tsdl_is_punct(ps, ":") &&
+			    !tsdl_is_punct(ps, "{")) {
 				struct ty *nt = find_name(ps, name);
 				if (!nt)
-					fail(ps, line, "unknown type '%s'",
-					     name);
+					tsdl_fail(ps, line, "unknown type '%s'",
+						  name);
 				return nt;
 			}
 		}
 		t = new_ty(ps, TY_ENUM);
 		t->line = line;
-		if (is_punct(ps, ":")) {
-			next(ps);
-			t->elem = parse_type(ps, depth + 1);
+		if (tsdl_is_punct(ps, ":")) {
+			tsdl_next(ps);
+			t->elem = tsdl_parse_type(ps, depth + 1);
 		} else {
 			t->elem = find_name(ps, "int");
 			if (!t->elem)
-				fail(ps, line,
-				     "enum without a container type and no "
-				     "'int' type declared");
+				tsdl_fail(
+					ps, line,
+					"enum without a container type and no "
+					"'int' type declared");
 		}
 		if (t->elem->kind != TY_INT)
-			fail(ps, t->line, "enum container is not an integer");
+			tsdl_fail(ps, t->line,
+				  "enum container is not an integer");
 		t->size = t->elem->size;
 		t->align = t->elem->align;
 		t->is_signed = t->elem->is_signed;
@@ -971,30 +987,30 @@ static struct ty *parse_type(struct parser *ps, int depth)
 			add_name(ps, name, t);
 		return t;
 	}
-	if (is_ident(ps, "struct") || is_ident(ps, "variant")) {
-		int variant = is_ident(ps, "variant");
+	if (tsdl_is_ident(ps, "struct") || tsdl_is_ident(ps, "variant")) {
+		int variant = tsdl_is_ident(ps, "variant");
 		int line = ps->t.line;
 		const char *name = NULL, *tag = NULL;
-		next(ps);
+		tsdl_next(ps);
 		if (ps->t.kind == TK_IDENT) {
 			name = join2(ps, variant ? "variant" : "struct",
 				     ps->t.s);
-			next(ps);
+			tsdl_next(ps);
 		}
-		if (variant && is_punct(ps, "<")) {
-			next(ps);
-			const char *first = expect_ident(ps, "a tag name");
-			tag = dotted(ps, first);
-			expect(ps, ">");
+		if (variant && tsdl_is_punct(ps, "<")) {
+			tsdl_next(ps);
+			const char *first = tsdl_expect_ident(ps, "a tag name");
+			tag = tsdl_dotted(ps, first);
+			tsdl_expect(ps, ">");
 		}
-		if (name && !is_punct(ps, "{")) {
+		if (name && !tsdl_is_punct(ps, "{")) {
 			struct ty *nt = find_name(ps, name);
 			if (!nt)
-				fail(ps, line, "unknown type '%s'", name);
+				tsdl_fail(ps, line, "unknown type '%s'", name);
 			if (!tag)
 				return nt;
 			/* a named variant given its tag where it is used */
-			t = alloc(ps, sizeof(*t));
+			t = tsdl_alloc(ps, sizeof(*t));
 			*t = *nt;
 			t->length_ref = tag;
 			return t;
@@ -1019,23 +1035,25 @@ static struct ty *parse_type(struct parser *ps, int depth)
 			if (fa > t->align)
 				t->align = fa;
 		}
-		if (!variant && is_ident(ps, "align")) {
-			next(ps);
-			expect(ps, "(");
-			struct val v = parse_value(ps);
-			uint64_t al = val_uint(ps, &v, "align");
+		if (!variant && tsdl_is_ident(ps, "align")) {
+			tsdl_next(ps);
+			tsdl_expect(ps, "(");
+			struct val v = tsdl_parse_value(ps);
+			uint64_t al = tsdl_val_uint(ps, &v, "align");
 			if (al < 1 || al > 4096 || (al & (al - 1)))
-				fail(ps, v.line, "align: not a power of two");
+				tsdl_fail(ps, v.line,
+					  "align: not a power of two");
 			if (al > t->align)
 				t->align = (unsigned)al;
-			expect(ps, ")");
+			tsdl_expect(ps, ")");
 		}
 		if (name)
 			add_name(ps, name, t);
 		return t;
 	}
-	if (is_ident(ps, "typealias") || is_ident(ps, "typedef"))
-		fail(ps, ps->t.line, "%s where a type is expected", ps->t.s);
+	if (tsdl_is_ident(ps, "typealias") || tsdl_is_ident(ps, "typedef"))
+		tsdl_fail(ps, ps->t.line, "%s where a type is expected",
+			  ps->t.s);
 	return named_type(ps);
 }
 
@@ -1043,26 +1061,26 @@ static struct ty *parse_type(struct parser *ps, int depth)
  * "typealias TYPE := NAME;" or "typedef TYPE NAME;", NAME of one or more
  * words, at the top level or in a struct's body.
  */
-static void parse_type_decl(struct parser *ps)
+static void tsdl_parse_type_decl(struct parser *ps)
 {
-	int alias = is_ident(ps, "typealias");
+	int alias = tsdl_is_ident(ps, "typealias");
 	int line = ps->t.line;
-	next(ps);
-	struct ty *t = parse_type(ps, 0);
+	tsdl_next(ps);
+	struct ty *t = tsdl_parse_type(ps, 0);
 	if (alias)
-		expect(ps, ":=");
+		tsdl_expect(ps, ":=");
 	if (ps->t.kind != TK_IDENT)
-		fail(ps, ps->t.line, "expected a type name, found '%s'",
-		     tok_text(ps));
+		tsdl_fail(ps, ps->t.line, "expected a type name, found '%s'",
+			  tsdl_tok_text(ps));
 	const char *name = ps->t.s;
-	next(ps);
+	tsdl_next(ps);
 	while (ps->t.kind == TK_IDENT) {
 		name = join2(ps, name, ps->t.s);
-		next(ps);
+		tsdl_next(ps);
 	}
-	if (is_punct(ps, "*"))
-		fail(ps, line, "pointer type names are not supported");
-	expect(ps, ";");
+	if (tsdl_is_punct(ps, "*"))
+		tsdl_fail(ps, line, "pointer type names are not supported");
+	tsdl_expect(ps, ";");
 	add_name(ps, name, t);
 }
 
@@ -1077,9 +1095,9 @@ static void parse_uuid(struct parser *ps, const struct val *v, uint8_t *out)
 	for (const char *q = s; *q; q++) {
 		if (*q == '-')
 			continue;
-		int d = digit_val(*q);
+		int d = tsdl_digit_val(*q);
 		if (d > 15 || n >= 32)
-			fail(ps, v->line, "uuid: malformed");
+			tsdl_fail(ps, v->line, "uuid: malformed");
 		if (n % 2 == 0)
 			out[n / 2] = (uint8_t)(d << 4);
 		else
@@ -1087,7 +1105,7 @@ static void parse_uuid(struct parser *ps, const struct val *v, uint8_t *out)
 		n++;
 	}
 	if (n != 32)
-		fail(ps, v->line, "uuid: malformed");
+		tsdl_fail(ps, v->line, "uuid: malformed");
 }
 
 static const char *val_text(struct parser *ps, const struct val *v)
@@ -1097,7 +1115,7 @@ static const char *val_text(struct parser *ps, const struct val *v)
 		return v->s;
 	snprintf(buf, sizeof(buf), "%s%llu", v->neg ? "-" : "",
 		 (unsigned long long)v->u);
-	return dupn(ps, buf, strlen(buf));
+	return tsdl_dupn(ps, buf, strlen(buf));
 }
 
 static void assign(struct parser *ps, enum block b, const char *lhs,
@@ -1110,22 +1128,24 @@ static void assign(struct parser *ps, enum block b, const char *lhs,
 	switch (b) {
 	case B_TRACE:
 		if (!strcmp(lhs, "major")) {
-			if (val_uint(ps, v, "major") != 1)
-				fail(ps, v->line, "major: only CTF 1 is read");
+			if (tsdl_val_uint(ps, v, "major") != 1)
+				tsdl_fail(ps, v->line,
+					  "major: only CTF 1 is read");
 		} else if (!strcmp(lhs, "uuid")) {
 			parse_uuid(ps, v, ps->m->uuid);
 			ps->m->has_uuid = 1;
 		} else if (!strcmp(lhs, "byte_order")) {
-			int bo = parse_byte_order(ps, v);
+			int bo = tsdl_parse_byte_order(ps, v);
 			if (bo == BO_NATIVE)
-				fail(ps, v->line,
-				     "byte_order: the trace's must be le or be");
+				tsdl_fail(
+					ps, v->line,
+					"byte_order: the trace's must be le or be");
 			ps->trace_bo = bo;
 		}
 		break;
 	case B_ENV:
-		ps->env = grow(ps, ps->env, ps->nenv, &ps->capenv,
-			       sizeof(*ps->env));
+		ps->env = tsdl_grow(ps, ps->env, ps->nenv, &ps->capenv,
+				    sizeof(*ps->env));
 		ps->env[ps->nenv++] =
 			(struct lt_env_entry){ lhs, val_text(ps, v) };
 		break;
@@ -1133,37 +1153,39 @@ static void assign(struct parser *ps, enum block b, const char *lhs,
 		if (!strcmp(lhs, "name"))
 			c->name = v->s;
 		else if (!strcmp(lhs, "freq"))
-			c->freq = val_uint(ps, v, "freq");
+			c->freq = tsdl_val_uint(ps, v, "freq");
 		else if (!strcmp(lhs, "offset_s"))
-			c->offset_s = val_int(ps, v, "offset_s");
+			c->offset_s = tsdl_val_int(ps, v, "offset_s");
 		else if (!strcmp(lhs, "offset"))
-			c->offset = val_uint(ps, v, "offset");
+			c->offset = tsdl_val_uint(ps, v, "offset");
 		break;
 	case B_STREAM:
 		if (!strcmp(lhs, "id")) {
-			uint64_t id = val_uint(ps, v, "id");
+			uint64_t id = tsdl_val_uint(ps, v, "id");
 			if (id > UINT32_MAX)
-				fail(ps, v->line, "id: too large");
+				tsdl_fail(ps, v->line, "id: too large");
 			st->id = (uint32_t)id;
 		}
 		break;
 	case B_EVENT:
 		if (!strcmp(lhs, "name")) {
 			if (v->kind == V_NUM)
-				fail(ps, v->line, "name: expected a string");
+				tsdl_fail(ps, v->line,
+					  "name: expected a string");
 			ev->name = v->s;
 		} else if (!strcmp(lhs, "id")) {
-			ev->id = val_uint(ps, v, "id");
+			ev->id = tsdl_val_uint(ps, v, "id");
 			ev->has_id = 1;
 		} else if (!strcmp(lhs, "stream_id")) {
-			uint64_t id = val_uint(ps, v, "stream_id");
+			uint64_t id = tsdl_val_uint(ps, v, "stream_id");
 			if (id > UINT32_MAX)
-				fail(ps, v->line, "stream_id: too large");
+				tsdl_fail(ps, v->line, "stream_id: too large");
 			ev->stream_id = (int64_t)id;
 		} else if (!strcmp(lhs, "loglevel")) {
-			int64_t l = val_int(ps, v, "loglevel");
+			int64_t l = tsdl_val_int(ps, v, "loglevel");
 			if (l < 0 || l > 1000)
-				fail(ps, v->line, "loglevel: out of range");
+				tsdl_fail(ps, v->line,
+					  "loglevel: out of range");
 			ev->loglevel = (int)l;
 		} else if (!strcmp(lhs, "model.emf.uri") && v->kind != V_NUM &&
 			   !strncmp(v->s, LT_MARKER_URI,
@@ -1183,7 +1205,7 @@ static void assign_type(struct parser *ps, enum block b, const char *lhs,
 	struct pevent *ev = obj;
 
 	if (t->kind != TY_STRUCT)
-		fail(ps, line, "%s: expected a struct", lhs);
+		tsdl_fail(ps, line, "%s: expected a struct", lhs);
 	if (b == B_TRACE && !strcmp(lhs, "packet.header")) {
 		ps->packet_header = t;
 	} else if (b == B_STREAM && !strcmp(lhs, "packet.context")) {
@@ -1204,13 +1226,13 @@ static void parse_block(struct parser *ps, enum block b)
 	void *obj = NULL;
 	int line = ps->t.line;
 	if (b == B_STREAM) {
-		ps->streams = grow(ps, ps->streams, ps->nstreams,
-				   &ps->capstreams, sizeof(*ps->streams));
+		ps->streams = tsdl_grow(ps, ps->streams, ps->nstreams,
+					&ps->capstreams, sizeof(*ps->streams));
 		obj = &ps->streams[ps->nstreams++];
 		((struct pstream *)obj)->line = line;
 	} else if (b == B_EVENT) {
-		ps->events = grow(ps, ps->events, ps->nevents, &ps->capevents,
-				  sizeof(*ps->events));
+		ps->events = tsdl_grow(ps, ps->events, ps->nevents,
+				       &ps->capevents, sizeof(*ps->events));
 		struct pevent *ev = &ps->events[ps->nevents++];
 		ev->stream_id = -1;
 		ev->loglevel = -1;
@@ -1219,31 +1241,31 @@ static void parse_block(struct parser *ps, enum block b)
 		obj = ev;
 	} else if (b == B_TRACE) {
 		if (ps->have_trace++)
-			fail(ps, line, "more than one trace block");
+			tsdl_fail(ps, line, "more than one trace block");
 	} else if (b == B_CLOCK) {
-		ps->clocks = grow(ps, ps->clocks, ps->nclocks, &ps->capclocks,
-				  sizeof(*ps->clocks));
+		ps->clocks = tsdl_grow(ps, ps->clocks, ps->nclocks,
+				       &ps->capclocks, sizeof(*ps->clocks));
 		obj = &ps->clocks[ps->nclocks++];
 	}
-	next(ps);
-	expect(ps, "{");
-	while (!is_punct(ps, "}")) {
+	tsdl_next(ps);
+	tsdl_expect(ps, "{");
+	while (!tsdl_is_punct(ps, "}")) {
 		int aline = ps->t.line;
-		const char *first = expect_ident(ps, "an attribute name");
-		const char *lhs = dotted(ps, first);
-		if (is_punct(ps, ":=")) {
-			next(ps);
-			struct ty *t = parse_type(ps, 0);
+		const char *first = tsdl_expect_ident(ps, "an attribute name");
+		const char *lhs = tsdl_dotted(ps, first);
+		if (tsdl_is_punct(ps, ":=")) {
+			tsdl_next(ps);
+			struct ty *t = tsdl_parse_type(ps, 0);
 			assign_type(ps, b, lhs, t, aline, obj);
 		} else {
-			expect(ps, "=");
-			struct val v = parse_value(ps);
+			tsdl_expect(ps, "=");
+			struct val v = tsdl_parse_value(ps);
 			assign(ps, b, lhs, &v, obj);
 		}
-		expect(ps, ";");
+		tsdl_expect(ps, ";");
 	}
-	next(ps);
-	expect(ps, ";");
+	tsdl_next(ps);
+	tsdl_expect(ps, ";");
 }
 
 /* Checks and compilation */
@@ -1287,7 +1309,7 @@ static unsigned layout(struct parser *ps, const struct ty *t, unsigned off,
 }
 
 /* Whether st's packet header and context have lowtrace's layout. */
-static int own_packet_layout(struct parser *ps, const struct pstream *st)
+static int tsdl_own_packet_layout(struct parser *ps, const struct pstream *st)
 {
 	static const struct flat want[] = {
 		{ "magic", 0, 32 },
@@ -1320,7 +1342,7 @@ static int own_packet_layout(struct parser *ps, const struct pstream *st)
 }
 
 /* Whether st's event header is lowtrace's compact/extended one. */
-static int own_event_header(struct parser *ps, const struct pstream *st)
+static int tsdl_own_event_header(struct parser *ps, const struct pstream *st)
 {
 	const struct ty *h = st->header;
 	if (!h || h->nfields != 2 || h->fields[0].type->kind != TY_ENUM ||
@@ -1397,7 +1419,7 @@ static void compile_hnode(struct hcomp *hc, const struct ty *t,
 		const struct ty *it = t->kind == TY_ENUM ? t->elem : t;
 		int bo = it->bo ? it->bo : ps->trace_bo;
 		if (hc->nregs >= LT_HDR_REGS)
-			fail(ps, line, "header has too many fields");
+			tsdl_fail(ps, line, "header has too many fields");
 		out->kind = LT_HN_INT;
 		out->size = (uint8_t)it->size;
 		out->be = bo == BO_BE;
@@ -1419,7 +1441,7 @@ static void compile_hnode(struct hcomp *hc, const struct ty *t,
 				    LT_ROLE_NONE;
 		return;
 	case TY_STRUCT: {
-		struct lt_hnode *kids = alloc(
+		struct lt_hnode *kids = tsdl_alloc(
 			ps, (t->nfields ? t->nfields : 1) * sizeof(*kids));
 		for (unsigned i = 0; i < t->nfields; i++)
 			compile_hnode(hc, t->fields[i].type, t->fields[i].name,
@@ -1432,8 +1454,8 @@ static void compile_hnode(struct hcomp *hc, const struct ty *t,
 	case TY_VARIANT: {
 		const char *ref = t->length_ref, *dot;
 		if (!ref)
-			fail(ps, line, "header variant '%s' has no tag",
-			     name ? name : "");
+			tsdl_fail(ps, line, "header variant '%s' has no tag",
+				  name ? name : "");
 		dot = strrchr(ref, '.');
 		if (dot)
 			ref = dot + 1;
@@ -1446,13 +1468,14 @@ static void compile_hnode(struct hcomp *hc, const struct ty *t,
 				break;
 			}
 		if (reg < 0 || hc->reg_type[reg]->kind != TY_ENUM)
-			fail(ps, line,
-			     "variant '%s': tag '%s' is not an earlier enum",
-			     name ? name : "", t->length_ref);
+			tsdl_fail(
+				ps, line,
+				"variant '%s': tag '%s' is not an earlier enum",
+				name ? name : "", t->length_ref);
 		const struct ty *tag = hc->reg_type[reg];
-		struct lt_hnode *kids = alloc(
+		struct lt_hnode *kids = tsdl_alloc(
 			ps, (t->nfields ? t->nfields : 1) * sizeof(*kids));
-		struct lt_hsel *sel = alloc(
+		struct lt_hsel *sel = tsdl_alloc(
 			ps, (tag->nranges ? tag->nranges : 1) * sizeof(*sel));
 		unsigned nsel = 0;
 		for (unsigned i = 0; i < t->nfields; i++) {
@@ -1479,10 +1502,11 @@ static void compile_hnode(struct hcomp *hc, const struct ty *t,
 	default:
 		break;
 	}
-	fail(ps, line,
-	     "header field '%s': only integers, enums, byte arrays, structs "
-	     "and variants are supported in headers",
-	     name ? name : "");
+	tsdl_fail(
+		ps, line,
+		"header field '%s': only integers, enums, byte arrays, structs "
+		"and variants are supported in headers",
+		name ? name : "");
 }
 
 static int hint(const struct lt_hnode *n, uint8_t role, unsigned size,
@@ -1498,7 +1522,7 @@ static int hint(const struct lt_hnode *n, uint8_t role, unsigned size,
  * with its extended form (32-bit id, 64-bit timestamp), in either byte
  * order; else LT_EVH_ANY.
  */
-static uint8_t lttng_header_kind(const struct lt_hnode *h, uint8_t *be)
+static uint8_t tsdl_lttng_header_kind(const struct lt_hnode *h, uint8_t *be)
 {
 	if (h->kind != LT_HN_STRUCT || h->nkids != 2)
 		return LT_EVH_ANY;
@@ -1525,11 +1549,11 @@ static uint8_t lttng_header_kind(const struct lt_hnode *h, uint8_t *be)
 	return compact ? LT_EVH_COMPACT : LT_EVH_LARGE;
 }
 
-static const struct lt_hnode *compile_header(struct parser *ps,
-					     const struct ty *t, int event)
+static const struct lt_hnode *tsdl_compile_header(struct parser *ps,
+						  const struct ty *t, int event)
 {
 	struct hcomp hc = { .ps = ps, .event = event };
-	struct lt_hnode *n = alloc(ps, sizeof(*n));
+	struct lt_hnode *n = tsdl_alloc(ps, sizeof(*n));
 	if (!t) {
 		n->kind = LT_HN_STRUCT;
 		n->align = 1;
@@ -1540,8 +1564,9 @@ static const struct lt_hnode *compile_header(struct parser *ps,
 }
 
 /* Fills a field class's scalar part from an integer, enum or float type. */
-static void scalar(struct parser *ps, const struct ty *t, int line,
-		   const char *name, struct lt_field_class *fc, uint8_t *kind)
+static void tsdl_scalar(struct parser *ps, const struct ty *t, int line,
+			const char *name, struct lt_field_class *fc,
+			uint8_t *kind)
 {
 	const struct ty *it = t->kind == TY_ENUM ? t->elem : t;
 	switch (t->kind) {
@@ -1557,8 +1582,9 @@ static void scalar(struct parser *ps, const struct ty *t, int line,
 		*kind = LT_KIND_FLOAT;
 		break;
 	default:
-		fail(ps, line,
-		     "field '%s': arrays of this type are not supported", name);
+		tsdl_fail(ps, line,
+			  "field '%s': arrays of this type are not supported",
+			  name);
 	}
 	int bo = it->bo ? it->bo : ps->trace_bo;
 	fc->be = bo == BO_BE && it->size > 8;
@@ -1576,10 +1602,11 @@ static void scalar(struct parser *ps, const struct ty *t, int line,
 		return;
 	}
 	if (it->size % 8 || it->align % 8 || it->align > 1024)
-		fail(ps, line,
-		     "field '%s': only byte-sized fields aligned on 1 to 128 "
-		     "bytes are supported in event payloads",
-		     name);
+		tsdl_fail(
+			ps, line,
+			"field '%s': only byte-sized fields aligned on 1 to 128 "
+			"bytes are supported in event payloads",
+			name);
 	fc->size = (uint8_t)(it->size / 8);
 	fc->align = (uint8_t)(it->align / 8);
 	fc->is_signed = (uint8_t)it->is_signed;
@@ -1588,7 +1615,7 @@ static void scalar(struct parser *ps, const struct ty *t, int line,
 
 /* The section a sequence's length path names (absolute paths), or -1
  * for a relative one; *name is set to the field's name in it. */
-static int length_section(const char *ref, const char **name)
+static int tsdl_length_section(const char *ref, const char **name)
 {
 	static const char *const pre[LT_NSECTIONS] = { "stream.event.context.",
 						       "event.context.",
@@ -1615,7 +1642,7 @@ struct flatf {
 	uint8_t var_first; /* the variant's first field */
 	uint8_t noname; /* an option that is not a struct: no "NAME = " */
 	/* its names from its section's root, dotted (a variant's option by
-	 * its name): what a length or tag path names (resolve_ref()) */
+	 * its name): what a length or tag path names (tsdl_resolve_ref()) */
 	const char *path;
 	/* an option's field: the length of path's part that names the
 	 * struct holding its variant (where the tag's lookup starts) */
@@ -1627,7 +1654,7 @@ static const char *path_join(struct parser *ps, const char *pfx,
 			     const char *name, int dot)
 {
 	size_t pl = strlen(pfx), nl = strlen(name);
-	char *t = alloc(ps, pl + nl + 2);
+	char *t = tsdl_alloc(ps, pl + nl + 2);
 	memcpy(t, pfx, pl);
 	memcpy(t + pl, name, nl);
 	t[pl + nl] = dot ? '.' : 0;
@@ -1640,7 +1667,7 @@ static const char *path_join(struct parser *ps, const char *pfx,
 static const char *open_text(struct parser *ps, const char *o, const char *name)
 {
 	size_t ol = strlen(o), nl = name ? strlen(name) : 0;
-	char *t = alloc(ps, ol + nl + 8 + 16);
+	char *t = tsdl_alloc(ps, ol + nl + 8 + 16);
 	memcpy(t, o, ol);
 	if (!name) {
 		memcpy(t + ol, " {", 3);
@@ -1656,7 +1683,7 @@ static const char *open_text(struct parser *ps, const char *o, const char *name)
 static void push_flat(struct parser *ps, struct flatf **out, unsigned *n,
 		      unsigned *cap, struct flatf f)
 {
-	*out = grow(ps, *out, *n, cap, sizeof(**out));
+	*out = tsdl_grow(ps, *out, *n, cap, sizeof(**out));
 	(*out)[(*n)++] = f;
 }
 
@@ -1675,10 +1702,10 @@ static void flatten(struct parser *ps, const struct ty *st, const char *open,
 {
 	unsigned me = (*nparents)++;
 	if (depth > 8)
-		fail(ps, st->line, "structs nested too deeply");
+		tsdl_fail(ps, st->line, "structs nested too deeply");
 	if (!st->nfields && depth)
-		fail(ps, st->line,
-		     "an empty struct in an event is not supported");
+		tsdl_fail(ps, st->line,
+			  "an empty struct in an event is not supported");
 	for (unsigned fi = 0; fi < st->nfields; fi++) {
 		const struct ty_field *f = &st->fields[fi];
 		const char *o = fi == 0 ? open : "";
@@ -1739,8 +1766,8 @@ static void flatten(struct parser *ps, const struct ty *st, const char *open,
 			(*out)[*n - 1].closes++; /* the variant's brace */
 		}
 		if (*n == first)
-			fail(ps, f->line, "variant '%s' has no option",
-			     f->name);
+			tsdl_fail(ps, f->line, "variant '%s' has no option",
+				  f->name);
 		(*out)[first].var_first = 1;
 	}
 	if (depth && *n)
@@ -1782,7 +1809,7 @@ static int path_eq(const char *path, const char *pfx, size_t n, const char *ref)
 
 /* name (as the parser keeps it) is the len bytes of ref, with or without
  * one leading '_'. */
-static int name_eq(const char *name, const char *ref, size_t len)
+static int tsdl_name_eq(const char *name, const char *ref, size_t len)
 {
 	if (len > 1 && ref[0] == '_') {
 		ref++;
@@ -1810,24 +1837,24 @@ static int find_path(const struct refs *r, unsigned lo, unsigned hi,
  * among the fields declared before, then from the roots of the sections
  * before.  -1 when none.
  */
-static int resolve_from(const struct refs *r, int sec, unsigned i, size_t n,
-			const char *ref);
+static int tsdl_resolve_from(const struct refs *r, int sec, unsigned i,
+			     size_t n, const char *ref);
 
-static int resolve_ref(const struct refs *r, int sec, unsigned i,
-		       const char *ref)
+static int tsdl_resolve_ref(const struct refs *r, int sec, unsigned i,
+			    const char *ref)
 {
 	const char *dot = strrchr(r->paths[i], '.');
-	return resolve_from(r, sec, i,
-			    dot ? (size_t)(dot - r->paths[i]) + 1 : 0, ref);
+	return tsdl_resolve_from(
+		r, sec, i, dot ? (size_t)(dot - r->paths[i]) + 1 : 0, ref);
 }
 
-/* resolve_ref() with the lookup starting in the struct whose path is the
+/* tsdl_resolve_ref() with the lookup starting in the struct whose path is the
  * first n bytes of field i's. */
-static int resolve_from(const struct refs *r, int sec, unsigned i, size_t n,
-			const char *ref)
+static int tsdl_resolve_from(const struct refs *r, int sec, unsigned i,
+			     size_t n, const char *ref)
 {
 	const char *name;
-	int ls = length_section(ref, &name);
+	int ls = tsdl_length_section(ref, &name);
 	if (ls >= 0) {
 		if (ls > sec)
 			return -1;
@@ -1854,13 +1881,12 @@ static int resolve_from(const struct refs *r, int sec, unsigned i, size_t n,
 
 /* Which values of tag (an enum) select each option of the variant vt (by
  * the enum's labels); *nsel is set to their count. */
-static const struct lt_var_sel *variant_sel(struct parser *ps,
-					    const struct ty *vt,
-					    const struct lt_field_class *tag,
-					    uint32_t *nsel)
+static const struct lt_var_sel *
+tsdl_variant_sel(struct parser *ps, const struct ty *vt,
+		 const struct lt_field_class *tag, uint32_t *nsel)
 {
-	struct lt_var_sel *sel =
-		alloc(ps, (tag->nranges ? tag->nranges : 1) * sizeof(*sel));
+	struct lt_var_sel *sel = tsdl_alloc(
+		ps, (tag->nranges ? tag->nranges : 1) * sizeof(*sel));
 	unsigned n = 0;
 	for (unsigned k = 0; k < vt->nfields; k++)
 		for (unsigned r = 0; r < tag->nranges; r++)
@@ -1883,20 +1909,21 @@ static void compile_variant(struct parser *ps, const struct flatf *ff,
 	const struct ty *vt = ff->variant;
 	const char *ref = vt->length_ref ? vt->length_ref : "";
 	/* looked up from the struct holding the variant */
-	int j = resolve_from(r, sec, i, ff->vbase, ref);
+	int j = tsdl_resolve_from(r, sec, i, ff->vbase, ref);
 	fc->var_tag =
 		j >= 0 && fcs[j].var_tag < 0 && fcs[j].kind == LT_KIND_ENUM ?
 			j :
 			-1;
 	if (fc->var_tag < 0)
-		fail(ps, ff->f->line,
-		     "variant of '%s': tag '%s' is not an earlier enum",
-		     ff->f->name, vt->length_ref ? vt->length_ref : "");
+		tsdl_fail(ps, ff->f->line,
+			  "variant of '%s': tag '%s' is not an earlier enum",
+			  ff->f->name, vt->length_ref ? vt->length_ref : "");
 	fc->var_opt = (uint16_t)ff->opt;
 	if (!ff->var_first)
 		return;
 	fc->var_first = 1;
-	fc->var_sel = variant_sel(ps, vt, &fcs[fc->var_tag], &fc->nvar_sel);
+	fc->var_sel =
+		tsdl_variant_sel(ps, vt, &fcs[fc->var_tag], &fc->nvar_sel);
 }
 
 /* A struct or variant of a compound field's tree being compiled: its
@@ -1931,7 +1958,8 @@ static struct lt_cnode *cnode_path(struct lt_cnode *n, const struct ty *t,
 		if (n->kind != LT_CN_STRUCT && n->kind != LT_CN_VARIANT)
 			return NULL;
 		unsigned k = 0;
-		while (k < t->nfields && !name_eq(t->fields[k].name, ref, len))
+		while (k < t->nfields &&
+		       !tsdl_name_eq(t->fields[k].name, ref, len))
 			k++;
 		if (k == t->nfields)
 			return NULL;
@@ -1943,7 +1971,7 @@ static struct lt_cnode *cnode_path(struct lt_cnode *n, const struct ty *t,
 }
 
 /* The integer a variant's tag or a sequence's length (ref) names, by the
- * lookup of CTF 1.8 (resolve_ref()): the structs and variants of the tree
+ * lookup of CTF 1.8 (tsdl_resolve_ref()): the structs and variants of the tree
  * holding the node, innermost first, among the fields declared before;
  * then the event's fields, from the compound field's place.  Sets n's
  * reference; returns its class. */
@@ -1955,12 +1983,12 @@ static const struct lt_field_class *cnode_ref(struct ccomp *cc, int line,
 	const char *name;
 	n->ref_reg = n->ref_field = -1;
 	for (unsigned f = cc->nframes;
-	     length_section(full, &name) < 0 && f-- > 0;) {
+	     tsdl_length_section(full, &name) < 0 && f-- > 0;) {
 		const struct cframe *fr = &cc->frames[f];
 		const char *dot = strchr(full, '.');
 		size_t len = dot ? (size_t)(dot - full) : strlen(full);
 		for (unsigned j = 0; j < fr->cur; j++) {
-			if (!name_eq(fr->t->fields[j].name, full, len))
+			if (!tsdl_name_eq(fr->t->fields[j].name, full, len))
 				continue;
 			struct lt_cnode *k =
 				dot ? cnode_path(&fr->kids[j],
@@ -1973,23 +2001,24 @@ static const struct lt_field_class *cnode_ref(struct ccomp *cc, int line,
 				continue;
 			if (k->reg < 0) {
 				if (cc->nregs >= LT_CN_REGS)
-					fail(cc->ps, line,
-					     "too many tags and lengths in one "
-					     "field");
+					tsdl_fail(
+						cc->ps, line,
+						"too many tags and lengths in one "
+						"field");
 				k->reg = (int32_t)cc->nregs++;
 			}
 			n->ref_reg = k->reg;
 			return k->sc;
 		}
 	}
-	int j = resolve_ref(cc->refs, cc->sec, cc->nfcs, full);
+	int j = tsdl_resolve_ref(cc->refs, cc->sec, cc->nfcs, full);
 	if (j >= 0 && (cc->fcs[j].kind == LT_KIND_ENUM) == want_enum &&
 	    (want_enum || cc->fcs[j].kind == LT_KIND_INT)) {
 		n->ref_field = j;
 		return &cc->fcs[j];
 	}
-	fail(cc->ps, line, "'%s' is not an earlier %s", full,
-	     want_enum ? "enum" : "integer");
+	tsdl_fail(cc->ps, line, "'%s' is not an earlier %s", full,
+		  want_enum ? "enum" : "integer");
 	return NULL;
 }
 
@@ -1998,7 +2027,7 @@ static struct cframe *push_frame(struct ccomp *cc, const struct ty *t,
 				 struct lt_cnode *kids, int line)
 {
 	if (cc->nframes >= sizeof(cc->frames) / sizeof(cc->frames[0]))
-		fail(cc->ps, line, "types nested too deeply");
+		tsdl_fail(cc->ps, line, "types nested too deeply");
 	struct cframe *fr = &cc->frames[cc->nframes++];
 	*fr = (struct cframe){ .t = t, .kids = kids };
 	return fr;
@@ -2015,8 +2044,8 @@ static void compile_cnode(struct ccomp *cc, const struct ty *t,
 {
 	struct parser *ps = cc->ps;
 	if (depth > 16)
-		fail(ps, line, "field '%s': types nested too deeply",
-		     name ? name : "");
+		tsdl_fail(ps, line, "field '%s': types nested too deeply",
+			  name ? name : "");
 	out->name = name ? name : "";
 	out->name_len = (uint32_t)strlen(out->name);
 	out->align = t->align ? t->align : 1;
@@ -2027,13 +2056,13 @@ static void compile_cnode(struct ccomp *cc, const struct ty *t,
 	case TY_INT:
 	case TY_ENUM:
 	case TY_FLOAT: {
-		struct lt_field_class *sc = alloc(ps, sizeof(*sc));
+		struct lt_field_class *sc = tsdl_alloc(ps, sizeof(*sc));
 		const struct ty *it = t->kind == TY_ENUM ? t->elem : t;
 		sc->name = out->name;
 		if (t->kind == TY_FLOAT && (it->size % 8 || it->align % 8))
-			fail(ps, line, "field '%s': a float of %u bits",
-			     out->name, it->size);
-		scalar(ps, t, line, out->name, sc, &sc->kind);
+			tsdl_fail(ps, line, "field '%s': a float of %u bits",
+				  out->name, it->size);
+		tsdl_scalar(ps, t, line, out->name, sc, &sc->kind);
 		if (t->kind != TY_FLOAT) {
 			/* read by bits wherever it is */
 			int bo = it->bo ? it->bo : ps->trace_bo;
@@ -2054,9 +2083,10 @@ static void compile_cnode(struct ccomp *cc, const struct ty *t,
 		return;
 	case TY_STRUCT: {
 		if (!t->nfields)
-			fail(ps, line, "field '%s': an empty struct",
-			     out->name);
-		struct lt_cnode *kids = alloc(ps, t->nfields * sizeof(*kids));
+			tsdl_fail(ps, line, "field '%s': an empty struct",
+				  out->name);
+		struct lt_cnode *kids =
+			tsdl_alloc(ps, t->nfields * sizeof(*kids));
 		struct cframe *fr = push_frame(cc, t, kids, line);
 		*min_bits = 0;
 		for (unsigned i = 0; i < t->nfields; i++) {
@@ -2075,14 +2105,16 @@ static void compile_cnode(struct ccomp *cc, const struct ty *t,
 	}
 	case TY_VARIANT: {
 		if (!t->nfields)
-			fail(ps, line, "variant '%s' has no option", out->name);
-		struct lt_cnode *kids = alloc(ps, t->nfields * sizeof(*kids));
+			tsdl_fail(ps, line, "variant '%s' has no option",
+				  out->name);
+		struct lt_cnode *kids =
+			tsdl_alloc(ps, t->nfields * sizeof(*kids));
 		const struct lt_field_class *tag =
 			cnode_ref(cc, line, t->length_ref, 1, out);
 		out->kind = LT_CN_VARIANT;
 		out->align = 1; /* the option's own alignment applies */
 		out->ref_signed = tag->is_signed;
-		out->sel = variant_sel(ps, t, tag, &out->nsel);
+		out->sel = tsdl_variant_sel(ps, t, tag, &out->nsel);
 		*min_bits = UINT64_MAX;
 		struct cframe *fr = push_frame(cc, t, kids, line);
 		for (unsigned i = 0; i < t->nfields; i++) {
@@ -2101,22 +2133,22 @@ static void compile_cnode(struct ccomp *cc, const struct ty *t,
 	}
 	case TY_ARRAY:
 	case TY_SEQUENCE: {
-		struct lt_cnode *e = alloc(ps, sizeof(*e));
+		struct lt_cnode *e = tsdl_alloc(ps, sizeof(*e));
 		uint64_t mb;
 		if (t->kind == TY_SEQUENCE) {
 			const struct lt_field_class *lf =
 				cnode_ref(cc, line, t->length_ref, 0, out);
 			if (lf->is_signed)
-				fail(ps, line,
-				     "field '%s': length '%s' is not an "
-				     "unsigned integer",
-				     out->name, t->length_ref);
+				tsdl_fail(ps, line,
+					  "field '%s': length '%s' is not an "
+					  "unsigned integer",
+					  out->name, t->length_ref);
 		}
 		compile_cnode(cc, t->elem, NULL, line, depth + 1, e, &mb);
 		/* an element of no bits: a long sequence would not end */
 		if (!mb)
-			fail(ps, line, "field '%s': elements of no bits",
-			     out->name);
+			tsdl_fail(ps, line, "field '%s': elements of no bits",
+				  out->name);
 		out->kind = t->kind == TY_ARRAY ? LT_CN_ARRAY : LT_CN_SEQUENCE;
 		out->text = (uint8_t)(t->elem->kind == TY_INT &&
 				      t->elem->size == 8 &&
@@ -2129,21 +2161,21 @@ static void compile_cnode(struct ccomp *cc, const struct ty *t,
 		return;
 	}
 	default:
-		fail(ps, line, "field '%s': a type not allowed here",
-		     out->name);
+		tsdl_fail(ps, line, "field '%s': a type not allowed here",
+			  out->name);
 	}
 }
 
 /* The tree of the field fc (the event's field i, of type t). */
-static void compile_compound(struct parser *ps, const struct ty *t, int line,
-			     struct lt_field_class *fc,
-			     const struct lt_field_class *fcs, unsigned i,
-			     const struct refs *refs, int sec)
+static void tsdl_compile_compound(struct parser *ps, const struct ty *t,
+				  int line, struct lt_field_class *fc,
+				  const struct lt_field_class *fcs, unsigned i,
+				  const struct refs *refs, int sec)
 {
 	struct ccomp cc = {
 		.ps = ps, .fcs = fcs, .nfcs = i, .refs = refs, .sec = sec
 	};
-	struct lt_cnode *n = alloc(ps, sizeof(*n));
+	struct lt_cnode *n = tsdl_alloc(ps, sizeof(*n));
 	uint64_t mb;
 	compile_cnode(&cc, t, NULL, line, 0, n, &mb);
 	fc->kind = LT_KIND_COMPOUND;
@@ -2183,12 +2215,13 @@ static const struct lt_fixed_plan *phase_plans(struct parser *ps,
 	unsigned first = n ? fcs[0].align : 1, np = align / first;
 	if (np > LT_MAX_PHASES)
 		return NULL;
-	struct lt_fixed_plan *pl = alloc(ps, np * sizeof(*pl));
+	struct lt_fixed_plan *pl = tsdl_alloc(ps, np * sizeof(*pl));
 	for (unsigned k = 0; k < np; k++) {
 		/* a whole number of LT_RUN_LANES: the decoder copies a run's
 		 * offsets by as many at a time */
 		unsigned room = (n + LT_RUN_LANES - 1) & ~(LT_RUN_LANES - 1);
-		uint32_t *off = alloc(ps, (room ? room : 1) * sizeof(*off));
+		uint32_t *off =
+			tsdl_alloc(ps, (room ? room : 1) * sizeof(*off));
 		uint64_t at = (uint64_t)k * first;
 		for (unsigned j = 0; j < n; j++) {
 			const struct lt_field_class *fc = &fcs[j];
@@ -2207,9 +2240,9 @@ static const struct lt_fixed_plan *phase_plans(struct parser *ps,
 }
 
 /* A class's plans (phase_plans()), or 0 when it cannot have them. */
-static int fixed_plans(struct parser *ps, struct lt_event_class *ec,
-		       const struct lt_field_class *fcs, unsigned n,
-		       unsigned align)
+static int tsdl_fixed_plans(struct parser *ps, struct lt_event_class *ec,
+			    const struct lt_field_class *fcs, unsigned n,
+			    unsigned align)
 {
 	unsigned first = n ? fcs[0].align : 1;
 	ec->plan = phase_plans(ps, fcs, n, align);
@@ -2237,10 +2270,10 @@ static int run_field(const struct lt_field_class *fc)
  * field needs the decoder's general walk: runs of two fields or more of
  * fixed size placed by plans, the others one step each.
  */
-static int compile_steps(struct parser *ps, struct lt_event_class *ec,
-			 const struct lt_field_class *fcs, unsigned n)
+static int tsdl_compile_steps(struct parser *ps, struct lt_event_class *ec,
+			      const struct lt_field_class *fcs, unsigned n)
 {
-	struct lt_step *steps = alloc(ps, (n ? n : 1) * sizeof(*steps));
+	struct lt_step *steps = tsdl_alloc(ps, (n ? n : 1) * sizeof(*steps));
 	unsigned ns = 0;
 	int plain = 1;
 	for (unsigned i = 0; i < n; i++) {
@@ -2313,8 +2346,9 @@ static int compile_steps(struct parser *ps, struct lt_event_class *ec,
 	return 1;
 }
 
-static void compile_event(struct parser *ps, const struct pevent *pe,
-			  const struct pstream *pst, struct lt_event_class *ec)
+static void tsdl_compile_event(struct parser *ps, const struct pevent *pe,
+			       const struct pstream *pst,
+			       struct lt_event_class *ec)
 {
 	const struct ty *secs[LT_NSECTIONS] = { pst->event_context, pe->context,
 						pe->fields };
@@ -2324,17 +2358,17 @@ static void compile_event(struct parser *ps, const struct pevent *pe,
 	for (int sec = 0; sec < LT_NSECTIONS; sec++) {
 		unsigned cap = 0, nparents = 0;
 		if (secs[sec] && secs[sec]->kind != TY_STRUCT)
-			fail(ps, pe->line,
-			     "event \"%s\": a context is not a struct",
-			     pe->name);
+			tsdl_fail(ps, pe->line,
+				  "event \"%s\": a context is not a struct",
+				  pe->name);
 		if (secs[sec])
 			flatten(ps, secs[sec], "", "", 0, 0, &flat[sec],
 				&nflat[sec], &cap, &nparents, NULL, 0, 0);
 		n += nflat[sec];
 	}
-	struct lt_field_class *fcs = alloc(ps, (n ? n : 1) * sizeof(*fcs));
+	struct lt_field_class *fcs = tsdl_alloc(ps, (n ? n : 1) * sizeof(*fcs));
 	unsigned sec_first[LT_NSECTIONS] = { 0 };
-	const char **paths = alloc(ps, (n ? n : 1) * sizeof(*paths));
+	const char **paths = tsdl_alloc(ps, (n ? n : 1) * sizeof(*paths));
 	for (unsigned sec = 0, k = 0; sec < LT_NSECTIONS; sec++)
 		for (unsigned fi = 0; fi < nflat[sec]; fi++)
 			paths[k++] = flat[sec][fi].path;
@@ -2356,7 +2390,7 @@ static void compile_event(struct parser *ps, const struct pevent *pe,
 			fc->name = f->name;
 			fc->name_len = (uint32_t)strlen(f->name);
 			fc->prefix_len = fc->name_len + 5;
-			char *pre = alloc(ps, fc->prefix_len + 16);
+			char *pre = tsdl_alloc(ps, fc->prefix_len + 16);
 			memcpy(pre, ", ", 2);
 			memcpy(pre + 2, f->name, fc->name_len);
 			memcpy(pre + 2 + fc->name_len, " = ", 3);
@@ -2373,9 +2407,9 @@ static void compile_event(struct parser *ps, const struct pevent *pe,
 			for (unsigned j = first; j < i; j++)
 				if (flat[sec][j - first].parent == ff->parent &&
 				    !strcmp(fcs[j].name, f->name))
-					fail(ps, f->line,
-					     "field '%s' declared twice",
-					     f->name);
+					tsdl_fail(ps, f->line,
+						  "field '%s' declared twice",
+						  f->name);
 			if (t->kind == TY_STRING) {
 				fc->kind = LT_KIND_STRING;
 				fc->align = 1;
@@ -2384,13 +2418,14 @@ static void compile_event(struct parser *ps, const struct pevent *pe,
 				   t->kind == TY_SEQUENCE) {
 				if (!flat_elem(t->elem)) {
 					/* elements of their own structure */
-					compile_compound(ps, t, f->line, fc,
-							 fcs, i, &refs, sec);
+					tsdl_compile_compound(ps, t, f->line,
+							      fc, fcs, i, &refs,
+							      sec);
 					fixed = 0;
 					goto placed;
 				}
-				scalar(ps, t->elem, f->line, f->name, fc,
-				       &fc->elem_kind);
+				tsdl_scalar(ps, t->elem, f->line, f->name, fc,
+					    &fc->elem_kind);
 				fc->kind = t->kind == TY_ARRAY ?
 						   LT_KIND_ARRAY :
 						   LT_KIND_SEQUENCE;
@@ -2398,46 +2433,50 @@ static void compile_event(struct parser *ps, const struct pevent *pe,
 						     t->elem->size == 8 &&
 						     t->elem->text);
 				if (fc->size % fc->align)
-					fail(ps, f->line,
-					     "field '%s': element size is not a "
-					     "multiple of its alignment",
-					     f->name);
+					tsdl_fail(
+						ps, f->line,
+						"field '%s': element size is not a "
+						"multiple of its alignment",
+						f->name);
 				if (t->kind == TY_ARRAY) {
 					fc->length = (uint32_t)t->length;
 				} else {
-					fc->length_field = resolve_ref(
+					fc->length_field = tsdl_resolve_ref(
 						&refs, sec, i, t->length_ref);
 					if (fc->length_field < 0)
-						fail(ps, f->line,
-						     "field '%s': length '%s' is not "
-						     "an earlier field",
-						     f->name, t->length_ref);
+						tsdl_fail(
+							ps, f->line,
+							"field '%s': length '%s' is not "
+							"an earlier field",
+							f->name, t->length_ref);
 					const struct lt_field_class *lf =
 						&fcs[fc->length_field];
 					if (lf->var_tag >= 0) {
 						/* a length that may be absent:
 						 * read as a tree */
-						compile_compound(ps, t, f->line,
-								 fc, fcs, i,
-								 &refs, sec);
+						tsdl_compile_compound(
+							ps, t, f->line, fc, fcs,
+							i, &refs, sec);
 						goto placed;
 					}
 					if (lf->kind != LT_KIND_INT ||
 					    lf->is_signed)
-						fail(ps, f->line,
-						     "field '%s': length '%s' is not "
-						     "an unsigned integer",
-						     f->name, t->length_ref);
+						tsdl_fail(
+							ps, f->line,
+							"field '%s': length '%s' is not "
+							"an unsigned integer",
+							f->name, t->length_ref);
 					fixed = 0;
 				}
 			} else if (t->kind == TY_STRUCT ||
 				   t->kind == TY_VARIANT) {
 				/* a variant in a variant */
-				compile_compound(ps, t, f->line, fc, fcs, i,
-						 &refs, sec);
+				tsdl_compile_compound(ps, t, f->line, fc, fcs,
+						      i, &refs, sec);
 				fixed = 0;
 			} else {
-				scalar(ps, t, f->line, f->name, fc, &fc->kind);
+				tsdl_scalar(ps, t, f->line, f->name, fc,
+					    &fc->kind);
 			}
 placed:
 			if (fc->kind == LT_KIND_COMPOUND)
@@ -2446,9 +2485,10 @@ placed:
 			 * field starts there */
 			if (ff->align / 8 > fc->align) {
 				if (ff->align > 1024)
-					fail(ps, st->line,
-					     "event \"%s\": alignment too large",
-					     pe->name);
+					tsdl_fail(
+						ps, st->line,
+						"event \"%s\": alignment too large",
+						pe->name);
 				fc->align = (uint8_t)(ff->align / 8);
 			}
 			if (fc->tree && 8u * fc->align > fc->tree->align)
@@ -2467,7 +2507,7 @@ placed:
 	ec->name = pe->name;
 	ec->name_len = (uint32_t)strlen(pe->name);
 	ec->fmt_bound = (uint32_t)lt_format_bound_fixed(fcs, n);
-	struct lt_bound_var *bv = alloc(ps, (n ? n : 1) * sizeof(*bv));
+	struct lt_bound_var *bv = tsdl_alloc(ps, (n ? n : 1) * sizeof(*bv));
 	ec->nfmt_var = lt_format_bound_vars(fcs, n, bv);
 	ec->fmt_var = bv;
 	ec->id = pe->id;
@@ -2476,13 +2516,13 @@ placed:
 	ec->nfields = n;
 	ec->fields = fcs;
 	if (fixed)
-		fixed = fixed_plans(ps, ec, fcs, n, fixed_align);
+		fixed = tsdl_fixed_plans(ps, ec, fcs, n, fixed_align);
 	ec->fixed_size = fixed ? (int32_t)ec->plan[0].end : -1;
 	if (!fixed)
-		compile_steps(ps, ec, fcs, n);
+		tsdl_compile_steps(ps, ec, fcs, n);
 	ec->fmt_plain = 1;
 	ec->no_payload = !pe->fields;
-	uint8_t *vop = alloc(ps, n ? n : 1);
+	uint8_t *vop = tsdl_alloc(ps, n ? n : 1);
 	for (unsigned j = 0; j < n; j++)
 		vop[j] = lt_value_op(&fcs[j]);
 	ec->vop = vop;
@@ -2513,13 +2553,13 @@ static void finish_clock(struct parser *ps, struct lt_clock *c)
 	if (c->offset >= c->freq) {
 		uint64_t s = c->offset / c->freq;
 		if (s > (uint64_t)INT64_MAX / 2 || c->offset_s > INT64_MAX / 2)
-			fail(ps, ps->line, "clock offset too large");
+			tsdl_fail(ps, ps->line, "clock offset too large");
 		c->offset_s += (int64_t)s;
 		c->offset %= c->freq;
 	}
 	if (c->offset_s > INT64_MAX / 1000000000 - 1 ||
 	    c->offset_s < INT64_MIN / 1000000000 + 1)
-		fail(ps, ps->line, "clock offset_s out of range");
+		tsdl_fail(ps, ps->line, "clock offset_s out of range");
 	c->base_ns = c->offset_s * 1000000000 +
 		     (int64_t)lt_clock_counts_to_ns(c->freq, c->offset);
 }
@@ -2564,7 +2604,7 @@ static const struct lt_clock *stream_clock(struct parser *ps,
 				return &ps->clocks[i];
 		}
 	}
-	fail(ps, st->line, "stream %u: %s: no such clock", st->id, map);
+	tsdl_fail(ps, st->line, "stream %u: %s: no such clock", st->id, map);
 	return NULL;
 }
 
@@ -2573,57 +2613,61 @@ static void finish(struct parser *ps)
 	struct lt_tsdl *m = ps->m;
 
 	if (!ps->have_trace)
-		fail(ps, ps->line, "no trace block");
+		tsdl_fail(ps, ps->line, "no trace block");
 	if (!ps->nclocks || !ps->clocks[0].freq)
-		fail(ps, ps->line, "no clock block with a frequency");
+		tsdl_fail(ps, ps->line, "no clock block with a frequency");
 	if (!ps->nstreams)
-		fail(ps, ps->line, "no stream block");
+		tsdl_fail(ps, ps->line, "no stream block");
 	for (unsigned i = 0; i < ps->nclocks; i++)
 		finish_clock(ps, &ps->clocks[i]);
 	m->clocks = ps->clocks;
 	m->nclocks = ps->nclocks;
 
-	m->pkt_header = compile_header(ps, ps->packet_header, 0);
+	m->pkt_header = tsdl_compile_header(ps, ps->packet_header, 0);
 	m->nstreams = ps->nstreams;
-	m->streams = alloc(ps, ps->nstreams * sizeof(*m->streams));
+	m->streams = tsdl_alloc(ps, ps->nstreams * sizeof(*m->streams));
 	for (unsigned i = 0; i < ps->nstreams; i++) {
 		const struct pstream *st = &ps->streams[i];
 		for (unsigned j = 0; j < i; j++)
 			if (ps->streams[j].id == st->id)
-				fail(ps, st->line,
-				     "stream id %u declared twice", st->id);
+				tsdl_fail(ps, st->line,
+					  "stream id %u declared twice",
+					  st->id);
 		struct lt_stream_class *sc = &m->streams[i];
 		sc->id = st->id;
-		sc->own_layout =
-			own_packet_layout(ps, st) && own_event_header(ps, st);
-		sc->pkt_context = compile_header(ps, st->context, 0);
-		sc->ev_header = compile_header(ps, st->header, 1);
-		sc->evh_kind = lttng_header_kind(sc->ev_header, &sc->evh_be);
+		sc->own_layout = tsdl_own_packet_layout(ps, st) &&
+				 tsdl_own_event_header(ps, st);
+		sc->pkt_context = tsdl_compile_header(ps, st->context, 0);
+		sc->ev_header = tsdl_compile_header(ps, st->header, 1);
+		sc->evh_kind =
+			tsdl_lttng_header_kind(sc->ev_header, &sc->evh_be);
 		sc->clock = stream_clock(ps, st);
 	}
 
 	m->nclasses = ps->nevents;
-	m->classes = alloc(ps, (ps->nevents ? ps->nevents : 1) *
-				       sizeof(*m->classes));
+	m->classes = tsdl_alloc(ps, (ps->nevents ? ps->nevents : 1) *
+					    sizeof(*m->classes));
 	for (unsigned i = 0; i < ps->nevents; i++) {
 		struct pevent *pe = &ps->events[i];
 		struct lt_event_class *ec = &m->classes[i];
 		if (!pe->has_id)
-			fail(ps, pe->line, "event \"%s\" has no id", pe->name);
+			tsdl_fail(ps, pe->line, "event \"%s\" has no id",
+				  pe->name);
 		if (pe->stream_id < 0) {
 			if (ps->nstreams > 1)
-				fail(ps, pe->line,
-				     "event \"%s\" has no stream_id", pe->name);
+				tsdl_fail(ps, pe->line,
+					  "event \"%s\" has no stream_id",
+					  pe->name);
 			pe->stream_id = ps->streams[0].id;
 		}
 		if (!lt_tsdl_stream(m, (uint32_t)pe->stream_id))
-			fail(ps, pe->line, "event \"%s\": no stream %lld",
-			     pe->name, (long long)pe->stream_id);
+			tsdl_fail(ps, pe->line, "event \"%s\": no stream %lld",
+				  pe->name, (long long)pe->stream_id);
 		const struct pstream *pst = NULL;
 		for (unsigned j = 0; j < ps->nstreams; j++)
 			if (ps->streams[j].id == (uint32_t)pe->stream_id)
 				pst = &ps->streams[j];
-		compile_event(ps, pe, pst, ec);
+		tsdl_compile_event(ps, pe, pst, ec);
 		ec->stream_id = (uint32_t)pe->stream_id;
 		ec->index = i;
 		if (ec->nfields > m->max_fields)
@@ -2641,21 +2685,23 @@ static void finish(struct parser *ps)
 				if (m->classes[i].id > max)
 					max = m->classes[i].id;
 			}
-		sc->sorted = alloc(ps, (n ? n : 1) * sizeof(*sc->sorted));
+		sc->sorted = tsdl_alloc(ps, (n ? n : 1) * sizeof(*sc->sorted));
 		for (unsigned i = 0; i < m->nclasses; i++)
 			if (m->classes[i].stream_id == sc->id)
 				sc->sorted[sc->nsorted++] = &m->classes[i];
 		qsort(sc->sorted, n, sizeof(*sc->sorted), cmp_class);
 		for (unsigned i = 1; i < n; i++)
 			if (sc->sorted[i]->id == sc->sorted[i - 1]->id)
-				fail(ps, ps->events[sc->sorted[i]->index].line,
-				     "event id %llu declared twice in stream %u",
-				     (unsigned long long)sc->sorted[i]->id,
-				     sc->id);
+				tsdl_fail(
+					ps,
+					ps->events[sc->sorted[i]->index].line,
+					"event id %llu declared twice in stream %u",
+					(unsigned long long)sc->sorted[i]->id,
+					sc->id);
 		if (n && max < 65536) {
 			sc->table_len = max + 1;
-			sc->table =
-				alloc(ps, sc->table_len * sizeof(*sc->table));
+			sc->table = tsdl_alloc(ps, sc->table_len *
+							   sizeof(*sc->table));
 			for (unsigned i = 0; i < n; i++)
 				sc->table[sc->sorted[i]->id] = sc->sorted[i];
 		}
@@ -2788,31 +2834,35 @@ int lt_tsdl_parse(const char *text, size_t len, const char *path,
 		lt_tsdl_free(m);
 		return -EINVAL;
 	}
-	next(ps);
+	tsdl_next(ps);
 	while (ps->t.kind != TK_EOF) {
 		if (ps->t.kind != TK_IDENT)
-			fail(ps, ps->t.line, "expected a block, found '%s'",
-			     tok_text(ps));
-		if (is_ident(ps, "trace"))
+			tsdl_fail(ps, ps->t.line,
+				  "expected a block, found '%s'",
+				  tsdl_tok_text(ps));
+		if (tsdl_is_ident(ps, "trace"))
 			parse_block(ps, B_TRACE);
-		else if (is_ident(ps, "env"))
+		else if (tsdl_is_ident(ps, "env"))
 			parse_block(ps, B_ENV);
-		else if (is_ident(ps, "clock"))
+		else if (tsdl_is_ident(ps, "clock"))
 			parse_block(ps, B_CLOCK);
-		else if (is_ident(ps, "stream"))
+		else if (tsdl_is_ident(ps, "stream"))
 			parse_block(ps, B_STREAM);
-		else if (is_ident(ps, "event"))
+		else if (tsdl_is_ident(ps, "event"))
 			parse_block(ps, B_EVENT);
-		else if (is_ident(ps, "callsite"))
+		else if (tsdl_is_ident(ps, "callsite"))
 			parse_block(ps, B_OTHER);
-		else if (is_ident(ps, "typealias") || is_ident(ps, "typedef"))
-			parse_type_decl(ps);
-		else if (is_ident(ps, "struct") || is_ident(ps, "variant") ||
-			 is_ident(ps, "enum")) {
-			parse_type(ps, 0); /* a named type's declaration */
-			expect(ps, ";");
+		else if (tsdl_is_ident(ps, "typealias") ||
+			 tsdl_is_ident(ps, "typedef"))
+			tsdl_parse_type_decl(ps);
+		else if (tsdl_is_ident(ps, "struct") ||
+			 tsdl_is_ident(ps, "variant") ||
+			 tsdl_is_ident(ps, "enum")) {
+			tsdl_parse_type(ps, 0); /* a named type's declaration */
+			tsdl_expect(ps, ";");
 		} else
-			fail(ps, ps->t.line, "unknown block '%s'", ps->t.s);
+			tsdl_fail(ps, ps->t.line, "unknown block '%s'",
+				  ps->t.s);
 	}
 	finish(ps);
 	return 0;
