@@ -3,7 +3,7 @@
  * compound.h - values of the compound types the flat field list of an
  * event class does not hold (LT_KIND_COMPOUND): arrays and sequences of
  * structs, variants, arrays or strings, and variants in variants.  The
- * metadata compiler (tsdl.c) turns such a type into a tree of struct
+ * metadata compiler (tsdl_compound.c) turns such a type into a tree of struct
  * lt_cnode; lt_cnode_walk() goes over a value of it, bit by bit, to find
  * its end (the decoder) or to write it as text (the formatter).
  */

@@ -387,7 +387,7 @@ static char *fmt_scalar(char *p, const struct lt_value *v)
 		const char *last = NULL;
 		memcpy(p, "( ", 2);
 		p += 2;
-		/* the ranges come grouped by label (tsdl.c): a label once */
+		/* the ranges come grouped by label (tsdl_types.c): a label once */
 		for (uint32_t i = 0; i < fc->nranges; i++) {
 			const struct lt_enum_range *r = &fc->ranges[i];
 			int in = fc->is_signed ?

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * header.h - packet headers, packet contexts and event headers of any
- * layout: the metadata compiler (tsdl.c) turns each of these structs into a
- * tree of struct lt_hnode, and lt_hdr_read() walks it over a packet's bytes
- * and gathers the values the reader needs by their role (the field's name:
- * magic, stream_id, timestamp_begin, ..., the event's id and timestamp).
+ * layout: the metadata compiler (tsdl_header.c) turns each of these
+ * structs into a tree of struct lt_hnode, and lt_hdr_read() walks it over
+ * a packet's bytes and gathers the values the reader needs by their role
+ * (the field's name: magic, stream_id, timestamp_begin, ..., the event's
+ * id and timestamp).
  * Integers may have any size of 1 to 64 bits, any bit alignment and either
  * byte order; variants are chosen by an enum tag read before them.
  */

@@ -2,7 +2,7 @@
 /*
  * types.h - the reader's type model: field kinds, field and event classes,
  * the clock, a decoded event and a field's value.  The metadata parser
- * (tsdl.c) builds these; the decoder (reader.c), the values (value.c) and
+ * (tsdl*.c) builds these; the decoder (reader.c), the values (value.c) and
  * the formatter (format.c) read them.
  */
 #ifndef LT_CTF_TYPES_H
