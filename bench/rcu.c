@@ -33,6 +33,7 @@
 
 #include "bench_util.h"
 #include "lowtrace/rcu.h"
+#include "lowtrace/rcu_call.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

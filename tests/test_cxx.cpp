@@ -15,6 +15,9 @@
 
 #include <lowtrace/lowtrace.h>
 #include <lowtrace/rcu.h>
+#include <lowtrace/rcu_call.h>
+#include <lowtrace/rcu_hash.h>
+#include <lowtrace/rcu_list.h>
 
 #include "test_cxx_tp.h"
 

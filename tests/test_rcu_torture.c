@@ -22,6 +22,9 @@
  */
 #define _GNU_SOURCE
 #include "lowtrace/rcu.h"
+#include "lowtrace/rcu_call.h"
+#include "lowtrace/rcu_hash.h"
+#include "lowtrace/rcu_list.h"
 #include "lt_test.h"
 #include "rcu/memb.h"
 #include "rcu/qsbr.h"

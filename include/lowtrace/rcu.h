@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * rcu.h - userspace read-copy-update: the public API.
+ * rcu.h - userspace read-copy-update: the flavours' read sides and grace
+ * periods.
  *
  * Two flavours share one idea: readers run without locks or stores to
  * shared memory, updaters publish a new version of an object, wait for a
@@ -16,15 +17,13 @@
  *   in exchange each registered thread must announce quiescent states
  *   (lt_rcu_qsbr_quiescent_state) or go offline.
  *
- * Also here: the pointer publication macros, call_rcu/defer_rcu (see
- * src/runtime/rcu/call.c, src/runtime/rcu/defer.c), the RCU list and the resizable hash
- * table (src/runtime/rcu/hash.c).  docs/rcu.md describes the design.
+ * Also here: the pointer publication macros.  What is built on a flavour
+ * has a header of its own: call_rcu and defer_rcu (lowtrace/rcu_call.h),
+ * the RCU list (lowtrace/rcu_list.h), the hash table (lowtrace/rcu_hash.h).
+ * docs/rcu.md describes the design.
  */
 #ifndef LOWTRACE_RCU_H
 #define LOWTRACE_RCU_H
-
-#include <pthread.h>
-#include <stddef.h>
 
 /*
  * The atomics of C11 in C, those of <atomic> in C++: the same operations
@@ -359,13 +358,6 @@ static inline int lt_rcu_read_ongoing(void)
 
 /* Idempotent; also run by a constructor.  Reads LOWTRACE_RCU_NO_MEMBARRIER. */
 void lt_rcu_init(void);
-/*
- * In a forked child, before it starts threads: forget the other threads'
- * reader records (both flavours), reset the locks, start new call_rcu
- * workers for the callbacks queued.  Also run automatically by
- * pthread_atfork handlers; calling it again is harmless.
- */
-void lt_rcu_after_fork_child(void);
 /* Nonzero when the membarrier() path is in use, 0 in the fence fallback. */
 int lt_rcu_uses_membarrier(void);
 void lt_rcu_register_thread(void);
@@ -452,235 +444,6 @@ void lt_rcu_qsbr_unregister_thread(void);
 void lt_rcu_qsbr_thread_offline(void);
 void lt_rcu_qsbr_thread_online(void);
 void lt_rcu_qsbr_synchronize(void);
-
-/* ---- call_rcu and defer_rcu ---- */
-
-struct lt_rcu_head {
-	struct lt_rcu_head *next;
-	void (*func)(struct lt_rcu_head *head);
-};
-
-enum lt_rcu_flavour { LT_RCU_MEMB, LT_RCU_QSBR };
-
-/*
- * Run fn(head) on a call_rcu worker after a grace period: the calling
- * thread's worker for the flavour if it was given one, else the flavour's
- * default worker.  Callbacks of one worker run in batches, one grace
- * period per batch, in the order they were queued.
- */
-void lt_call_rcu(struct lt_rcu_head *head, void (*fn)(struct lt_rcu_head *));
-void lt_rcu_qsbr_call_rcu(struct lt_rcu_head *head,
-			  void (*fn)(struct lt_rcu_head *));
-/*
- * Wait until every callback of the flavour queued before the call, on
- * any worker, has run.  Not from a callback; a callback does not create
- * or free workers.  lt_rcu_qsbr_barrier goes offline while it waits.
- */
-void lt_rcu_barrier(void);
-void lt_rcu_qsbr_barrier(void);
-
-/* A call_rcu worker: a queue and the thread that runs it. */
-struct lt_call_rcu_data;
-/* A new worker for flavour f; its thread starts with its first callback. */
-struct lt_call_rcu_data *lt_call_rcu_data_create(enum lt_rcu_flavour f);
-/* Run the worker's callbacks, end its thread, free it (not a default). */
-void lt_call_rcu_data_free(struct lt_call_rcu_data *d);
-struct lt_call_rcu_data *lt_call_rcu_data_default(enum lt_rcu_flavour f);
-/* The worker the calling thread's call_rcu of flavour f uses; NULL: the
- * default one. */
-void lt_set_thread_call_rcu_data(enum lt_rcu_flavour f,
-				 struct lt_call_rcu_data *d);
-/* The worker set for the calling thread, or NULL. */
-struct lt_call_rcu_data *lt_get_thread_call_rcu_data(enum lt_rcu_flavour f);
-/* The worker the calling thread's call_rcu uses. */
-struct lt_call_rcu_data *lt_get_call_rcu_data(enum lt_rcu_flavour f);
-/* The worker's thread (started if it was not). */
-pthread_t lt_call_rcu_data_thread(struct lt_call_rcu_data *d);
-
-/*
- * Fork handlers, also registered with pthread_atfork (calling them too,
- * as liburcu's users do, is harmless: only the outermost pair acts).
- * lt_rcu_before_fork parks every call_rcu worker between batches (unless
- * the caller is inside a membarrier-flavour section, which a worker's
- * grace period would wait for) and takes a QSBR caller offline;
- * lt_rcu_after_fork_parent sets them going again; lt_rcu_after_fork_child
- * (below, with the membarrier flavour) also starts new workers for the
- * callbacks queued.
- */
-void lt_rcu_before_fork(void);
-void lt_rcu_after_fork_parent(void);
-
-/*
- * Queue fn(p) in a per-thread batch run after a grace period; when the
- * batch is full, synchronizes and runs it in the caller.  Never call
- * inside a read-side section.
- */
-void lt_defer_rcu(void (*fn)(void *), void *p);
-/*
- * Synchronize once and run every thread's deferred batch (the callbacks
- * run in the caller).
- */
-void lt_defer_barrier(void);
-
-/* ---- RCU list ---- */
-
-struct lt_list_head {
-	struct lt_list_head *next, *prev;
-};
-
-#define LT_LIST_HEAD_INIT(name)  \
-	{                        \
-		&(name), &(name) \
-	}
-#define lt_list_entry(ptr, type, member) \
-	((type *)((char *)(ptr)-offsetof(type, member)))
-
-static inline void lt_list_init(struct lt_list_head *h)
-{
-	h->next = h;
-	h->prev = h;
-}
-
-static inline int lt_list_empty(const struct lt_list_head *h)
-{
-	return __atomic_load_n(&h->next, __ATOMIC_RELAXED) == h;
-}
-
-/* Plain (non-RCU) variants, for lists no reader walks concurrently. */
-static inline void lt_list_add(struct lt_list_head *n, struct lt_list_head *h)
-{
-	n->next = h->next;
-	n->prev = h;
-	h->next->prev = n;
-	h->next = n;
-}
-
-static inline void lt_list_add_tail(struct lt_list_head *n,
-				    struct lt_list_head *h)
-{
-	n->next = h;
-	n->prev = h->prev;
-	h->prev->next = n;
-	h->prev = n;
-}
-
-static inline void lt_list_del(struct lt_list_head *e)
-{
-	e->next->prev = e->prev;
-	e->prev->next = e->next;
-}
-
-#define lt_list_for_each(pos, head) \
-	for (pos = (head)->next; pos != (head); pos = pos->next)
-#define lt_list_for_each_safe(pos, n, head)                    \
-	for (pos = (head)->next, n = pos->next; pos != (head); \
-	     pos = n, n = pos->next)
-
-/*
- * RCU variants: updaters serialise among themselves (a lock), readers
- * walk with lt_list_for_each_rcu inside a read-side section.  Only the
- * next pointers are read concurrently; prev belongs to updaters.
- */
-static inline void lt_list_add_rcu(struct lt_list_head *n,
-				   struct lt_list_head *h)
-{
-	struct lt_list_head *next = h->next;
-
-	n->next = next;
-	n->prev = h;
-	next->prev = n;
-	lt_rcu_assign_pointer(h->next, n);
-}
-
-static inline void lt_list_add_tail_rcu(struct lt_list_head *n,
-					struct lt_list_head *h)
-{
-	struct lt_list_head *prev = h->prev;
-
-	n->next = h;
-	n->prev = prev;
-	lt_rcu_assign_pointer(prev->next, n);
-	h->prev = n;
-}
-
-/* Unlink e; e->next stays valid for readers still on e. */
-static inline void lt_list_del_rcu(struct lt_list_head *e)
-{
-	e->next->prev = e->prev;
-	__atomic_store_n(&e->prev->next, e->next, __ATOMIC_RELAXED);
-}
-
-/* Put n in old's place; readers see one or the other, never neither. */
-static inline void lt_list_replace_rcu(struct lt_list_head *old,
-				       struct lt_list_head *n)
-{
-	n->next = old->next;
-	n->prev = old->prev;
-	lt_rcu_assign_pointer(n->prev->next, n);
-	n->next->prev = n;
-}
-
-#define lt_list_for_each_rcu(pos, head)                             \
-	for (pos = lt_rcu_dereference((head)->next); pos != (head); \
-	     pos = lt_rcu_dereference(pos->next))
-
-/* ---- resizable hash table ---- */
-
-/*
- * Embedded in the user's object.  Two link slots: a resize builds the new
- * bucket array on the slot the current one does not use, so readers still
- * on the old array keep valid chains.
- */
-struct lt_rcu_ht_node {
-	struct lt_rcu_ht_node *next[2];
-	unsigned long hash;
-};
-
-typedef struct lt_rcu_ht lt_rcu_ht_t;
-
-/* Nonzero if node holds key. */
-typedef int (*lt_rcu_ht_match_fn)(const struct lt_rcu_ht_node *node,
-				  const void *key);
-
-/* Grow automatically when the table holds more than 2 nodes per bucket. */
-#define LT_RCU_HT_AUTO_RESIZE 1U
-
-struct lt_rcu_ht_iter {
-	const void *buckets;
-	size_t index;
-	struct lt_rcu_ht_node *node;
-};
-
-/* size: initial bucket count, rounded up to a power of two. */
-lt_rcu_ht_t *lt_rcu_ht_create(size_t size, unsigned flags);
-/* The table must no longer be reachable by readers; nodes are the caller's. */
-void lt_rcu_ht_destroy(lt_rcu_ht_t *ht);
-void lt_rcu_ht_add(lt_rcu_ht_t *ht, struct lt_rcu_ht_node *node,
-		   unsigned long hash);
-/* 0, or -ENOENT if node is not in the table.  Free node after a GP. */
-int lt_rcu_ht_del(lt_rcu_ht_t *ht, struct lt_rcu_ht_node *node);
-/* Put n in old's place (same hash); 0 or -ENOENT.  Free old after a GP. */
-int lt_rcu_ht_replace(lt_rcu_ht_t *ht, struct lt_rcu_ht_node *old,
-		      struct lt_rcu_ht_node *n);
-/* Inside a read-side section; NULL if absent. */
-struct lt_rcu_ht_node *lt_rcu_ht_lookup(lt_rcu_ht_t *ht, unsigned long hash,
-					lt_rcu_ht_match_fn match,
-					const void *key);
-/*
- * Rebuild with size buckets (rounded up to a power of two): 0, -ENOMEM, or
- * -EBUSY when called inside a read-side section and a grace period would be
- * needed first (an automatic resize is then skipped).
- */
-int lt_rcu_ht_resize(lt_rcu_ht_t *ht, size_t size);
-size_t lt_rcu_ht_size(lt_rcu_ht_t *ht);
-size_t lt_rcu_ht_count(lt_rcu_ht_t *ht);
-/*
- * Iteration inside a read-side section, over one snapshot of the bucket
- * array: each node present for the whole walk is seen exactly once.
- */
-struct lt_rcu_ht_node *lt_rcu_ht_first(lt_rcu_ht_t *ht,
-				       struct lt_rcu_ht_iter *it);
-struct lt_rcu_ht_node *lt_rcu_ht_next(struct lt_rcu_ht_iter *it);
 
 #pragma GCC visibility pop
 

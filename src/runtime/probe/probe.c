@@ -25,6 +25,7 @@
 #include "probe/targets.h"
 
 #include <lowtrace/rcu.h>
+#include <lowtrace/rcu_call.h>
 
 /* A record of a shared ring: the writer's pid, then the payload. */
 static __attribute__((noinline)) void write_led(struct lt_ring *r,

@@ -22,6 +22,7 @@
  */
 #define _GNU_SOURCE
 #include "lowtrace/rcu.h"
+#include "lowtrace/rcu_call.h"
 #include "rcu/memb.h"
 #include "rcu/qsbr.h"
 

@@ -13,6 +13,7 @@
  */
 #define _GNU_SOURCE
 #include "lowtrace/rcu.h"
+#include "lowtrace/rcu_call.h"
 
 #include <pthread.h>
 #include <stdlib.h>

@@ -14,6 +14,8 @@
  */
 #define _GNU_SOURCE
 #include "lowtrace/rcu.h"
+#include "lowtrace/rcu_call.h"
+#include "lowtrace/rcu_hash.h"
 
 #include <errno.h>
 #include <pthread.h>
