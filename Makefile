@@ -42,6 +42,7 @@ endif
 # the in-process session and the agent of `lowtrace record`.  src/tool/ is
 # what only the lowtrace command links (liblowtrace-tool.a): the recorder,
 # the kernel channel, the reader, the analyses; src/tool/cli/ its verbs.
+# src/lib-rcu/ is neither: liblowtrace-rcu, RCU for programs (mk/rcu.mk).
 READER_SRC := $(wildcard src/tool/ctf/*.c)
 TOOL_SRC := $(filter-out src/tool/cli/%,$(wildcard src/tool/*/*.c))
 LIB_SRC := $(wildcard src/runtime/*/*.c)

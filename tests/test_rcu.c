@@ -10,7 +10,7 @@
 #include "lowtrace/rcu_hash.h"
 #include "lowtrace/rcu_list.h"
 #include "rcu/memb.h"
-#include "rcu/qsbr.h"
+#include "lib-rcu/qsbr.h"
 #include "lt_test.h"
 
 #include <linux/membarrier.h>

@@ -27,7 +27,7 @@
 #include "lowtrace/rcu_list.h"
 #include "lt_test.h"
 #include "rcu/memb.h"
-#include "rcu/qsbr.h"
+#include "lib-rcu/qsbr.h"
 
 #include <pthread.h>
 #include <signal.h>

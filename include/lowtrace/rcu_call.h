@@ -4,7 +4,7 @@
  * by a worker thread, either flavour), lt_defer_rcu (batches run by the
  * caller, membarrier flavour), their barriers, and the fork handlers
  * that keep the workers right across fork().  The code:
- * src/runtime/rcu/call.c, src/runtime/rcu/defer.c; docs/rcu.md.
+ * src/lib-rcu/call.c, src/lib-rcu/defer.c; docs/rcu.md.
  */
 #ifndef LOWTRACE_RCU_CALL_H
 #define LOWTRACE_RCU_CALL_H

@@ -3,7 +3,7 @@
  * rcu_hash.h - a resizable hash table: lookups and iteration inside a
  * read-side section of the membarrier flavour (lowtrace/rcu.h), without
  * locks; updates serialised by the table.  The code:
- * src/runtime/rcu/hash.c; docs/rcu.md.
+ * src/lib-rcu/hash.c; docs/rcu.md.
  */
 #ifndef LOWTRACE_RCU_HASH_H
 #define LOWTRACE_RCU_HASH_H

@@ -23,9 +23,9 @@
 #include "format/metadata.h"
 #include "probe/filter.h"
 #include "probe/targets.h"
+#include "rcu/memb.h"
 
 #include <lowtrace/rcu.h>
-#include <lowtrace/rcu_call.h>
 
 /* A record of a shared ring: the writer's pid, then the payload. */
 static __attribute__((noinline)) void write_led(struct lt_ring *r,
@@ -344,7 +344,7 @@ void lt_targets_free(struct lt_targets *t)
 
 void lt_probe_readers_after_fork(void)
 {
-	lt_rcu_after_fork_child();
+	lt_rcu_memb_reset_child();
 	/* asked again: the child is another process */
 	__atomic_store_n(&lt_probe__seq_state, 0, __ATOMIC_RELAXED);
 }

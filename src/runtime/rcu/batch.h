@@ -3,7 +3,7 @@
  * batch.h - what RCU updaters share to wait: a futex wait and wake, and
  * the batching of concurrent synchronize calls (one grace period serves
  * every caller that queued before it started).  Used by src/runtime/rcu/memb.c
- * and src/runtime/rcu/qsbr.c.
+ * and src/lib-rcu/qsbr.c.
  */
 #ifndef LT_RCU_BATCH_H
 #define LT_RCU_BATCH_H

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * memb.h - internals of the membarrier flavour: what tests look at, and
- * its reset in a forked child (run by call.c's child handler too).
+ * its reset in a forked child (run by the probes' and by
+ * src/lib-rcu/call.c's child handlers too).
  */
 #ifndef LT_RCU_MEMB_H
 #define LT_RCU_MEMB_H

@@ -3,7 +3,7 @@
  * wait.h - how RCU updaters wait for readers before they sleep: spin a
  * little (a reader section is usually short), then sleep on a futex that
  * the readers wake (src/runtime/rcu/batch.c).  Shared by src/runtime/rcu/memb.c,
- * src/runtime/rcu/qsbr.c and src/runtime/rcu/batch.c.
+ * src/lib-rcu/qsbr.c and src/runtime/rcu/batch.c.
  */
 #ifndef LT_RCU_WAIT_H
 #define LT_RCU_WAIT_H

@@ -24,7 +24,7 @@
 #include "lowtrace/rcu.h"
 #include "lowtrace/rcu_call.h"
 #include "rcu/memb.h"
-#include "rcu/qsbr.h"
+#include "lib-rcu/qsbr.h"
 
 #include <pthread.h>
 #include <signal.h>

@@ -16,7 +16,7 @@
 #define _GNU_SOURCE
 #include "lowtrace/rcu.h"
 #include "rcu/batch.h"
-#include "rcu/qsbr.h"
+#include "lib-rcu/qsbr.h"
 #include "rcu/wait.h"
 
 #include <pthread.h>
