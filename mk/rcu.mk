@@ -16,6 +16,10 @@ RCU_SONAME := liblowtrace-rcu.so.$(SOMAJOR)
 RCU_SO_REAL := $(BUILD)/liblowtrace-rcu.so.$(VERSION)
 lib: $(RCU_A) $(RCU_SO)
 
+# the runtime's copy of the core is its own: nothing of RCU is exported
+# from liblowtrace.so (include/lowtrace/rcu.h)
+$(BUILD)/obj/src/runtime/%.o: ALL_CFLAGS += -DLT__RCU_HIDDEN
+
 # its own headers by "lib-rcu/file.h", the core's by "rcu/file.h"; the
 # runtime's objects see src/runtime/ alone and so cannot include these
 $(BUILD)/obj/src/lib-rcu/%.o: SRC_INC := -Isrc -Isrc/runtime

@@ -57,8 +57,14 @@ static_assert(sizeof(std::atomic<unsigned long>) == sizeof(unsigned long) &&
 extern "C" {
 #endif
 
-/* exported by liblowtrace (see lowtrace/types.h) */
+/*
+ * Exported by liblowtrace-rcu (see lowtrace/types.h).  The runtime has
+ * its own copy of the membarrier flavour, for itself alone: its objects
+ * are built with LT__RCU_HIDDEN, and hidden visibility keeps it in.
+ */
+#ifndef LT__RCU_HIDDEN
 #pragma GCC visibility push(default)
+#endif
 
 #if defined(__SANITIZE_THREAD__)
 #define LT_RCU_TSAN 1
@@ -445,7 +451,9 @@ void lt_rcu_qsbr_thread_offline(void);
 void lt_rcu_qsbr_thread_online(void);
 void lt_rcu_qsbr_synchronize(void);
 
+#ifndef LT__RCU_HIDDEN
 #pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }
