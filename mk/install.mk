@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: MIT
 # make install [PREFIX=/usr/local] [DESTDIR=...], make uninstall: the
 # lowtrace command, liblowtrace.so (real name, soname and link name) and
-# liblowtrace.a, the public headers, the pkg-config file, the CMake
-# package (lowtrace::lowtrace), the man pages and the bash completion.
+# liblowtrace.a, liblowtrace-rcu.so and .a likewise, the public headers,
+# the pkg-config files (lowtrace, lowtrace-rcu), the CMake package
+# (lowtrace::lowtrace, lowtrace::rcu), the man pages and the bash
+# completion.
 # lowtrace(1) and the completion are generated from the command's own
 # help (scripts/gen-man.sh, scripts/gen-completion.sh).
 PREFIX ?= /usr/local
@@ -21,6 +23,7 @@ CMAKE_UP = $(subst $() ,/,$(patsubst %,..,$(subst /, ,$(patsubst $(PREFIX)/%,%,$
 INSTALL_SUBST = sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
 	-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' \
 	-e 's|@SOMAJOR@|$(SOMAJOR)|g' -e 's|@SONAME@|$(LIB_SONAME)|g' \
+	-e 's|@RCU_SONAME@|$(RCU_SONAME)|g' \
 	-e 's|@LIBDIR_REL@|$(LIBDIR_REL)|g' -e 's|@INCLUDEDIR_REL@|$(INCLUDEDIR_REL)|g' \
 	-e 's|@CMAKE_UP@|$(CMAKE_UP)|g' -e 's|@CMAKEDIR_REL@|$(patsubst $(PREFIX)/%,%,$(CMAKEDIR))|g'
 
@@ -50,8 +53,14 @@ install: lib $(CLI) $(MAN1) $(COMPLETION)
 	ln -sf $(notdir $(LIB_SO_REAL)) $(DESTDIR)$(LIBDIR)/$(LIB_SONAME)
 	ln -sf $(LIB_SONAME) $(DESTDIR)$(LIBDIR)/liblowtrace.so
 	install -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(RCU_SO_REAL) $(DESTDIR)$(LIBDIR)/
+	ln -sf $(notdir $(RCU_SO_REAL)) $(DESTDIR)$(LIBDIR)/$(RCU_SONAME)
+	ln -sf $(RCU_SONAME) $(DESTDIR)$(LIBDIR)/liblowtrace-rcu.so
+	install -m 644 $(RCU_A) $(DESTDIR)$(LIBDIR)/
 	install -m 644 $(PUBLIC_HEADERS) $(DESTDIR)$(INCLUDEDIR)/lowtrace/
 	$(INSTALL_SUBST) mk/install/lowtrace.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/lowtrace.pc
+	$(INSTALL_SUBST) mk/install/lowtrace-rcu.pc.in \
+		> $(DESTDIR)$(PKGCONFIGDIR)/lowtrace-rcu.pc
 	$(INSTALL_SUBST) mk/install/lowtraceConfig.cmake.in \
 		> $(DESTDIR)$(CMAKEDIR)/lowtraceConfig.cmake
 	$(INSTALL_SUBST) mk/install/lowtraceConfigVersion.cmake.in \
@@ -68,8 +77,11 @@ uninstall:
 		$(DESTDIR)$(LIBDIR)/$(notdir $(LIB_SO_REAL)) \
 		$(DESTDIR)$(LIBDIR)/$(LIB_SONAME) $(DESTDIR)$(LIBDIR)/liblowtrace.so \
 		$(DESTDIR)$(LIBDIR)/liblowtrace.a \
+		$(DESTDIR)$(LIBDIR)/$(notdir $(RCU_SO_REAL)) \
+		$(DESTDIR)$(LIBDIR)/$(RCU_SONAME) $(DESTDIR)$(LIBDIR)/liblowtrace-rcu.so \
+		$(DESTDIR)$(LIBDIR)/liblowtrace-rcu.a \
 		$(addprefix $(DESTDIR)$(INCLUDEDIR)/lowtrace/,$(notdir $(PUBLIC_HEADERS))) \
-		$(DESTDIR)$(PKGCONFIGDIR)/lowtrace.pc \
+		$(DESTDIR)$(PKGCONFIGDIR)/lowtrace.pc $(DESTDIR)$(PKGCONFIGDIR)/lowtrace-rcu.pc \
 		$(DESTDIR)$(CMAKEDIR)/lowtraceConfig.cmake \
 		$(DESTDIR)$(CMAKEDIR)/lowtraceConfigVersion.cmake \
 		$(DESTDIR)$(MANDIR)/man1/lowtrace.1 $(DESTDIR)$(MANDIR)/man3/lt_trace.3 \

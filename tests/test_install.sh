@@ -4,7 +4,8 @@
 # then, with only what was installed: an out-of-tree C program built with
 # pkg-config and a C++ program built with CMake (find_package(lowtrace),
 # lowtrace::lowtrace), each recorded with the installed `lowtrace` and
-# its trace read back; the man pages, the bash completion; then
+# its trace read back; a program of liblowtrace-rcu built each way
+# (lowtrace-rcu, lowtrace::rcu); the man pages, the bash completion; then
 # `make uninstall` leaves nothing behind.  Needs cmake, g++ and
 # pkg-config (skips without them, fails under LOWTRACE_REQUIRE_ALL=1).
 set -u
@@ -29,14 +30,18 @@ missing=
 for f in bin/lowtrace lib/liblowtrace.so.0.1.0 lib/liblowtrace.so.0 lib/liblowtrace.so \
 	lib/liblowtrace.a include/lowtrace/tracepoint.h include/lowtrace/types.h \
 	include/lowtrace/tp_seq.h include/lowtrace/ring_offsets.h include/lowtrace/lowtrace.h \
-	include/lowtrace/rcu.h lib/pkgconfig/lowtrace.pc lib/cmake/lowtrace/lowtraceConfig.cmake \
+	lib/liblowtrace-rcu.so.0.1.0 lib/liblowtrace-rcu.so.0 lib/liblowtrace-rcu.so \
+	lib/liblowtrace-rcu.a include/lowtrace/rcu.h include/lowtrace/rcu_call.h \
+	include/lowtrace/rcu_list.h include/lowtrace/rcu_hash.h lib/pkgconfig/lowtrace-rcu.pc \
+	lib/pkgconfig/lowtrace.pc lib/cmake/lowtrace/lowtraceConfig.cmake \
 	lib/cmake/lowtrace/lowtraceConfigVersion.cmake share/man/man1/lowtrace.1 \
 	share/man/man3/lt_trace.3 share/man/man3/lt_tracef.3 \
 	share/bash-completion/completions/lowtrace; do
 	[ -e "$P/$f" ] || missing="$missing $f"
 done
 links="$(readlink "$P/lib/liblowtrace.so") $(readlink "$P/lib/liblowtrace.so.0")"
-if [ -z "$missing" ] && [ "$links" = "liblowtrace.so.0 liblowtrace.so.0.1.0" ]; then
+links="$links $(readlink "$P/lib/liblowtrace-rcu.so") $(readlink "$P/lib/liblowtrace-rcu.so.0")"
+if [ -z "$missing" ] && [ "$links" = "liblowtrace.so.0 liblowtrace.so.0.1.0 liblowtrace-rcu.so.0 liblowtrace-rcu.so.0.1.0" ]; then
 	ok installed_files
 else
 	fail installed_files "missing:$missing; links: $links"
@@ -62,12 +67,36 @@ SRC
 mkdir -p "$tmp/cxx"
 sed -e 's/"c"/"c++"/' -e 's/from C:/from C++:/' "$tmp/app.c" > "$tmp/cxx/app.cpp"
 cp "$tmp/app.h" "$tmp/cxx/"
+# liblowtrace-rcu's: a read-side section and a call_rcu callback
+cat > "$tmp/rcuapp.c" <<'SRC'
+#include <lowtrace/rcu.h>
+#include <lowtrace/rcu_call.h>
+#include <stdio.h>
+static struct lt_rcu_head head;
+static int ran;
+static void done(struct lt_rcu_head *h)
+{
+	ran += h == &head;
+}
+int main(void)
+{
+	lt_rcu_read_lock();
+	lt_rcu_read_unlock();
+	lt_call_rcu(&head, done);
+	lt_rcu_barrier();
+	printf("call_rcu ran %d\n", ran);
+	return 0;
+}
+SRC
+cp "$tmp/rcuapp.c" "$tmp/cxx/rcuapp.cpp"
 cat > "$tmp/cxx/CMakeLists.txt" <<'SRC'
 cmake_minimum_required(VERSION 3.13)
 project(outside CXX)
 find_package(lowtrace 0.1 REQUIRED)
 add_executable(app app.cpp)
 target_link_libraries(app PRIVATE lowtrace::lowtrace)
+add_executable(rcuapp rcuapp.cpp)
+target_link_libraries(rcuapp PRIVATE lowtrace::rcu)
 SRC
 
 # record APP NAME WANT...: records APP with the installed lowtrace, and
@@ -93,8 +122,21 @@ record() {
 	fi
 }
 
+# rcu_run APP NAME: APP runs its callback and needs liblowtrace-rcu alone
+rcu_run() {
+	local out needed
+	out=$(LD_LIBRARY_PATH=$P/lib "$1" 2>&1)
+	needed=$(readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(liblowtrace[^]]*\)\]/\1/p' | tr '\n' ' ')
+	if [ "$out" = "call_rcu ran 1" ] && [ "$needed" = "liblowtrace-rcu.so.0 " ]; then
+		ok "$2"
+	else
+		fail "$2" "printed '$out', NEEDED '$needed'"
+	fi
+}
+
 if ! command -v pkg-config > /dev/null 2>&1; then
 	skip c_with_pkg_config "pkg-config missing"
+	skip rcu_c_with_pkg_config "pkg-config missing"
 else
 	pc="pkg-config --define-variable=prefix=$P"
 	if out=$(PKG_CONFIG_PATH=$P/lib/pkgconfig; export PKG_CONFIG_PATH
@@ -105,18 +147,28 @@ else
 	else
 		fail c_with_pkg_config "$out"
 	fi
+	if out=$(PKG_CONFIG_PATH=$P/lib/pkgconfig; export PKG_CONFIG_PATH
+		cc -std=gnu11 -Wall -Wextra -Werror $san -o "$tmp/rcuapp" "$tmp/rcuapp.c" \
+			$($pc --cflags --libs lowtrace-rcu) 2>&1); then
+		rcu_run "$tmp/rcuapp" rcu_c_with_pkg_config
+	else
+		fail rcu_c_with_pkg_config "$out"
+	fi
 fi
 
 if ! command -v cmake > /dev/null 2>&1 || ! command -v g++ > /dev/null 2>&1; then
 	skip cxx_with_cmake "cmake or g++ missing"
+	skip rcu_cxx_with_cmake "cmake or g++ missing"
 elif out=$(cmake -S "$tmp/cxx" -B "$tmp/cxx/build" -DCMAKE_PREFIX_PATH="$P" \
 	-DCMAKE_CXX_COMPILER=g++ -DCMAKE_CXX_FLAGS="-Wall -Wextra -Werror $san" \
 	-DCMAKE_EXE_LINKER_FLAGS="$san" 2>&1 &&
 	cmake --build "$tmp/cxx/build" 2>&1); then
 	record "$tmp/cxx/build/app" cxx_with_cmake 'outside:hello: { n = 2, who = "c++" }' \
 		'lt_tracef:[^ ]*app.cpp:6: from C++: 2 of three'
+	rcu_run "$tmp/cxx/build/rcuapp" rcu_cxx_with_cmake
 else
 	fail cxx_with_cmake "$out"
+	fail rcu_cxx_with_cmake "$out"
 fi
 
 # lowtrace(1) has every verb; the completion offers verbs and options
