@@ -27,6 +27,7 @@ FUZZ_CONTROL_TIME ?= 30
 # the reader formats markers with the runtime's grammar of their formats
 FUZZ_SRC := tests/fuzz/fuzz_reader.c $(READER_SRC) src/runtime/format/marker.c
 FUZZ_ANALYSIS_SRC := tests/fuzz/fuzz_analysis.c $(READER_SRC) src/runtime/format/marker.c \
+	src/runtime/probe/pattern.c \
 	$(wildcard src/tool/analysis/*.c)
 FUZZ_FLAGS := -std=gnu11 $(WARN) -g -O1 -Iinclude -Isrc/runtime -Isrc/tool \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \

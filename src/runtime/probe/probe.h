@@ -14,13 +14,14 @@
 #include <lowtrace/types.h>
 #include <stdint.h>
 
+#include "probe/pattern.h"
 #include "ring/ring_write.h"
 
 /* Log level that admits every event. */
 #define LT_LOGLEVEL_ALL 100
 
 /*
- * Sends the events whose full name matches pattern (`*` wildcards) and
+ * Sends the events whose full name matches pattern (pattern.h) and
  * whose level is loglevel_max or more severe to ring.  owner groups rules
  * for removal.  Returns 0 or -errno.
  */
@@ -78,8 +79,11 @@ int lt_probe_range_within(uintptr_t lo, uintptr_t hi);
 /* Changes whenever an event is registered for the first time. */
 uint64_t lt_probe_generation(void);
 
-/* 1 if name matches pattern, where `*` matches any run of characters. */
-int lt_probe_match(const char *pattern, const char *name);
+/* lt_pattern_match() (pattern.h), by the name the recorder calls it. */
+static inline int lt_probe_match(const char *pattern, const char *name)
+{
+	return lt_pattern_match(pattern, name);
+}
 
 /* Log level names ("WARNING", "DEBUG_LINE", ...) to numbers; -1 if unknown. */
 int lt_probe_loglevel_parse(const char *s);

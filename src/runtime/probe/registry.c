@@ -24,6 +24,7 @@
 #include "format/marker.h"
 #include "format/metadata.h"
 #include "probe/filter.h"
+#include "probe/pattern.h"
 #include "probe/targets.h"
 
 struct entry {
@@ -89,29 +90,6 @@ static int grow(void **arr, size_t *cap, size_t need, size_t elem)
 	*arr = p;
 	*cap = n;
 	return 0;
-}
-
-int lt_probe_match(const char *p, const char *s)
-{
-	const char *star = NULL, *resume = NULL;
-
-	while (*s) {
-		if (*p == '*') {
-			star = p++;
-			resume = s;
-		} else if (*p == *s) {
-			p++;
-			s++;
-		} else if (star) {
-			p = star + 1;
-			s = ++resume;
-		} else {
-			return 0;
-		}
-	}
-	while (*p == '*')
-		p++;
-	return *p == 0;
 }
 
 /* An entry as the metadata, the protocol and shared rings describe it. */
@@ -224,7 +202,7 @@ static int same_layout(const struct entry *e, const struct lt_field_desc *f,
 static int rule_selects(const struct rule *r, const struct entry *e)
 {
 	return e->loglevel <= r->loglevel_max &&
-	       lt_probe_match(r->pattern, e->name);
+	       lt_pattern_match(r->pattern, e->name);
 }
 
 /* The rule's filter compiled for e (NULL without one); *fits is 0 when
@@ -397,7 +375,7 @@ static void report_misfits(const struct entry *e)
 	for (size_t i = 0; i < nrules; i++) {
 		const struct rule *r = &rules[i];
 		int fits;
-		if (!r->filter || strchr(r->pattern, '*') ||
+		if (!r->filter || !lt_pattern_is_literal(r->pattern) ||
 		    !rule_selects(r, e))
 			continue;
 		lt_filter_free(compile_for(r, e, &fits, err, sizeof(err)));
@@ -599,7 +577,8 @@ static int add_rule(struct rule r, char *err, size_t errcap)
 	}
 	pthread_mutex_lock(&reg_lock);
 	/* a pattern without wildcards names one event: its filter must fit */
-	struct entry *e = strchr(r.pattern, '*') ? NULL : find_entry(r.pattern);
+	struct entry *e =
+		lt_pattern_is_literal(r.pattern) ? find_entry(r.pattern) : NULL;
 	if (e && r.filter && rule_selects(&r, e)) {
 		int fits;
 		lt_filter_free(compile_for(&r, e, &fits, err, errcap));
@@ -794,7 +773,7 @@ int lt_probe_count_matching(const char *pattern)
 	pthread_mutex_lock(&reg_lock);
 	for (size_t i = 0; i < nentries; i++)
 		n += entries[i]->ndescs > 0 &&
-		     lt_probe_match(pattern, entries[i]->name);
+		     lt_pattern_match(pattern, entries[i]->name);
 	pthread_mutex_unlock(&reg_lock);
 	return n;
 }

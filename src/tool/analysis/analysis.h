@@ -11,6 +11,7 @@
 #define LT_ANALYSIS_H
 
 #include "ctf/reader.h"
+#include "probe/pattern.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -37,8 +38,6 @@ int lt_anchor_match(const struct lt_anchor *a, const struct lt_event *ev);
  * per class of the trace, zeroed at first). */
 int lt_anchor_match_memo(const struct lt_anchor *a, const struct lt_event *ev,
 			 uint8_t *memo);
-/* '*' glob. */
-int lt_glob_match(const char *pat, const char *s);
 /* The thread an event is of: its "tid" field (or vtid context), else the
  * kernel's "common_tid", else its process (lt_event_pid()). */
 int32_t lt_event_tid(const struct lt_event *ev);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * anchor.c - anchors: the events an analysis starts from, given by name
- * ('*' wildcards) or, for lt_tracef's markers, by format
+ * (a pattern, probe/pattern.h) or, for lt_tracef's markers, by format
  * ("format:frame * late*"), and an optional integer condition on one
  * field, "demo:tick if late_us > 5000".
  */
@@ -14,28 +14,6 @@
 #include <string.h>
 
 enum { OP_EQ = 1, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE };
-
-int lt_glob_match(const char *pat, const char *s)
-{
-	const char *star = NULL, *back = NULL;
-	while (*s) {
-		if (*pat == '*') {
-			star = ++pat;
-			back = s;
-		} else if (*pat == *s) {
-			pat++;
-			s++;
-		} else if (star) {
-			pat = star;
-			s = ++back;
-		} else {
-			return 0;
-		}
-	}
-	while (*pat == '*')
-		pat++;
-	return !*pat;
-}
 
 int lt_anchor_parse(const char *spec, struct lt_anchor *a, char *err,
 		    size_t errlen)
@@ -88,8 +66,8 @@ static int class_match(const struct lt_anchor *a,
 		       const struct lt_event_class *c)
 {
 	if (a->by_format)
-		return c->format && lt_glob_match(a->name, c->format);
-	return lt_glob_match(a->name, c->name);
+		return c->format && lt_pattern_match(a->name, c->format);
+	return lt_pattern_match(a->name, c->name);
 }
 
 int lt_anchor_match(const struct lt_anchor *a, const struct lt_event *ev)

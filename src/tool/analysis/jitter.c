@@ -37,7 +37,7 @@ int lt_analyze_jitter(lt_reader_t *t, const struct lt_jitter_opts *o, FILE *out)
 	while ((ret = lt_reader_next(t, &ev)) > 0) {
 		if (!first)
 			first = ev->ns;
-		if (!lt_glob_match(o->event, ev->cls->name))
+		if (!lt_pattern_match(o->event, ev->cls->name))
 			continue;
 		nev++;
 		int64_t tid = lt_event_tid(ev), seq = -1;

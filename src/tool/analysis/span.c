@@ -188,11 +188,11 @@ struct lt_span_tracker *lt_spans_new(const lt_reader_t *t,
 		struct role *r = &s->roles[i];
 		r->key = -1;
 		r->is_marker = is_marker(name);
-		if (pair && lt_glob_match(pair->end, name)) {
+		if (pair && lt_pattern_match(pair->end, name)) {
 			r->key = 0, r->is_end = 1;
 			continue;
 		}
-		if (pair && lt_glob_match(pair->start, name)) {
+		if (pair && lt_pattern_match(pair->start, name)) {
 			r->key = 0, r->is_end = 0;
 			continue;
 		}

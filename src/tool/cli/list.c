@@ -8,7 +8,6 @@
  * `lowtrace list --apps`: the running programs that can be attached.
  */
 #include <errno.h>
-#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +15,7 @@
 #include "cli/cli.h"
 #include "kernel/kernel.h"
 #include "kernel/usdt.h"
+#include "probe/pattern.h"
 #include "recorder/apps.h"
 #include "recorder/preflight.h"
 #include "session/proto.h"
@@ -31,7 +31,7 @@ struct func_list {
 static int print_function(void *arg, const struct lt_elf_sym *s)
 {
 	struct func_list *f = arg;
-	if (s->is_func && fnmatch(f->pattern, s->name, 0) == 0) {
+	if (s->is_func && lt_pattern_match(f->pattern, s->name)) {
 		printf("%s:%s  0x%llx  %llu bytes\n", f->path, s->name,
 		       (unsigned long long)s->value,
 		       (unsigned long long)s->size);

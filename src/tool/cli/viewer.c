@@ -257,7 +257,7 @@ unsigned char *lt_view_select(const struct lt_view *v, const lt_reader_t *t)
 		const char *name = lt_reader_class(t, i)->name;
 		sel[i] = !v->npats;
 		for (unsigned k = 0; k < v->npats && sel[i] != 1; k++)
-			if (lt_glob_match(v->pats[k].name, name))
+			if (lt_pattern_match(v->pats[k].name, name))
 				sel[i] = v->pats[k].op ? 2 : 1;
 	}
 	return sel;

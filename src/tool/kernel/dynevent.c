@@ -16,7 +16,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +25,7 @@
 #include "kernel/elf.h"
 #include "kernel/tracefs.h"
 #include "kernel/usdt.h"
+#include "probe/pattern.h"
 
 #define GROUP_PREFIX "lowtrace_"
 
@@ -376,8 +376,8 @@ static int create_usdt(struct lt_dyn *d, const char *item, char *err,
 	int found = 0;
 	for (size_t i = 0; i < d->bins.n; i++) {
 		const struct lt_usdt_site *t = &d->bins.sites[i];
-		if (fnmatch(pat, t->provider, 0) ||
-		    fnmatch(colon + 1, t->name, 0))
+		if (!lt_pattern_match(pat, t->provider) ||
+		    !lt_pattern_match(colon + 1, t->name))
 			continue;
 		found++;
 		why[0] = 0;

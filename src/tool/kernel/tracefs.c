@@ -19,12 +19,12 @@
  * length; __rel_loc counts the offset from the end of the word.
  */
 #include "kernel/tracefs.h"
+#include "probe/pattern.h"
 
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -348,8 +348,8 @@ static int match_one(const struct lt_kname *all, size_t nall, const char *pat,
 	memcpy(group, pat, (size_t)(colon - pat));
 	group[colon - pat] = 0;
 	for (size_t i = 0; i < nall; i++) {
-		if (fnmatch(group, all[i].group, 0) != 0 ||
-		    fnmatch(colon + 1, all[i].name, 0) != 0)
+		if (!lt_pattern_match(group, all[i].group) ||
+		    !lt_pattern_match(colon + 1, all[i].name))
 			continue;
 		matched++;
 		if (has_name(*v, *n, &all[i]))
