@@ -27,8 +27,8 @@ FUZZ_CONTROL_TIME ?= 30
 # the reader formats markers with the runtime's grammar of their formats
 FUZZ_SRC := tests/fuzz/fuzz_reader.c $(READER_SRC) src/runtime/format/marker.c
 FUZZ_ANALYSIS_SRC := tests/fuzz/fuzz_analysis.c $(READER_SRC) src/runtime/format/marker.c \
-	src/runtime/probe/pattern.c \
-	$(wildcard src/tool/analysis/*.c)
+	src/runtime/probe/pattern.c src/runtime/probe/filter.c \
+	src/runtime/probe/filter_eval.c $(wildcard src/tool/analysis/*.c)
 FUZZ_FLAGS := -std=gnu11 $(WARN) -g -O1 -Iinclude -Isrc/runtime -Isrc/tool \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
@@ -46,10 +46,12 @@ $(FUZZ_DIR)/fuzz_analysis: $(FUZZ_ANALYSIS_SRC) $(wildcard src/tool/ctf/*.h) \
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(FUZZ_ANALYSIS_SRC) -lm
 
 FUZZ_CONTROL_SRC := tests/fuzz/fuzz_control.c src/runtime/session/proto.c \
-	src/runtime/format/metadata.c src/runtime/probe/filter.c $(READER_SRC) src/runtime/format/marker.c \
+	src/runtime/format/metadata.c src/runtime/probe/filter.c \
+	src/runtime/probe/filter_eval.c $(READER_SRC) src/runtime/format/marker.c \
 	src/tool/recorder/shared.c src/runtime/session/idtab.c
 $(FUZZ_DIR)/fuzz_control: $(FUZZ_CONTROL_SRC) $(wildcard src/tool/ctf/*.h) \
-		src/runtime/session/proto.h src/runtime/probe/filter.h $(wildcard src/runtime/format/*.h) \
+		src/runtime/session/proto.h src/runtime/probe/filter.h \
+		src/runtime/probe/filter_prog.h $(wildcard src/runtime/format/*.h) \
 		src/tool/recorder/shared.h src/runtime/session/idtab.h tests/event_metadata.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -D_GNU_SOURCE= -DLT_VERSION='"$(VERSION)"' \

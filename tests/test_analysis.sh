@@ -34,7 +34,7 @@ expect_error test_analyze_bad_anchor_condition_is_an_error nonzero '^lowtrace: a
 	"$LT" analyze latency "$tmp" --anchor 'demo:tick if late_us >'
 
 if [ "$(id -u)" -ne 0 ]; then
-	for t in hog lock lock_chain chain_two_steps softirq_is_named_first jitter anchor_condition sched export; do
+	for t in hog lock lock_chain chain_two_steps softirq_is_named_first jitter anchor_condition anchor_condition_and_or sched export; do
 		skip "test_$t" "kernel events need root"
 	done
 	finish
@@ -140,6 +140,16 @@ if [ -n "$a" ] && [ "$a" = "$b" ] && grep -q "behind tid $hog" "$tmp/cond.txt"; 
 	ok test_anchor_condition
 else
 	fail test_anchor_condition "demo:late '$a', condition '$b': $(cat "$tmp/cond.txt")"
+fi
+# the same with record's condition language: || and parentheses, &&
+"$LT" analyze latency "$tmp/hog" --top 1 \
+	--anchor 'demo:tick if (late_us > 5000 || late_us < -1000000000) && tid != 0' \
+	> "$tmp/cond2.txt" 2>&1
+c=$(grep -m1 '^#1' "$tmp/cond2.txt" | sed 's/.*late_us = //')
+if [ -n "$a" ] && [ "$a" = "$c" ] && grep -q "behind tid $hog" "$tmp/cond2.txt"; then
+	ok test_anchor_condition_and_or
+else
+	fail test_anchor_condition_and_or "demo:late '$a', condition '$c': $(cat "$tmp/cond2.txt")"
 fi
 
 # sched: periodic's worst wait for the CPU is the hog's burst

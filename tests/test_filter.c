@@ -249,6 +249,157 @@ LT_TEST(test_filter_rejects_arrays_and_sequences)
 	lt_filter_free(f);
 }
 
+/* ft:all's field called name, decoded from the payload arg as a reader
+ * would give it to lt_filter_eval(). */
+static int enum_label(const void *ctx, const char *label, size_t len,
+		      int64_t *lo, int64_t *hi)
+{
+	const struct lt_enum_desc *e = ctx;
+	for (uint32_t k = 0; k < e->n; k++) {
+		if (strlen(e->entries[k].label) == len &&
+		    memcmp(e->entries[k].label, label, len) == 0) {
+			*lo = e->entries[k].lo;
+			*hi = e->entries[k].hi;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static int decoded_field(void *arg, const char *name, struct lt_filter_value *v)
+{
+	const struct payload *p = arg;
+	uint32_t n, off = 0;
+	const struct lt_field_desc *fd = all_fields(&n);
+	for (uint32_t i = 0; i < n; i++) {
+		const struct lt_field_desc *f = &fd[i];
+		const char *at = p->buf + off;
+		off += f->type == LT_FT_STRING ? (uint32_t)strlen(at) + 1 :
+		       f->type == LT_FT_CHARS  ? f->length :
+						 f->size;
+		if (strcmp(f->name, name) != 0)
+			continue;
+		v->type = f->type == LT_FT_CHARS ? LT_FT_STRING : f->type;
+		v->is_signed = f->is_signed;
+		if (f->type == LT_FT_STRING || f->type == LT_FT_CHARS) {
+			v->str = at;
+			v->len = strnlen(at, f->type == LT_FT_CHARS ?
+						     f->length :
+						     strlen(at));
+		} else if (f->type == LT_FT_FLOAT) {
+			float x;
+			memcpy(&x, at, 4);
+			if (f->size == 4)
+				v->d = x;
+			else
+				memcpy(&v->d, at, 8);
+		} else {
+			uint64_t u = 0;
+			memcpy(&u, at, f->size);
+			unsigned shift = 64 - 8 * f->size;
+			v->u = u;
+			if (f->is_signed)
+				v->i = (int64_t)(u << shift) >> shift;
+			v->label = f->enumd ? enum_label : NULL;
+			v->ctx = f->enumd;
+		}
+		return 0;
+	}
+	return -1;
+}
+
+static int evaluates(const char *text, const struct payload *p)
+{
+	struct lt_filter *f = NULL;
+	char err[512];
+	if (lt_filter_parse(text, &f, err, sizeof(err)))
+		LT_FAIL("'%s' did not parse: %s", text, err);
+	int m = lt_filter_eval(f, decoded_field, (void *)p);
+	lt_filter_free(f);
+	return m;
+}
+
+LT_TEST(test_filter_on_decoded_fields_agrees_with_the_payload_path)
+{
+	static const char *const texts[] = {
+		"s8 == -5",
+		"s8 < -4 && u16 == 0xbeef",
+		"u16 > -1 || s32 > 0",
+		"u64 == 18000000000000000000 && u64 > 9223372036854775807",
+		"s64 == -3 && s64 > -9223372036854775808",
+		"s64 < 0xffffffffffffffff",
+		"s32 < -69999.5",
+		"f > 1 && f < 2",
+		"d <= -2.25 && d >= -2.25e0",
+		"d != -2.25 || f == 1",
+		"st == 1",
+		"st == \"BUSY\"",
+		"st != \"IDLE\" && st < \"ERR\"",
+		"st > \"BUSY\" && st >= \"ERR\" && st <= \"ERR\"",
+		"name == \"render\" || name == \"x\"",
+		"name == \"rend*\" && !(name == \"rend\")",
+		"name != \"ren*\"",
+		"name > \"rend\" && name < \"rendez\"",
+		"name == \"\"",
+		"tag == \"abc\" || tag == \"12345678\"",
+		"tag == \"ab*\" && tag != \"abcd\"",
+		"s8 == 0 && st == 0 || st == 1",
+		"!(s8 == -5 || st == 7)",
+		"((((s8==-5))))&&!(st!=1)",
+	};
+	const struct payload ps[] = {
+		sample(),
+		make(0, 0, 0, 0, 0, 12, 0, 0, "", ""),
+		make(0, 0, 0, 0, 0, 0, 0, 0, "x", "12345678"),
+		make(127, 1, 2, 3, -4, 0, -1.0f, 2.5, "rendezvous", "ab"),
+	};
+	int failed = 0, rows = 0, hits = 0;
+	for (size_t t = 0; t < sizeof(texts) / sizeof(texts[0]); t++) {
+		for (size_t k = 0; k < sizeof(ps) / sizeof(ps[0]); k++) {
+			int want = matches(texts[t], &ps[k]);
+			char what[200];
+			snprintf(what, sizeof(what), "%s (payload %zu)",
+				 texts[t], k);
+			failed +=
+				!LT_CHECK_ROW(what, evaluates(texts[t], &ps[k]),
+					      want, "", "");
+			hits += want;
+			rows++;
+		}
+	}
+	LT_ASSERT_ROWS(failed, rows);
+	LT_ASSERT_CMP(hits, >, 10); /* the table matches, and not always */
+	LT_ASSERT_CMP(hits, <, rows);
+}
+
+LT_TEST(test_filter_on_decoded_fields_that_do_not_fit_is_false)
+{
+	struct payload p = sample();
+	/* a field the event lacks, or of another type: the whole condition
+	 * is false, its negation too, as record leaves such an event out */
+	LT_ASSERT(!evaluates("late_us > 5", &p));
+	LT_ASSERT(!evaluates("!(late_us > 5)", &p));
+	LT_ASSERT(!evaluates("s8 == -5 || late_us > 5", &p));
+	LT_ASSERT(!evaluates("name > 3", &p));
+	LT_ASSERT(!evaluates("!(s8 == \"x\")", &p));
+	LT_ASSERT(!evaluates("st == \"HOT\"", &p));
+	LT_ASSERT(evaluates("s8 == -5 || st == \"BUSY\"", &p));
+	/* a "prefix*" with an order fits no field: refused at once */
+	struct lt_filter *f = NULL;
+	char err[200];
+	LT_ASSERT_RESULT(lt_filter_parse("name < \"a*\"", &f, err, sizeof(err)),
+			 -EINVAL, err, "== or != only");
+	LT_ASSERT_RESULT(lt_filter_parse("s8 == 1 &&", &f, err, sizeof(err)),
+			 -EINVAL, err, "expected a field name at the end");
+	/* a program parsed by name is not one compiled for a payload */
+	LT_ASSERT_EQ(lt_filter_parse("s8 == -5", &f, err, sizeof(err)), 0);
+	struct lt_filter *g = compile_ok("s8 == -5");
+	LT_ASSERT_EQ(lt_filter_eval(g, decoded_field, &p), 0);
+	LT_ASSERT_EQ(lt_filter_or(&g, f), -EINVAL);
+	lt_filter_free(f);
+	lt_filter_free(g);
+}
+
 /* The tracing path: a filtered rule and an unfiltered one, to one ring
  * each, counted by walking what the consumer would see. */
 static const struct lt_ctf_event *lookup_all(void *arg, uint32_t id)

@@ -155,6 +155,20 @@ if [ -d "$d" ]; then
 		fail event_pattern_with_condition "$n4 events, expected $w4"
 	fi
 	expect_error bad_condition 1 "bad condition" "$LT" view "$d" -e 'myapp:frame_done if late_us >'
+	# record's condition language: && ||, parentheses, strings with a
+	# prefix, enum labels; a condition a field does not fit matches none
+	n6=$("$LT" view "$d" -e 'myapp:frame_done if late_us > 0 && (name == "al*" || state == "BUSY")' | wc -l)
+	w6=$(grep ' myapp:frame_done: ' "$tmp/all.txt" | grep -E 'late_us = [1-9]' |
+		grep -cE 'name = "al|state = \( "BUSY"')
+	n7=$("$LT" view "$d" -e 'myapp:frame_done if name != "x" && !(name == "a*")' | wc -l)
+	w7=$(grep ' myapp:frame_done: ' "$tmp/all.txt" | grep -v 'name = "x"' | grep -cv 'name = "a')
+	n8=$("$LT" view "$d" -e 'myapp:frame_done if name > 3 || late_us > 0' | wc -l)
+	if [ "$n6" -eq "$w6" ] && [ "$w6" -gt 0 ] && [ "$n7" -eq "$w7" ] && [ "$w7" -gt 0 ] &&
+		[ "$w7" -lt "$w5" ] && [ "$n8" -eq 0 ]; then
+		ok event_pattern_with_record_condition
+	else
+		fail event_pattern_with_record_condition "&&/||: $n6 vs $w6, strings: $n7 vs $w7, misfit: $n8"
+	fi
 
 	# time ranges: lines 1000 to 2000 by their time of day, and in ns
 	t1=$(sed -n 1000p "$tmp/all.txt" | cut -c2-19)

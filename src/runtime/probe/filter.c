@@ -1,75 +1,46 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * filter.c - parsing event filters into a small postfix program, and
- * running it over a payload (filter.h).
+ * filter.c - parsing conditions into a small postfix program
+ * (filter_prog.h), compiled for one event's fields or kept with its
+ * field names; combining and freeing programs (filter.h).  filter_eval.c
+ * runs them.
  *
  * The parser is recursive descent and emits postfix code: a comparison
  * pushes one truth value, && and || pop two and push one, ! flips the
- * top.  Each comparison is resolved at compile time against the event's
- * fields: its field's index, type and size, and the constant in the form
- * the evaluation needs (a wide integer, a double, an enum label's range,
- * a string in the filter's own pool).  Fields before the first
- * variable-length one (string, sequence) have offsets known at compile
- * time; later ones are found by walking the payload from there.
+ * top.  Compiled for an event, each comparison is resolved against the
+ * event's fields: its field's index, type and size, and the constant in
+ * the form the evaluation needs (a wide integer, a double, an enum
+ * label's range, a string in the filter's own pool), by the rules of
+ * lt_filter_fit(); the fields' layout up to the last one referred to
+ * goes with it.  Kept by name, a comparison holds its constant as parsed
+ * and its field's name in the pool, and is fitted as it is evaluated.
  */
 #include "probe/filter.h"
+#include "probe/filter_prog.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_INSNS 128
-#define MAX_DEPTH 32 /* of the value stack, and of nesting */
-#define MAX_FIELDS 256
-#define POOL_MAX LT_FILTER_MAX_TEXT
-
-enum { OP_CMP, OP_AND, OP_OR, OP_NOT };
-enum { C_EQ, C_NE, C_LT, C_LE, C_GT, C_GE };
-/* what a comparison compares */
-enum {
-	K_INT, /* integer or enum field, integer constant */
-	K_FLOAT, /* float field, or integer field with a float constant */
-	K_RANGE, /* enum field, label: [lo, hi] */
-	K_STR, /* string or char-array field, string constant */
-};
-
-struct insn {
-	uint8_t op, cmp, kind, ftype; /* ftype: enum lt_field_type */
-	uint8_t fsize, fsigned, prefix, ubig; /* ubig: constant > INT64_MAX */
-	uint16_t field, slen; /* field index; string constant's length */
-	uint32_t soff; /* string constant's offset in the pool */
-	union {
-		int64_t i;
-		double d;
-	} a;
-	int64_t hi; /* K_RANGE */
-};
-
-struct layout {
-	uint8_t type, size;
-	uint32_t length;
-	uint32_t off; /* for fields before the first variable-length one */
-};
+/* short names, for this file */
+#define MAX_INSNS LT_FILTER_MAX_INSNS
+#define MAX_DEPTH LT_FILTER_MAX_DEPTH
+#define MAX_FIELDS LT_FILTER_MAX_FIELDS
+#define POOL_MAX LT_FILTER_POOL_MAX
+_Static_assert(POOL_MAX == LT_FILTER_MAX_TEXT,
+	       "a program's pool holds the constants of a text at its longest");
 
 /* A program as the compiler builds it, at its largest. */
 struct prog {
 	uint32_t ninsn, depth, pool_len;
 	uint32_t nfixed; /* fields with known offsets */
 	uint32_t nlayout; /* fields up to the last one referred to */
+	uint32_t named; /* fields by name (lt_filter_parse()) */
 	struct insn insn[MAX_INSNS];
 	struct layout layout[MAX_FIELDS];
 	char pool[POOL_MAX];
-};
-
-/* The compiled filter: the same, cut to size, in one allocation. */
-struct lt_filter {
-	uint32_t ninsn, depth, pool_len, nfixed, nlayout;
-	const struct insn *insn;
-	const struct layout *layout;
-	const char *pool;
 };
 
 struct parser {
@@ -77,6 +48,7 @@ struct parser {
 	const char *event;
 	const struct lt_field_desc *fields; /* NULL: syntax only */
 	uint32_t nfields;
+	int names; /* fields unknown: keep their names in the pool */
 	struct prog *f;
 	uint32_t pool_len;
 	int depth, stack, max_stack, nest;
@@ -333,11 +305,63 @@ static int resolve_label(struct parser *ps, const struct lt_field_desc *fd,
 		    fd->name, (int)in->slen, s, labels);
 }
 
+/* The field's name, NUL-terminated in the pool: in->field is where. */
+static int keep_name(struct parser *ps, const char *name, size_t n,
+		     struct insn *in)
+{
+	if (ps->pool_len + n + 1 > POOL_MAX)
+		return fail(ps, "field names and string constants too long");
+	memcpy(ps->f->pool + ps->pool_len, name, n);
+	ps->f->pool[ps->pool_len + n] = 0;
+	in->field = (uint16_t)ps->pool_len;
+	ps->pool_len += (uint32_t)n + 1;
+	return 0;
+}
+
+/* Resolves in (its constant parsed) against the event's field i. */
+static int fit_field(struct parser *ps, int i, struct insn *in)
+{
+	const struct lt_field_desc *fd = &ps->fields[i];
+	in->field = (uint16_t)i;
+	in->ftype = fd->type;
+	in->fsize = fd->size;
+	in->fsigned = fd->is_signed;
+	int k = lt_filter_fit(in, fd->type);
+	switch (k) {
+	case FIT_NOT_STR:
+		return fail(ps,
+			    "field '%s' is %s: compare it with a number, not a "
+			    "string",
+			    fd->name, type_name(fd->type));
+	case FIT_WANT_STR:
+		return fail(ps,
+			    "field '%s' is %s: compare it with a \"string\"",
+			    fd->name, type_name(fd->type));
+	case FIT_PREFIX_OP:
+		return fail(ps,
+			    "field '%s': a \"prefix*\" compares with == or != "
+			    "only",
+			    fd->name);
+	case FIT_LABEL_PREFIX:
+	case K_RANGE:
+		return resolve_label(ps, fd, in);
+	case FIT_NEVER:
+		return fail(ps,
+			    "field '%s' is %s: arrays and sequences cannot be "
+			    "filtered on",
+			    fd->name, type_name(fd->type));
+	}
+	if (k == K_FLOAT && in->kind == K_INT)
+		in->a.d = lt_filter_const_double(in);
+	in->kind = (uint8_t)k;
+	return 0;
+}
+
 static int parse_cmp(struct parser *ps)
 {
 	struct insn in;
 	char w[40], list[600];
-	int is_float = 0, is_str = 0;
+	int is_float = 0;
 
 	memset(&in, 0, sizeof(in));
 	in.op = OP_CMP;
@@ -353,12 +377,18 @@ static int parse_cmp(struct parser *ps)
 		return -EINVAL;
 	skip_space(ps);
 	if (*ps->p == '"') {
-		is_str = 1;
+		in.kind = K_STR;
 		if (parse_string(ps, &in))
 			return -EINVAL;
 	} else if (parse_number(ps, &in, &is_float)) {
 		return -EINVAL;
+	} else {
+		in.kind = is_float ? K_FLOAT : K_INT;
 	}
+	if (ps->names && in.prefix && in.cmp != C_EQ && in.cmp != C_NE)
+		return fail(ps, "a \"prefix*\" compares with == or != only");
+	if (ps->names && keep_name(ps, name, nlen, &in))
+		return -EINVAL;
 	if (!ps->fields)
 		return emit(ps, &in);
 	int i = find_field(ps, name, nlen);
@@ -367,57 +397,8 @@ static int parse_cmp(struct parser *ps)
 		return fail(ps, "unknown field '%.*s' (%s)", (int)nlen, name,
 			    list);
 	}
-	const struct lt_field_desc *fd = &ps->fields[i];
-	in.field = (uint16_t)i;
-	in.ftype = fd->type;
-	in.fsize = fd->size;
-	in.fsigned = fd->is_signed;
-	switch (fd->type) {
-	case LT_FT_INT:
-	case LT_FT_ENUM:
-		if (is_str && fd->type == LT_FT_ENUM) {
-			if (resolve_label(ps, fd, &in))
-				return -EINVAL;
-			break;
-		}
-		if (is_str)
-			return fail(ps,
-				    "field '%s' is %s: compare it with a "
-				    "number, not a string",
-				    fd->name, type_name(fd->type));
-		in.kind = is_float ? K_FLOAT : K_INT;
-		break;
-	case LT_FT_FLOAT:
-		if (is_str)
-			return fail(ps,
-				    "field '%s' is a float: compare it with a "
-				    "number, not a string",
-				    fd->name);
-		if (!is_float)
-			in.a.d = in.ubig ? (double)(uint64_t)in.a.i :
-					   (double)in.a.i;
-		in.kind = K_FLOAT;
-		break;
-	case LT_FT_STRING:
-	case LT_FT_CHARS:
-		if (!is_str)
-			return fail(ps,
-				    "field '%s' is %s: compare it with a "
-				    "\"string\"",
-				    fd->name, type_name(fd->type));
-		if (in.prefix && in.cmp != C_EQ && in.cmp != C_NE)
-			return fail(ps,
-				    "field '%s': a \"prefix*\" compares with "
-				    "== or != only",
-				    fd->name);
-		in.kind = K_STR;
-		break;
-	default:
-		return fail(ps,
-			    "field '%s' is %s: arrays and sequences cannot be "
-			    "filtered on",
-			    fd->name, type_name(fd->type));
-	}
+	if (fit_field(ps, i, &in))
+		return -EINVAL;
 	return emit(ps, &in);
 }
 
@@ -510,13 +491,14 @@ static void build_layout(struct prog *f, const struct lt_field_desc *fd,
 
 static int compile(const char *text, const char *event,
 		   const struct lt_field_desc *fields, uint32_t nfields,
-		   struct prog *f, char *err, size_t errcap)
+		   int names, struct prog *f, char *err, size_t errcap)
 {
 	struct parser ps = { .text = text,
 			     .p = text,
 			     .event = event ? event : "the event",
 			     .fields = fields,
 			     .nfields = nfields,
+			     .names = names,
 			     .f = f,
 			     .err = err,
 			     .errcap = errcap };
@@ -540,6 +522,7 @@ static int compile(const char *text, const char *event,
 		build_layout(f, fields, nfields);
 	f->depth = (uint32_t)ps.max_stack;
 	f->pool_len = ps.pool_len;
+	f->named = (uint32_t)names;
 	return 0;
 }
 
@@ -556,6 +539,7 @@ static struct lt_filter *pack(const struct prog *pr)
 	f->pool_len = pr->pool_len;
 	f->nfixed = pr->nfixed;
 	f->nlayout = pr->nlayout;
+	f->named = pr->named;
 	f->insn = memcpy(p, pr->insn, ni);
 	f->layout = memcpy(p + ni, pr->layout, nl);
 	f->pool = memcpy(p + ni + nl, pr->pool, pr->pool_len);
@@ -582,8 +566,8 @@ int lt_filter_compile(const char *text, const char *event,
 	struct prog *pr = calloc(1, sizeof(*pr));
 	if (!pr)
 		return -ENOMEM;
-	int rc = compile(text, event, fields ? fields : none, nfields, pr, err,
-			 errcap);
+	int rc = compile(text, event, fields ? fields : none, nfields, 0, pr,
+			 err, errcap);
 	if (!rc) {
 		*out = pack(pr);
 		rc = *out ? 0 : -ENOMEM;
@@ -597,7 +581,22 @@ int lt_filter_check_syntax(const char *text, char *err, size_t errcap)
 	struct prog *pr = calloc(1, sizeof(*pr));
 	if (!pr)
 		return -ENOMEM;
-	int rc = compile(text, NULL, NULL, 0, pr, err, errcap);
+	int rc = compile(text, NULL, NULL, 0, 0, pr, err, errcap);
+	free(pr);
+	return rc;
+}
+
+int lt_filter_parse(const char *text, struct lt_filter **out, char *err,
+		    size_t errcap)
+{
+	struct prog *pr = calloc(1, sizeof(*pr));
+	if (!pr)
+		return -ENOMEM;
+	int rc = compile(text, NULL, NULL, 0, 1, pr, err, errcap);
+	if (!rc) {
+		*out = pack(pr);
+		rc = *out ? 0 : -ENOMEM;
+	}
 	free(pr);
 	return rc;
 }
@@ -605,6 +604,8 @@ int lt_filter_check_syntax(const char *text, char *err, size_t errcap)
 int lt_filter_or(struct lt_filter **pa, const struct lt_filter *b)
 {
 	const struct lt_filter *a = *pa;
+	if (a->named || b->named)
+		return -EINVAL;
 	uint32_t depth = b->depth + 1 > a->depth ? b->depth + 1 : a->depth;
 	if (a->ninsn + b->ninsn + 1 > MAX_INSNS || depth > MAX_DEPTH ||
 	    a->pool_len + b->pool_len > POOL_MAX)
@@ -641,187 +642,4 @@ int lt_filter_or(struct lt_filter **pa, const struct lt_filter *b)
 void lt_filter_free(struct lt_filter *f)
 {
 	free(f);
-}
-
-/* Bytes the field at off takes, or -1 if the payload ends first. */
-static long field_len(const struct layout *l, const uint8_t *p, uint32_t off,
-		      uint32_t len)
-{
-	switch (l->type) {
-	case LT_FT_STRING: {
-		const uint8_t *z = memchr(p + off, 0, len - off);
-		return z ? (long)(z - (p + off)) + 1 : -1;
-	}
-	case LT_FT_SEQUENCE: {
-		uint32_t k;
-		if (len - off < 4)
-			return -1;
-		memcpy(&k, p + off, 4);
-		if (k > LT_EVENT_MAX)
-			return -1;
-		return 4 + (long)k * l->size;
-	}
-	case LT_FT_ARRAY:
-		return (long)l->size * l->length;
-	case LT_FT_CHARS:
-		return l->length;
-	default:
-		return l->size;
-	}
-}
-
-static int order(int c, uint8_t cmp)
-{
-	switch (cmp) {
-	case C_EQ:
-		return c == 0;
-	case C_NE:
-		return c != 0;
-	case C_LT:
-		return c < 0;
-	case C_LE:
-		return c <= 0;
-	case C_GT:
-		return c > 0;
-	default:
-		return c >= 0;
-	}
-}
-
-static __int128 load_int(const uint8_t *p, uint8_t size, uint8_t sgn)
-{
-	switch (size) {
-	case 1: {
-		uint8_t v = p[0];
-		return sgn ? (__int128)(int8_t)v : (__int128)v;
-	}
-	case 2: {
-		uint16_t v;
-		memcpy(&v, p, 2);
-		return sgn ? (__int128)(int16_t)v : (__int128)v;
-	}
-	case 4: {
-		uint32_t v;
-		memcpy(&v, p, 4);
-		return sgn ? (__int128)(int32_t)v : (__int128)v;
-	}
-	default: {
-		uint64_t v;
-		memcpy(&v, p, 8);
-		return sgn ? (__int128)(int64_t)v : (__int128)v;
-	}
-	}
-}
-
-static double load_double(const struct insn *in, const uint8_t *p)
-{
-	if (in->ftype == LT_FT_FLOAT) {
-		if (in->fsize == 4) {
-			float v;
-			memcpy(&v, p, 4);
-			return v;
-		}
-		double v;
-		memcpy(&v, p, 8);
-		return v;
-	}
-	return (double)load_int(p, in->fsize, in->fsigned);
-}
-
-static int cmp_double(double a, double b, uint8_t cmp)
-{
-	if (isnan(a) || isnan(b))
-		return cmp == C_NE;
-	return order(a < b ? -1 : a > b, cmp);
-}
-
-static int eval_cmp(const struct lt_filter *f, const struct insn *in,
-		    const uint8_t *p, uint32_t off, uint32_t len)
-{
-	switch (in->kind) {
-	case K_INT: {
-		__int128 v = load_int(p + off, in->fsize, in->fsigned);
-		__int128 c = in->ubig ? (__int128)(uint64_t)in->a.i :
-					(__int128)in->a.i;
-		return order(v < c ? -1 : v > c, in->cmp);
-	}
-	case K_FLOAT:
-		return cmp_double(load_double(in, p + off), in->a.d, in->cmp);
-	case K_RANGE: {
-		__int128 v = load_int(p + off, in->fsize, in->fsigned);
-		int c = v < in->a.i ? -1 : v > in->hi ? 1 : 0;
-		return order(c, in->cmp);
-	}
-	default: {
-		const char *s = (const char *)p + off;
-		size_t n, max = in->ftype == LT_FT_CHARS ?
-					f->layout[in->field].length :
-					len - off;
-		const char *z = memchr(s, 0, max);
-		n = z ? (size_t)(z - s) : max;
-		const char *k = f->pool + in->soff;
-		if (in->prefix) {
-			int m = n >= in->slen && memcmp(s, k, in->slen) == 0;
-			return in->cmp == C_EQ ? m : !m;
-		}
-		size_t l = n < in->slen ? n : in->slen;
-		int c = memcmp(s, k, l);
-		if (!c)
-			c = n < in->slen ? -1 : n > in->slen;
-		return order(c, in->cmp);
-	}
-	}
-}
-
-int lt_filter_match(const struct lt_filter *f, const void *payload,
-		    uint32_t len)
-{
-	const uint8_t *p = payload;
-	uint32_t offs[MAX_FIELDS];
-	uint8_t st[MAX_DEPTH];
-	int sp = 0;
-
-	if (!p && len)
-		return 0;
-	/* offsets of the fields after the first variable-length one */
-	if (f->nfixed) {
-		offs[f->nfixed - 1] = f->layout[f->nfixed - 1].off;
-		for (uint32_t i = f->nfixed; i < f->nlayout; i++) {
-			uint32_t o = offs[i - 1];
-			if (o > len)
-				return 0;
-			long n = field_len(&f->layout[i - 1], p, o, len);
-			if (n < 0 || (uint64_t)n > len - o)
-				return 0;
-			offs[i] = o + (uint32_t)n;
-		}
-	}
-	for (uint32_t i = 0; i < f->ninsn; i++) {
-		const struct insn *in = &f->insn[i];
-		switch (in->op) {
-		case OP_CMP: {
-			const struct layout *l = &f->layout[in->field];
-			uint32_t o = in->field < f->nfixed ? l->off :
-							     offs[in->field];
-			if (o > len)
-				return 0;
-			long n = field_len(l, p, o, len);
-			if (n < 0 || (uint64_t)n > len - o)
-				return 0;
-			st[sp++] = (uint8_t)eval_cmp(f, in, p, o, len);
-			break;
-		}
-		case OP_AND:
-			sp--;
-			st[sp - 1] &= st[sp];
-			break;
-		case OP_OR:
-			sp--;
-			st[sp - 1] |= st[sp];
-			break;
-		default:
-			st[sp - 1] ^= 1;
-		}
-	}
-	return sp == 1 && st[0];
 }

@@ -16,21 +16,24 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* An anchor: events named like name ('*' wildcards), optionally with a
- * condition "FIELD OP INTEGER" (== != < <= > >=). */
+/* An anchor: events whose name matches a pattern (probe/pattern.h),
+ * optionally with a condition on their fields (probe/filter.h). */
+struct lt_filter;
 struct lt_anchor {
 	char spec[256]; /* as given */
-	char name[128]; /* a glob on the event's name, or on its format */
-	int by_format; /* "format:GLOB": markers (lt_tracef) by format */
-	char field[64];
-	int op; /* 0: no condition */
-	int64_t val;
+	char name[128]; /* a pattern on the event's name, or on its format */
+	int by_format; /* "format:PATTERN": markers (lt_tracef) by format */
+	/* parsed with its field names; NULL: no condition.  Shared by the
+	 * anchors of one text, kept until exit. */
+	const struct lt_filter *cond;
 };
 
-/* Parses "NAME" or "NAME if FIELD OP INTEGER"; 0 or -EINVAL with err.
- * NAME is a glob on event names (markers by location:
- * "lt_tracef:src/net.c:*"), or "format:GLOB", a glob on the formats of
- * markers ("format:frame * late*"). */
+/* Parses "NAME" or "NAME if CONDITION"; 0 or -EINVAL with err.
+ * NAME is a pattern on event names (markers by location:
+ * "lt_tracef:src/net.c:*"), or "format:PATTERN", a pattern on the formats
+ * of markers ("format:frame * late*").  CONDITION is record's filter
+ * language (`lowtrace help conditions`): an event whose fields it does
+ * not fit does not match. */
 int lt_anchor_parse(const char *spec, struct lt_anchor *a, char *err,
 		    size_t errlen);
 int lt_anchor_match(const struct lt_anchor *a, const struct lt_event *ev);

@@ -3,7 +3,7 @@
  * explain.c - `lowtrace record --explain`: the verdict for the anchor that
  * fired a trigger, printed as soon as the trigger's snapshot is written.
  *
- * The anchor of a condition trigger ('PATTERN if FIELD OP N -> snapshot')
+ * The anchor of a condition trigger ('PATTERN if CONDITION -> snapshot')
  * is the last event of the snapshot that matches it (the snapshot ends with
  * the event that fired it); a trigger without a condition of its own
  * (lt_trigger() in the code, `lowtrace snapshot`) is explained by the
@@ -44,9 +44,9 @@ struct lt_explain *lt_explain_new(const struct lt_rec_options *o,
 	return e;
 }
 
-/* The anchor of trigger NAME: its pattern and condition, when the
- * condition is one an anchor can say (FIELD OP INTEGER); else its
- * pattern alone. */
+/* The anchor of trigger NAME: its pattern and condition (one language
+ * for both, probe/filter.h); its pattern alone if they do not parse as
+ * an anchor. */
 static void anchor_of(const struct lt_explain *e, const char *trigger,
 		      char *out, size_t cap)
 {

@@ -74,8 +74,8 @@ int lt_view_init(struct lt_view *v, const struct lt_view_opts *o)
 						    "too many patterns (%d at "
 						    "most)",
 						    LT_VIEW_MAX_PATTERNS);
-			/* "NAME if FIELD OP INTEGER", as the analyses'
-			 * anchors; a marker's format is not a name here */
+			/* "NAME if CONDITION", as the analyses' anchors;
+			 * a marker's format is not a name here */
 			struct lt_anchor *a = &v->pats[v->npats++];
 			if (lt_anchor_parse(tok, a, err, sizeof(err)) < 0)
 				return lt_cli_error(LT_VIEW, "-e %s: %s", tok,
@@ -258,7 +258,7 @@ unsigned char *lt_view_select(const struct lt_view *v, const lt_reader_t *t)
 		sel[i] = !v->npats;
 		for (unsigned k = 0; k < v->npats && sel[i] != 1; k++)
 			if (lt_pattern_match(v->pats[k].name, name))
-				sel[i] = v->pats[k].op ? 2 : 1;
+				sel[i] = v->pats[k].cond ? 2 : 1;
 	}
 	return sel;
 }
@@ -299,7 +299,7 @@ static void tod(struct lt_view_tod *c, int64_t sec)
 static int cond_match(const struct lt_view *v, const struct lt_event *ev)
 {
 	for (unsigned k = 0; k < v->npats; k++)
-		if (v->pats[k].op && lt_anchor_match(&v->pats[k], ev))
+		if (v->pats[k].cond && lt_anchor_match(&v->pats[k], ev))
 			return 1;
 	return 0;
 }
