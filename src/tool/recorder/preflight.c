@@ -185,7 +185,8 @@ static int check_rule(const struct lt_proto_rule *r, const struct events *ev,
 		}
 	}
 	/* a wildcard selects the events that have the fields; a name, one */
-	if (!selected || (fits && strchr(r->pattern, '*')) || fits == selected)
+	if (!selected || (fits && !lt_pattern_is_literal(r->pattern)) ||
+	    fits == selected)
 		return 0;
 	fprintf(stderr,
 		"lowtrace: record: %s '%s if %s': %s (fix the filter or the "
