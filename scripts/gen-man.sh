@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # gen-man.sh LOWTRACE VERSION - writes lowtrace(1) on stdout, from the
-# command's own help: the overview of `lowtrace help` and each verb's
-# usage text (`lowtrace help VERB`), so that the page says what the
-# command says.  mk/install.mk runs it at build time.
+# command's own help: the overview of `lowtrace help`, each verb's usage
+# text (`lowtrace help VERB`) and each topic's (`lowtrace help patterns`),
+# so that the page says what the command says.  mk/install.mk runs it at
+# build time.
 set -euo pipefail
 lt=$1 version=$2
 # roff-safe: backslashes doubled, a leading dot or quote kept literal
 esc() { sed -e 's/\\/\\e/g' -e "s/^\\([.']\\)/\\\\\\&\\1/"; }
 verbs=$("$lt" help | sed -n 's/^  \([a-z]\+\) .*/\1/p')
+topics=$("$lt" help | sed -n 's/^  \([a-z]\+\): .*/\1/p')
 cat <<HEAD
 .TH LOWTRACE 1 "" "lowtrace $version" "User Commands"
 .SH NAME
@@ -33,6 +35,12 @@ for v in $verbs; do
 	echo ".SH $(tr a-z A-Z <<< "$v")"
 	echo ".nf"
 	"$lt" help "$v" | esc
+	echo ".fi"
+done
+for t in $topics; do
+	echo ".SH $(tr a-z A-Z <<< "$t")"
+	echo ".nf"
+	"$lt" help "$t" | esc
 	echo ".fi"
 done
 cat <<TAIL

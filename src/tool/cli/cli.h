@@ -16,6 +16,8 @@ struct lt_cli_verb {
 	const char *usage; /* full text for `lowtrace help VERB` */
 	int (*run)(int argc, char **argv); /* argv[0] is the verb */
 };
+/* A topic of `lowtrace help TOPIC` is a verb without run: a syntax that
+ * several verbs share (topics.c), told once. */
 
 void lt_cli_register(const struct lt_cli_verb *v);
 

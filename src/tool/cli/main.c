@@ -5,6 +5,7 @@
 #include "cli/cli.h"
 
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,7 +66,19 @@ static void overview(FILE *f)
 	qsort(verbs, (size_t)nverbs, sizeof(verbs[0]), cmp_verb);
 	fprintf(f, "usage: lowtrace VERB [OPTIONS] [ARGS]\n\nverbs:\n");
 	for (int i = 0; i < nverbs; i++)
-		fprintf(f, "  %-10s %s\n", verbs[i]->name, verbs[i]->summary);
+		if (verbs[i]->run)
+			fprintf(f, "  %-10s %s\n", verbs[i]->name,
+				verbs[i]->summary);
+	/* "NAME:", so that scripts/gen-completion.sh takes no topic for a
+	 * verb */
+	fprintf(f, "\ntopics of `lowtrace help TOPIC`:\n");
+	for (int i = 0; i < nverbs; i++) {
+		char name[32];
+		if (verbs[i]->run)
+			continue;
+		snprintf(name, sizeof(name), "%s:", verbs[i]->name);
+		fprintf(f, "  %-11s %s\n", name, verbs[i]->summary);
+	}
 	fprintf(f, "\n`lowtrace help VERB` or `lowtrace VERB --help` tells "
 		   "more.\n");
 }
@@ -79,14 +92,15 @@ static int help_run(int argc, char **argv)
 	const struct lt_cli_verb *v = find(argv[1]);
 	if (!v)
 		return lt_cli_error(
-			"help", "no verb '%s' (try `lowtrace help`)", argv[1]);
+			"help", "no verb or topic '%s' (try `lowtrace help`)",
+			argv[1]);
 	lt_cli_usage(v, stdout);
 	return 0;
 }
 
 LT_CLI_VERB(help_verb, .name = "help",
-	    .summary = "show the verbs, or one verb's usage",
-	    .usage = "usage: lowtrace help [VERB]\n", .run = help_run)
+	    .summary = "show the verbs, or one verb's usage or topic",
+	    .usage = "usage: lowtrace help [VERB|TOPIC]\n", .run = help_run)
 
 static int version_run(int argc, char **argv)
 {
@@ -110,7 +124,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	const struct lt_cli_verb *v = find(argv[1]);
-	if (!v) {
+	if (!v || !v->run) {
 		lt_cli_error(argv[1], "no such verb (see `lowtrace help`)");
 		return 2;
 	}
