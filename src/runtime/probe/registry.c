@@ -23,6 +23,7 @@
 #include "clock/clock.h"
 #include "format/marker.h"
 #include "format/metadata.h"
+#include "probe/fields.h"
 #include "probe/filter.h"
 #include "probe/pattern.h"
 #include "probe/targets.h"
@@ -107,96 +108,11 @@ static struct entry *find_entry(const char *name)
 	return NULL;
 }
 
-static uint32_t count_fields(const struct lt_field_desc *f)
-{
-	uint32_t n = 0;
-	while (f && f[n].name)
-		n++;
-	return n;
-}
-
-static void free_fields(struct lt_field_desc *f, uint32_t n)
-{
-	for (uint32_t i = 0; i < n; i++) {
-		free((char *)f[i].name);
-		if (f[i].enumd) {
-			for (uint32_t k = 0; k < f[i].enumd->n; k++)
-				free((char *)f[i].enumd->entries[k].label);
-			free((void *)f[i].enumd->entries);
-			free((char *)f[i].enumd->name);
-			free((void *)f[i].enumd);
-		}
-	}
-	free(f);
-}
-
-/* A deep copy: the registering object may be unloaded later. */
-static struct lt_field_desc *copy_fields(const struct lt_field_desc *src,
-					 uint32_t n)
-{
-	struct lt_field_desc *f = calloc(n + 1, sizeof(*f));
-	if (!f)
-		return NULL;
-	for (uint32_t i = 0; i < n; i++) {
-		f[i] = src[i];
-		f[i].name = strdup(src[i].name);
-		f[i].enumd = NULL;
-		if (!f[i].name)
-			goto fail;
-		if (src[i].enumd) {
-			struct lt_enum_desc *e = calloc(1, sizeof(*e));
-			struct lt_enum_entry *en =
-				calloc(src[i].enumd->n + 1, sizeof(*en));
-			if (!e || !en) {
-				free(e);
-				free(en);
-				goto fail;
-			}
-			e->name = strdup(src[i].enumd->name);
-			e->n = src[i].enumd->n;
-			e->entries = en;
-			f[i].enumd = e;
-			for (uint32_t k = 0; k < e->n; k++) {
-				en[k] = src[i].enumd->entries[k];
-				en[k].label =
-					strdup(src[i].enumd->entries[k].label);
-			}
-		}
-	}
-	return f;
-fail:
-	free_fields(f, n);
-	return NULL;
-}
-
-static int same_enum(const struct lt_enum_desc *a, const struct lt_enum_desc *b)
-{
-	if (!a || !b)
-		return a == b;
-	if (a->n != b->n)
-		return 0;
-	for (uint32_t k = 0; k < a->n; k++)
-		if (strcmp(a->entries[k].label, b->entries[k].label) != 0 ||
-		    a->entries[k].lo != b->entries[k].lo ||
-		    a->entries[k].hi != b->entries[k].hi)
-			return 0;
-	return 1;
-}
-
 static int same_layout(const struct entry *e, const struct lt_field_desc *f,
 		       uint32_t n, int loglevel)
 {
-	if (n != e->nfields || loglevel != e->loglevel)
-		return 0;
-	for (uint32_t i = 0; i < n; i++) {
-		const struct lt_field_desc *a = &e->fields[i], *b = &f[i];
-		if (strcmp(a->name, b->name) != 0 || a->type != b->type ||
-		    a->size != b->size || a->is_signed != b->is_signed ||
-		    a->base != b->base || a->length != b->length ||
-		    !same_enum(a->enumd, b->enumd))
-			return 0;
-	}
-	return 1;
+	return loglevel == e->loglevel &&
+	       lt_fields_same(e->fields, e->nfields, f, n);
 }
 
 static int rule_selects(const struct rule *r, const struct entry *e)
@@ -399,7 +315,7 @@ static void add_desc(struct lt_event_desc *d)
 			(const struct lt_marker_desc *)d;
 		f = m->fields;
 		format = m->format;
-		if (lt_marker_check(format, f, count_fields(f), err,
+		if (lt_marker_check(format, f, lt_fields_count(f), err,
 				    sizeof(err)) < 0) {
 			fprintf(stderr,
 				"lowtrace: marker %s stays disabled: %s\n",
@@ -407,7 +323,7 @@ static void add_desc(struct lt_event_desc *d)
 			return;
 		}
 	}
-	uint32_t n = count_fields(f);
+	uint32_t n = lt_fields_count(f);
 	struct entry *e = find_entry(d->full);
 
 	if (e && (!same_layout(e, f, n, d->loglevel) ||
@@ -428,13 +344,13 @@ static void add_desc(struct lt_event_desc *d)
 			return;
 		}
 		e->name = strdup(d->full);
-		e->fields = copy_fields(f, n);
+		e->fields = lt_fields_copy(f, n);
 		e->format = format ? strdup(format) : NULL;
 		if (!e->name || !e->fields || (format && !e->format)) {
 			free(e->name);
 			free(e->format);
 			if (e->fields)
-				free_fields(e->fields, n);
+				lt_fields_free(e->fields, n);
 			free(e);
 			return;
 		}
