@@ -32,6 +32,12 @@ static void run_all(lt_reader_t *t)
 
 	if (lt_anchor_parse("*:* if late_us > 1000", &a, err, sizeof(err)))
 		abort();
+	/* the condition language's evaluator on any decoded event */
+	struct lt_anchor b;
+	if (lt_anchor_parse("* if late_us > 1000 || (name == \"a*\" && "
+			    "!(state == \"BUSY\")) || ratio < 1.5",
+			    &b, err, sizeof(err)))
+		abort();
 	struct lt_latency_opts lo = { .anchor = a, .top = 3 };
 	struct lt_jitter_opts jo = { .event = "*",
 				     .period_ns = 1000000,
@@ -55,7 +61,7 @@ static void run_all(lt_reader_t *t)
 	struct lt_latency_opts so = { .top = 3, .span = "*_entry..*_exit" };
 	lt_analyze_latency(t, &so, sink);
 	lt_reader_rewind(t);
-	lt_export_chrome(t, &a, sink);
+	lt_export_chrome(t, &b, sink);
 	lt_reader_rewind(t);
 	lt_report_html(t, &a, sink);
 }
