@@ -989,66 +989,23 @@ lt__tf_put_ptr(struct lt__writer *w, const volatile void *p)
 #define LT__TF_EACH_10(op, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9)            \
 	op(0, a0) op(1, a1) op(2, a2) op(3, a3) op(4, a4) op(5, a5) op(6, a6) \
 		op(7, a7) op(8, a8) op(9, a9)
+/* lt_tracef with n arguments after the format */
+#define LT__TF_N(n, fmt, ...)                                          \
+	LT__TF_SITE(fmt, n, LT__TF_EACH_##n(LT__TF_DESC, __VA_ARGS__), \
+		    LT__TF_EACH_##n(LT__TF_WRITE, __VA_ARGS__),        \
+		    LT__TF_EACH_##n(LT__TF_SIZE, __VA_ARGS__),         \
+		    (fmt, __VA_ARGS__))
 #define LT__TRACEF_1(fmt) LT__TF_SITE(fmt, 0, , , , (fmt))
-#define LT__TRACEF_2(fmt, a0)                               \
-	LT__TF_SITE(fmt, 1, LT__TF_EACH_1(LT__TF_DESC, a0), \
-		    LT__TF_EACH_1(LT__TF_WRITE, a0),        \
-		    LT__TF_EACH_1(LT__TF_SIZE, a0), (fmt, a0))
-#define LT__TRACEF_3(fmt, a0, a1)                               \
-	LT__TF_SITE(fmt, 2, LT__TF_EACH_2(LT__TF_DESC, a0, a1), \
-		    LT__TF_EACH_2(LT__TF_WRITE, a0, a1),        \
-		    LT__TF_EACH_2(LT__TF_SIZE, a0, a1), (fmt, a0, a1))
-#define LT__TRACEF_4(fmt, a0, a1, a2)                               \
-	LT__TF_SITE(fmt, 3, LT__TF_EACH_3(LT__TF_DESC, a0, a1, a2), \
-		    LT__TF_EACH_3(LT__TF_WRITE, a0, a1, a2),        \
-		    LT__TF_EACH_3(LT__TF_SIZE, a0, a1, a2), (fmt, a0, a1, a2))
-#define LT__TRACEF_5(fmt, a0, a1, a2, a3)                               \
-	LT__TF_SITE(fmt, 4, LT__TF_EACH_4(LT__TF_DESC, a0, a1, a2, a3), \
-		    LT__TF_EACH_4(LT__TF_WRITE, a0, a1, a2, a3),        \
-		    LT__TF_EACH_4(LT__TF_SIZE, a0, a1, a2, a3),         \
-		    (fmt, a0, a1, a2, a3))
-#define LT__TRACEF_6(fmt, a0, a1, a2, a3, a4)                               \
-	LT__TF_SITE(fmt, 5, LT__TF_EACH_5(LT__TF_DESC, a0, a1, a2, a3, a4), \
-		    LT__TF_EACH_5(LT__TF_WRITE, a0, a1, a2, a3, a4),        \
-		    LT__TF_EACH_5(LT__TF_SIZE, a0, a1, a2, a3, a4),         \
-		    (fmt, a0, a1, a2, a3, a4))
-#define LT__TRACEF_7(fmt, a0, a1, a2, a3, a4, a5)                        \
-	LT__TF_SITE(fmt, 6,                                              \
-		    LT__TF_EACH_6(LT__TF_DESC, a0, a1, a2, a3, a4, a5),  \
-		    LT__TF_EACH_6(LT__TF_WRITE, a0, a1, a2, a3, a4, a5), \
-		    LT__TF_EACH_6(LT__TF_SIZE, a0, a1, a2, a3, a4, a5),  \
-		    (fmt, a0, a1, a2, a3, a4, a5))
-#define LT__TRACEF_8(fmt, a0, a1, a2, a3, a4, a5, a6)                        \
-	LT__TF_SITE(fmt, 7,                                                  \
-		    LT__TF_EACH_7(LT__TF_DESC, a0, a1, a2, a3, a4, a5, a6),  \
-		    LT__TF_EACH_7(LT__TF_WRITE, a0, a1, a2, a3, a4, a5, a6), \
-		    LT__TF_EACH_7(LT__TF_SIZE, a0, a1, a2, a3, a4, a5, a6),  \
-		    (fmt, a0, a1, a2, a3, a4, a5, a6))
-#define LT__TRACEF_9(fmt, a0, a1, a2, a3, a4, a5, a6, a7)                    \
-	LT__TF_SITE(                                                         \
-		fmt, 8,                                                      \
-		LT__TF_EACH_8(LT__TF_DESC, a0, a1, a2, a3, a4, a5, a6, a7),  \
-		LT__TF_EACH_8(LT__TF_WRITE, a0, a1, a2, a3, a4, a5, a6, a7), \
-		LT__TF_EACH_8(LT__TF_SIZE, a0, a1, a2, a3, a4, a5, a6, a7),  \
-		(fmt, a0, a1, a2, a3, a4, a5, a6, a7))
-#define LT__TRACEF_10(fmt, a0, a1, a2, a3, a4, a5, a6, a7, a8)                 \
-	LT__TF_SITE(fmt, 9,                                                    \
-		    LT__TF_EACH_9(LT__TF_DESC, a0, a1, a2, a3, a4, a5, a6, a7, \
-				  a8),                                         \
-		    LT__TF_EACH_9(LT__TF_WRITE, a0, a1, a2, a3, a4, a5, a6,    \
-				  a7, a8),                                     \
-		    LT__TF_EACH_9(LT__TF_SIZE, a0, a1, a2, a3, a4, a5, a6, a7, \
-				  a8),                                         \
-		    (fmt, a0, a1, a2, a3, a4, a5, a6, a7, a8))
-#define LT__TRACEF_11(fmt, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9)           \
-	LT__TF_SITE(fmt, 10,                                                 \
-		    LT__TF_EACH_10(LT__TF_DESC, a0, a1, a2, a3, a4, a5, a6,  \
-				   a7, a8, a9),                              \
-		    LT__TF_EACH_10(LT__TF_WRITE, a0, a1, a2, a3, a4, a5, a6, \
-				   a7, a8, a9),                              \
-		    LT__TF_EACH_10(LT__TF_SIZE, a0, a1, a2, a3, a4, a5, a6,  \
-				   a7, a8, a9),                              \
-		    (fmt, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9))
+#define LT__TRACEF_2(fmt, ...) LT__TF_N(1, fmt, __VA_ARGS__)
+#define LT__TRACEF_3(fmt, ...) LT__TF_N(2, fmt, __VA_ARGS__)
+#define LT__TRACEF_4(fmt, ...) LT__TF_N(3, fmt, __VA_ARGS__)
+#define LT__TRACEF_5(fmt, ...) LT__TF_N(4, fmt, __VA_ARGS__)
+#define LT__TRACEF_6(fmt, ...) LT__TF_N(5, fmt, __VA_ARGS__)
+#define LT__TRACEF_7(fmt, ...) LT__TF_N(6, fmt, __VA_ARGS__)
+#define LT__TRACEF_8(fmt, ...) LT__TF_N(7, fmt, __VA_ARGS__)
+#define LT__TRACEF_9(fmt, ...) LT__TF_N(8, fmt, __VA_ARGS__)
+#define LT__TRACEF_10(fmt, ...) LT__TF_N(9, fmt, __VA_ARGS__)
+#define LT__TRACEF_11(fmt, ...) LT__TF_N(10, fmt, __VA_ARGS__)
 
 /* A marker: lt_tracef(FORMAT, args...), FORMAT a string literal. */
 #define lt_tracef(...) LT__CAT(LT__TRACEF_, LT__NARGS(__VA_ARGS__))(__VA_ARGS__)
