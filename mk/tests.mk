@@ -2,7 +2,7 @@
 # Test fixtures beyond one .c per test: the shared library test_probe opens.
 DL_LIB := $(BUILD)/tests/libtp_dl.so
 $(DL_LIB): tests/dl/tp_dl.c include/lowtrace/tracepoint.h include/lowtrace/tp_seq.h \
-		include/lowtrace/ring_offsets.h
+		include/lowtrace/tracef.h include/lowtrace/ring_offsets.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -shared -o $@ $< $(SANFLAGS)
 $(BUILD)/tests/test_probe: $(DL_LIB)

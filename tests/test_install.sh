@@ -29,7 +29,8 @@ fi
 missing=
 for f in bin/lowtrace lib/liblowtrace.so.0.1.0 lib/liblowtrace.so.0 lib/liblowtrace.so \
 	lib/liblowtrace.a include/lowtrace/tracepoint.h include/lowtrace/types.h \
-	include/lowtrace/tp_seq.h include/lowtrace/ring_offsets.h include/lowtrace/lowtrace.h \
+	include/lowtrace/tp_seq.h include/lowtrace/tracef.h include/lowtrace/ring_offsets.h \
+	include/lowtrace/lowtrace.h \
 	lib/liblowtrace-rcu.so.0.1.0 lib/liblowtrace-rcu.so.0 lib/liblowtrace-rcu.so \
 	lib/liblowtrace-rcu.a include/lowtrace/rcu.h include/lowtrace/rcu_call.h \
 	include/lowtrace/rcu_list.h include/lowtrace/rcu_hash.h lib/pkgconfig/lowtrace-rcu.pc \
@@ -45,6 +46,21 @@ if [ -z "$missing" ] && [ "$links" = "liblowtrace.so.0 liblowtrace.so.0.1.0 libl
 	ok installed_files
 else
 	fail installed_files "missing:$missing; links: $links"
+fi
+
+# the parts of tracepoint.h stop a build that includes them on their own
+miss=
+for h in tp_seq.h tracef.h; do
+	if out=$(printf '#include <lowtrace/%s>\n' "$h" |
+		cc -std=gnu11 -fsyntax-only -I"$P/include" -x c - 2>&1) ||
+		! grep -q 'include <lowtrace/tracepoint.h>' <<< "$out"; then
+		miss="$miss $h"
+	fi
+done
+if [ -z "$miss" ]; then
+	ok internal_headers
+else
+	fail internal_headers "included on their own without an error:$miss"
 fi
 
 # the programs: an event, a marker, from C and from C++

@@ -3,7 +3,7 @@
  * test_marker.c - the grammar of lt_tracef's formats and the check of a
  * marker's fields against its format (src/runtime/format/marker.c), the registry's
  * at load; the same table in C++ at compile time is in test_cxx.cpp.
- * The C compile-time check (lowtrace/tracepoint.h's LT__TF_GRAMMAR, of
+ * The C compile-time check (lowtrace/tracef.h's LT__TF_GRAMMAR, of
  * the compiler this test is built with) must decide as the registry on
  * a table of formats.
  */
