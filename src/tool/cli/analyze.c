@@ -6,12 +6,10 @@
  */
 #include "analysis/analysis.h"
 #include "analysis/span.h"
+#include "cli/analysis_opts.h"
 #include "cli/cli.h"
-#include "ctf/reader.h"
 
 #include <errno.h>
-#include <getopt.h>
-#include <stdlib.h>
 #include <string.h>
 
 #define ANALYZE "analyze"
@@ -65,15 +63,6 @@ static const char analyze_usage[] =
 	"\n"
 	"  --top N   how many to show (default 5 for latency, 10 otherwise)\n";
 
-static int open_trace(const char *dir, lt_reader_t **t)
-{
-	char err[512];
-	if (lt_reader_open(dir, NULL, t, err, sizeof(err)) < 0)
-		return lt_cli_error(ANALYZE, "cannot open trace %s: %s", dir,
-				    err);
-	return 0;
-}
-
 /* Figures near lost events can be wrong (a switch missed): says so. */
 static void warn_discarded(lt_reader_t *t, const char *dir)
 {
@@ -92,78 +81,36 @@ static void warn_discarded(lt_reader_t *t, const char *dir)
 
 static int analyze_run(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "anchor", required_argument, NULL, 'a' },
-		{ "by", required_argument, NULL, 'b' },
-		{ "top", required_argument, NULL, 'n' },
-		{ "event", required_argument, NULL, 'e' },
-		{ "period", required_argument, NULL, 'p' },
-		{ "span", required_argument, NULL, 's' },
-		{ "min", required_argument, NULL, 'm' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *anchor = "demo:late", *by = NULL, *event = "demo:tick";
-	const char *period = NULL, *span = NULL, *min = NULL;
-	unsigned top = 0;
-	int c;
+	struct lt_aopts opt;
 
 	if (lt_cli_wants_help(argc, argv) || argc < 2) {
 		fputs(analyze_usage, argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;
 	}
-	const char *what = argv[1];
-	optind = 1;
-	while ((c = getopt_long(argc - 1, argv + 1, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 'a':
-			anchor = optarg;
-			break;
-		case 'b':
-			by = optarg;
-			break;
-		case 'n':
-			top = (unsigned)atoi(optarg);
-			break;
-		case 'e':
-			event = optarg;
-			break;
-		case 'p':
-			period = optarg;
-			break;
-		case 's':
-			span = optarg;
-			break;
-		case 'm':
-			min = optarg;
-			break;
-		default:
-			return lt_cli_error(ANALYZE, "bad option (see lowtrace "
-						     "help analyze)");
-		}
-	}
-	if (optind != argc - 2)
-		return lt_cli_error(ANALYZE,
-				    "one trace directory expected "
-				    "(lowtrace analyze %s DIR)",
-				    what);
-	const char *dir = argv[1 + optind];
+	if (lt_aopts_parse(&opt, ANALYZE,
+			   LT_AOPT_WHAT | LT_AOPT_ANCHOR | LT_AOPT_ANALYSES,
+			   argc, argv))
+		return 1;
+	const char *what = opt.what, *dir = opt.dir, *span = opt.span;
+	unsigned top = opt.top;
 	lt_reader_t *t;
 	int ret;
 	if (strcmp(what, "latency") == 0) {
-		struct lt_latency_opts o = { .by = by,
+		struct lt_latency_opts o = { .by = opt.by,
 					     .top = top,
 					     .span = span };
 		char err[256];
 		struct lt_span_pair pair;
-		if (lt_anchor_parse(anchor, &o.anchor, err, sizeof(err)) != 0)
-			return lt_cli_error(ANALYZE, "--anchor: %s", err);
+		if (lt_aopts_anchor(&opt, ANALYZE, &o.anchor))
+			return 1;
 		if (span && lt_span_parse(span, &pair, err, sizeof(err)))
 			return lt_cli_error(ANALYZE, "--span: %s", err);
-		o.min_ns = min ? lt_parse_duration(min) : 0;
+		o.min_ns = opt.min ? lt_parse_duration(opt.min) : 0;
 		if (o.min_ns < 0)
 			return lt_cli_error(ANALYZE,
-					    "bad --min '%s' (e.g. 100ms)", min);
-		if (open_trace(dir, &t))
+					    "bad --min '%s' (e.g. 100ms)",
+					    opt.min);
+		if (lt_cli_open_trace(ANALYZE, dir, &t))
 			return 1;
 		ret = lt_analyze_latency(t, &o, stdout);
 	} else if (strcmp(what, "spans") == 0) {
@@ -171,7 +118,7 @@ static int analyze_run(int argc, char **argv)
 		struct lt_span_pair pair;
 		if (span && lt_span_parse(span, &pair, err, sizeof(err)))
 			return lt_cli_error(ANALYZE, "--span: %s", err);
-		if (open_trace(dir, &t))
+		if (lt_cli_open_trace(ANALYZE, dir, &t))
 			return 1;
 		ret = lt_analyze_spans(t, span, top ? top : 10, stdout);
 		if (ret == -ENODATA) {
@@ -184,13 +131,14 @@ static int analyze_run(int argc, char **argv)
 			return 1;
 		}
 	} else if (strcmp(what, "jitter") == 0) {
-		struct lt_jitter_opts o = { .event = event, .top = top };
-		o.period_ns = period ? lt_parse_duration(period) : 10000000;
+		struct lt_jitter_opts o = { .event = opt.event, .top = top };
+		o.period_ns =
+			opt.period ? lt_parse_duration(opt.period) : 10000000;
 		if (o.period_ns <= 0)
 			return lt_cli_error(ANALYZE,
 					    "bad --period '%s' (e.g. 10ms)",
-					    period);
-		if (open_trace(dir, &t))
+					    opt.period);
+		if (lt_cli_open_trace(ANALYZE, dir, &t))
 			return 1;
 		ret = lt_analyze_jitter(t, &o, stdout);
 	} else {
@@ -212,7 +160,7 @@ static int analyze_run(int argc, char **argv)
 					    "spans, jitter, sched, cpu, "
 					    "syscalls or irq)",
 					    what);
-		if (open_trace(dir, &t))
+		if (lt_cli_open_trace(ANALYZE, dir, &t))
 			return 1;
 		ret = simple[i].fn(t, top ? top : 10, stdout);
 		if (ret == -ENODATA) {

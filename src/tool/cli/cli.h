@@ -32,17 +32,6 @@ void lt_cli_register(const struct lt_cli_verb *v);
 int lt_cli_error(const char *verb, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-struct lt_anchor;
-/*
- * Opens the trace in dir and the file outp ("-": stdout), calls
- * write(trace, anchor, file), and reports any failure as verb's; the exit
- * status (0 or 1).
- */
-int lt_cli_trace_to_file(const char *verb, const char *dir, const char *outp,
-			 const struct lt_anchor *a,
-			 int (*write)(lt_reader_t *t, const struct lt_anchor *a,
-				      FILE *out));
-
 /* 1 if argv holds -h or --help. */
 int lt_cli_wants_help(int argc, char **argv);
 /* Prints the usage of verb to f. */

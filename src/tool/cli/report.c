@@ -4,13 +4,8 @@
  * self-contained HTML page (analysis/report.h) to open in a browser.
  */
 #include "analysis/report.h"
+#include "cli/analysis_opts.h"
 #include "cli/cli.h"
-#include "ctf/reader.h"
-
-#include <errno.h>
-#include <getopt.h>
-#include <stdlib.h>
-#include <string.h>
 
 #define REPORT "report"
 
@@ -28,43 +23,22 @@ static const char report_usage[] =
 
 static int report_run(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "anchor", required_argument, NULL, 'a' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *outp = NULL, *anchor = "demo:late";
-	int c;
+	struct lt_aopts o;
+	struct lt_anchor a;
 
 	if (lt_cli_wants_help(argc, argv)) {
 		fputs(report_usage, stdout);
 		return 0;
 	}
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			outp = optarg;
-			break;
-		case 'a':
-			anchor = optarg;
-			break;
-		default:
-			return lt_cli_error(REPORT, "bad option (see lowtrace "
-						    "help report)");
-		}
-	}
-	if (optind != argc - 1)
-		return lt_cli_error(REPORT, "one trace directory expected "
-					    "(lowtrace report DIR -o FILE)");
-	if (!outp)
+	if (lt_aopts_parse(&o, REPORT, LT_AOPT_OUTPUT | LT_AOPT_ANCHOR, argc,
+			   argv))
+		return 1;
+	if (!o.output)
 		return lt_cli_error(REPORT, "no output file (-o FILE, e.g. "
 					    "-o report.html)");
-	struct lt_anchor a;
-	char err[512];
-	if (lt_anchor_parse(anchor, &a, err, sizeof(err)) != 0)
-		return lt_cli_error(REPORT, "--anchor: %s", err);
-	return lt_cli_trace_to_file(REPORT, argv[optind], outp, &a,
+	if (lt_aopts_anchor(&o, REPORT, &a))
+		return 1;
+	return lt_cli_trace_to_file(REPORT, o.dir, o.output, &a,
 				    lt_report_html);
 }
 
