@@ -108,17 +108,12 @@ static void on_irq(void *arg, unsigned cpu, const struct lt_irqspan *s)
 		c->irq += d;
 }
 
-struct trow {
-	int32_t tid;
-	const struct tstat *s;
-};
-
-static int by_total_desc(const void *a, const void *b)
+/* the threads' rows: the most CPU time first */
+static int rank_thread(struct lt_itab_row *row)
 {
-	const struct trow *x = a, *y = b;
-	if (x->s->total != y->s->total)
-		return x->s->total < y->s->total ? 1 : -1;
-	return x->tid < y->tid ? -1 : x->tid > y->tid;
+	const struct tstat *s = row->val;
+	row->total = s->total;
+	return 1;
 }
 
 static double pct(int64_t part, int64_t whole)
@@ -157,32 +152,33 @@ static void print_by_cpu(const struct tstat *s, FILE *out)
 		fprintf(out, ", ... (%u CPUs)", on);
 }
 
-static void print_cpu_top(const struct cpu_run *r, const struct trow *rows,
-			  unsigned n, unsigned cpu, FILE *out)
+static void print_cpu_top(const struct cpu_run *r,
+			  const struct lt_itab_row *rows, unsigned n,
+			  unsigned cpu, FILE *out)
 {
 	int32_t shown[CPU_TOP_THREADS];
 	unsigned k = 0;
 	for (; k < CPU_TOP_THREADS; k++) {
-		int best = -1;
+		const struct tstat *best = NULL;
 		for (unsigned i = 0; i < n; i++) {
-			const struct tstat *s = rows[i].s;
+			const struct tstat *s = rows[i].val;
 			if (cpu >= s->ncpu || s->per_cpu[cpu] <= 0)
 				continue;
 			int dup = 0;
 			for (unsigned j = 0; j < k; j++)
-				dup |= shown[j] == rows[i].tid;
+				dup |= shown[j] == rows[i].key;
 			if (dup)
 				continue;
-			if (best < 0 ||
-			    s->per_cpu[cpu] > rows[best].s->per_cpu[cpu])
-				best = (int)i;
+			if (!best || s->per_cpu[cpu] > best->per_cpu[cpu]) {
+				best = s;
+				shown[k] = (int32_t)rows[i].key;
+			}
 		}
-		if (best < 0)
+		if (!best)
 			break;
-		shown[k] = rows[best].tid;
-		fprintf(out, "%s%d %s %.1f", k ? ", " : "  ", rows[best].tid,
-			lt_model_comm(&r->m, rows[best].tid),
-			(double)rows[best].s->per_cpu[cpu] / 1e6);
+		fprintf(out, "%s%d %s %.1f", k ? ", " : "  ", shown[k],
+			lt_model_comm(&r->m, shown[k]),
+			(double)best->per_cpu[cpu] / 1e6);
 	}
 }
 
@@ -190,20 +186,12 @@ static void report(const struct cpu_run *r, unsigned top, FILE *out)
 {
 	const struct lt_model *m = &r->m;
 	int64_t span = m->last_ns - m->first_ns;
-	unsigned n = 0;
-	struct trow *rows =
-		calloc(r->threads.n ? r->threads.n : 1, sizeof(*rows));
+	unsigned n;
+	struct lt_itab_row *rows = lt_itab_sorted(&r->threads, rank_thread, &n);
 	if (!rows) {
 		fputs("(out of memory)\n", out);
 		return;
 	}
-	for (unsigned i = 0; i < r->threads.cap; i++) {
-		int64_t tid;
-		const struct tstat *s = lt_itab_slot(&r->threads, i, &tid);
-		if (s)
-			rows[n++] = (struct trow){ (int32_t)tid, s };
-	}
-	qsort(rows, n, sizeof(*rows), by_total_desc);
 	unsigned shown = top && top < n ? top : n;
 	fprintf(out,
 		"CPU time over %.6f s (first to last event), %u CPUs, %u "
@@ -212,11 +200,12 @@ static void report(const struct cpu_run *r, unsigned top, FILE *out)
 		(double)span / 1e9, r->ncpus, n, shown, "tid", "comm", "pid",
 		"cpu_ms", "%span", "slices", "by CPU (ms)");
 	for (unsigned i = 0; i < shown; i++) {
-		const struct tstat *s = rows[i].s;
-		fprintf(out, "%8d %-16s %8d %11.3f %6.1f %8llu  ", rows[i].tid,
-			lt_model_comm(m, rows[i].tid),
-			lt_model_tgid(m, rows[i].tid), (double)s->total / 1e6,
-			pct(s->total, span), (unsigned long long)s->nslices);
+		const struct tstat *s = rows[i].val;
+		int32_t tid = (int32_t)rows[i].key;
+		fprintf(out, "%8d %-16s %8d %11.3f %6.1f %8llu  ", tid,
+			lt_model_comm(m, tid), lt_model_tgid(m, tid),
+			(double)s->total / 1e6, pct(s->total, span),
+			(unsigned long long)s->nslices);
 		print_by_cpu(s, out);
 		fputc('\n', out);
 	}

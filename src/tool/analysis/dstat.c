@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * dstat.c - duration statistics, the N longest intervals and the
- * integer-keyed table of the analyses (dstat.h).
+ * integer-keyed table of the analyses and its ranked rows (dstat.h).
  */
 #include "analysis/dstat.h"
 
@@ -199,4 +199,32 @@ void *lt_itab_slot(const struct lt_itab *t, unsigned i, int64_t *key)
 		return NULL;
 	*key = t->keys[i];
 	return t->vals + (size_t)i * t->vsize;
+}
+
+static int by_total_desc(const void *a, const void *b)
+{
+	const struct lt_itab_row *x = a, *y = b;
+	if (x->total != y->total)
+		return x->total < y->total ? 1 : -1;
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+struct lt_itab_row *lt_itab_sorted(const struct lt_itab *t,
+				   int (*rank)(struct lt_itab_row *row),
+				   unsigned *n)
+{
+	struct lt_itab_row *rows = calloc(t->n ? t->n : 1, sizeof(*rows));
+	*n = 0;
+	if (!rows)
+		return NULL;
+	for (unsigned i = 0; i < t->cap; i++) {
+		struct lt_itab_row r = { 0 };
+		r.val = lt_itab_slot(t, i, &r.key);
+		if (r.val && rank(&r))
+			rows[(*n)++] = r;
+	}
+	qsort(rows, *n, sizeof(*rows), by_total_desc);
+	return rows;
 }

@@ -5,7 +5,7 @@
  * histogram by decade from 1 us to 1 s (dstat.c); a bounded set of the
  * N longest intervals (a min-heap); and a table keyed by a 64-bit
  * integer (a tid, a syscall number, an irq line) with values of a fixed
- * size, by open addressing.
+ * size, by open addressing, and its entries as rows ranked for printing.
  */
 #ifndef LT_ANALYSIS_DSTAT_H
 #define LT_ANALYSIS_DSTAT_H
@@ -67,5 +67,24 @@ void *lt_itab_get(struct lt_itab *t, int64_t key);
 void *lt_itab_find(const struct lt_itab *t, int64_t key);
 /* Slot i (i < t->cap): its value and *key, or NULL if the slot is empty. */
 void *lt_itab_slot(const struct lt_itab *t, unsigned i, int64_t *key);
+
+/* An entry of an lt_itab and the figures it is ranked by. */
+struct lt_itab_row {
+	int64_t key;
+	const void *val;
+	int64_t total; /* the most first */
+	uint64_t count; /* then the most first (0 where it does not count) */
+};
+
+/*
+ * The entries of t that rank() keeps (it returns nonzero, having set the
+ * row's total and count), the most total first, then the most count,
+ * then the lowest key: an order with no ties, so the same rows always
+ * print alike.  *n: how many.  The array has room for every entry of t
+ * (at least one); free() it.  NULL if out of memory.
+ */
+struct lt_itab_row *lt_itab_sorted(const struct lt_itab *t,
+				   int (*rank)(struct lt_itab_row *row),
+				   unsigned *n);
 
 #endif

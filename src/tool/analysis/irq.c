@@ -148,35 +148,23 @@ static const char *line_name(int64_t key, const struct line *l, int *soft,
 	return l && l->name[0] ? l->name : "?";
 }
 
-struct lrow {
-	int64_t key;
-	const struct line *l;
-};
-
-static int by_total_desc(const void *a, const void *b)
+/* the lines' rows: the most handler time first */
+static int rank_line(struct lt_itab_row *row)
 {
-	const struct lrow *x = a, *y = b;
-	if (x->l->d.sum != y->l->d.sum)
-		return x->l->d.sum < y->l->d.sum ? 1 : -1;
-	return x->key < y->key ? -1 : x->key > y->key;
+	const struct line *l = row->val;
+	row->total = l->d.sum;
+	return 1;
 }
 
 static void report(struct irq_run *r, unsigned top, FILE *out)
 {
 	int64_t span = r->m.last_ns - r->m.first_ns;
-	unsigned n = 0;
+	unsigned n;
 	int soft;
 	int32_t vec;
-	struct lrow *rows = calloc(r->lines.n ? r->lines.n : 1, sizeof(*rows));
+	struct lt_itab_row *rows = lt_itab_sorted(&r->lines, rank_line, &n);
 	if (!rows)
 		return;
-	for (unsigned i = 0; i < r->lines.cap; i++) {
-		int64_t key;
-		const struct line *l = lt_itab_slot(&r->lines, i, &key);
-		if (l)
-			rows[n++] = (struct lrow){ key, l };
-	}
-	qsort(rows, n, sizeof(*rows), by_total_desc);
 	fprintf(out,
 		"interrupts over %.6f s on %u CPUs: %llu irq and %llu "
 		"softirq handler runs, on %u lines; by total time:\n"
@@ -185,7 +173,7 @@ static void report(struct irq_run *r, unsigned top, FILE *out)
 		(unsigned long long)r->nsoft, n, "kind", "vec", "name", "count",
 		"total_ms", "mean_us", "max_us", "%span", lt_dstat_hist_title);
 	for (unsigned i = 0; i < n && (!top || i < top); i++) {
-		const struct line *l = rows[i].l;
+		const struct line *l = rows[i].val;
 		const char *name = line_name(rows[i].key, l, &soft, &vec);
 		fprintf(out, "%-7s %4d %-22s %8llu %10.3f %9.1f %9.1f %6.2f",
 			soft ? "softirq" : "irq", vec, name,

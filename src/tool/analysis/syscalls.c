@@ -208,50 +208,36 @@ static int feed(struct sc_run *r, const struct lt_event *ev, int kev)
 	return on_sys_exit(r, ev, (int32_t)tid, id);
 }
 
-struct srow {
-	int64_t id;
-	const struct sys *s;
-};
-
-static int sys_by_total_desc(const void *a, const void *b)
+/* the syscalls' rows: the most time first, then the most calls */
+static int rank_sys(struct lt_itab_row *row)
 {
-	const struct srow *x = a, *y = b;
-	if (x->s->d.sum != y->s->d.sum)
-		return x->s->d.sum < y->s->d.sum ? 1 : -1;
-	if (x->s->d.n != y->s->d.n)
-		return x->s->d.n < y->s->d.n ? 1 : -1;
-	return x->id < y->id ? -1 : x->id > y->id;
+	const struct sys *s = row->val;
+	row->total = s->d.sum;
+	row->count = s->d.n;
+	return 1;
 }
 
-struct throw
+/* the rows of the threads that made a timed call: the most time first */
+static int rank_thr(struct lt_itab_row *row)
 {
-	int32_t tid;
-	const struct thr *t;
-};
+	const struct thr *t = row->val;
+	row->total = t->total;
+	return t->n != 0;
+}
 
-static int thr_by_total_desc(const void *a, const void *b)
+static const struct thr *thr_of(const struct lt_itab_row *row)
 {
-	const struct throw *x = a, *y = b;
-	if (x->t->total != y->t->total)
-		return x->t->total < y->t->total ? 1 : -1;
-	return x->tid < y->tid ? -1 : x->tid > y->tid;
+	return row->val;
 }
 
 static void print_syscalls(const struct sc_run *r, unsigned top,
 			   unsigned nthreads, FILE *out)
 {
 	char nb[32];
-	unsigned n = 0;
-	struct srow *rows = calloc(r->sys.n ? r->sys.n : 1, sizeof(*rows));
+	unsigned n;
+	struct lt_itab_row *rows = lt_itab_sorted(&r->sys, rank_sys, &n);
 	if (!rows)
 		return;
-	for (unsigned i = 0; i < r->sys.cap; i++) {
-		int64_t id;
-		const struct sys *s = lt_itab_slot(&r->sys, i, &id);
-		if (s)
-			rows[n++] = (struct srow){ id, s };
-	}
-	qsort(rows, n, sizeof(*rows), sys_by_total_desc);
 	unsigned shown = top && top < n ? top : n;
 	fprintf(out,
 		"system calls over %.6f s: %llu timed calls by %u threads, "
@@ -263,9 +249,9 @@ static void print_syscalls(const struct sc_run *r, unsigned top,
 		"syscall", "calls", "unfin", "total_ms", "mean_us", "max_us",
 		lt_dstat_hist_title);
 	for (unsigned i = 0; i < shown; i++) {
-		const struct sys *s = rows[i].s;
+		const struct sys *s = rows[i].val;
 		fprintf(out, "%-22s %8llu %6llu %11.3f %11.1f %11.1f",
-			lt_syscall_name(rows[i].id, nb, sizeof(nb)),
+			lt_syscall_name(rows[i].key, nb, sizeof(nb)),
 			(unsigned long long)s->d.n,
 			(unsigned long long)(s->unfin_exited + s->unfin_end),
 			(double)s->d.sum / 1e6,
@@ -297,17 +283,10 @@ static void print_slowest(const struct sc_run *r, FILE *out)
 static void print_threads(const struct sc_run *r, unsigned top, FILE *out)
 {
 	char nb[32];
-	unsigned n = 0, nopen = 0;
-	struct throw *rows = calloc(r->thr.n ? r->thr.n : 1, sizeof(*rows));
+	unsigned n, nopen = 0;
+	struct lt_itab_row *rows = lt_itab_sorted(&r->thr, rank_thr, &n);
 	if (!rows)
 		return;
-	for (unsigned i = 0; i < r->thr.cap; i++) {
-		int64_t tid;
-		const struct thr *t = lt_itab_slot(&r->thr, i, &tid);
-		if (t && t->n)
-			rows[n++] = (struct throw){ (int32_t)tid, t };
-	}
-	qsort(rows, n, sizeof(*rows), thr_by_total_desc);
 	unsigned shown = top && top < n ? top : n;
 	fprintf(out,
 		"\nthe %u threads of %u with the most time in system calls:\n"
@@ -315,10 +294,10 @@ static void print_threads(const struct sc_run *r, unsigned top, FILE *out)
 		shown, n, "tid", "comm", "pid", "calls", "total_ms", "max_us",
 		"slowest");
 	for (unsigned i = 0; i < shown; i++) {
-		const struct thr *t = rows[i].t;
-		fprintf(out, "%8d %-16s %8d %8llu %11.3f %11.1f  %s\n",
-			rows[i].tid, lt_model_comm(&r->m, rows[i].tid),
-			lt_model_tgid(&r->m, rows[i].tid),
+		const struct thr *t = rows[i].val;
+		int32_t tid = (int32_t)rows[i].key;
+		fprintf(out, "%8d %-16s %8d %8llu %11.3f %11.1f  %s\n", tid,
+			lt_model_comm(&r->m, tid), lt_model_tgid(&r->m, tid),
 			(unsigned long long)t->n, (double)t->total / 1e6,
 			(double)t->max / 1e3,
 			lt_syscall_name(t->max_id, nb, sizeof(nb)));
@@ -326,17 +305,20 @@ static void print_threads(const struct sc_run *r, unsigned top, FILE *out)
 	/* the calls still open at the end, oldest first */
 	n = 0;
 	for (unsigned i = 0; i < r->thr.cap; i++) {
-		int64_t tid;
-		const struct thr *t = lt_itab_slot(&r->thr, i, &tid);
-		if (t && t->open)
-			rows[n++] = (struct throw){ (int32_t)tid, t };
+		struct lt_itab_row row = { 0 };
+		const struct thr *t = lt_itab_slot(&r->thr, i, &row.key);
+		if (t && t->open) {
+			row.val = t;
+			rows[n++] = row;
+		}
 	}
 	nopen = n;
 	for (unsigned i = 1; i < n; i++)
 		for (unsigned j = i;
-		     j > 0 && rows[j].t->enter_ns < rows[j - 1].t->enter_ns;
+		     j > 0 && thr_of(&rows[j])->enter_ns <
+				      thr_of(&rows[j - 1])->enter_ns;
 		     j--) {
-			struct throw x = rows[j];
+			struct lt_itab_row x = rows[j];
 			rows[j] = rows[j - 1];
 			rows[j - 1] = x;
 		}
@@ -351,10 +333,11 @@ static void print_threads(const struct sc_run *r, unsigned top, FILE *out)
 	else
 		fputs("\n", out);
 	for (unsigned i = 0; i < shown; i++) {
-		const struct thr *t = rows[i].t;
+		const struct thr *t = rows[i].val;
+		int32_t tid = (int32_t)rows[i].key;
 		fprintf(out, "%-22s %8d %-16s %12.6f %11.3f\n",
-			lt_syscall_name(t->id, nb, sizeof(nb)), rows[i].tid,
-			lt_model_comm(&r->m, rows[i].tid),
+			lt_syscall_name(t->id, nb, sizeof(nb)), tid,
+			lt_model_comm(&r->m, tid),
 			(double)(t->enter_ns - r->m.first_ns) / 1e9,
 			(double)(r->m.last_ns - t->enter_ns) / 1e6);
 	}
