@@ -15,8 +15,8 @@
 #define ANALYZE "analyze"
 
 static const char analyze_usage[] =
-	"usage: lowtrace analyze latency DIR [--anchor 'EVENT[ if FIELD OP "
-	"N]']\n"
+	"usage: lowtrace analyze latency DIR [--anchor 'EVENT[ if "
+	"CONDITION]']\n"
 	"                                    [--by FIELD] [--top N]\n"
 	"       lowtrace analyze latency DIR --span 'START..END' [--min "
 	"DURATION]\n"
@@ -32,9 +32,9 @@ static const char analyze_usage[] =
 	"  who ran on its CPU meanwhile, time blocked and who woke it, irq and\n"
 	"  softirq time, and a verdict.  Needs kernel events: record with\n"
 	"  `lowtrace record -k sched,irq --all -- CMD`.\n"
-	"  EVENT is a name ('*' wildcards; markers by place:\n"
+	"  EVENT is a pattern (`lowtrace help patterns`; markers by place:\n"
 	"  'lt_tracef:src/net.c:*') or format:GLOB, markers by format\n"
-	"  ('format:frame * late*').\n"
+	"  ('format:frame * late*'); CONDITION as `lowtrace help conditions`.\n"
 	"latency --span: pairs START and END events per thread (nesting\n"
 	"  respected) and explains the slowest spans from start to end the\n"
 	"  same way, with the start's fields and the spans inside (e.g.\n"

@@ -17,8 +17,8 @@ static const char export_usage[] =
 	"Writes the trace in DIR as Chrome trace-event JSON: a track per "
 	"thread\n"
 	"with its running slices, a track per CPU with what ran on it, and the\n"
-	"anchor events (default demo:late; 'EVENT if FIELD OP N') as "
-	"instants.\n"
+	"anchor events (default demo:late; 'EVENT if CONDITION', `lowtrace\n"
+	"help conditions`) as instants.\n"
 	"Scheduling comes from kernel events (record with -k sched --all).\n"
 	"  -o FILE   output file (- for stdout)\n";
 

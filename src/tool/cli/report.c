@@ -15,10 +15,11 @@ static const char report_usage[] =
 	"Writes the trace in DIR as one HTML page that needs nothing else (no\n"
 	"network): a row per CPU with the thread that ran and its irqs, a row\n"
 	"per thread with its state over time, the anchor events (default\n"
-	"demo:late; 'EVENT if FIELD OP N') marked on both and listed with\n"
-	"where their time went (as analyze latency says), and a histogram of\n"
-	"their lateness.  Zoom with the wheel or + and -, pan by dragging or\n"
-	"with the arrow keys, 0 resets.  Record with -k sched,irq --all.\n"
+	"demo:late; 'EVENT if CONDITION', `lowtrace help conditions`) marked\n"
+	"on both and listed with where their time went (as analyze latency\n"
+	"says), and a histogram of their lateness.  Zoom with the wheel or +\n"
+	"and -, pan by dragging or with the arrow keys, 0 resets.  Record with\n"
+	"-k sched,irq --all.\n"
 	"  -o FILE   output file (- for stdout)\n";
 
 static int report_run(int argc, char **argv)
