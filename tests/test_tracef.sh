@@ -44,7 +44,7 @@ fi
 "$LT" view "$tmp/in" > "$tmp/in.lt" 2> "$tmp/in.lterr"
 if [ -s "$tmp/in.lterr" ]; then
 	fail view_text "$(cat "$tmp/in.lterr")"
-elif d=$(text < "$tmp/in.lt" | diff "$tmp/in.out" -) && [ "$(wc -l < "$tmp/in.out")" -eq $((10 * rounds)) ]; then
+elif d=$(text < "$tmp/in.lt" | diff "$tmp/in.out" -) && [ "$(wc -l < "$tmp/in.out")" -eq $((10 * rounds + 1)) ]; then
 	ok "view_text_as_printf ($(wc -l < "$tmp/in.out") markers)"
 else
 	fail view_text_as_printf "printf (<) and lowtrace view (>) differ:"$'\n'"$d"
@@ -104,7 +104,7 @@ fi
 a1=$("$LT" analyze latency "$tmp/in" --anchor 'format:frame * late*' 2>&1 | head -n 1)
 a2=$("$LT" analyze latency "$tmp/in" --anchor 'lt_tracef:tests/progs/markers.c:*' 2>&1 | head -n 1)
 a3=$("$LT" analyze latency "$tmp/in" --anchor 'format:frame * if arg1 < 0' 2>&1 | head -n 1)
-if [[ $a1 == "$rounds anchors "* ]] && [[ $a2 == "$((10 * rounds)) anchors "* ]] &&
+if [[ $a1 == "$rounds anchors "* ]] && [[ $a2 == "$((10 * rounds + 1)) anchors "* ]] &&
 	[[ $a3 == "$((rounds - 1)) anchors "* ]]; then
 	ok anchors_by_format_and_place
 else

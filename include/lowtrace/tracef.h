@@ -488,6 +488,10 @@ lt__tf_put_ptr(struct lt__writer *w, const volatile void *p)
 						(uint32_t)sizeof(lt__buf) - 1, \
 						0                              \
 					};                                     \
+					/* no argument: no byte written,   \
+					 * none read, but gcc cannot tell */   \
+					if ((0 size) == 0)                     \
+						lt__buf[0] = 0;                \
 					writes lt_probe_emit(                  \
 						&lt__tf_d.ev, lt__buf,         \
 						lt__w.off, lt__w.overflow);    \
