@@ -2,7 +2,7 @@
 /*
  * consumer.h - the consumer side of a trace: moving ring buffers into a
  * trace directory.  Shared by the in-process session (session.c) and the
- * recorder (recorder.c), which keep only how their buffers come to be.
+ * recorder (src/tool/recorder/), which keep only how their buffers come to be.
  *
  * A consumer holds buffers: one ring each, written to the stream files
  * CHANNEL_PID_CPU (CHANNEL_PID.GEN_CPU for the GEN-th program a pid
