@@ -129,7 +129,8 @@ void lt_consumer_destroy(struct lt_consumer *c)
 	for (uint32_t i = 0; i < c->nbufs; i++) {
 		free(c->bufs[i]->out);
 		c->bufs[i]->out = NULL;
-		lt_ring_destroy(c->bufs[i]->ring);
+		if (!c->bufs[i]->local) /* the writer's */
+			lt_ring_destroy(c->bufs[i]->ring);
 		c->bufs[i]->ring = NULL;
 	}
 	free(c->bufs);
@@ -142,7 +143,9 @@ void lt_consumer_destroy(struct lt_consumer *c)
 static void stream_name(const struct lt_consumer_buf *b, uint32_t cpu,
 			char *out, size_t cap)
 {
-	if (b->shared)
+	if (b->local)
+		snprintf(out, cap, "%s_%u", b->channel, cpu);
+	else if (b->shared)
 		snprintf(out, cap, "%s_u%d_%u", b->channel, b->uid, cpu);
 	else if (b->gen)
 		snprintf(out, cap, "%s_%d.%d_%u", b->channel, b->pid, b->gen,
@@ -186,7 +189,7 @@ static void write_packet(struct lt_consumer *c, struct lt_consumer_buf *b,
 	uint64_t n = 0;
 
 	stream_name(b, cpu, name, sizeof(name));
-	if (c->count_events)
+	if (c->count_events && b->events)
 		lt_ctf_walk_records(data, len, ctx_of(b), lookup_event,
 				    (void *)b->events, count_record, &n);
 	int rc = lt_stream_write(&b->out[cpu], c->dir, name, data, len);
@@ -216,8 +219,7 @@ static int packet_to_stream(void *arg, const struct lt_packet_header *h,
 	return 0;
 }
 
-/* Writes the complete sub-buffers of one buffer; returns how many. */
-static int drain_buf(struct lt_consumer *c, struct lt_consumer_buf *b)
+int lt_consumer_drain_buf(struct lt_consumer *c, struct lt_consumer_buf *b)
 {
 	int n = 0;
 	for (uint32_t cpu = 0; cpu < b->ring->n_cpus; cpu++) {
@@ -241,7 +243,7 @@ int lt_consumer_drain(struct lt_consumer *c)
 	int n = 0;
 	for (uint32_t i = 0; i < c->nbufs; i++)
 		if (drained(c->bufs[i]))
-			n += drain_buf(c, c->bufs[i]);
+			n += lt_consumer_drain_buf(c, c->bufs[i]);
 	return n;
 }
 
@@ -259,7 +261,7 @@ void lt_consumer_switch_timer(struct lt_consumer *c)
 	if (now - c->last_switch_ms < c->switch_ms)
 		return;
 	for (uint32_t i = 0; i < c->nbufs; i++)
-		if (drained(c->bufs[i]))
+		if (drained(c->bufs[i]) && !c->bufs[i]->local)
 			flush_buf(c->bufs[i]);
 	c->last_switch_ms = lt_clock_read_monotonic() / 1000000;
 }
@@ -385,8 +387,13 @@ void lt_consumer_collect(struct lt_consumer *c, struct lt_consumer_buf *b,
 /* The last pass over a buffer whose writers may still be there. */
 static void finish_live(struct lt_consumer *c, struct lt_consumer_buf *b)
 {
+	if (b->local) {
+		/* its writer, this process, closed what it holds */
+		lt_consumer_drain_buf(c, b);
+		return;
+	}
 	flush_buf(b);
-	drain_buf(c, b);
+	lt_consumer_drain_buf(c, b);
 	/* what a close could not reach (an rseq buffer of a CPU this
 	 * process may not run on) is copied */
 	for (uint32_t cpu = 0; cpu < b->ring->n_cpus; cpu++) {
@@ -453,9 +460,12 @@ int lt_consumer_snapshot(struct lt_consumer *c, const char *dir)
 uint64_t lt_consumer_lost(const struct lt_consumer *c)
 {
 	uint64_t lost = 0;
-	for (uint32_t i = 0; i < c->nbufs; i++)
-		for (uint32_t cpu = 0; cpu < c->bufs[i]->ring->n_cpus; cpu++)
-			lost += lt_ring_lost(c->bufs[i]->ring, cpu);
+	for (uint32_t i = 0; i < c->nbufs; i++) {
+		const struct lt_consumer_buf *b = c->bufs[i];
+		for (uint32_t cpu = 0; !b->local && cpu < b->ring->n_cpus;
+		     cpu++)
+			lost += lt_ring_lost(b->ring, cpu);
+	}
 	return lost;
 }
 
@@ -480,7 +490,7 @@ int lt_consumer_write_metadata(struct lt_consumer *c, const char *dir,
 		return -ENOMEM;
 	for (uint32_t i = 0; i < c->nbufs; i++) {
 		const struct lt_consumer_buf *b = c->bufs[i];
-		if (only_overwrite && !b->overwrite)
+		if (b->local || (only_overwrite && !b->overwrite))
 			continue;
 		streams[n++] =
 			(struct lt_ctf_stream){ b->stream_id, b->channel,

@@ -6,7 +6,10 @@
  *
  * A consumer holds buffers: one ring each, written to the stream files
  * CHANNEL_PID_CPU (CHANNEL_PID.GEN_CPU for the GEN-th program a pid
- * exec()s; CHANNEL_uUID_CPU for buffers shared by a user's processes).  A pass writes the complete sub-buffers of the discard ones;
+ * exec()s; CHANNEL_uUID_CPU for buffers shared by a user's processes;
+ * CHANNEL_CPU for a local buffer, which this process fills itself: the
+ * recorder's kernel channel).  A pass writes the complete sub-buffers of
+ * the discard ones;
  * the switch timer closes their partial sub-buffers now and then; a
  * snapshot copies the overwrite ones into a directory of its own; a
  * buffer whose process is gone is collected, keeping the whole records of
@@ -54,7 +57,15 @@ struct lt_consumer_buf {
 	 * CHANNEL_uUID_CPU, records led by their writer's pid */
 	int shared, uid;
 	int overwrite;
-	const struct lt_event_table *events;
+	/*
+	 * Filled by this process, one buffer for the trace (the recorder's
+	 * kernel channel): streams CHANNEL_CPU; its writer closes the
+	 * partial sub-buffers (at times only it knows) and keeps its ring;
+	 * its records are not counted, its stream class is the caller's to
+	 * give (lt_consumer_meta.more), its losses are not the processes'.
+	 */
+	int local;
+	const struct lt_event_table *events; /* NULL if local */
 	struct lt_consumer_stats *st; /* may be shared by several buffers */
 	/* the consumer's */
 	int live; /* its writers may write: a pass drains it */
@@ -85,16 +96,19 @@ void lt_consumer_init(struct lt_consumer *c, const char *dir,
  * holds (not c itself). */
 void lt_consumer_destroy(struct lt_consumer *c);
 
-/* Takes b (which must stay where it is) and its ring; 0, or -ENOMEM and
- * the ring is still the caller's. */
+/* Takes b (which must stay where it is) and its ring (not a local
+ * one's); 0, or -ENOMEM and the ring is still the caller's. */
 int lt_consumer_add(struct lt_consumer *c, struct lt_consumer_buf *b);
 
 /* One pass: writes the complete sub-buffers of the live discard buffers;
  * returns how many. */
 int lt_consumer_drain(struct lt_consumer *c);
+/* Writes the complete sub-buffers of b now (a local buffer its writer
+ * found full); returns how many. */
+int lt_consumer_drain_buf(struct lt_consumer *c, struct lt_consumer_buf *b);
 /* The switch timer: when switch_ms have passed since the last switch
- * (or the first call), closes the partial sub-buffers of the live discard buffers, for the
- * next pass to write. */
+ * (or the first call), closes the partial sub-buffers of the live discard
+ * buffers but the local ones, for the next pass to write. */
 void lt_consumer_switch_timer(struct lt_consumer *c);
 /* A buffer whose process closed its connection: everything it committed
  * goes to the stream files (gone: no thread of it is left to write). */
@@ -108,7 +122,8 @@ void lt_consumer_finish(struct lt_consumer *c);
  * how many packets. */
 int lt_consumer_snapshot(struct lt_consumer *c, const char *dir);
 
-/* Events dropped by full buffers so far, in all buffers. */
+/* Events dropped by full buffers so far, in all buffers but the local
+ * ones. */
 uint64_t lt_consumer_lost(const struct lt_consumer *c);
 /* A copy of st, made under the lock. */
 void lt_consumer_read_stats(struct lt_consumer *c,
@@ -124,8 +139,9 @@ struct lt_consumer_meta {
 	const char *const *env_extra; /* as in struct lt_ctf_trace */
 	uint32_t nenv_extra;
 };
-/* Replaces dir/metadata: a stream class for each buffer (only the
- * overwrite ones if only_overwrite); 0 or -errno, after a message. */
+/* Replaces dir/metadata: a stream class for each buffer but the local
+ * ones (only the overwrite ones if only_overwrite), then m's; 0 or
+ * -errno, after a message. */
 int lt_consumer_write_metadata(struct lt_consumer *c, const char *dir,
 			       int only_overwrite,
 			       const struct lt_consumer_meta *m);
