@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * kernel_trace.c - records kernel events while a command runs, the way the
- * recorder drives src/tool/kernel/kernel.h: open the kernel channel, start the
- * command, wait and poll until it exits, flush, write the metadata.  The
- * trace directory then holds metadata and kernel_CPU files that babeltrace2
+ * recorder drives src/tool/kernel/kernel.h: open the kernel channel, give
+ * its ring to a consumer (a local buffer), start the command, wait, poll
+ * and drain until it exits, flush, write the metadata.  The trace
+ * directory then holds metadata and kernel_CPU files that babeltrace2
  * reads.  bench/kernel.sh uses it to measure tracing's cost.
  *
  * Usage: kernel_trace [-e PATTERN]... DIR CMD [ARGS...]
@@ -11,8 +12,6 @@
  * Prints the channel's counts on stderr; exits with the command's status.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,40 +23,22 @@
 #include "clock/clock.h"
 #include "format/metadata.h"
 #include "kernel/kernel.h"
+#include "session/consumer.h"
 
 #define MAX_PATTERNS 64
-#define MAX_CPUS 1024
 
 struct out {
-	const char *dir;
-	int fd[MAX_CPUS];
-	uint64_t bytes;
+	struct lt_consumer cons;
+	struct lt_consumer_buf buf;
+	struct lt_consumer_stats st;
 };
 
-static int write_packet(void *arg, uint32_t cpu, const void *data, size_t len)
+/* The ring is full: the consumer takes its complete sub-buffers. */
+static void take_full(void *arg, uint32_t cpu)
 {
 	struct out *o = arg;
-	if (cpu >= MAX_CPUS)
-		return -EINVAL;
-	if (o->fd[cpu] < 0) {
-		char p[PATH_MAX];
-		snprintf(p, sizeof(p), "%s/kernel_%u", o->dir, cpu);
-		o->fd[cpu] =
-			open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (o->fd[cpu] < 0)
-			return -errno;
-	}
-	for (size_t done = 0; done < len;) {
-		ssize_t n = write(o->fd[cpu], (const char *)data + done,
-				  len - done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		done += (size_t)n;
-	}
-	o->bytes += len;
-	return 0;
+	(void)cpu;
+	lt_consumer_drain_buf(&o->cons, &o->buf);
 }
 
 static int usage(void)
@@ -83,11 +64,9 @@ int main(int argc, char **argv)
 		return usage();
 	if (!npats)
 		pats[npats++] = "sched";
-	o.dir = argv[i];
-	for (int c = 0; c < MAX_CPUS; c++)
-		o.fd[c] = -1;
-	if (mkdir(o.dir, 0755) < 0 && errno != EEXIST) {
-		fprintf(stderr, "lowtrace: cannot create %s: %s\n", o.dir,
+	const char *dir = argv[i];
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+		fprintf(stderr, "lowtrace: cannot create %s: %s\n", dir,
 			strerror(errno));
 		return 1;
 	}
@@ -96,6 +75,16 @@ int main(int argc, char **argv)
 	rc = lt_kernel_open(pats, npats, &opt, &k, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "%s\n", err);
+		return 1;
+	}
+	lt_consumer_init(&o.cons, dir, opt.uuid, 0);
+	o.buf = (struct lt_consumer_buf){ .ring = lt_kernel_ring(k),
+					  .channel = "kernel",
+					  .stream_id = opt.stream_id,
+					  .local = 1,
+					  .st = &o.st };
+	if (lt_consumer_add(&o.cons, &o.buf)) {
+		fprintf(stderr, "lowtrace: out of memory\n");
 		return 1;
 	}
 	pid_t child = fork();
@@ -114,19 +103,22 @@ int main(int argc, char **argv)
 		if (w == child)
 			break;
 		lt_kernel_wait(k, 100);
-		rc = lt_kernel_poll(k, write_packet, &o);
+		rc = lt_kernel_poll(k, take_full, &o);
 		if (rc < 0) {
-			fprintf(stderr, "lowtrace: writing %s: %s\n", o.dir,
+			fprintf(stderr,
+				"lowtrace: reading the perf rings: %s\n",
 				strerror(-rc));
 			break;
 		}
+		lt_consumer_drain(&o.cons);
 	}
 	if (waitpid(child, &status, 0) < 0 && errno != ECHILD)
 		perror("lowtrace: waitpid");
-	rc = lt_kernel_flush(k, write_packet, &o);
+	rc = lt_kernel_flush(k, take_full, &o);
 	if (rc < 0)
-		fprintf(stderr, "lowtrace: writing %s: %s\n", o.dir,
+		fprintf(stderr, "lowtrace: reading the perf rings: %s\n",
 			strerror(-rc));
+	lt_consumer_finish(&o.cons);
 
 	struct lt_ctf_stream s = { 0, "kernel", NULL, 0, 0 };
 	lt_kernel_events(k, &s.events, &s.nevents);
@@ -140,10 +132,10 @@ int main(int argc, char **argv)
 		.nstreams = 1,
 	};
 	memcpy(t.uuid, opt.uuid, 16);
-	rc = lt_ctf_metadata_write(o.dir, &t);
+	rc = lt_ctf_metadata_write(dir, &t);
 	if (rc)
-		fprintf(stderr, "lowtrace: cannot write %s/metadata: %s\n",
-			o.dir, strerror(-rc));
+		fprintf(stderr, "lowtrace: cannot write %s/metadata: %s\n", dir,
+			strerror(-rc));
 	struct lt_kernel_stats st;
 	struct rusage ru;
 	lt_kernel_get_stats(k, &st);
@@ -159,12 +151,11 @@ int main(int argc, char **argv)
 		(unsigned long long)st.samples, (unsigned long long)st.events,
 		(unsigned long long)st.lost_perf,
 		(unsigned long long)st.lost_ring,
-		(unsigned long long)st.clamped, (unsigned long long)st.packets,
-		(unsigned long long)o.bytes, cpu_s,
+		(unsigned long long)st.clamped,
+		(unsigned long long)o.st.packets,
+		(unsigned long long)o.st.bytes, cpu_s,
 		st.events ? cpu_s * 1e9 / (double)st.events : 0.0);
+	lt_consumer_destroy(&o.cons);
 	lt_kernel_close(k);
-	for (int c = 0; c < MAX_CPUS; c++)
-		if (o.fd[c] >= 0)
-			close(o.fd[c]);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }

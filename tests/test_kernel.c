@@ -10,6 +10,7 @@
 #include "lt_test.h"
 #include "lt_tools.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
@@ -26,6 +27,7 @@
 #include "kernel/perf_ring.h"
 #include "kernel/tracefs.h"
 #include "kernel/usdt.h"
+#include "session/consumer.h"
 
 /* Format files as this kernel (6.18) prints them. */
 static const char fmt_sched_switch[] =
@@ -525,29 +527,72 @@ LT_TEST(test_live_patterns_and_suggestion)
 
 /* End to end. */
 
+/* A trace directory the kernel channel's ring is written to by a
+ * consumer, as the recorder writes it (a local buffer: kernel_CPU). */
 struct files {
 	char dir[256];
-	int fd[64];
-	int failed;
+	struct lt_consumer cons;
+	struct lt_consumer_buf buf;
+	struct lt_consumer_stats st;
 };
 
-static int write_packet(void *arg, uint32_t cpu, const void *data, size_t len)
+static void files_open(struct files *f, struct lt_kernel *k, const char *name,
+		       const uint8_t uuid[16], uint32_t stream_id)
+{
+	memset(f, 0, sizeof(*f));
+	snprintf(f->dir, sizeof(f->dir), "%s", lt_tmpdir(name));
+	lt_consumer_init(&f->cons, f->dir, uuid, 0);
+	f->buf = (struct lt_consumer_buf){ .ring = lt_kernel_ring(k),
+					   .channel = "kernel",
+					   .stream_id = stream_id,
+					   .local = 1,
+					   .st = &f->st };
+	LT_ASSERT_EQ(lt_consumer_add(&f->cons, &f->buf), 0);
+}
+
+/* The ring is full: the consumer takes its complete sub-buffers. */
+static void take_full(void *arg, uint32_t cpu)
 {
 	struct files *f = arg;
-	if (cpu >= 64)
-		return -EINVAL;
-	if (f->fd[cpu] < 0) {
-		char p[320];
-		snprintf(p, sizeof(p), "%s/kernel_%u", f->dir, cpu);
-		f->fd[cpu] = open(p, O_WRONLY | O_CREAT | O_APPEND, 0644);
-		if (f->fd[cpu] < 0)
-			return -errno;
+	(void)cpu;
+	lt_consumer_drain_buf(&f->cons, &f->buf);
+}
+
+static int poll_into(struct lt_kernel *k, struct files *f)
+{
+	int rc = lt_kernel_poll(k, take_full, f);
+	lt_consumer_drain(&f->cons);
+	return rc;
+}
+
+static int flush_into(struct lt_kernel *k, struct files *f)
+{
+	int rc = lt_kernel_flush(k, take_full, f);
+	lt_consumer_finish(&f->cons);
+	return rc;
+}
+
+/* Before lt_kernel_close(): the files closed, the ring left to k, and
+ * each stream file named kernel_CPU, as the recorder's. */
+static void files_close(struct files *f)
+{
+	int streams = 0, named = 0;
+	uint32_t ncpus = f->buf.ring->n_cpus;
+	lt_consumer_destroy(&f->cons);
+	DIR *d = opendir(f->dir);
+	LT_ASSERT(d != NULL);
+	for (struct dirent *e; (e = readdir(d));) {
+		unsigned cpu;
+		char end;
+		if (e->d_name[0] == '.' || strcmp(e->d_name, "metadata") == 0)
+			continue;
+		streams++;
+		named += sscanf(e->d_name, "kernel_%u%c", &cpu, &end) == 1 &&
+			 cpu < ncpus;
 	}
-	if (write(f->fd[cpu], data, len) != (ssize_t)len) {
-		f->failed = 1;
-		return -EIO;
-	}
-	return 0;
+	closedir(d);
+	LT_ASSERT_CMP(streams, >, 0);
+	LT_ASSERT_EQ(named, streams);
 }
 
 #define NSLEEP 5
@@ -706,15 +751,12 @@ static void record(struct files *fl, struct sleeper *sl,
 	char err[512];
 
 	lt_ctf_uuid_make(o.uuid);
-	memset(fl, 0, sizeof(*fl));
-	for (int i = 0; i < 64; i++)
-		fl->fd[i] = -1;
-	snprintf(fl->dir, sizeof(fl->dir), "%s", lt_tmpdir("kernel"));
 	int rc = lt_kernel_open(pats, 4, &o, &k, err, sizeof(err));
 	if (rc == -EACCES || rc == -EPERM)
 		LT_SKIP("%s", err);
 	if (rc)
 		LT_FAIL("lt_kernel_open: %s", err);
+	files_open(fl, k, "kernel", o.uuid, 0);
 
 	pthread_t th;
 	memset(sl, 0, sizeof(*sl));
@@ -725,13 +767,13 @@ static void record(struct files *fl, struct sleeper *sl,
 	LT_ASSERT_EQ(pthread_create(&th, NULL, sleeper_main, sl), 0);
 	while (lt_clock_read_monotonic() - start < 200000000ull) {
 		LT_ASSERT_CMP(lt_kernel_wait(k, 10), >=, 0);
-		LT_ASSERT_CMP(lt_kernel_poll(k, write_packet, fl), >=, 0);
+		LT_ASSERT_CMP(poll_into(k, fl), >=, 0);
 	}
 	pthread_join(th, NULL);
 	atomic_store(&spin_stop, 1);
 	pthread_join(spinner, NULL);
-	LT_ASSERT_EQ(lt_kernel_flush(k, write_packet, fl), 0);
-	LT_ASSERT_EQ(fl->failed, 0);
+	LT_ASSERT_EQ(flush_into(k, fl), 0);
+	LT_ASSERT_EQ(fl->st.lost_disk, 0);
 
 	lt_kernel_get_stats(k, st);
 	LT_ASSERT_CMP(st->events, >, 0);
@@ -752,10 +794,8 @@ static void record(struct files *fl, struct sleeper *sl,
 	};
 	memcpy(t.uuid, o.uuid, 16);
 	LT_ASSERT_EQ(lt_ctf_metadata_write(fl->dir, &t), 0);
+	files_close(fl);
 	lt_kernel_close(k);
-	for (int i = 0; i < 64; i++)
-		if (fl->fd[i] >= 0)
-			close(fl->fd[i]);
 }
 
 /*
@@ -870,18 +910,6 @@ static char *babeltrace_of(const char *dir, int *status)
 	return lt_run(cmd, status);
 }
 
-struct counted {
-	struct files f;
-	int packets;
-};
-
-static int count_packet(void *arg, uint32_t cpu, const void *data, size_t len)
-{
-	struct counted *c = arg;
-	c->packets++;
-	return write_packet(&c->f, cpu, data, len);
-}
-
 static void write_metadata(struct lt_kernel *k, const char *dir,
 			   const uint8_t uuid[16])
 {
@@ -922,31 +950,29 @@ LT_TEST(test_pid_filter_and_flush_timer_deliver_only_our_events_early)
 	struct lt_kernel_options o = {
 		.stream_id = 3, .flush_ms = 20, .pids = &me, .npids = 1
 	};
-	struct counted c;
+	struct files c;
 	lt_ctf_uuid_make(o.uuid);
 	struct lt_kernel *k = open_or_skip(pats, 2, &o);
 
-	memset(&c, 0, sizeof(c));
-	for (int i = 0; i < 64; i++)
-		c.f.fd[i] = -1;
-	snprintf(c.f.dir, sizeof(c.f.dir), "%s", lt_tmpdir("kfilter"));
+	files_open(&c, k, "kfilter", o.uuid, 3);
 	for (int i = 0; i < 10; i++) {
 		struct timespec d = { 0, 10000000 };
 		nanosleep(&d, NULL);
-		LT_ASSERT_CMP(lt_kernel_poll(k, count_packet, &c), >=, 0);
+		LT_ASSERT_CMP(poll_into(k, &c), >=, 0);
 	}
 	/* a few hundred bytes of events: only the timer closes packets */
-	LT_ASSERT_CMP(c.packets, >, 0);
-	LT_ASSERT_EQ(lt_kernel_flush(k, count_packet, &c), 0);
+	LT_ASSERT_CMP(c.st.packets, >, 0);
+	LT_ASSERT_EQ(flush_into(k, &c), 0);
 	struct lt_kernel_stats st;
 	lt_kernel_get_stats(k, &st);
 	LT_ASSERT_CMP(st.events, >=, 10);
 	LT_ASSERT(st.filtered > 0 || st.samples == st.events);
-	write_metadata(k, c.f.dir, o.uuid);
+	write_metadata(k, c.dir, o.uuid);
+	files_close(&c);
 	lt_kernel_close(k);
 
 	int status;
-	char *out = babeltrace_of(c.f.dir, &status);
+	char *out = babeltrace_of(c.dir, &status);
 	LT_ASSERT_EQ(status, 0);
 	/* ours: run by us, or switching to us, or waking us */
 	char want[64], next[64], woken[64];
@@ -971,22 +997,20 @@ LT_TEST(test_perf_losses_reach_events_discarded)
 	lt_ctf_uuid_make(o.uuid);
 	struct lt_kernel *k = open_or_skip(pats, 1, &o);
 
-	memset(&f, 0, sizeof(f));
-	for (int i = 0; i < 64; i++)
-		f.fd[i] = -1;
-	snprintf(f.dir, sizeof(f.dir), "%s", lt_tmpdir("klost"));
+	files_open(&f, k, "klost", o.uuid, 3);
 	for (int i = 0; i < 2000; i++)
 		sched_yield();
 	for (int i = 0; i < 200; i++) {
 		struct timespec d = { 0, 20000 };
 		nanosleep(&d, NULL);
 	}
-	LT_ASSERT_EQ(lt_kernel_flush(k, write_packet, &f), 0);
+	LT_ASSERT_EQ(flush_into(k, &f), 0);
 	struct lt_kernel_stats st;
 	lt_kernel_get_stats(k, &st);
 	LT_ASSERT_CMP(st.lost_perf, >, 0);
 	LT_ASSERT_EQ(lt_kernel_lost(k), st.lost_perf);
 	write_metadata(k, f.dir, o.uuid);
+	files_close(&f);
 	lt_kernel_close(k);
 
 	int status;

@@ -10,9 +10,10 @@
  * (PERF_EVENT_IOC_SET_OUTPUT), so that the CPU's samples come in the order
  * the CPU wrote them.  A sample's PERF_SAMPLE_IDENTIFIER says which event
  * fired.  Each sample becomes one event in that CPU's buffer of a
- * consumer-side lt_ring (discard mode, this thread its only writer), at its
- * timestamp converted to trace clock counts; complete sub-buffers are the
- * packets of the kernel_CPU stream files.
+ * consumer-side lt_ring (atomic, this thread its only writer), at its
+ * timestamp converted to trace clock counts; the ring's consumer (the
+ * recorder's, consumer.h) writes its complete sub-buffers, the packets of
+ * the kernel_CPU stream files.
  */
 #include "kernel/kernel.h"
 
@@ -88,7 +89,7 @@ struct lt_kernel {
 	struct lt_kernel_stats st;
 	/* per sample, for the record callback */
 	struct kcpu *cur;
-	lt_kernel_packet_fn fn;
+	lt_kernel_full_fn full;
 	void *arg;
 	int err;
 };
@@ -460,22 +461,6 @@ fail:
 	return rc;
 }
 
-static int deliver(struct lt_kernel *k, uint32_t cpu, lt_kernel_packet_fn fn,
-		   void *arg)
-{
-	struct lt_ring_subbuf sb;
-	if (k->overwrite)
-		return 0; /* kept for snapshots */
-	while (lt_ring_get_subbuf(k->ring, cpu, &sb) == 0) {
-		int rc = fn ? fn(arg, cpu, sb.data, sb.len) : 0;
-		lt_ring_put_subbuf(k->ring, cpu);
-		k->st.packets++;
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
-}
-
 static int write_sample(struct lt_kernel *k, struct kcpu *c,
 			const struct lt_perf_sample *s)
 {
@@ -510,12 +495,10 @@ static int write_sample(struct lt_kernel *k, struct kcpu *c,
 	uint32_t len = lt_kencode_size(&e->fmt, s->raw, s->raw_size);
 	struct lt_ring_ctx ctx;
 	int rc = lt_ring_reserve_at(k->ring, &ctx, cpu, ts, m->ev, len);
-	if (rc == -ENOBUFS) {
-		/* the caller's fn runs synchronously: hand it the full
-		 * packets and try once more */
-		rc = deliver(k, cpu, k->fn, k->arg);
-		if (rc < 0)
-			return rc;
+	if (rc == -ENOBUFS && k->full) {
+		/* the consumer runs synchronously: it takes the complete
+		 * sub-buffers, and the record is tried once more */
+		k->full(k->arg, cpu);
 		rc = lt_ring_reserve_at(k->ring, &ctx, cpu, ts, m->ev, len);
 	}
 	if (rc)
@@ -615,13 +598,13 @@ static void scan_forks(struct lt_kernel *k)
 	} while (k->forks_added);
 }
 
-static int drain(struct lt_kernel *k, lt_kernel_packet_fn fn, void *arg,
+static int drain(struct lt_kernel *k, lt_kernel_full_fn full, void *arg,
 		 int final)
 {
 	uint64_t now = lt_clock_read_monotonic() / 1000000;
 	int total = 0;
 
-	k->fn = fn;
+	k->full = full;
 	k->arg = arg;
 	scan_forks(k);
 	for (size_t i = 0; i < k->ncpus; i++) {
@@ -641,16 +624,13 @@ static int drain(struct lt_kernel *k, lt_kernel_packet_fn fn, void *arg,
 			lt_ring_flush_at(k->ring, cpu, c->last_ts);
 			c->open = 0;
 		}
-		int rc = deliver(k, cpu, fn, arg);
-		if (rc < 0)
-			return rc;
 	}
 	return total;
 }
 
-int lt_kernel_poll(struct lt_kernel *k, lt_kernel_packet_fn fn, void *arg)
+int lt_kernel_poll(struct lt_kernel *k, lt_kernel_full_fn full, void *arg)
 {
-	return drain(k, fn, arg, 0);
+	return drain(k, full, arg, 0);
 }
 
 int lt_kernel_wait(struct lt_kernel *k, int timeout_ms)
@@ -692,62 +672,26 @@ static void reconcile_lost(struct lt_kernel *k)
 	}
 }
 
-struct snap_arg {
-	lt_kernel_packet_fn fn;
-	void *arg;
-	uint32_t cpu;
-};
-
-static int snap_packet(void *arg, const struct lt_packet_header *h,
-		       const void *data, size_t len)
-{
-	struct snap_arg *a = arg;
-	(void)h;
-	return a->fn ? a->fn(a->arg, a->cpu, data, len) : 0;
-}
-
-/* The newest sub-buffers of every CPU, each open one closed first at its
- * last event's time (not the clock's: a later sample may be older). */
-static int snapshot_rings(struct lt_kernel *k, lt_kernel_packet_fn fn,
-			  void *arg)
-{
-	int total = 0;
-	for (size_t i = 0; i < k->ncpus; i++) {
-		struct kcpu *c = &k->cpus[i];
-		struct snap_arg a = { fn, arg, (uint32_t)c->cpu };
-		if (c->open) {
-			lt_ring_flush_at(k->ring, a.cpu, c->last_ts);
-			c->open = 0;
-		}
-		int n = lt_ring_snapshot(k->ring, a.cpu, snap_packet, &a);
-		if (n < 0)
-			return n;
-		total += n;
-		k->st.packets += (uint64_t)n;
-	}
-	return total;
-}
-
-int lt_kernel_snapshot(struct lt_kernel *k, lt_kernel_packet_fn fn, void *arg)
+int lt_kernel_snapshot(struct lt_kernel *k)
 {
 	if (!k->overwrite)
 		return 0;
-	int rc = drain(k, NULL, NULL, 0);
-	if (rc < 0)
-		return rc;
-	return snapshot_rings(k, fn, arg);
+	/* each open sub-buffer closed at its last event's time (not the
+	 * clock's: a later sample may be older) */
+	int rc = drain(k, NULL, NULL, 1);
+	return rc < 0 ? rc : 0;
 }
 
-int lt_kernel_flush(struct lt_kernel *k, lt_kernel_packet_fn fn, void *arg)
+int lt_kernel_flush(struct lt_kernel *k, lt_kernel_full_fn full, void *arg)
 {
 	for (size_t i = 0; i < k->ncpus; i++)
 		for (size_t e = 0; e < k->nev; e++)
 			ioctl(k->cpus[i].fds[e], PERF_EVENT_IOC_DISABLE, 0);
-	int rc = drain(k, fn, arg, 0);
+	int rc = drain(k, full, arg, 0);
 	if (rc < 0)
 		return rc;
 	reconcile_lost(k);
-	rc = k->overwrite ? snapshot_rings(k, fn, arg) : drain(k, fn, arg, 1);
+	rc = drain(k, full, arg, 1);
 	return rc < 0 ? rc : 0;
 }
 
@@ -772,9 +716,9 @@ void lt_kernel_get_stats(const struct lt_kernel *k, struct lt_kernel_stats *st)
 	st->lost_ring = lt_kernel_lost(k) - k->st.lost_perf;
 }
 
-uint32_t lt_kernel_ncpus(const struct lt_kernel *k)
+struct lt_ring *lt_kernel_ring(const struct lt_kernel *k)
 {
-	return k->ring->n_cpus;
+	return k->ring;
 }
 
 void lt_kernel_close(struct lt_kernel *k)

@@ -9,9 +9,10 @@
  * samples arrive in time order.  lt_kernel_poll() drains the perf rings and
  * re-encodes each sample as a CTF event of the kernel stream class into a
  * consumer-side lt_ring (one buffer per CPU, timestamps converted to trace
- * clock counts), and hands every complete packet to the caller, who appends
- * it to TRACE/kernel_CPU.  lt_kernel_events() gives the event list for the
- * metadata's kernel stream.
+ * clock counts), lt_kernel_ring(), whose consumer appends each complete
+ * sub-buffer, a packet, to TRACE/kernel_CPU (the recorder's consumer, a
+ * local buffer of consumer.h).  lt_kernel_events() gives the event list
+ * for the metadata's kernel stream.
  *
  * Typical use, from one thread:
  *
@@ -20,9 +21,11 @@
  *	rc = lt_kernel_open(patterns, n, &o, &k, err, sizeof(err));
  *	while (recording) {
  *		lt_kernel_wait(k, 100);
- *		lt_kernel_poll(k, write_packet, arg);
+ *		lt_kernel_poll(k, take_cpu, arg);
+ *		take(lt_kernel_ring(k));    (the complete sub-buffers)
  *	}
- *	lt_kernel_flush(k, write_packet, arg);
+ *	lt_kernel_flush(k, take_cpu, arg);
+ *	take(lt_kernel_ring(k));
  *	lt_kernel_events(k, &events, &nevents);   (for the metadata)
  *	lt_kernel_close(k);
  *
@@ -40,6 +43,7 @@
 #include "format/metadata.h"
 
 struct lt_kernel;
+struct lt_ring;
 
 /* An event's name in the trace when it is not its tracefs name (the
  * dynamic events of dynevent.h: lowtrace_PID:python__gc__start is
@@ -58,8 +62,8 @@ struct lt_kernel_options {
 	uint32_t subbuf_size;
 	/*
 	 * A flight recorder: the ring keeps the newest sub-buffers, reusing
-	 * the oldest; lt_kernel_poll() hands no packet, lt_kernel_snapshot()
-	 * copies them, lt_kernel_flush() hands them at the end.
+	 * the oldest; lt_kernel_poll() closes none, lt_kernel_snapshot() and
+	 * lt_kernel_flush() close the open ones for the consumer to copy.
 	 */
 	int overwrite;
 	/* perf ring data pages per CPU, a power of two; 0: 256 (1 MiB) */
@@ -81,9 +85,9 @@ struct lt_kernel_options {
 	size_t naliases;
 };
 
-/* Called with each complete packet; the data is valid during the call. */
-typedef int (*lt_kernel_packet_fn)(void *arg, uint32_t cpu, const void *packet,
-				   size_t len);
+/* Called when cpu's buffer of a discard channel is full: the consumer
+ * takes its complete sub-buffers now, and the record is tried once more. */
+typedef void (*lt_kernel_full_fn)(void *arg, uint32_t cpu);
 
 struct lt_kernel_stats {
 	uint64_t samples; /* perf samples read */
@@ -92,7 +96,6 @@ struct lt_kernel_stats {
 	uint64_t lost_ring; /* dropped by the consumer-side ring */
 	uint64_t filtered; /* left out by the pid filter */
 	uint64_t clamped; /* timestamps raised to keep a CPU's order */
-	uint64_t packets; /* packets handed to the caller */
 	uint64_t
 		throttled; /* PERF_RECORD_THROTTLE: the kernel paused an event */
 	uint64_t other; /* other perf records, ignored */
@@ -110,19 +113,27 @@ int lt_kernel_open(const char *const *patterns, size_t n,
 		   char *err, size_t errlen);
 
 /*
- * Drains every CPU's perf ring, re-encodes the samples, and calls fn for
- * each complete packet.  Returns the number of samples read, or a negative
- * errno (fn's, if it failed).  Never blocks.
+ * The ring the channel writes, one buffer per CPU (CPU numbers, kernel_CPU
+ * files 0 .. n_cpus-1), owned by k: its consumer takes the complete
+ * sub-buffers of a discard channel, copies the newest of an overwrite one.
  */
-int lt_kernel_poll(struct lt_kernel *k, lt_kernel_packet_fn fn, void *arg);
+struct lt_ring *lt_kernel_ring(const struct lt_kernel *k);
 
 /*
- * An overwrite channel's newest sub-buffers, the samples still in the perf
- * rings and the open sub-buffers included: fn is called for each, oldest
- * first per CPU, and the ring goes on as it was.  Returns how many packets,
- * or a negative errno.  A discard channel has none to give: returns 0.
+ * Drains every CPU's perf ring and re-encodes the samples into the ring,
+ * calling full (which may be NULL) when a CPU's buffer fills; closes the
+ * sub-buffers open longer than flush_ms.  Returns the number of samples
+ * read, or a negative errno.  Never blocks.
  */
-int lt_kernel_snapshot(struct lt_kernel *k, lt_kernel_packet_fn fn, void *arg);
+int lt_kernel_poll(struct lt_kernel *k, lt_kernel_full_fn full, void *arg);
+
+/*
+ * Readies an overwrite channel for a snapshot: the samples still in the
+ * perf rings written, each open sub-buffer closed at its last event's
+ * time; the consumer then copies the newest sub-buffers (lt_ring_snapshot())
+ * and the ring goes on.  0 or a negative errno; a discard channel: 0.
+ */
+int lt_kernel_snapshot(struct lt_kernel *k);
 
 /*
  * Waits up to timeout_ms for a perf ring to fill past its watermark (a
@@ -131,10 +142,11 @@ int lt_kernel_snapshot(struct lt_kernel *k, lt_kernel_packet_fn fn, void *arg);
 int lt_kernel_wait(struct lt_kernel *k, int timeout_ms);
 
 /*
- * Stops the perf events, drains them, closes every partial packet and
- * calls fn for what is left.  After it, lt_kernel_poll() has nothing more.
+ * Stops the perf events, drains them into the ring (full as in
+ * lt_kernel_poll()) and closes every partial sub-buffer: the consumer then
+ * takes what is left.  After it, lt_kernel_poll() has nothing more.
  */
-int lt_kernel_flush(struct lt_kernel *k, lt_kernel_packet_fn fn, void *arg);
+int lt_kernel_flush(struct lt_kernel *k, lt_kernel_full_fn full, void *arg);
 
 /* The kernel stream's events, for lt_ctf_stream.events; owned by k. */
 void lt_kernel_events(const struct lt_kernel *k,
@@ -144,9 +156,6 @@ void lt_kernel_events(const struct lt_kernel *k,
 uint64_t lt_kernel_lost(const struct lt_kernel *k);
 
 void lt_kernel_get_stats(const struct lt_kernel *k, struct lt_kernel_stats *st);
-
-/* The number of CPUs the ring has (kernel_CPU files are 0 .. n-1). */
-uint32_t lt_kernel_ncpus(const struct lt_kernel *k);
 
 void lt_kernel_close(struct lt_kernel *k);
 

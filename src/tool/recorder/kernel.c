@@ -2,7 +2,8 @@
 /*
  * kernel.c - a recording's kernel channel (kernel/kernel.h): the
  * tracepoints of -k, the uprobes of -u and --probe and the kprobes it
- * creates (kernel/dynevent.h), its packets written to kernel_CPU, and,
+ * creates (kernel/dynevent.h), its ring a local buffer of the consumer
+ * (which writes kernel_CPU as it writes the programs' streams), and,
  * without --all, the command's process tree it keeps (grown from /proc
  * as from sched_process_fork) with each process's command line for the
  * metadata.
@@ -19,59 +20,13 @@
 #include "recorder/apps.h"
 #include "recorder/rec.h"
 #include "recorder/recorder.h"
-#include "session/streams.h"
 
-/* The kernel channel's packets into a snapshot's directory. */
-struct kernel_snap {
-	const char *dir;
-	struct lt_stream_out *out; /* per CPU */
-};
-
-/* A kernel packet of cpu appended to dir/kernel_CPU. */
-static int write_kernel_packet(struct lt_stream_out *out, const char *dir,
-			       uint32_t cpu, const void *packet, size_t len)
-{
-	char name[64];
-	snprintf(name, sizeof(name), "kernel_%u", cpu);
-	return lt_stream_write(out, dir, name, packet, len);
-}
-
-static int kernel_snap_packet(void *arg, uint32_t cpu, const void *packet,
-			      size_t len)
-{
-	struct kernel_snap *ks = arg;
-	return write_kernel_packet(&ks->out[cpu], ks->dir, cpu, packet, len);
-}
-
-/* An overwrite kernel channel's newest packets into dir; how many. */
-int rec_kernel_snapshot(struct rec *R, const char *dir)
-{
-	uint32_t n = lt_kernel_ncpus(R->kern);
-	struct kernel_snap ks = { dir, calloc(n, sizeof(*ks.out)) };
-	if (!ks.out)
-		return -ENOMEM;
-	for (uint32_t c = 0; c < n; c++)
-		lt_stream_init(&ks.out[c]);
-	int packets = lt_kernel_snapshot(R->kern, kernel_snap_packet, &ks);
-	for (uint32_t c = 0; c < n; c++)
-		lt_stream_close(&ks.out[c]);
-	free(ks.out);
-	return packets;
-}
-
-static int kernel_packet(void *arg, uint32_t cpu, const void *packet,
-			 size_t len)
+/* The kernel channel's ring is full: its consumer takes what is complete. */
+static void kernel_full(void *arg, uint32_t cpu)
 {
 	struct rec *R = arg;
-
-	if (R->stopped)
-		return 0;
-	if (write_kernel_packet(&R->kout[cpu], R->o->dir, cpu, packet, len) ==
-	    0) {
-		R->res->kernel_packets++;
-		R->res->kernel_bytes += len;
-	}
-	return 0;
+	(void)cpu;
+	lt_consumer_drain_buf(&R->cons, &R->kbuf);
 }
 
 /* One look through /proc: adds the processes whose parent is kept;
@@ -215,13 +170,15 @@ int rec_open_kernel(struct rec *R)
 		for (int round = 0; round < 4 && add_children(R); round++)
 			;
 	}
-	uint32_t n = lt_kernel_ncpus(R->kern);
-	R->kout = calloc(n, sizeof(*R->kout));
-	if (!R->kout)
-		return -ENOMEM;
-	for (uint32_t c = 0; c < n; c++)
-		lt_stream_init(&R->kout[c]);
-	return 0;
+	R->kbuf = (struct lt_consumer_buf){
+		.ring = lt_kernel_ring(R->kern),
+		.channel = "kernel",
+		.stream_id = R->kernel_stream,
+		.overwrite = R->o->kernel_channel.overwrite,
+		.local = 1,
+		.st = &R->kst,
+	};
+	return lt_consumer_add(&R->cons, &R->kbuf);
 }
 
 void rec_close_kernel(struct rec *R)
@@ -232,24 +189,31 @@ void rec_close_kernel(struct rec *R)
 	lt_kernel_get_stats(R->kern, &ks);
 	R->res->kernel_events = ks.events;
 	R->res->kernel_lost = lt_kernel_lost(R->kern);
-	for (uint32_t c = 0; c < lt_kernel_ncpus(R->kern); c++)
-		lt_stream_close(&R->kout[c]);
+	R->res->kernel_packets = R->kst.packets;
+	R->res->kernel_bytes = R->kst.bytes;
 	lt_kernel_close(R->kern);
-	free(R->kout);
 }
 
 void rec_poll_kernel(struct rec *R)
 {
 	if (!R->kern)
 		return;
-	lt_kernel_poll(R->kern, kernel_packet, R);
+	lt_kernel_poll(R->kern, kernel_full, R);
 	track_tree(R);
 }
 
-/* The end: the command lines last seen, what the perf rings still hold. */
+/* Before a snapshot: the samples the perf rings hold, the open
+ * sub-buffers closed, for the consumer to copy. */
+void rec_kernel_snapshot(struct rec *R)
+{
+	lt_kernel_snapshot(R->kern);
+}
+
+/* The end: the command lines last seen, what the perf rings still hold
+ * into the ring, which the consumer's end then writes. */
 void rec_finish_kernel(struct rec *R)
 {
 	if (!R->o->kernel_all)
 		read_cmdlines(R);
-	lt_kernel_flush(R->kern, kernel_packet, R);
+	lt_kernel_flush(R->kern, kernel_full, R);
 }

@@ -68,7 +68,8 @@ struct rec {
 	int idle_ms; /* the next wait for something to do */
 	struct lt_kernel *kern;
 	struct lt_dyn *dyn; /* uprobes and kprobes, removed at the end */
-	struct lt_stream_out *kout; /* per CPU */
+	struct lt_consumer_buf kbuf; /* the kernel channel's, local */
+	struct lt_consumer_stats kst;
 	uint32_t kernel_stream;
 	pid_t child;
 	int child_alive;
@@ -135,7 +136,7 @@ int rec_parent_of(pid_t pid);
 /* kernel.c: the kernel channel */
 int rec_open_kernel(struct rec *R);
 void rec_poll_kernel(struct rec *R);
-int rec_kernel_snapshot(struct rec *R, const char *dir);
+void rec_kernel_snapshot(struct rec *R);
 void rec_finish_kernel(struct rec *R);
 void rec_close_kernel(struct rec *R);
 

@@ -173,7 +173,7 @@ static void wait_for_work(struct rec *R)
 /* Packets written so far, the kernel's too. */
 static uint64_t packets_written(const struct rec *R)
 {
-	uint64_t n = R->res->kernel_packets;
+	uint64_t n = R->kst.packets;
 	for (int ch = 0; ch < R->o->nchannels; ch++)
 		n += R->res->ch[ch].packets;
 	return n;

@@ -30,11 +30,9 @@ int rec_take_snapshot(struct rec *R, const char *why, const char *trigger,
 	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
 		return -errno;
 	rec_refresh_users(R);
+	if (R->kern)
+		rec_kernel_snapshot(R);
 	packets = lt_consumer_snapshot(&R->cons, dir);
-	if (R->kern && R->o->kernel_channel.overwrite) {
-		int n = rec_kernel_snapshot(R, dir);
-		packets += n > 0 ? n : 0;
-	}
 	rc = rec_write_metadata_to(R, dir, 1);
 	if (rc)
 		return rc;
