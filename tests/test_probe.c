@@ -16,6 +16,7 @@
 #include "../examples/fields_tp.h"
 #include "clock/clock.h"
 #include "ctf/reader.h"
+#include "probe/pattern.h"
 #include "probe/probe.h"
 #include "probe/targets.h"
 
@@ -129,14 +130,14 @@ LT_TEST(test_enable_by_loglevel_keeps_the_more_severe)
 
 LT_TEST(test_wildcard_matching)
 {
-	LT_ASSERT(lt_probe_match("*", "a:b"));
-	LT_ASSERT(lt_probe_match("a:*", "a:b"));
-	LT_ASSERT(lt_probe_match("*:frame_*", "x:frame_done"));
-	LT_ASSERT(!lt_probe_match("*:frame_*", "x:frames"));
-	LT_ASSERT(lt_probe_match("a*b*c", "aXbYbZc"));
-	LT_ASSERT(!lt_probe_match("a*b*c", "aXbYbZ"));
-	LT_ASSERT(lt_probe_match("exact", "exact"));
-	LT_ASSERT(!lt_probe_match("exact", "exactly"));
+	LT_ASSERT(lt_pattern_match("*", "a:b"));
+	LT_ASSERT(lt_pattern_match("a:*", "a:b"));
+	LT_ASSERT(lt_pattern_match("*:frame_*", "x:frame_done"));
+	LT_ASSERT(!lt_pattern_match("*:frame_*", "x:frames"));
+	LT_ASSERT(lt_pattern_match("a*b*c", "aXbYbZc"));
+	LT_ASSERT(!lt_pattern_match("a*b*c", "aXbYbZ"));
+	LT_ASSERT(lt_pattern_match("exact", "exact"));
+	LT_ASSERT(!lt_pattern_match("exact", "exactly"));
 }
 
 LT_TEST(test_dlopen_registers_and_dlclose_unregisters)

@@ -14,7 +14,6 @@
 #include <lowtrace/types.h>
 #include <stdint.h>
 
-#include "probe/pattern.h"
 #include "ring/ring_write.h"
 
 /* Log level that admits every event. */
@@ -78,12 +77,6 @@ int lt_probe_count_matching(const char *pattern);
 int lt_probe_range_within(uintptr_t lo, uintptr_t hi);
 /* Changes whenever an event is registered for the first time. */
 uint64_t lt_probe_generation(void);
-
-/* lt_pattern_match() (pattern.h), by the name the recorder calls it. */
-static inline int lt_probe_match(const char *pattern, const char *name)
-{
-	return lt_pattern_match(pattern, name);
-}
 
 /* Log level names ("WARNING", "DEBUG_LINE", ...) to numbers; -1 if unknown. */
 int lt_probe_loglevel_parse(const char *s);

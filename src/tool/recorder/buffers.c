@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "kernel/kernel.h"
+#include "probe/pattern.h"
 #include "probe/probe.h"
 #include "recorder/rec.h"
 #include "recorder/recorder.h"
@@ -191,7 +192,7 @@ int rec_on_event(struct rec *R, struct rproc *p, const void *buf, size_t len)
 	lt_proto_event_free(&t->ev[ev.id]);
 	t->ev[ev.id] = ev;
 	for (int i = 0; i < R->o->nrules; i++)
-		if (lt_probe_match(R->o->rules[i].pattern, ev.name))
+		if (lt_pattern_match(R->o->rules[i].pattern, ev.name))
 			R->res->patterns_unmatched &= ~(1ull << i);
 	R->meta_dirty = 1;
 	return 0;

@@ -29,6 +29,7 @@
 
 #include "format/metadata.h"
 #include "probe/filter.h"
+#include "probe/pattern.h"
 #include "probe/probe.h"
 
 /* The file execvp() would run, or -1. */
@@ -171,7 +172,7 @@ static int check_rule(const struct lt_proto_rule *r, const struct events *ev,
 		const struct lt_ctf_event *e = &ev->ev[i];
 		struct lt_filter *f;
 		if (e->loglevel > r->loglevel_max ||
-		    !lt_probe_match(r->pattern, e->name))
+		    !lt_pattern_match(r->pattern, e->name))
 			continue;
 		selected++;
 		if (lt_filter_compile(r->filter, e->name, e->fields, e->nfields,
