@@ -27,8 +27,14 @@ ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE= $(WARN) $(CFLAGS) $(SANFLAGS) -fPIC -pthr
 # the tool; everything else sees both
 SRC_INC = -Isrc/runtime -Isrc/tool
 ALL_LDFLAGS = $(LDFLAGS) $(SANFLAGS) -pthread
-# the ring buffer's 16-byte compare-and-swap, inline
-ifneq ($(filter x86_64%,$(shell $(CC) -dumpmachine)),)
+# the architecture built for (src/runtime/arch/arch.h says what each
+# gets), and CROSS when it is not this machine's: a cross build's programs
+# do not run here, so nothing is made by running them
+LT_ARCH := $(firstword $(subst -, ,$(shell $(CC) -dumpmachine)))
+CROSS := $(filter-out $(shell uname -m),$(LT_ARCH))
+# the ring buffer's 16-byte compare-and-swap, inline (aarch64's is
+# libgcc's __aarch64_cas16_sync, LSE's casp or an ldxp/stxp loop)
+ifeq ($(LT_ARCH),x86_64)
 ALL_CFLAGS += -mcx16
 endif
 LDLIBS_BASE := -ldl -lm
@@ -50,6 +56,10 @@ LIB_ASM := $(wildcard src/runtime/*/*.S)
 CLI_SRC := $(wildcard src/tool/cli/*.c)
 TEST_SRC := $(wildcard tests/test_*.c)
 BENCH_SRC := $(wildcard bench/*.c)
+# bench/rcu runs beside liburcu, where the target has it
+ifneq ($(shell $(CC) -E -include urcu/urcu-mb.h -x c /dev/null >/dev/null 2>&1 || echo no),)
+BENCH_SRC := $(filter-out bench/rcu.c,$(BENCH_SRC))
+endif
 EXAMPLE_SRC := $(wildcard examples/*.c)
 
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(LIB_ASM:%.S=$(BUILD)/obj/%.o)

@@ -23,6 +23,19 @@
 __attribute__((section(".probes"),
 	       used)) volatile unsigned short bench_hit_semaphore;
 
+/* the argument specs' register operands: a 4-byte and an 8-byte
+ * register's name, as <sys/sdt.h> writes them on each architecture */
+#if defined(__x86_64__)
+#define BENCH_R4 "%k"
+#define BENCH_R8 "%q"
+#elif defined(__aarch64__)
+#define BENCH_R4 "%w"
+#define BENCH_R8 "%x"
+#else
+#define BENCH_R4 "%"
+#define BENCH_R8 "%"
+#endif
+
 #define BENCH_HIT(a, b, s)                                                      \
 	__asm__ __volatile__(                                                   \
 		"990: nop\n"                                                    \
@@ -36,7 +49,8 @@ __attribute__((section(".probes"),
 		".8byte bench_hit_semaphore\n"                                  \
 		".asciz \"bench\"\n"                                            \
 		".asciz \"hit\"\n"                                              \
-		".asciz \"-4@%k[a0] -4@%k[a1] 8@%q[a2]\"\n"                     \
+		".asciz \"-4@" BENCH_R4 "[a0] -4@" BENCH_R4 "[a1] 8@" BENCH_R8  \
+		"[a2]\"\n"                                                      \
 		"994: .balign 4\n"                                              \
 		".popsection\n"                                                 \
 		".ifndef _.stapsdt.base\n"                                      \

@@ -3,6 +3,11 @@
 # and tests/test_cxx.cpp (two translation units) built by each, which
 # tests/test_cxx.sh runs and reads back.  Under SANITIZE the programs
 # carry the sanitizer flags too.
+# a cross build's are the target's (g++-ARCH-linux-gnu)
+ifneq ($(CROSS),)
+CXX_GNU ?= $(LT_ARCH)-linux-gnu-g++
+CXX_CLANG ?= clang++ --target=$(LT_ARCH)-linux-gnu
+endif
 CXX_GNU ?= g++
 CXX_CLANG ?= clang++
 CXXWARN := -Wall -Wextra -Werror -Wshadow

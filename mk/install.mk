@@ -40,7 +40,10 @@ $(MAN1): $(CLI) scripts/gen-man.sh
 $(COMPLETION): $(CLI) scripts/gen-completion.sh
 	@mkdir -p $(dir $@)
 	bash scripts/gen-completion.sh $(CLI) > $@.tmp && mv $@.tmp $@
+# made by running the command: not in a cross build
+ifeq ($(CROSS),)
 all: $(MAN1) $(COMPLETION)
+endif
 
 .PHONY: install uninstall
 install: lib $(CLI) $(MAN1) $(COMPLETION)

@@ -16,6 +16,8 @@ pkgs=(
 	passwd util-linux       # useradd and setpriv: tests/test_attach.sh's other user
 	python3-barectf         # barectf: another CTF writer, tests/test_barectf.sh
 	libdpdk-dev             # DPDK's trace library: another CTF writer, tests/test_dpdk.sh
+	gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross # the aarch64 cross build
+	qemu-user               # its tests, emulated (make check-cross ARCH=aarch64)
 )
 missing=()
 for p in "${pkgs[@]}"; do

@@ -443,6 +443,7 @@ LT_TEST(test_fixed_payloads_arrive_intact_through_the_rcu_path)
 	fixed_payloads_arrive_intact();
 }
 
+#ifdef LT_HAVE_RSEQ
 /* The ring probe_x86_64.S would write for ptest:f8, or NULL. */
 static struct lt_ring *seq_ring_of_f8(void)
 {
@@ -451,6 +452,7 @@ static struct lt_ring *seq_ring_of_f8(void)
 				__ATOMIC_ACQUIRE);
 	return t ? t->seq : NULL;
 }
+#endif
 
 LT_TEST(test_fixed_events_take_the_one_sequence_path)
 {

@@ -265,7 +265,10 @@ void lt_clock_refine(void)
 	uint64_t c;
 	int64_t m;
 
-	if (k.source == LT_CLOCK_MONOTONIC)
+	/* (the second test: nothing to refine where the counter is
+	 * CLOCK_MONOTONIC itself, and the code below is not compiled) */
+	if (k.source == LT_CLOCK_MONOTONIC ||
+	    LT_CLOCK_COUNTER == LT_CLOCK_MONOTONIC)
 		return;
 	sample_pair(&c, &m, NULL);
 	/* Only a baseline well past the first calibration's improves on it. */

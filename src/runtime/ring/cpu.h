@@ -20,6 +20,9 @@
 #include <lowtrace/tp_seq.h>
 #ifdef LT_HAVE_RSEQ
 #include <sys/rseq.h>
+#else
+/* named by the writers' signatures alone (lt_ring__try_rseq()) */
+struct rseq;
 #endif
 
 static inline void *lt_thread_pointer(void)

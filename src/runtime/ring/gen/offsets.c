@@ -15,9 +15,22 @@
 #include "ring/ring_write.h"
 
 #include <lowtrace/tracepoint.h>
+#ifndef LT_HAVE_RSEQ
+/* the same header on every architecture: the kernel's layout of the
+ * rseq area, which is the same everywhere */
+#include <linux/rseq.h>
+#endif
 
-#define LT_OFFSET(name, value)                                   \
-	__asm__ volatile("\n.ascii \"->" #name " %c0 /* " #value \
+/* an immediate operand as a bare number: %c where the compiler has it,
+ * %0 where it prints a constant bare anyway (riscv64) */
+#if defined(__x86_64__) || defined(__aarch64__)
+#define LT_OFFSET_OP "%c0"
+#else
+#define LT_OFFSET_OP "%0"
+#endif
+
+#define LT_OFFSET(name, value)                                                \
+	__asm__ volatile("\n.ascii \"->" #name " " LT_OFFSET_OP " /* " #value \
 			 " */\"" ::"i"((long)(value)))
 
 /* what the sequences assume without a constant of their own */
