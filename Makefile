@@ -38,6 +38,10 @@ ifeq ($(LT_ARCH),x86_64)
 ALL_CFLAGS += -mcx16
 endif
 LDLIBS_BASE := -ldl -lm
+# the ring's 16-byte CAS where no instruction does it (arch/arch.h)
+ifeq ($(filter x86_64 aarch64,$(LT_ARCH)),)
+LDLIBS_BASE += -latomic
+endif
 # valgrind 3.19 reads gcc's DWARF 5 but not clang 14's: clang writes 4
 ifneq ($(findstring clang,$(shell $(CC) --version 2>/dev/null | head -n 1)),)
 ALL_CFLAGS += -gdwarf-4

@@ -18,6 +18,7 @@ pkgs=(
 	libdpdk-dev             # DPDK's trace library: another CTF writer, tests/test_dpdk.sh
 	gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross # the aarch64 cross build
 	qemu-user               # its tests, emulated (make check-cross ARCH=aarch64)
+	gcc-riscv64-linux-gnu g++-riscv64-linux-gnu libc6-dev-riscv64-cross # the generic path's build
 )
 missing=()
 for p in "${pkgs[@]}"; do

@@ -54,7 +54,7 @@ static void set_mult(struct lt_clock_calib *k)
 	}
 }
 
-#if defined(__x86_64__) || defined(__i386__)
+#if defined(LT_ARCH_COUNTER_TSC)
 /* 1 if /proc/cpuinfo's first "flags" line lists every flag given. */
 static int cpu_has_flags(const char *a, const char *b)
 {
@@ -109,7 +109,7 @@ static int counter_usable(char *why, size_t n, int forced)
 	}
 	return forced || kernel_trusts_tsc(why, n);
 }
-#elif defined(__aarch64__)
+#elif defined(LT_ARCH_COUNTER_CNTVCT)
 static int counter_usable(char *why, size_t n, int forced)
 {
 	(void)why;

@@ -21,6 +21,9 @@
 #include <stdint.h>
 #include <time.h>
 
+/* LT_ARCH_COUNTER_*: which counter this architecture has */
+#include "arch/arch.h"
+
 enum lt_clock_source {
 	LT_CLOCK_MONOTONIC = 0, /* clock_gettime(CLOCK_MONOTONIC), in ns */
 	LT_CLOCK_TSC = 1, /* x86_64 rdtscp */
@@ -51,7 +54,7 @@ static inline uint64_t lt_clock_read_monotonic(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-#if defined(__x86_64__) || defined(__i386__)
+#if defined(LT_ARCH_COUNTER_TSC)
 /*
  * rdtscp waits for every earlier instruction to execute, so a reading taken
  * after a load is later than the store that load observed (the ring
@@ -65,7 +68,7 @@ static inline uint64_t lt_clock_read_counter(void)
 	return ((uint64_t)hi << 32) | lo;
 }
 #define LT_CLOCK_COUNTER LT_CLOCK_TSC
-#elif defined(__aarch64__)
+#elif defined(LT_ARCH_COUNTER_CNTVCT)
 static inline uint64_t lt_clock_read_counter(void)
 {
 	uint64_t v;
@@ -82,7 +85,7 @@ static inline uint64_t lt_clock_read_counter(void)
 #define LT_CLOCK_COUNTER LT_CLOCK_MONOTONIC
 #endif
 
-#if defined(__x86_64__) || defined(__i386__)
+#if defined(LT_ARCH_COUNTER_TSC)
 /* rdtsc alone, for a caller that found lt_clock_calib.source to be
  * LT_CLOCK_TSC (lt_clock_read_fast() without its fallback call). */
 static inline uint64_t lt_clock_read_tsc(void)
@@ -108,7 +111,7 @@ static inline uint64_t lt_clock_read(void)
  */
 static inline uint64_t lt_clock_read_fast(void)
 {
-#if defined(__x86_64__) || defined(__i386__)
+#if defined(LT_ARCH_COUNTER_TSC)
 	if (__builtin_expect(lt_clock_calib.source == LT_CLOCK_TSC, 1))
 		return lt_clock_read_tsc();
 #endif

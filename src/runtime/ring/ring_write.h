@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "arch/arch.h"
 #include "clock/clock.h"
 #include "ring/cpu.h"
 #include "ring/record.h"
@@ -37,13 +38,21 @@ static inline uint32_t lt_ring_cpu_of(const struct lt_ring *r,
  * Replaces (offset, last_tsc) if it still is (*off, *ts); else loads the
  * current pair into them.  A full barrier (__sync): the CAS of the next
  * writer, and the offset re-check of lt_ring_snapshot(), pair with it.
+ * Without a 16-byte CAS instruction, libatomic's sequentially consistent
+ * one, a lock of this process (arch/arch.h).
  */
 static inline int lt_ring_cas_pair(struct lt_ring_ctl *ctl, uint64_t *off,
 				   uint64_t *ts, uint64_t noff, uint64_t nts)
 {
 	unsigned __int128 o = (unsigned __int128)*ts << 64 | *off;
 	unsigned __int128 n = (unsigned __int128)nts << 64 | noff;
+#ifndef LT_ARCH_CAS16_LOCKED
 	unsigned __int128 v = __sync_val_compare_and_swap(&ctl->pair, o, n);
+#else
+	unsigned __int128 v = o;
+	__atomic_compare_exchange_n(&ctl->pair, &v, n, 0, __ATOMIC_SEQ_CST,
+				    __ATOMIC_SEQ_CST);
+#endif
 	if (v == o)
 		return 1;
 	*off = (uint64_t)v;

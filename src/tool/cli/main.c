@@ -2,6 +2,7 @@
 /*
  * main.c - the `lowtrace` command: finds the verb and runs it.
  */
+#include "arch/arch.h"
 #include "cli/cli.h"
 
 #include <stdarg.h>
@@ -107,10 +108,12 @@ static int version_run(int argc, char **argv)
 	(void)argc;
 	(void)argv;
 	printf("lowtrace %s\n", LT_VERSION);
+	printf("arch %s\n", LT_ARCH_SUMMARY);
 	return 0;
 }
 
-LT_CLI_VERB(version_verb, .name = "version", .summary = "print the version",
+LT_CLI_VERB(version_verb, .name = "version",
+	    .summary = "print the version and what this architecture gets",
 	    .usage = "usage: lowtrace version\n", .run = version_run)
 
 int main(int argc, char **argv)
