@@ -72,6 +72,26 @@ LT_TEST(test_clock_counter_forced_agrees_with_monotonic)
 #endif
 }
 
+/* The counter's declared frequency (aarch64's cntfrq_el0) is the one the
+ * calibration finds: a forced counter is kept only then, and runs at it. */
+LT_TEST(test_clock_counter_runs_at_its_declared_frequency)
+{
+	setenv("LOWTRACE_CLOCK", "counter", 1);
+	LT_ASSERT_EQ(lt_clock_init(), 0);
+	uint64_t hz = lt_clock_counter_hz();
+#if defined(LT_ARCH_COUNTER_CNTVCT)
+	LT_ASSERT_CMP(hz, >, 0);
+	LT_ASSERT_STREQ(lt_clock_source_name(), "cntvct");
+	uint64_t f = lt_clock_calib.freq;
+	printf("  cntfrq_el0 %llu Hz, calibrated %llu Hz\n",
+	       (unsigned long long)hz, (unsigned long long)f);
+	LT_ASSERT_CMP(f > hz ? f - hz : hz - f, <=, hz / 100);
+#else
+	/* nothing declared: the calibration alone decides */
+	LT_ASSERT_EQ(hz, 0);
+#endif
+}
+
 LT_TEST(test_clock_fallback_is_monotonic_ns)
 {
 	setenv("LOWTRACE_CLOCK", "monotonic", 1);

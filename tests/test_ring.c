@@ -253,8 +253,17 @@ LT_TEST(test_extended_header_for_large_id_and_long_gap)
 	uint32_t ids[4] = { 1, 40, 1, 1 };
 	for (int i = 0; i < 4; i++) {
 		if (i == 3) {
-			/* longer than 2^27 counts at any GHz-range clock */
+			/* longer than 2^27 counts: 0.3 s at any GHz-range
+			 * clock, more at a slower one (aarch64's counter
+			 * may run at 24 MHz) */
+			uint64_t ns = ((1ull << LT_EV_TS_BITS) * 1000000000ull /
+				       lt_clock_calib.freq) *
+				      5 / 4;
 			struct timespec d = { 0, 300000000 };
+			if (ns > 300000000) {
+				d.tv_sec = (time_t)(ns / 1000000000);
+				d.tv_nsec = (long)(ns % 1000000000);
+			}
 			nanosleep(&d, NULL);
 		}
 		uint64_t v = (uint64_t)i;

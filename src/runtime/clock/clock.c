@@ -54,6 +54,30 @@ static void set_mult(struct lt_clock_calib *k)
 	}
 }
 
+#ifdef LT_ARCH_CLOCKSOURCE
+/* The kernel falls back from its counter's clocksource (tsc,
+ * arch_sys_counter) when it finds the counter unreliable. */
+static int kernel_trusts_counter(char *why, size_t n)
+{
+	FILE *f = fopen(
+		"/sys/devices/system/clocksource/clocksource0/current_clocksource",
+		"r");
+	char cs[64] = "";
+
+	if (!f)
+		return 1; /* no sysfs: the cpu flags decide */
+	if (!fgets(cs, sizeof(cs), f))
+		cs[0] = 0;
+	fclose(f);
+	cs[strcspn(cs, "\n")] = 0;
+	if (strcmp(cs, LT_ARCH_CLOCKSOURCE) == 0)
+		return 1;
+	snprintf(why, n, "kernel clocksource is %s, not " LT_ARCH_CLOCKSOURCE,
+		 cs);
+	return 0;
+}
+#endif
+
 #if defined(LT_ARCH_COUNTER_TSC)
 /* 1 if /proc/cpuinfo's first "flags" line lists every flag given. */
 static int cpu_has_flags(const char *a, const char *b)
@@ -80,26 +104,6 @@ static int cpu_has_flags(const char *a, const char *b)
 	return ok;
 }
 
-/* The kernel falls back from tsc when it finds the counter unreliable. */
-static int kernel_trusts_tsc(char *why, size_t n)
-{
-	FILE *f = fopen(
-		"/sys/devices/system/clocksource/clocksource0/current_clocksource",
-		"r");
-	char cs[64] = "";
-
-	if (!f)
-		return 1; /* no sysfs: the cpu flags decide */
-	if (!fgets(cs, sizeof(cs), f))
-		cs[0] = 0;
-	fclose(f);
-	cs[strcspn(cs, "\n")] = 0;
-	if (strcmp(cs, "tsc") == 0)
-		return 1;
-	snprintf(why, n, "kernel clocksource is %s, not tsc", cs);
-	return 0;
-}
-
 /* forced: LOWTRACE_CLOCK=counter, the kernel's own choice overruled */
 static int counter_usable(char *why, size_t n, int forced)
 {
@@ -107,15 +111,16 @@ static int counter_usable(char *why, size_t n, int forced)
 		snprintf(why, n, "cpu lacks constant_tsc or nonstop_tsc");
 		return 0;
 	}
-	return forced || kernel_trusts_tsc(why, n);
+	return forced || kernel_trusts_counter(why, n);
 }
 #elif defined(LT_ARCH_COUNTER_CNTVCT)
 static int counter_usable(char *why, size_t n, int forced)
 {
-	(void)why;
-	(void)n;
-	(void)forced;
-	return 1;
+	if (lt_clock_counter_hz() == 0) {
+		snprintf(why, n, "cntfrq_el0 is 0: no counter frequency");
+		return 0;
+	}
+	return forced || kernel_trusts_counter(why, n);
 }
 #else
 static int counter_usable(char *why, size_t n, int forced)
@@ -214,6 +219,24 @@ static void calibrate(struct lt_clock_calib *k)
 	set_mult(k);
 }
 
+/*
+ * Where the hardware declares the counter's frequency, the calibration
+ * must find it, within 1%: a counter that runs at another rate (a
+ * firmware that set cntfrq_el0 wrong) is not
+ * trusted.  The calibrated frequency is kept: it ties the counter to
+ * CLOCK_MONOTONIC, as the TSC's does.
+ */
+static int calib_agrees(const struct lt_clock_calib *k, char *why, size_t n)
+{
+	uint64_t hz = lt_clock_counter_hz();
+
+	if (hz == 0 || (k->freq > hz ? k->freq - hz : hz - k->freq) <= hz / 100)
+		return 1;
+	snprintf(why, n, "counter runs at %llu Hz, declared %llu Hz",
+		 (unsigned long long)k->freq, (unsigned long long)hz);
+	return 0;
+}
+
 static int calib_given; /* lt_clock_set_calib() came first */
 
 static void clock_setup(void)
@@ -233,6 +256,11 @@ static void clock_setup(void)
 				  env && strcmp(env, "counter") == 0)) {
 		k.source = LT_CLOCK_COUNTER;
 	}
+	if (k.source != LT_CLOCK_MONOTONIC) {
+		calibrate(&k);
+		if (!calib_agrees(&k, why, sizeof(why)))
+			k.source = LT_CLOCK_MONOTONIC;
+	}
 	if (k.source == LT_CLOCK_MONOTONIC) {
 		k.freq = 1000000000ull;
 		k.base_cyc = 0;
@@ -242,7 +270,6 @@ static void clock_setup(void)
 		snprintf(clock_reason, sizeof(clock_reason),
 			 "CLOCK_MONOTONIC: %s", why[0] ? why : "fallback");
 	} else {
-		calibrate(&k);
 		snprintf(clock_reason, sizeof(clock_reason),
 			 "%s calibrated against CLOCK_MONOTONIC over %ld ms: "
 			 "%llu Hz",

@@ -85,6 +85,19 @@ static inline uint64_t lt_clock_read_counter(void)
 #define LT_CLOCK_COUNTER LT_CLOCK_MONOTONIC
 #endif
 
+/* The counter's frequency as the hardware declares it (aarch64's
+ * cntfrq_el0, which the firmware sets), or 0 where none is declared. */
+static inline uint64_t lt_clock_counter_hz(void)
+{
+#if defined(LT_ARCH_COUNTER_CNTVCT)
+	uint64_t f;
+	__asm__ __volatile__("mrs %0, cntfrq_el0" : "=r"(f));
+	return f;
+#else
+	return 0;
+#endif
+}
+
 #if defined(LT_ARCH_COUNTER_TSC)
 /* rdtsc alone, for a caller that found lt_clock_calib.source to be
  * LT_CLOCK_TSC (lt_clock_read_fast() without its fallback call). */
