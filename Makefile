@@ -139,6 +139,12 @@ $(BUILD)/examples/%: $(BUILD)/obj/examples/%.o $(LIB_A)
 check: all
 	BUILD=$(BUILD) SANITIZE=$(SANITIZE) bash tests/run.sh $(TESTS)
 
+# the C test programs of a cross build (make CC=ARCH-linux-gnu-gcc
+# BUILD=build/ARCH first) under qemu-user: docs/portability.md
+.PHONY: check-cross
+check-cross:
+	bash scripts/check-cross.sh $(ARCH)
+
 bench: all
 	BUILD=$(BUILD) bash bench/run.sh
 
