@@ -13,6 +13,7 @@
 
 #include "cli/cli.h"
 #include "analysis/analysis.h"
+#include "arch/arch.h"
 #include "cli/explain.h"
 #include "kernel/dynevent.h"
 #include "probe/filter.h"
@@ -506,6 +507,18 @@ static int record_run(int argc, char **argv)
 	const char *anchor = NULL;
 	struct lt_explain *ex = NULL;
 
+#ifdef LT_ARCH_CAS16_LOCKED
+	/* the ring's compare-and-swap is a lock of one process here, and a
+	 * recorder shares the buffers with the traced processes */
+	(void)argc;
+	(void)argv;
+	return lt_cli_error("record",
+			    "not available on the " LT_ARCH_NAME " path"
+			    ": its 16-byte compare-and-swap is a lock private "
+			    "to each process, and a recording shares buffers "
+			    "between processes (docs/portability.md); trace "
+			    "within the program with LOWTRACE_TRACE=DIR");
+#endif
 	memset(&o, 0, sizeof(o));
 	o.nchannels = 1;
 	snprintf(o.channels[0].name, LT_PROTO_NAME, "default");
