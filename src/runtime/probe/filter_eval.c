@@ -15,6 +15,21 @@
 
 #include <string.h>
 
+/* An operator of the program on the stack st of sp values: the new sp. */
+static inline int logic(uint8_t *st, int sp, uint8_t op)
+{
+	if (op == OP_NOT) {
+		st[sp - 1] ^= 1;
+		return sp;
+	}
+	sp--;
+	if (op == OP_AND)
+		st[sp - 1] &= st[sp];
+	else
+		st[sp - 1] |= st[sp];
+	return sp;
+}
+
 /* Bytes the field at off takes, or -1 if the payload ends first. */
 static long field_len(const struct layout *l, const uint8_t *p, uint32_t off,
 		      uint32_t len)
@@ -146,16 +161,8 @@ int lt_filter_match(const struct lt_filter *f, const void *payload,
 			st[sp++] = (uint8_t)eval_cmp(f, in, p, o, len);
 			break;
 		}
-		case OP_AND:
-			sp--;
-			st[sp - 1] &= st[sp];
-			break;
-		case OP_OR:
-			sp--;
-			st[sp - 1] |= st[sp];
-			break;
 		default:
-			st[sp - 1] ^= 1;
+			sp = logic(st, sp, in->op);
 		}
 	}
 	return sp == 1 && st[0];
@@ -214,16 +221,8 @@ int lt_filter_eval(const struct lt_filter *f, lt_filter_get_fn get, void *arg)
 			st[sp++] = (uint8_t)r;
 			break;
 		}
-		case OP_AND:
-			sp--;
-			st[sp - 1] &= st[sp];
-			break;
-		case OP_OR:
-			sp--;
-			st[sp - 1] |= st[sp];
-			break;
 		default:
-			st[sp - 1] ^= 1;
+			sp = logic(st, sp, in->op);
 		}
 	}
 	return sp == 1 && st[0];
