@@ -238,7 +238,7 @@ static int decode(struct lt_stream *s)
 		return 0;
 	if (end - pos < LT_EV_HDR_COMPACT)
 		return ev_fault(s, pos, "event header past the content end");
-	uint32_t id32;
+	uint32_t id32 = 0;
 	int hsz = lt_ev_header_get(b + pos, end - pos, s->prev_ts, &id32, &ts);
 	if (hsz == LT_EV_GET_SHORT_EXT)
 		return ev_fault(s, pos,
