@@ -13,12 +13,12 @@ FUZZ_ELF_TIME ?= 20
 FUZZ_ELF := build/fuzz/fuzz_elf
 FUZZ_ELF_DIR := build/fuzz
 FUZZ_ELF_SRC := tests/fuzz/fuzz_elf.c src/tool/kernel/elf.c src/tool/kernel/usdt.c \
-	src/tool/kernel/tracefs.c
+	src/tool/kernel/tracefs.c src/runtime/probe/pattern.c
 
 .PHONY: fuzz-elf-ci
 
 $(FUZZ_ELF): $(FUZZ_ELF_SRC) src/tool/kernel/elf.h src/tool/kernel/usdt.h \
-		src/tool/kernel/tracefs.h
+		src/tool/kernel/tracefs.h src/runtime/probe/pattern.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -D_GNU_SOURCE= -o $@ $(FUZZ_ELF_SRC) -lm
 
