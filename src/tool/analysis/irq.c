@@ -163,8 +163,10 @@ static void report(struct irq_run *r, unsigned top, FILE *out)
 	int soft;
 	int32_t vec;
 	struct lt_itab_row *rows = lt_itab_sorted(&r->lines, rank_line, &n);
-	if (!rows)
+	if (!rows) {
+		fputs("(out of memory)\n", out);
 		return;
+	}
 	fprintf(out,
 		"interrupts over %.6f s on %u CPUs: %llu irq and %llu "
 		"softirq handler runs, on %u lines; by total time:\n"

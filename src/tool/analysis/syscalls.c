@@ -236,8 +236,10 @@ static void print_syscalls(const struct sc_run *r, unsigned top,
 	char nb[32];
 	unsigned n;
 	struct lt_itab_row *rows = lt_itab_sorted(&r->sys, rank_sys, &n);
-	if (!rows)
+	if (!rows) {
+		fputs("(out of memory)\n", out);
 		return;
+	}
 	unsigned shown = top && top < n ? top : n;
 	fprintf(out,
 		"system calls over %.6f s: %llu timed calls by %u threads, "
@@ -285,8 +287,10 @@ static void print_threads(const struct sc_run *r, unsigned top, FILE *out)
 	char nb[32];
 	unsigned n, nopen = 0;
 	struct lt_itab_row *rows = lt_itab_sorted(&r->thr, rank_thr, &n);
-	if (!rows)
+	if (!rows) {
+		fputs("(out of memory)\n", out);
 		return;
+	}
 	unsigned shown = top && top < n ? top : n;
 	fprintf(out,
 		"\nthe %u threads of %u with the most time in system calls:\n"
