@@ -48,8 +48,9 @@ ALL_CFLAGS += -gdwarf-4
 endif
 
 # The folders are the binaries.  src/runtime/ is liblowtrace, what a traced
-# program links: the clock, RCU, the ring, the trace format, the probes,
-# the in-process session and the agent of `lowtrace record`.  src/tool/ is
+# program links: the architecture's choices, the clock, RCU, the ring, the
+# trace format, the probes, the in-process session and the agent of
+# `lowtrace record`.  src/tool/ is
 # what only the lowtrace command links (liblowtrace-tool.a): the recorder,
 # the kernel channel, the reader, the analyses; src/tool/cli/ its verbs.
 # src/lib-rcu/ is neither: liblowtrace-rcu, RCU for programs (mk/rcu.mk).
