@@ -19,6 +19,11 @@ pkgs=(
 	gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross # the aarch64 cross build
 	qemu-user               # its tests, emulated (make check-cross ARCH=aarch64)
 	gcc-riscv64-linux-gnu g++-riscv64-linux-gnu libc6-dev-riscv64-cross # the generic path's build
+	libjansson-dev          # JSON parser for CTF 2 metadata (docs/reader.md says why)
+	libbpf-dev bpftool      # the eBPF kernel channel (BPF programs built by clang)
+	protobuf-compiler python3-protobuf # an independent reader of the Perfetto export
+	python3-dev python3-numpy python3-pandas python3-pytest # the Python module and its tests
+	python3-lttngust        # LTTng's Python agent, benchmarked beside ours
 )
 missing=()
 for p in "${pkgs[@]}"; do
