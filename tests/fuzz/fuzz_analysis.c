@@ -46,13 +46,13 @@ static void run_all(lt_reader_t *t)
 	lt_reader_rewind(t);
 	lt_analyze_jitter(t, &jo, sink);
 	lt_reader_rewind(t);
-	lt_analyze_sched(t, 3, sink);
+	lt_analyze_sched(t, 3, LT_AFMT_TEXT, sink);
 	lt_reader_rewind(t);
-	lt_analyze_cpu(t, 3, sink);
+	lt_analyze_cpu(t, 3, LT_AFMT_TEXT, sink);
 	lt_reader_rewind(t);
-	lt_analyze_syscalls(t, 3, sink);
+	lt_analyze_syscalls(t, 3, LT_AFMT_TEXT, sink);
 	lt_reader_rewind(t);
-	lt_analyze_irq(t, 3, sink);
+	lt_analyze_irq(t, 3, LT_AFMT_TEXT, sink);
 	lt_reader_rewind(t);
 	/* spans: the pairs found by name (irq and softirq entries and
 	 * exits), and a given pair explained */

@@ -48,6 +48,13 @@ int32_t lt_event_tid(const struct lt_event *ev);
  * shared per user, or LTTng-UST's), else its stream's pid. */
 int32_t lt_event_pid(const struct lt_event *ev);
 
+/* The events the tracer discarded in t, over all its streams. */
+uint64_t lt_trace_discarded(lt_reader_t *t);
+
+/* How an analysis prints its results: as text, or as one JSON document
+ * (docs/analysis-json.md).  Both are written from the same results. */
+enum lt_afmt { LT_AFMT_TEXT, LT_AFMT_JSON };
+
 struct lt_latency_opts {
 	struct lt_anchor anchor;
 	const char *by; /* field giving the lateness, default "late_us" */
@@ -59,6 +66,7 @@ struct lt_latency_opts {
 	/* only the last anchor, not the worst: the one a trigger fired on,
 	 * in a snapshot that ends with it */
 	int last;
+	enum lt_afmt fmt;
 };
 /* Prints the explanations of the top worst anchors; 0 or -errno. */
 int lt_analyze_latency(lt_reader_t *t, const struct lt_latency_opts *o,
@@ -76,27 +84,29 @@ struct lt_jitter_opts {
 	const char *event;
 	int64_t period_ns;
 	unsigned top;
+	enum lt_afmt fmt;
 };
 int lt_analyze_jitter(lt_reader_t *t, const struct lt_jitter_opts *o,
 		      FILE *out);
 
 /* Wake-up to run latency per thread: the top threads by worst wait.
  * -ENODATA if the trace has no sched:sched_switch events. */
-int lt_analyze_sched(lt_reader_t *t, unsigned top, FILE *out);
+int lt_analyze_sched(lt_reader_t *t, unsigned top, enum lt_afmt fmt, FILE *out);
 
 /*
  * CPU time per thread (the top by time, with their time per CPU) and per
  * CPU (busy, idle, irq and softirq time, busiest threads).  -ENODATA if
  * the trace has no sched:sched_switch events.
  */
-int lt_analyze_cpu(lt_reader_t *t, unsigned top, FILE *out);
+int lt_analyze_cpu(lt_reader_t *t, unsigned top, enum lt_afmt fmt, FILE *out);
 
 /*
  * Time in system calls from raw_syscalls:sys_enter/exit: per syscall
  * (top by total time), the slowest calls, the threads with the most
  * time, the calls left open.  -ENODATA without those events.
  */
-int lt_analyze_syscalls(lt_reader_t *t, unsigned top, FILE *out);
+int lt_analyze_syscalls(lt_reader_t *t, unsigned top, enum lt_afmt fmt,
+			FILE *out);
 /* The x86_64 name of system call nr, or "syscall_NR" written to buf. */
 const char *lt_syscall_name(int64_t nr, char *buf, size_t len);
 
@@ -104,7 +114,7 @@ const char *lt_syscall_name(int64_t nr, char *buf, size_t len);
  * Interrupt and softirq handler durations per line (top by total time)
  * and the longest single windows.  -ENODATA without irq events.
  */
-int lt_analyze_irq(lt_reader_t *t, unsigned top, FILE *out);
+int lt_analyze_irq(lt_reader_t *t, unsigned top, enum lt_afmt fmt, FILE *out);
 
 /* Chrome trace-event JSON; anchor may be NULL (no instant events). */
 int lt_export_chrome(lt_reader_t *t, const struct lt_anchor *anchor, FILE *out);

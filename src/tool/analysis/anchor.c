@@ -223,3 +223,11 @@ int64_t lt_parse_duration(const char *s)
 		return (int64_t)(v * 1e9);
 	return -1;
 }
+
+uint64_t lt_trace_discarded(lt_reader_t *t)
+{
+	uint64_t n = 0;
+	for (unsigned i = 0; t && i < lt_reader_nstreams(t); i++)
+		n += lt_stream_discarded(lt_reader_stream(t, i));
+	return n;
+}

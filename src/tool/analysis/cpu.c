@@ -15,6 +15,7 @@
  */
 #include "analysis/analysis.h"
 #include "analysis/dstat.h"
+#include "analysis/json_out.h"
 #include "analysis/model.h"
 
 #include <errno.h>
@@ -121,13 +122,14 @@ static double pct(int64_t part, int64_t whole)
 	return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
-/* "cpu1 500.1, cpu0 2.0": the CPUs a thread ran on, most time first. */
-static void print_by_cpu(const struct tstat *s, FILE *out)
+/* The CPUs a thread ran on, most time first (the lowest first on a
+ * tie), at most max of them into order; how many. */
+static unsigned cpu_order(const struct tstat *s, int *order, unsigned max)
 {
 	unsigned shown = 0;
 	int64_t last = INT64_MAX;
 	int last_cpu = -1;
-	while (shown < 4) {
+	while (shown < max) {
 		int best = -1;
 		for (unsigned c = 0; c < s->ncpu; c++) {
 			int64_t v = s->per_cpu[c];
@@ -139,12 +141,23 @@ static void print_by_cpu(const struct tstat *s, FILE *out)
 		}
 		if (best < 0)
 			break;
-		fprintf(out, "%scpu%d %.1f", shown ? ", " : "", best,
-			(double)s->per_cpu[best] / 1e6);
+		order[shown++] = best;
 		last = s->per_cpu[best];
 		last_cpu = best;
-		shown++;
 	}
+	return shown;
+}
+
+#define BY_CPU_SHOWN 4 /* CPUs named per thread in the text */
+
+/* "cpu1 500.1, cpu0 2.0": the CPUs a thread ran on, most time first. */
+static void print_by_cpu(const struct tstat *s, FILE *out)
+{
+	int order[BY_CPU_SHOWN];
+	unsigned shown = cpu_order(s, order, BY_CPU_SHOWN);
+	for (unsigned i = 0; i < shown; i++)
+		fprintf(out, "%scpu%d %.1f", i ? ", " : "", order[i],
+			(double)s->per_cpu[order[i]] / 1e6);
 	unsigned on = 0;
 	for (unsigned c = 0; c < s->ncpu; c++)
 		on += s->per_cpu[c] > 0;
@@ -152,11 +165,11 @@ static void print_by_cpu(const struct tstat *s, FILE *out)
 		fprintf(out, ", ... (%u CPUs)", on);
 }
 
-static void print_cpu_top(const struct cpu_run *r,
-			  const struct lt_itab_row *rows, unsigned n,
-			  unsigned cpu, FILE *out)
+/* The busiest threads of cpu (at most CPU_TOP_THREADS, the first of
+ * rows on a tie) into tids and their time there into ns; how many. */
+static unsigned cpu_busiest(const struct lt_itab_row *rows, unsigned n,
+			    unsigned cpu, int32_t *tids, int64_t *ns)
 {
-	int32_t shown[CPU_TOP_THREADS];
 	unsigned k = 0;
 	for (; k < CPU_TOP_THREADS; k++) {
 		const struct tstat *best = NULL;
@@ -166,33 +179,45 @@ static void print_cpu_top(const struct cpu_run *r,
 				continue;
 			int dup = 0;
 			for (unsigned j = 0; j < k; j++)
-				dup |= shown[j] == rows[i].key;
+				dup |= tids[j] == rows[i].key;
 			if (dup)
 				continue;
 			if (!best || s->per_cpu[cpu] > best->per_cpu[cpu]) {
 				best = s;
-				shown[k] = (int32_t)rows[i].key;
+				tids[k] = (int32_t)rows[i].key;
 			}
 		}
 		if (!best)
 			break;
-		fprintf(out, "%s%d %s %.1f", k ? ", " : "  ", shown[k],
-			lt_model_comm(&r->m, shown[k]),
-			(double)best->per_cpu[cpu] / 1e6);
+		ns[k] = best->per_cpu[cpu];
 	}
+	return k;
 }
 
-static void report(const struct cpu_run *r, unsigned top, FILE *out)
+static void print_cpu_top(const struct cpu_run *r,
+			  const struct lt_itab_row *rows, unsigned n,
+			  unsigned cpu, FILE *out)
+{
+	int32_t tids[CPU_TOP_THREADS];
+	int64_t ns[CPU_TOP_THREADS];
+	unsigned k = cpu_busiest(rows, n, cpu, tids, ns);
+	for (unsigned i = 0; i < k; i++)
+		fprintf(out, "%s%d %s %.1f", i ? ", " : "  ", tids[i],
+			lt_model_comm(&r->m, tids[i]), (double)ns[i] / 1e6);
+}
+
+/* A CPU's time before its first switch: the span less busy and idle. */
+static int64_t unknown_ns(const struct cstat *s, int64_t span)
+{
+	int64_t unknown = span - s->busy - s->idle;
+	return unknown < 0 ? 0 : unknown;
+}
+
+static void print_text(const struct cpu_run *r, const struct lt_itab_row *rows,
+		       unsigned n, unsigned shown, FILE *out)
 {
 	const struct lt_model *m = &r->m;
 	int64_t span = m->last_ns - m->first_ns;
-	unsigned n;
-	struct lt_itab_row *rows = lt_itab_sorted(&r->threads, rank_thread, &n);
-	if (!rows) {
-		fputs("(out of memory)\n", out);
-		return;
-	}
-	unsigned shown = top && top < n ? top : n;
 	fprintf(out,
 		"CPU time over %.6f s (first to last event), %u CPUs, %u "
 		"threads ran; the %u busiest:\n"
@@ -218,23 +243,102 @@ static void report(const struct cpu_run *r, unsigned top, FILE *out)
 		"busiest threads (tid comm ms)");
 	for (unsigned c = 0; c < r->ncpus; c++) {
 		const struct cstat *s = &r->cpus[c];
-		int64_t unknown = span - s->busy - s->idle;
-		if (unknown < 0)
-			unknown = 0;
 		fprintf(out,
 			"%4u %11.3f %6.1f %11.3f %6.1f %11.3f %9.3f %10.3f "
 			"%8llu",
 			c, (double)s->busy / 1e6, pct(s->busy, span),
 			(double)s->idle / 1e6, pct(s->idle, span),
-			(double)unknown / 1e6, (double)s->irq / 1e6,
+			(double)unknown_ns(s, span) / 1e6, (double)s->irq / 1e6,
 			(double)s->soft / 1e6, (unsigned long long)s->nslices);
 		print_cpu_top(r, rows, n, c, out);
 		fputc('\n', out);
 	}
+}
+
+static void print_json(const struct cpu_run *r, const struct lt_itab_row *rows,
+		       unsigned n, unsigned shown, lt_reader_t *t, FILE *out)
+{
+	const struct lt_model *m = &r->m;
+	int64_t span = m->last_ns - m->first_ns;
+	struct lt_json j;
+	lt_json_doc_begin(&j, out, "cpu", t);
+	lt_json_int(&j, "origin_ns", m->first_ns);
+	lt_json_int(&j, "span_ns", span);
+	lt_json_uint(&j, "cpus_seen", r->ncpus);
+	lt_json_uint(&j, "threads_ran", n);
+	lt_json_arr(&j, "threads");
+	for (unsigned i = 0; i < shown; i++) {
+		const struct tstat *s = rows[i].val;
+		int32_t tid = (int32_t)rows[i].key;
+		lt_json_obj(&j, NULL);
+		lt_json_int(&j, "tid", tid);
+		lt_json_str(&j, "comm", lt_model_comm(m, tid));
+		lt_json_int(&j, "pid", lt_model_tgid(m, tid));
+		lt_json_int(&j, "cpu_ns", s->total);
+		lt_json_num(&j, "span_pct", pct(s->total, span));
+		lt_json_uint(&j, "slices", s->nslices);
+		lt_json_arr(&j, "by_cpu");
+		int *order = malloc((s->ncpu ? s->ncpu : 1) * sizeof(*order));
+		unsigned on = order ? cpu_order(s, order, s->ncpu) : 0;
+		for (unsigned k = 0; k < on; k++) {
+			lt_json_obj(&j, NULL);
+			lt_json_int(&j, "cpu", order[k]);
+			lt_json_int(&j, "ns", s->per_cpu[order[k]]);
+			lt_json_end(&j);
+		}
+		free(order);
+		lt_json_end(&j);
+		lt_json_end(&j);
+	}
+	lt_json_end(&j);
+	lt_json_arr(&j, "cpus");
+	for (unsigned c = 0; c < r->ncpus; c++) {
+		const struct cstat *s = &r->cpus[c];
+		lt_json_obj(&j, NULL);
+		lt_json_int(&j, "cpu", c);
+		lt_json_int(&j, "busy_ns", s->busy);
+		lt_json_num(&j, "busy_pct", pct(s->busy, span));
+		lt_json_int(&j, "idle_ns", s->idle);
+		lt_json_num(&j, "idle_pct", pct(s->idle, span));
+		lt_json_int(&j, "unknown_ns", unknown_ns(s, span));
+		lt_json_int(&j, "irq_ns", s->irq);
+		lt_json_int(&j, "softirq_ns", s->soft);
+		lt_json_uint(&j, "slices", s->nslices);
+		int32_t tids[CPU_TOP_THREADS];
+		int64_t ns[CPU_TOP_THREADS];
+		unsigned k = cpu_busiest(rows, n, c, tids, ns);
+		lt_json_arr(&j, "busiest");
+		for (unsigned i = 0; i < k; i++) {
+			lt_json_obj(&j, NULL);
+			lt_json_int(&j, "tid", tids[i]);
+			lt_json_str(&j, "comm", lt_model_comm(m, tids[i]));
+			lt_json_int(&j, "ns", ns[i]);
+			lt_json_end(&j);
+		}
+		lt_json_end(&j);
+		lt_json_end(&j);
+	}
+	lt_json_doc_end(&j);
+}
+
+static void report(const struct cpu_run *r, unsigned top, lt_reader_t *t,
+		   enum lt_afmt fmt, FILE *out)
+{
+	unsigned n;
+	struct lt_itab_row *rows = lt_itab_sorted(&r->threads, rank_thread, &n);
+	if (!rows) {
+		fputs("(out of memory)\n", out);
+		return;
+	}
+	unsigned shown = top && top < n ? top : n;
+	if (fmt == LT_AFMT_JSON)
+		print_json(r, rows, n, shown, t, out);
+	else
+		print_text(r, rows, n, shown, out);
 	free(rows);
 }
 
-int lt_analyze_cpu(lt_reader_t *t, unsigned top, FILE *out)
+int lt_analyze_cpu(lt_reader_t *t, unsigned top, enum lt_afmt fmt, FILE *out)
 {
 	struct cpu_run r = { 0 };
 	const struct lt_event *ev;
@@ -261,7 +365,7 @@ int lt_analyze_cpu(lt_reader_t *t, unsigned top, FILE *out)
 	if (ret == 0 && r.m.ncpus && !cpu_stat(&r, r.m.ncpus - 1))
 		ret = -ENOMEM;
 	if (ret == 0)
-		report(&r, top, out);
+		report(&r, top, t, fmt, out);
 	for (unsigned i = 0; i < r.threads.cap; i++) {
 		int64_t tid;
 		struct tstat *s = lt_itab_slot(&r.threads, i, &tid);

@@ -5,6 +5,8 @@
  */
 #include "analysis/dstat.h"
 
+#include "analysis/json_out.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +39,30 @@ void lt_dstat_print_hist(const struct lt_dstat *s, FILE *out)
 	for (int b = 0; b < LT_DSTAT_NBUCKETS; b++)
 		fprintf(out, " %*llu", hist_width[b] - 1,
 			(unsigned long long)s->hist[b]);
+}
+
+void lt_dstat_json(const struct lt_dstat *s, struct lt_json *j, int64_t origin)
+{
+	lt_json_uint(j, "count", s->n);
+	lt_json_int(j, "total_ns", s->sum);
+	lt_json_num(j, "mean_ns", s->n ? (double)s->sum / (double)s->n : 0.0);
+	lt_json_int(j, "max_ns", s->max);
+	if (s->n)
+		lt_json_int(j, "max_at_ns", s->max_at - origin);
+	else
+		lt_json_null(j, "max_at_ns");
+	lt_json_arr(j, "hist");
+	for (int b = 0; b < LT_DSTAT_NBUCKETS; b++)
+		lt_json_uint(j, NULL, s->hist[b]);
+	lt_json_end(j);
+}
+
+void lt_dstat_json_bounds(struct lt_json *j)
+{
+	lt_json_arr(j, "hist_bounds_ns");
+	for (int64_t lim = 1000; lim <= 1000000000; lim *= 10)
+		lt_json_int(j, NULL, lim);
+	lt_json_end(j);
 }
 
 int lt_topn_init(struct lt_topn *t, unsigned cap)

@@ -29,6 +29,13 @@ extern const char lt_dstat_hist_title[];
 /* The histogram's counts, each right-aligned under its title. */
 void lt_dstat_print_hist(const struct lt_dstat *s, FILE *out);
 
+struct lt_json;
+/* Its figures as members of the JSON object open (docs/analysis-json.md):
+ * count, total_ns, mean_ns, max_ns, max_at_ns (from origin), hist. */
+void lt_dstat_json(const struct lt_dstat *s, struct lt_json *j, int64_t origin);
+/* The histogram's bounds, "hist_bounds_ns": [1000, ..., 1000000000]. */
+void lt_dstat_json_bounds(struct lt_json *j);
+
 /* One interval kept by lt_topn: key says what it was (the caller's). */
 struct lt_topn_item {
 	int64_t dur, begin;

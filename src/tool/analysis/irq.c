@@ -16,6 +16,7 @@
  */
 #include "analysis/analysis.h"
 #include "analysis/dstat.h"
+#include "analysis/json_out.h"
 #include "analysis/model.h"
 
 #include <errno.h>
@@ -156,17 +157,17 @@ static int rank_line(struct lt_itab_row *row)
 	return 1;
 }
 
-static void report(struct irq_run *r, unsigned top, FILE *out)
+static double span_pct(const struct line *l, int64_t span)
+{
+	return span > 0 ? 100.0 * (double)l->d.sum / (double)span : 0.0;
+}
+
+static void print_text(const struct irq_run *r, const struct lt_itab_row *rows,
+		       unsigned n, unsigned shown, FILE *out)
 {
 	int64_t span = r->m.last_ns - r->m.first_ns;
-	unsigned n;
 	int soft;
 	int32_t vec;
-	struct lt_itab_row *rows = lt_itab_sorted(&r->lines, rank_line, &n);
-	if (!rows) {
-		fputs("(out of memory)\n", out);
-		return;
-	}
 	fprintf(out,
 		"interrupts over %.6f s on %u CPUs: %llu irq and %llu "
 		"softirq handler runs, on %u lines; by total time:\n"
@@ -174,20 +175,17 @@ static void report(struct irq_run *r, unsigned top, FILE *out)
 		(double)span / 1e9, r->m.ncpus, (unsigned long long)r->nirq,
 		(unsigned long long)r->nsoft, n, "kind", "vec", "name", "count",
 		"total_ms", "mean_us", "max_us", "%span", lt_dstat_hist_title);
-	for (unsigned i = 0; i < n && (!top || i < top); i++) {
+	for (unsigned i = 0; i < shown; i++) {
 		const struct line *l = rows[i].val;
 		const char *name = line_name(rows[i].key, l, &soft, &vec);
 		fprintf(out, "%-7s %4d %-22s %8llu %10.3f %9.1f %9.1f %6.2f",
 			soft ? "softirq" : "irq", vec, name,
 			(unsigned long long)l->d.n, (double)l->d.sum / 1e6,
 			(double)l->d.sum / (double)l->d.n / 1e3,
-			(double)l->d.max / 1e3,
-			span > 0 ? 100.0 * (double)l->d.sum / (double)span :
-				   0.0);
+			(double)l->d.max / 1e3, span_pct(l, span));
 		lt_dstat_print_hist(&l->d, out);
 		fputc('\n', out);
 	}
-	lt_topn_sort(&r->longest);
 	fprintf(out,
 		"\nthe %u longest:\n%3s %12s %-7s %4s %-22s %4s %12s  %s\n",
 		r->longest.n, "#", "duration_us", "kind", "vec", "name", "cpu",
@@ -206,10 +204,77 @@ static void report(struct irq_run *r, unsigned top, FILE *out)
 		"skipped: %llu exits without an entry (handlers begun before "
 		"the trace)\n",
 		(unsigned long long)r->unmatched);
-	free(rows);
 }
 
-int lt_analyze_irq(lt_reader_t *t, unsigned top, FILE *out)
+static void print_json(const struct irq_run *r, const struct lt_itab_row *rows,
+		       unsigned n, unsigned shown, lt_reader_t *t, FILE *out)
+{
+	int64_t span = r->m.last_ns - r->m.first_ns;
+	int soft;
+	int32_t vec;
+	struct lt_json j;
+	lt_json_doc_begin(&j, out, "irq", t);
+	lt_json_int(&j, "origin_ns", r->m.first_ns);
+	lt_json_int(&j, "span_ns", span);
+	lt_json_uint(&j, "cpus_seen", r->m.ncpus);
+	lt_json_uint(&j, "irq_runs", r->nirq);
+	lt_json_uint(&j, "softirq_runs", r->nsoft);
+	lt_json_uint(&j, "lines_seen", n);
+	lt_json_uint(&j, "exits_without_entry", r->unmatched);
+	lt_dstat_json_bounds(&j);
+	lt_json_arr(&j, "lines");
+	for (unsigned i = 0; i < shown; i++) {
+		const struct line *l = rows[i].val;
+		const char *name = line_name(rows[i].key, l, &soft, &vec);
+		lt_json_obj(&j, NULL);
+		lt_json_str(&j, "kind", soft ? "softirq" : "irq");
+		lt_json_int(&j, "vec", vec);
+		lt_json_str(&j, "name", name);
+		lt_dstat_json(&l->d, &j, r->m.first_ns);
+		lt_json_num(&j, "span_pct", span_pct(l, span));
+		lt_json_end(&j);
+	}
+	lt_json_end(&j);
+	lt_json_arr(&j, "longest");
+	for (unsigned i = 0; i < r->longest.n; i++) {
+		const struct lt_topn_item *it = &r->longest.v[i];
+		const char *name = line_name(
+			it->key, lt_itab_find(&r->lines, it->key), &soft, &vec);
+		lt_json_obj(&j, NULL);
+		lt_json_int(&j, "duration_ns", it->dur);
+		lt_json_str(&j, "kind", soft ? "softirq" : "irq");
+		lt_json_int(&j, "vec", vec);
+		lt_json_str(&j, "name", name);
+		lt_json_int(&j, "cpu", it->cpu);
+		lt_json_int(&j, "at_ns", it->begin - r->m.first_ns);
+		lt_json_int(&j, "tid", it->tid);
+		lt_json_str(&j, "comm", lt_model_comm(&r->m, it->tid));
+		lt_json_end(&j);
+	}
+	lt_json_doc_end(&j);
+}
+
+static int report(struct irq_run *r, unsigned top, lt_reader_t *t,
+		  enum lt_afmt fmt, FILE *out)
+{
+	unsigned n;
+	struct lt_itab_row *rows = lt_itab_sorted(&r->lines, rank_line, &n);
+	if (!rows) {
+		if (fmt == LT_AFMT_JSON)
+			return -ENOMEM;
+		fputs("(out of memory)\n", out);
+		return 0;
+	}
+	lt_topn_sort(&r->longest);
+	if (fmt == LT_AFMT_JSON)
+		print_json(r, rows, n, top && top < n ? top : n, t, out);
+	else
+		print_text(r, rows, n, top && top < n ? top : n, out);
+	free(rows);
+	return 0;
+}
+
+int lt_analyze_irq(lt_reader_t *t, unsigned top, enum lt_afmt fmt, FILE *out)
 {
 	struct irq_run r = { 0 };
 	const struct lt_event *ev;
@@ -230,7 +295,7 @@ int lt_analyze_irq(lt_reader_t *t, unsigned top, FILE *out)
 		if ((ret = feed(&r, ev)) < 0)
 			break;
 	if (ret == 0)
-		report(&r, top, out);
+		ret = report(&r, top, t, fmt, out);
 out:
 	lt_topn_free(&r.longest);
 	lt_itab_free(&r.lines);

@@ -7,6 +7,7 @@
  * kernel events.
  */
 #include "analysis/analysis.h"
+#include "analysis/json_out.h"
 #include "analysis/model.h"
 
 #include <errno.h>
@@ -19,6 +20,65 @@ struct expiry {
 	int64_t late_ns, ns, interval;
 	int64_t tid, seq;
 };
+
+/* What the pass found: the figures both forms print. */
+struct jitter {
+	const struct lt_jitter_opts *o;
+	uint64_t nev, nint;
+	int64_t first, sum_late, max_late;
+	struct expiry *res; /* the worst, worst first */
+	unsigned nres;
+};
+
+static double mean_late_ns(const struct jitter *r)
+{
+	return r->nint ? (double)r->sum_late / (double)r->nint : 0.0;
+}
+
+static void print_text(const struct jitter *r, FILE *out)
+{
+	fprintf(out,
+		"%llu %s events, %llu intervals, period %.3f ms: "
+		"worst %.3f ms late, mean lateness %.3f ms\n",
+		(unsigned long long)r->nev, r->o->event,
+		(unsigned long long)r->nint, (double)r->o->period_ns / 1e6,
+		(double)r->max_late / 1e6,
+		r->nint ? (double)r->sum_late / 1e6 / (double)r->nint : 0.0);
+	for (unsigned k = 0; k < r->nres; k++) {
+		const struct expiry *e = &r->res[k];
+		fprintf(out,
+			"#%u at +%.6f s tid %lld seq %lld: %.3f ms "
+			"after the previous one, %.3f ms late\n",
+			k + 1, (double)(e->ns - r->first) / 1e9,
+			(long long)e->tid, (long long)e->seq,
+			(double)e->interval / 1e6, (double)e->late_ns / 1e6);
+	}
+}
+
+static void print_json(const struct jitter *r, lt_reader_t *t, FILE *out)
+{
+	struct lt_json j;
+	lt_json_doc_begin(&j, out, "jitter", t);
+	lt_json_int(&j, "origin_ns", r->first);
+	lt_json_str(&j, "event", r->o->event);
+	lt_json_int(&j, "period_ns", r->o->period_ns);
+	lt_json_uint(&j, "events", r->nev);
+	lt_json_uint(&j, "intervals", r->nint);
+	lt_json_int(&j, "worst_late_ns", r->max_late);
+	lt_json_num(&j, "mean_late_ns", mean_late_ns(r));
+	lt_json_arr(&j, "expiries");
+	for (unsigned k = 0; k < r->nres; k++) {
+		const struct expiry *e = &r->res[k];
+		lt_json_obj(&j, NULL);
+		lt_json_int(&j, "at_ns", e->ns - r->first);
+		lt_json_int(&j, "tid", e->tid);
+		lt_json_int(&j, "seq", e->seq);
+		lt_json_int(&j, "interval_ns", e->interval);
+		lt_json_int(&j, "late_ns", e->late_ns);
+		lt_json_end(&j);
+	}
+	lt_json_doc_end(&j);
+}
 
 int lt_analyze_jitter(lt_reader_t *t, const struct lt_jitter_opts *o, FILE *out)
 {
@@ -81,21 +141,12 @@ int lt_analyze_jitter(lt_reader_t *t, const struct lt_jitter_opts *o, FILE *out)
 					res[a] = res[b];
 					res[b] = x;
 				}
-		fprintf(out,
-			"%llu %s events, %llu intervals, period %.3f ms: "
-			"worst %.3f ms late, mean lateness %.3f ms\n",
-			(unsigned long long)nev, o->event,
-			(unsigned long long)nint, (double)o->period_ns / 1e6,
-			(double)max_late / 1e6,
-			nint ? (double)sum_late / 1e6 / (double)nint : 0.0);
-		for (unsigned k = 0; k < nres; k++)
-			fprintf(out,
-				"#%u at +%.6f s tid %lld seq %lld: %.3f ms "
-				"after the previous one, %.3f ms late\n",
-				k + 1, (double)(res[k].ns - first) / 1e9,
-				(long long)res[k].tid, (long long)res[k].seq,
-				(double)res[k].interval / 1e6,
-				(double)res[k].late_ns / 1e6);
+		struct jitter r = { o,	      nev,	nint, first,
+				    sum_late, max_late, res,  nres };
+		if (o->fmt == LT_AFMT_JSON)
+			print_json(&r, t, out);
+		else
+			print_text(&r, out);
 	}
 	free(res);
 	return ret;

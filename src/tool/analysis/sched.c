@@ -8,6 +8,7 @@
  * hold (inferred ones, see model.h) are left out.
  */
 #include "analysis/analysis.h"
+#include "analysis/json_out.h"
 #include "analysis/model.h"
 
 #include <errno.h>
@@ -67,7 +68,74 @@ static void account(struct lt_model *m, const struct lt_event *ev)
 	}
 }
 
-int lt_analyze_sched(lt_reader_t *t, unsigned top, FILE *out)
+/* The threads' waits, ranked: what both forms print. */
+struct waits {
+	const struct lt_model *m;
+	const struct row *rows;
+	unsigned n, shown;
+};
+
+static void print_text(const struct waits *w, FILE *out)
+{
+	const struct lt_model *m = w->m;
+	fprintf(out,
+		"wake-up to run latency, %u threads woken; the %u worst "
+		"by their longest wait:\n"
+		"%8s %-16s %8s %10s %10s %12s  "
+		"<10us <100us <1ms <10ms more\n",
+		w->n, w->shown, "tid", "comm", "wakeups", "mean_us", "max_us",
+		"max_at_s");
+	for (unsigned i = 0; i < w->shown; i++) {
+		const struct wstat *s = w->rows[i].w;
+		fprintf(out, "%8d %-16s %8llu %10.1f %10.1f %12.6f ",
+			w->rows[i].tid, lt_model_comm(m, w->rows[i].tid),
+			(unsigned long long)s->n,
+			(double)s->sum / (double)s->n / 1e3,
+			(double)s->max / 1e3,
+			(double)(s->max_at - m->first_ns) / 1e9);
+		for (int b = 0; b < NBUCKETS; b++)
+			fprintf(out, " %llu", (unsigned long long)s->hist[b]);
+		fputc('\n', out);
+	}
+	if (m->nsched == 0)
+		fputs("(no kernel scheduling events in the trace: "
+		      "record with -k sched --all)\n",
+		      out);
+}
+
+static void print_json(const struct waits *w, lt_reader_t *t, FILE *out)
+{
+	const struct lt_model *m = w->m;
+	struct lt_json j;
+	lt_json_doc_begin(&j, out, "sched", t);
+	lt_json_int(&j, "origin_ns", m->first_ns);
+	lt_json_bool(&j, "sched_events", m->nsched != 0);
+	lt_json_uint(&j, "threads_woken", w->n);
+	lt_json_arr(&j, "hist_bounds_ns");
+	for (int64_t b = 10000; b <= 10000000; b *= 10)
+		lt_json_int(&j, NULL, b);
+	lt_json_end(&j);
+	lt_json_arr(&j, "threads");
+	for (unsigned i = 0; i < w->shown; i++) {
+		const struct wstat *s = w->rows[i].w;
+		lt_json_obj(&j, NULL);
+		lt_json_int(&j, "tid", w->rows[i].tid);
+		lt_json_str(&j, "comm", lt_model_comm(m, w->rows[i].tid));
+		lt_json_uint(&j, "wakeups", s->n);
+		lt_json_int(&j, "total_ns", s->sum);
+		lt_json_num(&j, "mean_ns", (double)s->sum / (double)s->n);
+		lt_json_int(&j, "max_ns", s->max);
+		lt_json_int(&j, "max_at_ns", s->max_at - m->first_ns);
+		lt_json_arr(&j, "hist");
+		for (int b = 0; b < NBUCKETS; b++)
+			lt_json_uint(&j, NULL, s->hist[b]);
+		lt_json_end(&j);
+		lt_json_end(&j);
+	}
+	lt_json_doc_end(&j);
+}
+
+int lt_analyze_sched(lt_reader_t *t, unsigned top, enum lt_afmt fmt, FILE *out)
 {
 	struct lt_model m;
 	const struct lt_event *ev;
@@ -89,30 +157,11 @@ int lt_analyze_sched(lt_reader_t *t, unsigned top, FILE *out)
 		ret = -ENOMEM;
 	if (ret == 0) {
 		qsort(rows, n, sizeof(*rows), by_max_desc);
-		fprintf(out,
-			"wake-up to run latency, %u threads woken; the %u worst "
-			"by their longest wait:\n"
-			"%8s %-16s %8s %10s %10s %12s  "
-			"<10us <100us <1ms <10ms more\n",
-			n, top && top < n ? top : n, "tid", "comm", "wakeups",
-			"mean_us", "max_us", "max_at_s");
-		for (unsigned i = 0; i < n && (!top || i < top); i++) {
-			const struct wstat *w = rows[i].w;
-			fprintf(out, "%8d %-16s %8llu %10.1f %10.1f %12.6f ",
-				rows[i].tid, lt_model_comm(&m, rows[i].tid),
-				(unsigned long long)w->n,
-				(double)w->sum / (double)w->n / 1e3,
-				(double)w->max / 1e3,
-				(double)(w->max_at - m.first_ns) / 1e9);
-			for (int b = 0; b < NBUCKETS; b++)
-				fprintf(out, " %llu",
-					(unsigned long long)w->hist[b]);
-			fputc('\n', out);
-		}
-		if (m.nsched == 0)
-			fputs("(no kernel scheduling events in the trace: "
-			      "record with -k sched --all)\n",
-			      out);
+		struct waits w = { &m, rows, n, top && top < n ? top : n };
+		if (fmt == LT_AFMT_JSON)
+			print_json(&w, t, out);
+		else
+			print_text(&w, out);
 	}
 	for (unsigned i = 0; i < m.tab_cap; i++)
 		if (m.tab[i])

@@ -22,6 +22,7 @@
  */
 #include "analysis/analysis.h"
 #include "analysis/dstat.h"
+#include "analysis/json_out.h"
 #include "analysis/model.h"
 
 #include <errno.h>
@@ -230,30 +231,42 @@ static const struct thr *thr_of(const struct lt_itab_row *row)
 	return row->val;
 }
 
-static void print_syscalls(const struct sc_run *r, unsigned top,
-			   unsigned nthreads, FILE *out)
+/* What the pass found, ranked: what both forms print. */
+struct sc_result {
+	const struct sc_run *r;
+	unsigned top;
+	unsigned nthreads; /* that made a timed call */
+	struct lt_itab_row *sys; /* the syscalls, the most time first */
+	unsigned nsys;
+	struct lt_itab_row *thr; /* those threads, the most time first */
+	unsigned nthr;
+	struct lt_itab_row *open; /* the calls open at the end, oldest first */
+	unsigned nopen;
+};
+
+static unsigned shown_of(const struct sc_result *s, unsigned n)
 {
+	return s->top && s->top < n ? s->top : n;
+}
+
+static void print_syscalls(const struct sc_result *res, FILE *out)
+{
+	const struct sc_run *r = res->r;
 	char nb[32];
-	unsigned n;
-	struct lt_itab_row *rows = lt_itab_sorted(&r->sys, rank_sys, &n);
-	if (!rows) {
-		fputs("(out of memory)\n", out);
-		return;
-	}
-	unsigned shown = top && top < n ? top : n;
+	unsigned n = res->nsys, shown = shown_of(res, n);
 	fprintf(out,
 		"system calls over %.6f s: %llu timed calls by %u threads, "
 		"%llu unfinished; the %u syscalls of %u with the most time:\n"
 		"%-22s %8s %6s %11s %11s %11s %s\n",
 		(double)(r->m.last_ns - r->m.first_ns) / 1e9,
-		(unsigned long long)r->ncalls, nthreads,
+		(unsigned long long)r->ncalls, res->nthreads,
 		(unsigned long long)(r->unfin_exited + r->unfin_end), shown, n,
 		"syscall", "calls", "unfin", "total_ms", "mean_us", "max_us",
 		lt_dstat_hist_title);
 	for (unsigned i = 0; i < shown; i++) {
-		const struct sys *s = rows[i].val;
+		const struct sys *s = res->sys[i].val;
 		fprintf(out, "%-22s %8llu %6llu %11.3f %11.1f %11.1f",
-			lt_syscall_name(rows[i].key, nb, sizeof(nb)),
+			lt_syscall_name(res->sys[i].key, nb, sizeof(nb)),
 			(unsigned long long)s->d.n,
 			(unsigned long long)(s->unfin_exited + s->unfin_end),
 			(double)s->d.sum / 1e6,
@@ -262,7 +275,6 @@ static void print_syscalls(const struct sc_run *r, unsigned top,
 		lt_dstat_print_hist(&s->d, out);
 		fputc('\n', out);
 	}
-	free(rows);
 }
 
 static void print_slowest(const struct sc_run *r, FILE *out)
@@ -282,84 +294,52 @@ static void print_slowest(const struct sc_run *r, FILE *out)
 	}
 }
 
-static void print_threads(const struct sc_run *r, unsigned top, FILE *out)
+static void print_threads(const struct sc_result *res, FILE *out)
 {
+	const struct sc_run *r = res->r;
 	char nb[32];
-	unsigned n, nopen = 0;
-	struct lt_itab_row *rows = lt_itab_sorted(&r->thr, rank_thr, &n);
-	if (!rows) {
-		fputs("(out of memory)\n", out);
-		return;
-	}
-	unsigned shown = top && top < n ? top : n;
+	unsigned n = res->nthr, shown = shown_of(res, n);
 	fprintf(out,
 		"\nthe %u threads of %u with the most time in system calls:\n"
 		"%8s %-16s %8s %8s %11s %11s  %s\n",
 		shown, n, "tid", "comm", "pid", "calls", "total_ms", "max_us",
 		"slowest");
 	for (unsigned i = 0; i < shown; i++) {
-		const struct thr *t = rows[i].val;
-		int32_t tid = (int32_t)rows[i].key;
+		const struct thr *t = res->thr[i].val;
+		int32_t tid = (int32_t)res->thr[i].key;
 		fprintf(out, "%8d %-16s %8d %8llu %11.3f %11.1f  %s\n", tid,
 			lt_model_comm(&r->m, tid), lt_model_tgid(&r->m, tid),
 			(unsigned long long)t->n, (double)t->total / 1e6,
 			(double)t->max / 1e3,
 			lt_syscall_name(t->max_id, nb, sizeof(nb)));
 	}
-	/* the calls still open at the end, oldest first */
-	n = 0;
-	for (unsigned i = 0; i < r->thr.cap; i++) {
-		struct lt_itab_row row = { 0 };
-		const struct thr *t = lt_itab_slot(&r->thr, i, &row.key);
-		if (t && t->open) {
-			row.val = t;
-			rows[n++] = row;
-		}
-	}
-	nopen = n;
-	for (unsigned i = 1; i < n; i++)
-		for (unsigned j = i;
-		     j > 0 && thr_of(&rows[j])->enter_ns <
-				      thr_of(&rows[j - 1])->enter_ns;
-		     j--) {
-			struct lt_itab_row x = rows[j];
-			rows[j] = rows[j - 1];
-			rows[j - 1] = x;
-		}
 	fprintf(out,
 		"\nunfinished: %llu calls whose thread exited in them (exit and "
 		"exit_group do not return), %u still open at the end",
-		(unsigned long long)r->unfin_exited, nopen);
-	shown = top && top < n ? top : n;
+		(unsigned long long)r->unfin_exited, res->nopen);
+	shown = shown_of(res, res->nopen);
 	if (shown)
 		fprintf(out, ", the %u oldest:\n%-22s %8s %-16s %12s %11s\n",
 			shown, "syscall", "tid", "comm", "since_s", "open_ms");
 	else
 		fputs("\n", out);
 	for (unsigned i = 0; i < shown; i++) {
-		const struct thr *t = rows[i].val;
-		int32_t tid = (int32_t)rows[i].key;
+		const struct thr *t = res->open[i].val;
+		int32_t tid = (int32_t)res->open[i].key;
 		fprintf(out, "%-22s %8d %-16s %12.6f %11.3f\n",
 			lt_syscall_name(t->id, nb, sizeof(nb)), tid,
 			lt_model_comm(&r->m, tid),
 			(double)(t->enter_ns - r->m.first_ns) / 1e9,
 			(double)(r->m.last_ns - t->enter_ns) / 1e6);
 	}
-	free(rows);
 }
 
-static void report(struct sc_run *r, unsigned top, FILE *out)
+static void print_text(const struct sc_result *res, FILE *out)
 {
-	unsigned nthreads = 0;
-	for (unsigned i = 0; i < r->thr.cap; i++) {
-		int64_t tid;
-		const struct thr *t = lt_itab_slot(&r->thr, i, &tid);
-		nthreads += t && t->n;
-	}
-	lt_topn_sort(&r->slow);
-	print_syscalls(r, top, nthreads, out);
+	const struct sc_run *r = res->r;
+	print_syscalls(res, out);
 	print_slowest(r, out);
-	print_threads(r, top, out);
+	print_threads(res, out);
 	fprintf(out,
 		"skipped: %llu exits without an enter (calls begun before "
 		"the trace), %llu exits of another syscall than the open one, "
@@ -369,7 +349,148 @@ static void report(struct sc_run *r, unsigned top, FILE *out)
 		(unsigned long long)r->lost_exit);
 }
 
-int lt_analyze_syscalls(lt_reader_t *t, unsigned top, FILE *out)
+/* A syscall's number and name as members of the object open. */
+static void json_nr(struct lt_json *j, int64_t nr)
+{
+	char nb[32];
+	lt_json_int(j, "nr", nr);
+	lt_json_str(j, "name", lt_syscall_name(nr, nb, sizeof(nb)));
+}
+
+static void print_json(const struct sc_result *res, lt_reader_t *t, FILE *out)
+{
+	const struct sc_run *r = res->r;
+	const struct lt_model *m = &r->m;
+	struct lt_json j;
+	lt_json_doc_begin(&j, out, "syscalls", t);
+	lt_json_int(&j, "origin_ns", m->first_ns);
+	lt_json_int(&j, "span_ns", m->last_ns - m->first_ns);
+	lt_json_uint(&j, "timed_calls", r->ncalls);
+	lt_json_uint(&j, "threads_with_calls", res->nthreads);
+	lt_json_uint(&j, "unfinished", r->unfin_exited + r->unfin_end);
+	lt_json_uint(&j, "unfinished_exited", r->unfin_exited);
+	lt_json_uint(&j, "syscalls_seen", res->nsys);
+	lt_dstat_json_bounds(&j);
+	lt_json_arr(&j, "syscalls");
+	for (unsigned i = 0; i < shown_of(res, res->nsys); i++) {
+		const struct sys *s = res->sys[i].val;
+		lt_json_obj(&j, NULL);
+		json_nr(&j, res->sys[i].key);
+		lt_json_uint(&j, "unfinished", s->unfin_exited + s->unfin_end);
+		lt_dstat_json(&s->d, &j, m->first_ns);
+		lt_json_end(&j);
+	}
+	lt_json_end(&j);
+	lt_json_arr(&j, "slowest");
+	for (unsigned i = 0; i < r->slow.n; i++) {
+		const struct lt_topn_item *it = &r->slow.v[i];
+		lt_json_obj(&j, NULL);
+		lt_json_int(&j, "duration_ns", it->dur);
+		json_nr(&j, it->key);
+		lt_json_int(&j, "tid", it->tid);
+		lt_json_str(&j, "comm", lt_model_comm(m, it->tid));
+		lt_json_int(&j, "cpu", it->cpu);
+		lt_json_int(&j, "at_ns", it->begin - m->first_ns);
+		lt_json_end(&j);
+	}
+	lt_json_end(&j);
+	lt_json_arr(&j, "threads");
+	for (unsigned i = 0; i < shown_of(res, res->nthr); i++) {
+		const struct thr *th = res->thr[i].val;
+		int32_t tid = (int32_t)res->thr[i].key;
+		lt_json_obj(&j, NULL);
+		lt_json_int(&j, "tid", tid);
+		lt_json_str(&j, "comm", lt_model_comm(m, tid));
+		lt_json_int(&j, "pid", lt_model_tgid(m, tid));
+		lt_json_uint(&j, "calls", th->n);
+		lt_json_int(&j, "total_ns", th->total);
+		lt_json_int(&j, "max_ns", th->max);
+		lt_json_obj(&j, "slowest");
+		json_nr(&j, th->max_id);
+		lt_json_end(&j);
+		lt_json_end(&j);
+	}
+	lt_json_end(&j);
+	lt_json_uint(&j, "open_at_end", res->nopen);
+	lt_json_arr(&j, "open");
+	for (unsigned i = 0; i < shown_of(res, res->nopen); i++) {
+		const struct thr *th = res->open[i].val;
+		int32_t tid = (int32_t)res->open[i].key;
+		lt_json_obj(&j, NULL);
+		json_nr(&j, th->id);
+		lt_json_int(&j, "tid", tid);
+		lt_json_str(&j, "comm", lt_model_comm(m, tid));
+		lt_json_int(&j, "since_ns", th->enter_ns - m->first_ns);
+		lt_json_int(&j, "open_ns", m->last_ns - th->enter_ns);
+		lt_json_end(&j);
+	}
+	lt_json_end(&j);
+	lt_json_obj(&j, "skipped");
+	lt_json_uint(&j, "exits_without_enter", r->exit_no_enter);
+	lt_json_uint(&j, "exits_of_another_syscall", r->mismatched);
+	lt_json_uint(&j, "enters_while_open", r->lost_exit);
+	lt_json_end(&j);
+	lt_json_doc_end(&j);
+}
+
+/* The calls still open at the end into rows (room for every thread),
+ * oldest first; how many. */
+static unsigned open_calls(const struct sc_run *r, struct lt_itab_row *rows)
+{
+	unsigned n = 0;
+	for (unsigned i = 0; i < r->thr.cap; i++) {
+		struct lt_itab_row row = { 0 };
+		const struct thr *t = lt_itab_slot(&r->thr, i, &row.key);
+		if (t && t->open) {
+			row.val = t;
+			rows[n++] = row;
+		}
+	}
+	for (unsigned i = 1; i < n; i++)
+		for (unsigned j = i;
+		     j > 0 && thr_of(&rows[j])->enter_ns <
+				      thr_of(&rows[j - 1])->enter_ns;
+		     j--) {
+			struct lt_itab_row x = rows[j];
+			rows[j] = rows[j - 1];
+			rows[j - 1] = x;
+		}
+	return n;
+}
+
+static int report(struct sc_run *r, unsigned top, lt_reader_t *t,
+		  enum lt_afmt fmt, FILE *out)
+{
+	struct sc_result res = { .r = r, .top = top };
+	for (unsigned i = 0; i < r->thr.cap; i++) {
+		int64_t tid;
+		const struct thr *th = lt_itab_slot(&r->thr, i, &tid);
+		res.nthreads += th && th->n;
+	}
+	lt_topn_sort(&r->slow);
+	res.sys = lt_itab_sorted(&r->sys, rank_sys, &res.nsys);
+	res.thr = lt_itab_sorted(&r->thr, rank_thr, &res.nthr);
+	res.open = calloc(r->thr.n ? r->thr.n : 1, sizeof(*res.open));
+	int ret = 0;
+	if (res.sys && res.thr && res.open) {
+		res.nopen = open_calls(r, res.open);
+		if (fmt == LT_AFMT_JSON)
+			print_json(&res, t, out);
+		else
+			print_text(&res, out);
+	} else if (fmt == LT_AFMT_JSON) {
+		ret = -ENOMEM;
+	} else {
+		fputs("(out of memory)\n", out);
+	}
+	free(res.sys);
+	free(res.thr);
+	free(res.open);
+	return ret;
+}
+
+int lt_analyze_syscalls(lt_reader_t *t, unsigned top, enum lt_afmt fmt,
+			FILE *out)
 {
 	struct sc_run r = { 0 };
 	const struct lt_event *ev;
@@ -407,7 +528,7 @@ int lt_analyze_syscalls(lt_reader_t *t, unsigned top, FILE *out)
 		}
 	}
 	if (ret == 0)
-		report(&r, top, out);
+		ret = report(&r, top, t, fmt, out);
 out:
 	lt_topn_free(&r.slow);
 	lt_itab_free(&r.sys);

@@ -27,6 +27,7 @@ static const struct {
 	{ { "period", required_argument, NULL, 'p' }, LT_AOPT_ANALYSES },
 	{ { "span", required_argument, NULL, 's' }, LT_AOPT_ANALYSES },
 	{ { "min", required_argument, NULL, 'm' }, LT_AOPT_ANALYSES },
+	{ { "json", no_argument, NULL, 'j' }, LT_AOPT_JSON },
 };
 #define NOPTS (sizeof(all_opts) / sizeof(all_opts[0]))
 
@@ -81,6 +82,9 @@ int lt_aopts_parse(struct lt_aopts *o, const char *verb, unsigned mask,
 			break;
 		case 'm':
 			o->min = optarg;
+			break;
+		case 'j':
+			o->json = 1;
 			break;
 		default:
 			return lt_cli_error(verb,

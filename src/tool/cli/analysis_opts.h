@@ -25,6 +25,7 @@ enum {
 	/* the first word after the verb names what it runs (analyze's
 	 * latency, sched, ...) */
 	LT_AOPT_WHAT = 1 << 4,
+	LT_AOPT_JSON = 1 << 5, /* --json: the results as JSON */
 };
 
 struct lt_aopts {
@@ -36,6 +37,7 @@ struct lt_aopts {
 	const char *event; /* default demo:tick */
 	const char *by, *period, *span, *min; /* NULL where none is given */
 	unsigned top; /* 0 where none is given: the analysis's default */
+	int json; /* --json given */
 };
 
 /*

@@ -7,9 +7,11 @@
 #include "analysis/analysis.h"
 #include "analysis/span.h"
 #include "cli/analysis_opts.h"
+#include "cli/analyze.h"
 #include "cli/cli.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define ANALYZE "analyze"
@@ -61,14 +63,14 @@ static const char analyze_usage[] =
 	"  the longest windows and the threads they interrupted.  Needs -k "
 	"irq.\n"
 	"\n"
-	"  --top N   how many to show (default 5 for latency, 10 otherwise)\n";
+	"  --top N   how many to show (default 5 for latency, 10 otherwise)\n"
+	"  --json    the results as one JSON document (all but spans; its\n"
+	"            schema: docs/analysis-json.md)\n";
 
 /* Figures near lost events can be wrong (a switch missed): says so. */
 static void warn_discarded(lt_reader_t *t, const char *dir)
 {
-	uint64_t n = 0;
-	for (unsigned i = 0; i < lt_reader_nstreams(t); i++)
-		n += lt_stream_discarded(lt_reader_stream(t, i));
+	uint64_t n = lt_trace_discarded(t);
 	if (n)
 		fprintf(stderr,
 			"lowtrace: %s: warning: %s: the tracer discarded %llu "
@@ -79,26 +81,26 @@ static void warn_discarded(lt_reader_t *t, const char *dir)
 			ANALYZE, dir, (unsigned long long)n);
 }
 
-static int analyze_run(int argc, char **argv)
+/* `lowtrace analyze` from its argv (argv[0] "analyze"), its results
+ * written to out, as JSON where json or --json says so; the exit status. */
+static int analyze(int argc, char **argv, int json, FILE *out)
 {
 	struct lt_aopts opt;
 
-	if (lt_cli_wants_help(argc, argv) || argc < 2) {
-		fputs(analyze_usage, argc < 2 ? stderr : stdout);
-		return argc < 2 ? 2 : 0;
-	}
 	if (lt_aopts_parse(&opt, ANALYZE,
-			   LT_AOPT_WHAT | LT_AOPT_ANCHOR | LT_AOPT_ANALYSES,
+			   LT_AOPT_WHAT | LT_AOPT_ANCHOR | LT_AOPT_ANALYSES |
+				   LT_AOPT_JSON,
 			   argc, argv))
 		return 1;
 	const char *what = opt.what, *dir = opt.dir, *span = opt.span;
 	unsigned top = opt.top;
+	enum lt_afmt fmt = json || opt.json ? LT_AFMT_JSON : LT_AFMT_TEXT;
 	lt_reader_t *t;
 	int ret;
 	if (strcmp(what, "latency") == 0) {
-		struct lt_latency_opts o = { .by = opt.by,
-					     .top = top,
-					     .span = span };
+		struct lt_latency_opts o = {
+			.by = opt.by, .top = top, .span = span, .fmt = fmt
+		};
 		char err[256];
 		struct lt_span_pair pair;
 		if (lt_aopts_anchor(&opt, ANALYZE, &o.anchor))
@@ -112,15 +114,19 @@ static int analyze_run(int argc, char **argv)
 					    opt.min);
 		if (lt_cli_open_trace(ANALYZE, dir, &t))
 			return 1;
-		ret = lt_analyze_latency(t, &o, stdout);
+		ret = lt_analyze_latency(t, &o, out);
 	} else if (strcmp(what, "spans") == 0) {
+		if (fmt == LT_AFMT_JSON)
+			return lt_cli_error(ANALYZE,
+					    "spans has no --json form (latency "
+					    "--span explains spans in JSON)");
 		char err[256];
 		struct lt_span_pair pair;
 		if (span && lt_span_parse(span, &pair, err, sizeof(err)))
 			return lt_cli_error(ANALYZE, "--span: %s", err);
 		if (lt_cli_open_trace(ANALYZE, dir, &t))
 			return 1;
-		ret = lt_analyze_spans(t, span, top ? top : 10, stdout);
+		ret = lt_analyze_spans(t, span, top ? top : 10, out);
 		if (ret == -ENODATA) {
 			lt_cli_error(ANALYZE,
 				     "%s has no spans%s%s (start and end "
@@ -131,7 +137,9 @@ static int analyze_run(int argc, char **argv)
 			return 1;
 		}
 	} else if (strcmp(what, "jitter") == 0) {
-		struct lt_jitter_opts o = { .event = opt.event, .top = top };
+		struct lt_jitter_opts o = { .event = opt.event,
+					    .top = top,
+					    .fmt = fmt };
 		o.period_ns =
 			opt.period ? lt_parse_duration(opt.period) : 10000000;
 		if (o.period_ns <= 0)
@@ -140,11 +148,12 @@ static int analyze_run(int argc, char **argv)
 					    opt.period);
 		if (lt_cli_open_trace(ANALYZE, dir, &t))
 			return 1;
-		ret = lt_analyze_jitter(t, &o, stdout);
+		ret = lt_analyze_jitter(t, &o, out);
 	} else {
 		static const struct {
 			const char *name, *needs;
-			int (*fn)(lt_reader_t *, unsigned, FILE *);
+			int (*fn)(lt_reader_t *, unsigned, enum lt_afmt,
+				  FILE *);
 		} simple[] = {
 			{ "sched", "sched", lt_analyze_sched },
 			{ "cpu", "sched", lt_analyze_cpu },
@@ -162,7 +171,7 @@ static int analyze_run(int argc, char **argv)
 					    what);
 		if (lt_cli_open_trace(ANALYZE, dir, &t))
 			return 1;
-		ret = simple[i].fn(t, top ? top : 10, stdout);
+		ret = simple[i].fn(t, top ? top : 10, fmt, out);
 		if (ret == -ENODATA) {
 			lt_cli_error(ANALYZE,
 				     "%s has no %s events for `analyze %s`: "
@@ -180,6 +189,32 @@ static int analyze_run(int argc, char **argv)
 		warn_discarded(t, dir);
 	lt_reader_close(t);
 	return ret < 0 ? 1 : 0;
+}
+
+static int analyze_run(int argc, char **argv)
+{
+	if (lt_cli_wants_help(argc, argv) || argc < 2) {
+		fputs(analyze_usage, argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	return analyze(argc, argv, 0, stdout);
+}
+
+int lt_analyze_json(const char *trace, int argc, char **argv, FILE *out)
+{
+	if (argc < 1 || !trace)
+		return lt_cli_error(ANALYZE, "no analysis or no trace given");
+	char **av = calloc((size_t)argc + 3, sizeof(*av));
+	if (!av)
+		return lt_cli_error(ANALYZE, "out of memory");
+	/* as `lowtrace analyze WHAT OPTIONS... TRACE` */
+	av[0] = ANALYZE;
+	for (int i = 0; i < argc; i++)
+		av[i + 1] = argv[i];
+	av[argc + 1] = (char *)trace;
+	int ret = analyze(argc + 2, av, 1, out);
+	free(av);
+	return ret;
 }
 
 LT_CLI_VERB(analyze_verb, .name = ANALYZE,
