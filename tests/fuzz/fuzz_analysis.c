@@ -9,7 +9,8 @@
  * stream file, opened as two streams.  The trace is opened with
  * LT_READER_SKIP_BAD, so that a damaged packet does not end the run
  * before the analyses see the rest; each analysis rewinds it.  Output
- * goes to /dev/null.
+ * goes to /dev/null: text for inputs of even size, the analyses' JSON
+ * for odd.
  */
 #include "analysis/analysis.h"
 #include "analysis/report.h"
@@ -25,7 +26,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static FILE *sink;
 
-static void run_all(lt_reader_t *t)
+/* fmt: text, or the analyses' JSON documents (alternate inputs) */
+static void run_all(lt_reader_t *t, enum lt_afmt fmt)
 {
 	struct lt_anchor a;
 	char err[256];
@@ -38,27 +40,29 @@ static void run_all(lt_reader_t *t)
 			    "!(state == \"BUSY\")) || ratio < 1.5",
 			    &b, err, sizeof(err)))
 		abort();
-	struct lt_latency_opts lo = { .anchor = a, .top = 3 };
-	struct lt_jitter_opts jo = { .event = "*",
-				     .period_ns = 1000000,
-				     .top = 3 };
+	struct lt_latency_opts lo = { .anchor = a, .top = 3, .fmt = fmt };
+	struct lt_jitter_opts jo = {
+		.event = "*", .period_ns = 1000000, .top = 3, .fmt = fmt
+	};
 	lt_analyze_latency(t, &lo, sink);
 	lt_reader_rewind(t);
 	lt_analyze_jitter(t, &jo, sink);
 	lt_reader_rewind(t);
-	lt_analyze_sched(t, 3, LT_AFMT_TEXT, sink);
+	lt_analyze_sched(t, 3, fmt, sink);
 	lt_reader_rewind(t);
-	lt_analyze_cpu(t, 3, LT_AFMT_TEXT, sink);
+	lt_analyze_cpu(t, 3, fmt, sink);
 	lt_reader_rewind(t);
-	lt_analyze_syscalls(t, 3, LT_AFMT_TEXT, sink);
+	lt_analyze_syscalls(t, 3, fmt, sink);
 	lt_reader_rewind(t);
-	lt_analyze_irq(t, 3, LT_AFMT_TEXT, sink);
+	lt_analyze_irq(t, 3, fmt, sink);
 	lt_reader_rewind(t);
 	/* spans: the pairs found by name (irq and softirq entries and
 	 * exits), and a given pair explained */
 	lt_analyze_spans(t, NULL, 3, sink);
 	lt_reader_rewind(t);
-	struct lt_latency_opts so = { .top = 3, .span = "*_entry..*_exit" };
+	struct lt_latency_opts so = { .top = 3,
+				      .span = "*_entry..*_exit",
+				      .fmt = fmt };
 	lt_analyze_latency(t, &so, sink);
 	lt_reader_rewind(t);
 	lt_export_chrome(t, &b, sink);
@@ -84,7 +88,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	lt_reader_t *t;
 	if (lt_reader_open_mem(in.meta, in.mlen, ms, 2, &o, &t, err,
 			       sizeof(err)) == 0) {
-		run_all(t);
+		run_all(t, size & 1 ? LT_AFMT_JSON : LT_AFMT_TEXT);
 		lt_reader_close(t);
 	}
 	fuzz_input_free(&in);
