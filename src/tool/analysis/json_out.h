@@ -18,7 +18,7 @@
  * raised when a field changes meaning or goes; new fields keep it. */
 #define LT_JSON_SCHEMA_VERSION 1
 
-#define LT_JSON_MAX_DEPTH 16 /* the documents nest 6 deep at most */
+#define LT_JSON_MAX_DEPTH 16 /* the documents nest 7 deep at most */
 
 struct lt_json {
 	FILE *f;
