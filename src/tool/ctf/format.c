@@ -613,15 +613,39 @@ static char *close_structs(char *p, unsigned n)
 	return p;
 }
 
+/* " }, {" for each empty context of ec after section from and before to:
+ * the braces of those babeltrace2 prints "{ }". */
+static char *empty_sections(const struct lt_event_class *ec, char *p,
+			    unsigned from, unsigned to)
+{
+	for (unsigned s = from + 1; s < to; s++)
+		if (ec->empty_secs & 1u << s) {
+			memcpy(p, " }, {", 5);
+			p += 5;
+		}
+	return p;
+}
+
 char *lt_event_format(const struct lt_event *ev, char *p)
 {
 	const struct lt_event_class *ec = ev->cls;
 
 	if (!ec->nfields) {
-		if (ec->no_payload)
+		/* "{ }" for each context and payload declared */
+		if (!ec->empty_secs && ec->no_payload)
 			return p;
-		memcpy(p, "{ }", 3);
-		return p + 3;
+		char *s = p;
+		for (unsigned k = 0; k < LT_NSECTIONS; k++)
+			if (k == LT_SEC_PAYLOAD ? !ec->no_payload :
+						  ec->empty_secs & 1u << k) {
+				if (p != s) {
+					memcpy(p, ", ", 2);
+					p += 2;
+				}
+				memcpy(p, "{ }", 3);
+				p += 3;
+			}
+		return p;
 	}
 	if (__builtin_expect(ec->fmt_plain, 1))
 		return format_plain(ev, p);
@@ -629,6 +653,8 @@ char *lt_event_format(const struct lt_event *ev, char *p)
 	 * printed yet in the section cur */
 	unsigned pend = 0, first = 1, cur = ec->fields[0].sec;
 	*p++ = '{';
+	if (__builtin_expect(ec->empty_secs, 0))
+		p = empty_sections(ec, p, (unsigned)-1, cur);
 	for (uint32_t i = 0; i < ec->nfields; i++) {
 		const struct lt_field_class *fc = &ec->fields[i];
 		if (__builtin_expect(fc->var_tag >= 0, 0) &&
@@ -644,6 +670,7 @@ char *lt_event_format(const struct lt_event *ev, char *p)
 		if (__builtin_expect(fc->sec != cur, 0)) {
 			memcpy(p, " }, {", 5);
 			p += 5;
+			p = empty_sections(ec, p, cur, fc->sec);
 			first = 1;
 			cur = fc->sec;
 		}
@@ -682,10 +709,13 @@ char *lt_event_format(const struct lt_event *ev, char *p)
 	}
 	if (__builtin_expect(pend, 0))
 		p = close_structs(p, pend);
-	if (__builtin_expect(cur != LT_SEC_PAYLOAD && !ec->no_payload, 0)) {
+	if (__builtin_expect(cur != LT_SEC_PAYLOAD, 0)) {
 		/* contexts and an empty payload */
-		memcpy(p, " }, { }", 7);
-		return p + 7;
+		p = empty_sections(ec, p, cur, LT_SEC_PAYLOAD);
+		if (!ec->no_payload) {
+			memcpy(p, " }, { }", 7);
+			return p + 7;
+		}
 	}
 	memcpy(p, " }", 2);
 	return p + 2;

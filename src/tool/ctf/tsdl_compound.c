@@ -167,11 +167,9 @@ static void compile_cnode(struct ccomp *cc, const struct ty *t,
 		*min_bits = 8;
 		return;
 	case TY_STRUCT: {
-		if (!t->nfields)
-			tsdl_fail(ps, line, "field '%s': an empty struct",
-				  out->name);
-		struct lt_cnode *kids =
-			tsdl_alloc(ps, t->nfields * sizeof(*kids));
+		/* an empty struct: no kids, printed "{ }" */
+		struct lt_cnode *kids = tsdl_alloc(
+			ps, (t->nfields ? t->nfields : 1) * sizeof(*kids));
 		struct cframe *fr = push_frame(cc, t, kids, line);
 		*min_bits = 0;
 		for (unsigned i = 0; i < t->nfields; i++) {

@@ -97,7 +97,9 @@ static void flatten(struct parser *ps, const struct ty *st, const char *open,
 		unsigned al = fi == 0 && st->align > align ? st->align :
 			      fi == 0			   ? align :
 							     0;
-		if (f->type->kind == TY_STRUCT) {
+		/* an empty struct is one field, a tree of no leaves:
+		 * printed "NAME = { }" */
+		if (f->type->kind == TY_STRUCT && f->type->nfields) {
 			flatten(ps, f->type, open_text(ps, o, f->name),
 				path_join(ps, pfx, f->name, 1), al, depth + 1,
 				out, n, cap, nparents, var, opt, vbase);
@@ -375,8 +377,12 @@ placed:
 	ec->fixed_size = fixed ? (int32_t)ec->plan[0].end : -1;
 	if (!fixed)
 		tsdl_compile_steps(ps, ec, fcs, n);
-	ec->fmt_plain = 1;
 	ec->no_payload = !pe->fields;
+	for (int sec = 0; sec < LT_SEC_PAYLOAD; sec++)
+		if (secs[sec] && !nflat[sec])
+			ec->empty_secs |= (uint8_t)(1u << sec);
+	ec->fmt_bound += 8 * LT_NSECTIONS; /* "{ }, " of each */
+	ec->fmt_plain = !ec->empty_secs;
 	uint8_t *vop = tsdl_alloc(ps, n ? n : 1);
 	for (unsigned j = 0; j < n; j++)
 		vop[j] = lt_value_op(&fcs[j]);

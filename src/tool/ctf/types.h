@@ -174,6 +174,9 @@ struct lt_event_class {
 	/* the event has no fields block (not even an empty struct): the
 	 * formatter prints no payload braces, as babeltrace2 */
 	uint8_t no_payload;
+	/* contexts declared as empty structs (bit LT_SEC_*): printed
+	 * "{ }", as babeltrace2 */
+	uint8_t empty_secs;
 	/* fixed_align / fixed_first plans, by phase >> fixed_shift */
 	const struct lt_fixed_plan *plan;
 	/* a class not of fixed size without compound fields: its step
