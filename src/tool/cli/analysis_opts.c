@@ -118,6 +118,16 @@ int lt_cli_open_trace(const char *verb, const char *dir, lt_reader_t **t)
 	char err[512];
 	if (lt_reader_open(dir, NULL, t, err, sizeof(err)) < 0)
 		return lt_cli_error(verb, "cannot open trace %s: %s", dir, err);
+	if (!lt_reader_has_clock(*t)) {
+		lt_reader_close(*t);
+		*t = NULL;
+		return lt_cli_error(verb,
+				    "trace %s has no clock: its events have "
+				    "no times, which `lowtrace %s` needs "
+				    "(`lowtrace view` prints them in stream "
+				    "order)",
+				    dir, verb);
+	}
 	return 0;
 }
 

@@ -266,6 +266,13 @@ static int view_run(int argc, char **argv)
 		rc = lt_cli_error(VIEW, "out of memory");
 		goto out;
 	}
+	if ((vo.begin || vo.end) && !lt_reader_has_clock(t)) {
+		rc = lt_cli_error(VIEW,
+				  "%s has no clock: its events have no times "
+				  "for --begin and --end",
+				  vo.dir);
+		goto out;
+	}
 	if ((vo.begin || vo.end) && lt_view_times(&v, lt_reader_begin_ns(t))) {
 		rc = 1;
 		goto out;

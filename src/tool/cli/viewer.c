@@ -157,6 +157,8 @@ int lt_view_bind(struct lt_view *v, const lt_reader_t *t)
 			return -ENOMEM;
 		}
 		vs->host_len = strlen(vs->host);
+		vs->timeless = !lt_stream_has_clock(
+			lt_reader_stream((lt_reader_t *)(uintptr_t)t, i));
 	}
 	for (unsigned i = 0; i < nc; i++) {
 		const struct lt_event_class *ec = lt_reader_class(t, i);
@@ -337,6 +339,29 @@ static void make_text(struct lt_view_stream *vs, uint32_t cpu)
 	p[5 + n] = ' ';
 }
 
+/* "HOST cpu N " of ev's line in a trace without a clock (babeltrace2
+ * prints no time there), at p; where it ends. */
+static char *timeless_head(struct lt_view_stream *vs, const struct lt_event *ev,
+			   char *p)
+{
+	if (vs->cpu != ev->cpu || !vs->len)
+		make_text(vs, ev->cpu);
+	if (vs->len <= LT_VIEW_TEXT) {
+		/* the text less its leading space */
+		memcpy(p, vs->text + 1, vs->len - 1);
+		return p + vs->len - 1;
+	}
+	if (vs->host_len) {
+		memcpy(p, vs->host + 1, vs->host_len - 1);
+		p += vs->host_len - 1;
+		*p++ = ' ';
+	}
+	memcpy(p, "cpu ", 4);
+	p = lt_fmt_u64(p + 4, ev->cpu);
+	*p++ = ' ';
+	return p;
+}
+
 /* ev's line at the end of the buffer; 0 or -ENOMEM. */
 static inline __attribute__((always_inline)) int line(struct lt_view *v,
 						      const struct lt_event *ev)
@@ -352,6 +377,10 @@ static inline __attribute__((always_inline)) int line(struct lt_view *v,
 	if (reserve(v, need) < 0)
 		return -ENOMEM;
 	char *p = v->buf + v->len;
+	if (__builtin_expect(vs && vs->timeless, 0)) {
+		p = timeless_head(vs, ev, p);
+		goto name;
+	}
 	int64_t sec = ev->ns / 1000000000, nsec = ev->ns % 1000000000;
 	if (nsec < 0) {
 		nsec += 1000000000;
@@ -399,6 +428,7 @@ static inline __attribute__((always_inline)) int line(struct lt_view *v,
 		p = lt_fmt_u64(p + 5, ev->cpu);
 		*p++ = ' ';
 	}
+name:;
 	size_t nl = ec->name_len;
 	if (__builtin_expect(ec->index < v->nnames && nl + 2 <= LT_VIEW_TEXT,
 			     1)) {

@@ -45,6 +45,9 @@ struct lt_view_stream {
 	uint32_t len; /* ... of len bytes (0: none yet; > LT_VIEW_TEXT: not
 		       * held, written each time) */
 	char text[LT_VIEW_TEXT];
+	/* the stream's trace has no clock: its lines have no time, and
+	 * start with the host (as babeltrace2 prints them) */
+	int timeless;
 };
 
 struct lt_view {

@@ -587,6 +587,19 @@ int64_t lt_stream_end_ns(const lt_stream_t *s)
 	return p->open_end ? INT64_MAX : lt_clock_ns(s->clock, p->ts_end);
 }
 
+int lt_stream_has_clock(const lt_stream_t *s)
+{
+	return !s->m->clockless;
+}
+
+int lt_reader_has_clock(const lt_reader_t *t)
+{
+	for (unsigned i = 0; i < t->nstreams; i++)
+		if (lt_stream_has_clock(&t->streams[i]))
+			return 1;
+	return !t->nstreams && !t->parts[0].m.clockless;
+}
+
 uint64_t lt_stream_discarded(const lt_stream_t *s)
 {
 	return s->npk ? s->pk[s->npk - 1].discarded : 0;

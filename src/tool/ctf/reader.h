@@ -102,6 +102,12 @@ uint64_t lt_stream_npackets(const lt_stream_t *s);
 int64_t lt_stream_end_ns(const lt_stream_t *s);
 /* Events the tracer dropped in this stream (its last packet's count). */
 uint64_t lt_stream_discarded(const lt_stream_t *s);
+/* 0 when the stream's trace has no clock and no timestamps: its events
+ * have no time (ns 0), and come in stream order. */
+int lt_stream_has_clock(const lt_stream_t *s);
+/* 1 when a stream of t has times (lt_stream_has_clock()), or t has no
+ * stream and its first trace has a clock. */
+int lt_reader_has_clock(const lt_reader_t *t);
 /* Per-stream iteration, same return values as lt_reader_next(). */
 int lt_stream_next(lt_stream_t *s, const struct lt_event **ev);
 

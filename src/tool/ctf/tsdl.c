@@ -289,14 +289,38 @@ static const struct lt_clock *stream_clock(struct parser *ps,
 	return NULL;
 }
 
+/* A header of h's tree holds a timestamp (an event's, a packet's
+ * begin or end). */
+static int has_times(const struct lt_hnode *h)
+{
+	if (!h)
+		return 0;
+	if (h->role == LT_ROLE_TS || h->role == LT_ROLE_TS_BEGIN ||
+	    h->role == LT_ROLE_TS_END)
+		return 1;
+	for (uint32_t i = 0; i < h->nkids; i++)
+		if (has_times(&h->kids[i]))
+			return 1;
+	return 0;
+}
+
 static void finish(struct parser *ps)
 {
 	struct lt_tsdl *m = ps->m;
 
 	if (!ps->have_trace)
 		tsdl_fail(ps, ps->line, "no trace block");
-	if (!ps->nclocks || !ps->clocks[0].freq)
+	if (ps->nclocks && !ps->clocks[0].freq)
 		tsdl_fail(ps, ps->line, "no clock block with a frequency");
+	int no_clock = !ps->nclocks;
+	if (no_clock) {
+		/* timestamps without a clock count ns from the epoch, as
+		 * babeltrace2's default clock; without timestamps either,
+		 * the trace is clockless */
+		ps->clocks = tsdl_grow(ps, ps->clocks, ps->nclocks,
+				       &ps->capclocks, sizeof(*ps->clocks));
+		ps->clocks[ps->nclocks++] = (struct lt_clock){ .name = "" };
+	}
 	if (!ps->nstreams)
 		tsdl_fail(ps, ps->line, "no stream block");
 	for (unsigned i = 0; i < ps->nclocks; i++)
@@ -323,7 +347,10 @@ static void finish(struct parser *ps)
 		sc->evh_kind =
 			tsdl_lttng_header_kind(sc->ev_header, &sc->evh_be);
 		sc->clock = stream_clock(ps, st);
+		no_clock &= !has_times(sc->pkt_context) &&
+			    !has_times(sc->ev_header);
 	}
+	m->clockless = no_clock && !has_times(m->pkt_header);
 
 	m->nclasses = ps->nevents;
 	m->classes = tsdl_alloc(ps, (ps->nevents ? ps->nevents : 1) *
@@ -331,9 +358,6 @@ static void finish(struct parser *ps)
 	for (unsigned i = 0; i < ps->nevents; i++) {
 		struct pevent *pe = &ps->events[i];
 		struct lt_event_class *ec = &m->classes[i];
-		if (!pe->has_id)
-			tsdl_fail(ps, pe->line, "event \"%s\" has no id",
-				  pe->name);
 		if (pe->stream_id < 0) {
 			if (ps->nstreams > 1)
 				tsdl_fail(ps, pe->line,
@@ -341,6 +365,15 @@ static void finish(struct parser *ps)
 					  pe->name);
 			pe->stream_id = ps->streams[0].id;
 		}
+		/* the one event of its stream needs no id: 0 */
+		unsigned same = 0;
+		for (unsigned j = 0; !pe->has_id && j < ps->nevents; j++)
+			same += ps->events[j].stream_id == pe->stream_id ||
+				(ps->events[j].stream_id < 0 &&
+				 ps->nstreams == 1);
+		if (!pe->has_id && same != 1)
+			tsdl_fail(ps, pe->line, "event \"%s\" has no id",
+				  pe->name);
 		if (!lt_tsdl_stream(m, (uint32_t)pe->stream_id))
 			tsdl_fail(ps, pe->line, "event \"%s\": no stream %lld",
 				  pe->name, (long long)pe->stream_id);

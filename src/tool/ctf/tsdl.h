@@ -59,6 +59,9 @@ struct lt_tsdl {
 	int has_uuid;
 	const struct lt_clock *clocks; /* the clock blocks, in order */
 	uint32_t nclocks;
+	/* no clock block and no timestamp: events have no time (their ns
+	 * all 0, in stream order) */
+	int clockless;
 	const struct lt_hnode *pkt_header; /* the trace's packet.header */
 	struct lt_stream_class *streams;
 	uint32_t nstreams;
