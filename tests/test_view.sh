@@ -251,7 +251,9 @@ row nonzero "^lowtrace: view: unknown option '--bogus'" view_err "$d" --bogus
 row nonzero "^lowtrace: view: bad --begin time 'yesterday'" view_err "$d" --begin yesterday
 rows_end usage_errors
 
-# every corpus trace is rejected, with the file named, and nothing crashes
+# every corpus trace is rejected (a damaged packet is skipped, and the
+# exit status says so), with the file named, and nothing crashes; an event
+# after its packet's end is a tracer's quirk, read with a warning
 bad=
 n=0
 for c in "$top"/tests/corpus/*/; do
@@ -259,8 +261,10 @@ for c in "$top"/tests/corpus/*/; do
 	n=$((n + 1))
 	"$LT" view "$c" > /dev/null 2> "$tmp/c.err"
 	rc=$?
-	if [ $rc -eq 0 ] || [ $rc -ge 128 ] || grep -q Sanitizer "$tmp/c.err" ||
-		! grep -Eq "^lowtrace: view: $c/[A-Za-z0-9_]+:" "$tmp/c.err"; then
+	want=1
+	[ "$(basename "$c")" = timestamp_after_end ] && want=0
+	if [ $rc -ne $want ] || grep -q Sanitizer "$tmp/c.err" ||
+		! grep -Eq "^lowtrace: view: (warning: )?$c/[A-Za-z0-9_]+:" "$tmp/c.err"; then
 		bad="$bad $(basename "$c")(exit $rc: $(head -c 200 "$tmp/c.err"))"
 	fi
 	"$LT" view --skip-bad "$c" > /dev/null 2> "$tmp/c.err"

@@ -504,8 +504,7 @@ void lt_view_on_warning(void *arg, const char *msg)
 	/* keep the order of output and warnings */
 	if (v)
 		lt_view_flush(v);
-	fprintf(stderr, "lowtrace: %s: warning: %s (packet skipped)\n", LT_VIEW,
-		msg);
+	fprintf(stderr, "lowtrace: %s: warning: %s\n", LT_VIEW, msg);
 }
 
 /*

@@ -17,6 +17,7 @@
 #define _GNU_SOURCE
 #include "ctf/compound.h"
 #include "ctf/reader_index.h"
+#include "ctf/reader_quirks.h"
 #include "ctf/load.h"
 
 #include <errno.h>
@@ -61,7 +62,7 @@ static inline int ts_rebuild(struct lt_stream *s, uint64_t low, unsigned bits,
 	uint64_t prev = s->prev_ts;
 	if (bits == 64) {
 		*ts = low;
-		if (low < prev)
+		if (low < prev && !lt_quirk_before_begin(s, low, tspos))
 			return ev_fault(s, tspos,
 					"timestamp %llu is before the "
 					"previous %llu",
@@ -249,7 +250,7 @@ static int decode(struct lt_stream *s)
 	if (hsz == LT_EV_HDR_EXTENDED) {
 		idpos = pos + 1;
 		tspos = pos + 5;
-		if (ts < s->prev_ts)
+		if (ts < s->prev_ts && !lt_quirk_before_begin(s, ts, tspos))
 			return ev_fault(s, tspos,
 					"timestamp %llu is before the "
 					"previous %llu",
@@ -261,11 +262,7 @@ static int decode(struct lt_stream *s)
 	pos += (size_t)hsz;
 payload:
 	if (ts > s->ts_end && !s->open_end)
-		return ev_fault(s, tspos,
-				"timestamp %llu is after the packet's "
-				"timestamp_end %llu",
-				(unsigned long long)ts,
-				(unsigned long long)s->ts_end);
+		lt_quirk_after_end(s, ts, tspos);
 	const struct lt_event_class *ec = lt_tsdl_event(s->sc, id);
 	if (!ec)
 		return ev_fault(s, idpos, "unknown event id %llu",
@@ -681,8 +678,7 @@ static int stream_next_slow(struct lt_stream *s)
 				s->err = r;
 				return r;
 			}
-			lt_reader_warn(s->t);
-			s->t->skipped++;
+			lt_reader_skip(s->t, "the rest of the packet skipped");
 		}
 		/* the next packet's first event by the fast path too */
 		if (lt_stream_next_packet(s) && decode_fast(s))

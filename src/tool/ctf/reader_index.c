@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include "ctf/reader_index.h"
 #include "ctf/load.h"
+#include "ctf/reader_quirks.h"
 #include "format/packet_header.h"
 
 #include <errno.h>
@@ -202,7 +203,17 @@ int lt_stream_index(struct lt_reader *t, struct lt_stream *s)
 		uint64_t ts_begin =
 			has_begin ? h.v[LT_ROLE_TS_BEGIN] : prev_end;
 		uint64_t ts_end = has_end ? h.v[LT_ROLE_TS_END] : 0;
-		int open_end = !has_end || (ts_end == 0 && last);
+		/* timestamp_end 0: a buffer recovered after a crash
+		 * (lttng-crash), read with no upper bound as babeltrace2
+		 * reads it */
+		int zero_end = has_end && ts_end == 0 && (last || ts_begin);
+		int open_end = !has_end || zero_end;
+		if (zero_end)
+			lt_quirk(s, LT_QUIRK_ZERO_END,
+				 off + h.at[LT_ROLE_TS_END] / 8,
+				 "timestamp_end is 0 (a buffer lttng-crash "
+				 "recovered): the packet's events are read "
+				 "with no upper bound");
 		if (!open_end && ts_end < ts_begin) {
 			set_err(t,
 				"%s: offset %llu: timestamp_end %llu is before "
@@ -214,18 +225,25 @@ int lt_stream_index(struct lt_reader *t, struct lt_stream *s)
 				(unsigned long long)ts_begin);
 			goto bad;
 		}
-		if (ts_begin < prev_end) {
-			set_err(t,
-				"%s: offset %llu: timestamp_begin %llu is "
-				"before the previous packet's end %llu",
-				s->path,
-				(unsigned long long)(s->file_off + off +
-						     h.at[LT_ROLE_TS_BEGIN] /
-							     8),
-				(unsigned long long)ts_begin,
-				(unsigned long long)prev_end);
-			goto bad;
-		}
+		if (ts_begin < prev_end)
+			lt_quirk(s, LT_QUIRK_OVERLAP,
+				 off + h.at[LT_ROLE_TS_BEGIN] / 8,
+				 "timestamp_begin %llu is %llu before the "
+				 "previous packet's end %llu (LTTng before 2.8 "
+				 "wrote so): read as is",
+				 (unsigned long long)ts_begin,
+				 (unsigned long long)(prev_end - ts_begin),
+				 (unsigned long long)prev_end);
+		if (s->npk && h.set & 1u << LT_ROLE_DISCARDED &&
+		    h.v[LT_ROLE_DISCARDED] < s->pk[s->npk - 1].discarded)
+			lt_quirk(s, LT_QUIRK_DISCARDED_BACK,
+				 off + h.at[LT_ROLE_DISCARDED] / 8,
+				 "events_discarded %llu is less than the "
+				 "previous packet's %llu: the count of events "
+				 "lost wraps, as babeltrace2 counts it",
+				 (unsigned long long)h.v[LT_ROLE_DISCARDED],
+				 (unsigned long long)s->pk[s->npk - 1]
+					 .discarded);
 		if (s->npk == cap) {
 			cap = cap ? cap * 2 : 16;
 			struct lt_packet *n = realloc(s->pk, cap * sizeof(*n));
@@ -271,15 +289,13 @@ int lt_stream_index(struct lt_reader *t, struct lt_stream *s)
 bad:
 		if (!skip)
 			return -EBADMSG;
-		lt_reader_warn(t);
-		t->skipped++;
+		lt_reader_skip(t, "packet skipped");
 		off += size;
 		continue;
 fatal:
 		if (!skip)
 			return -EBADMSG;
-		lt_reader_warn(t);
-		t->skipped++;
+		lt_reader_skip(t, "the rest of the stream skipped");
 		break;
 	}
 	return 0;

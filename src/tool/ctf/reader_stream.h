@@ -63,6 +63,7 @@ struct lt_stream {
 	uint64_t prev_ts, ts_end;
 	int open_end;
 	int err; /* sticky error */
+	unsigned quirks; /* the quirks said of it (LT_QUIRK_*) */
 	struct lt_event ev;
 	uint32_t *off, *cnt;
 	/* the fast path's event header (LT_FAST_*) and classes: ids below
