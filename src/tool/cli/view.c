@@ -81,8 +81,10 @@ static const char view_usage[] =
 	"  --no-delta    leave out the (+S.nnnnnnnnn) column\n"
 	"  --fields      markers' fields instead of their text\n"
 	"  --stats       decode every event without printing; print counts\n"
-	"  --skip-bad    skip corrupt packets (with a warning) instead of "
-	"stopping\n"
+	"  --skip-bad    (the default) a damaged packet is skipped, with a "
+	"warning\n"
+	"                naming its file and offset; the exit status is then "
+	"1\n"
 	"  -f, --follow  DIR is being recorded (lowtrace record -o DIR, or "
 	"LOWTRACE_TRACE):\n"
 	"                print its events in time order as their packets "
@@ -243,22 +245,16 @@ static int view_run(int argc, char **argv)
 		lt_view_fini(&v);
 		return rc;
 	}
+	/* a damaged packet is stepped over, said, and makes the exit
+	 * status 1 once every event that can be read is printed */
 	struct lt_reader_opts to = {
-		.flags = vo.skip_bad ? LT_READER_SKIP_BAD : 0,
+		.flags = LT_READER_SKIP_BAD,
 		.warn = lt_view_on_warning,
 		.warn_arg = &v,
 	};
 	int r = lt_reader_open(vo.dir, &to, &t, err, sizeof(err));
 	if (r < 0) {
-		if (r == -EBADMSG)
-			rc = lt_cli_error(
-				VIEW,
-				"%s (the trace is corrupt; --skip-bad "
-				"reads past bad packets)",
-				err);
-		else
-			rc = lt_cli_error(VIEW, "%s (is %s a CTF trace?)", err,
-					  vo.dir);
+		rc = lt_cli_error(VIEW, "%s (is %s a CTF trace?)", err, vo.dir);
 		goto out;
 	}
 	sel = lt_view_select(&v, t);
@@ -281,6 +277,14 @@ static int view_run(int argc, char **argv)
 		rc = run_stats(t, &v, sel);
 	else
 		rc = lt_view_print(&v, t, sel);
+	uint64_t skipped = lt_reader_skipped_packets(t);
+	if (skipped && !rc)
+		rc = lt_cli_error(VIEW,
+				  "%llu damaged packet%s skipped (said above); "
+				  "the events before and after %s are printed",
+				  (unsigned long long)skipped,
+				  skipped == 1 ? "" : "s",
+				  skipped == 1 ? "it" : "them");
 out:
 	free(sel);
 	lt_reader_close(t);
