@@ -9,7 +9,8 @@ host (hostname:procname:(vpid) of its env, as babeltrace2 prints it), the
 event name, the CPU and every field value (integers, hex, enums with their
 labels, floats, strings, arrays and sequences).  Events with the same timestamp may
 come in either order (the two merges break ties differently); everything
-else must agree.  Prints one line saying what was compared, or the first
+else must agree.  Lines without a time (a trace without a clock) must come
+in the same order.  Prints one line saying what was compared, or the first
 difference, and exits non-zero on a difference.
 
 babeltrace2 prints a packet context's fields but its sizes, times and
@@ -24,13 +25,13 @@ import sys
 # babeltrace2's line: the host when the trace's env names one, then the
 # structs: the packet context's (cpu_id, lowtrace's pid), the contexts, the
 # payload, each when the event has it
-BT = re.compile(r"^\[(\d\d:\d\d:\d\d\.\d{9})\] \((\+[0-9?.]+)\) (?:(\S+) )?(\S+): "
+BT = re.compile(r"^(?:\[(\d\d:\d\d:\d\d\.\d{9})\] \((\+[0-9?.]+)\) )?(?:(\S+) )?(\S+): "
                 r"(.*)$")
 # the packet context's fields that babeltrace2 prints (--packet-fields)
 PACKET_FIELDS = {"cpu_id", "pid"}
 # lowtrace's: the host as babeltrace2's, then the CPU
-LT = re.compile(r"^\[(\d\d:\d\d:\d\d\.\d{9})\] \((\+[0-9?.]+)\) (?:(\S+) )?cpu (\d+) (\S+): "
-                r"(.*)$")
+LT = re.compile(r"^(?:\[(\d\d:\d\d:\d\d\.\d{9})\] \((\+[0-9?.]+)\) )?(?:(\S+) )?cpu (\d+) "
+                r"(\S+): (.*)$")
 
 
 class Parser:
@@ -207,7 +208,10 @@ def load(path, rx, bt):
                 groups = groups_of(f)
         except ValueError as e:
             sys.exit("compare: %s:%d: %s" % (path, n, e))
-        # the host is compared with the name: "HOST NAME"
+        # the host is compared with the name: "HOST NAME"; a line without
+        # time (a trace without a clock) is compared in its place
+        if t is None:
+            t = "#%09d" % len(out)
         out.append((t, d, "%s %s" % (host or "", name), int(cpu), fields(groups), n))
     return out
 

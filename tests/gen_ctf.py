@@ -8,6 +8,11 @@ usage: gen_ctf.py OUT_DIR [--be] [--packetized] [--events N] [--freq HZ]
        gen_ctf.py OUT_DIR --kernel [--events N] [--seed S]
        gen_ctf.py OUT_DIR --compound [--events N] [--seed S]
        gen_ctf.py OUT_DIR --session [--periods N] [--seed S]
+       gen_ctf.py OUT_DIR --clockless | --empty-struct | --quirk NAME |
+                  --damaged [--events N] [--seed S]
+
+--clockless, --empty-struct, --quirk and --damaged write the traces a
+reader must take leniently (tests/gen_ctf_lenient.py says which).
 
 --kernel writes an lttng-modules kernel trace instead (two CPUs: the
 scheduler's events of a pool of 300 threads, irqs, softirqs) for the
@@ -1122,6 +1127,11 @@ def main():
     if not args or args[0].startswith("-"):
         sys.exit(__doc__)
     out = args.pop(0)
+    if {"--clockless", "--empty-struct", "--quirk", "--damaged"} & set(args):
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import gen_ctf_lenient
+        gen_ctf_lenient.main(out, args)
+        return
     if "--kernel" in args:
         n = int(args[args.index("--events") + 1]) if "--events" in args else 3000
         seed = int(args[args.index("--seed") + 1]) if "--seed" in args else 1
