@@ -11,7 +11,8 @@
 #                bench/gen_sched, and tests/fuzz/seeds: a short recording of
 #                examples/periodic with -k sched,irq,syscalls, one seed per
 #                stream; traces of other tracers' shapes from tests/gen_ctf.py,
-#                plain, packetized and of compound types; an lttng-modules
+#                plain, packetized and of compound types, and those read
+#                leniently (no clock, quirks, damage); an lttng-modules
 #                trace where
 #                ../shared/data is) and fails on a crash; then fuzz_control (the
 #                session protocol's checks, the metadata of the events it
@@ -86,6 +87,19 @@ fuzz-seeds: build/bench/gen_trace build/bench/gen_sched
 		  case $$n in *pkt) ;; *) printf '\0';; esac; \
 		  cat $(FUZZ_DIR)/good/gen_$$n/chan_0_0; } \
 			> $(FUZZ_DIR)/seeds/gen_$$n; \
+	done
+	# what is read leniently (tests/gen_ctf_lenient.py): no clock,
+	# empty structs, damaged packets, tracers' quirks
+	for v in clockless:--clockless empty:--empty-struct damaged:--damaged \
+		after:--quirk,event-after-packet before:--quirk,event-before-packet \
+		overlap:--quirk,packet-overlap crash:--quirk,crash; do \
+		n=$${v%%:*}; o=$$(echo $${v#*:} | tr , ' '); \
+		rm -rf $(FUZZ_DIR)/good/len_$$n $(FUZZ_DIR)/good/len_$$n.ref; \
+		python3 tests/gen_ctf.py $(FUZZ_DIR)/good/len_$$n --events 60 \
+			$$o > /dev/null && \
+		{ cat $(FUZZ_DIR)/good/len_$$n/metadata; printf '\0'; \
+		  cat $(FUZZ_DIR)/good/len_$$n/stream_0; } \
+			> $(FUZZ_DIR)/seeds/len_$$n; \
 	done
 	# a real lttng-modules trace, where the checkout has ../shared/data
 	for d in ../shared/data ../../shared/data; do \
