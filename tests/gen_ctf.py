@@ -8,11 +8,12 @@ usage: gen_ctf.py OUT_DIR [--be] [--packetized] [--events N] [--freq HZ]
        gen_ctf.py OUT_DIR --kernel [--events N] [--seed S]
        gen_ctf.py OUT_DIR --compound [--events N] [--seed S]
        gen_ctf.py OUT_DIR --session [--periods N] [--seed S]
-       gen_ctf.py OUT_DIR --clockless | --empty-struct | --quirk NAME |
-                  --damaged [--events N] [--seed S]
+       gen_ctf.py OUT_DIR --clockless | --no-clock-block | --empty-struct |
+                  --quirk NAME | --damaged [--events N] [--seed S]
 
---clockless, --empty-struct, --quirk and --damaged write the traces a
-reader must take leniently (tests/gen_ctf_lenient.py says which).
+--clockless, --no-clock-block, --empty-struct, --quirk and --damaged
+write the traces a reader must take leniently (tests/gen_ctf_lenient.py
+says which).
 
 --kernel writes an lttng-modules kernel trace instead (two CPUs: the
 scheduler's events of a pool of 300 threads, irqs, softirqs) for the
@@ -1127,7 +1128,8 @@ def main():
     if not args or args[0].startswith("-"):
         sys.exit(__doc__)
     out = args.pop(0)
-    if {"--clockless", "--empty-struct", "--quirk", "--damaged"} & set(args):
+    if {"--clockless", "--no-clock-block", "--empty-struct", "--quirk",
+            "--damaged"} & set(args):
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
         import gen_ctf_lenient
         gen_ctf_lenient.main(out, args)

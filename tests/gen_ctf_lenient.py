@@ -6,6 +6,8 @@ and --damaged options call write()):
 
   clockless            no clock block and no timestamps: three streams of
                        several packets, events in stream order
+  no-clock-block       timestamps but no clock block (babeltrace2 counts
+                       them as ns since the epoch)
   empty-struct         an event whose payload and context are `struct {}`
   quirk NAME           a trace of one tracer's known quirk, its env naming
                        the tracer and version babeltrace2 fixes it for:
@@ -43,7 +45,7 @@ TRACERS = {
 }
 
 
-def metadata(uid, clock, times, tracer, empty):
+def metadata(uid, clock, times, tracer, empty, block=True):
     out = ["""/* CTF 1.8 */
 typealias integer { size = 8; align = 8; signed = false; } := uint8_t;
 typealias integer { size = 32; align = 32; signed = false; } := uint32_t;
@@ -70,7 +72,7 @@ env {
 };
 """ % ((str(uid),) + tracer)]
     ts = "uint64_t"
-    if clock:
+    if clock and block:
         out.append("""clock {
 	name = "gen";
 	freq = 1000000000;
@@ -157,8 +159,8 @@ UID = None
 
 
 def write(out, kind, quirk=None, n=300, seed=1):
-    """Writes the trace of kind ('clockless', 'empty-struct', 'quirk' with
-    quirk NAME, 'damaged') in out."""
+    """Writes the trace of kind ('clockless', 'no-clock-block',
+    'empty-struct', 'quirk' with quirk NAME, 'damaged') in out."""
     global UID
     rnd = random.Random(seed)
     lost = random.Random(seed)  # apart: a quirk's twin has the same events
@@ -168,7 +170,8 @@ def write(out, kind, quirk=None, n=300, seed=1):
     tracer = TRACERS.get(quirk, ("gen_ctf", 1, 0, 0))
     os.makedirs(out, exist_ok=True)
     with open(os.path.join(out, "metadata"), "w") as f:
-        f.write(metadata(UID, clock, times, tracer, kind == "empty-struct"))
+        f.write(metadata(UID, clock, times, tracer, kind == "empty-struct",
+                         kind != "no-clock-block"))
     nstreams = 3
     words = ["alpha", "beta", "gamma delta", "x" * 20]
     # per stream: packets of events (eid, ts, payload), ts increasing
@@ -252,6 +255,8 @@ def main(out, args):
         write(out.rstrip("/") + ".ref", "quirk", None, n, seed)
     elif "--clockless" in args:
         write(out, "clockless", None, n, seed)
+    elif "--no-clock-block" in args:
+        write(out, "no-clock-block", None, n, seed)
     elif "--empty-struct" in args:
         write(out, "empty-struct", None, n, seed)
     else:

@@ -112,6 +112,17 @@ if gen "$d" --clockless && bt_compare clockless "$d" '^WARNING: Tracer discarded
 	rows_end clockless_needs_times_refused
 fi
 
+# timestamps without a clock block: ns since the epoch, as babeltrace2's
+# default clock counts them
+d=$tmp/noclock
+gen "$d" --no-clock-block &&
+	bt_compare no_clock_block "$d" '^WARNING: Tracer discarded' "$LOST" &&
+	if grep -q '^\[00:00:00.000001050\] (+?.?????????) genhost cpu 0 ' "$tmp/no_clock_block.lt"; then
+		ok no_clock_block_counts_from_the_epoch
+	else
+		fail no_clock_block_counts_from_the_epoch "$(head -2 "$tmp/no_clock_block.lt")"
+	fi
+
 # damaged packets: each said with its file and offset, the events before
 # and after printed (those of the trace without the damaged packets),
 # exit status 1; babeltrace2 stops at the first
