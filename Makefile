@@ -38,6 +38,9 @@ ifeq ($(LT_ARCH),x86_64)
 ALL_CFLAGS += -mcx16
 endif
 LDLIBS_BASE := -ldl -lm
+# what the tool links beside: jansson parses CTF 2's JSON metadata
+# (docs/reader.md says why jansson)
+LDLIBS_TOOL := -ljansson
 # the ring's 16-byte CAS where no instruction does it (arch/arch.h)
 ifeq ($(filter x86_64 aarch64,$(LT_ARCH)),)
 LDLIBS_BASE += -latomic
@@ -123,16 +126,16 @@ $(LIB_SO): $(LIB_SO_REAL)
 	ln -sf $(notdir $<) $@
 
 $(CLI): $(CLI_OBJ) $(LINK_LIBS)
-	$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJ) $(LINK_LIBS) $(LDLIBS_BASE) $(LDLIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJ) $(LINK_LIBS) $(LDLIBS_BASE) $(LDLIBS_TOOL) $(LDLIBS)
 
 # Tests, benchmarks and examples are one .c each, linked statically: examples
 # against the runtime alone, tests and benchmarks against the tool too.
 $(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(LINK_LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_LDFLAGS) -o $@ $< $(LINK_LIBS) $(LDLIBS_BASE) $(LDLIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $< $(LINK_LIBS) $(LDLIBS_BASE) $(LDLIBS_TOOL) $(LDLIBS)
 $(BUILD)/bench/%: $(BUILD)/obj/bench/%.o $(LINK_LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_LDFLAGS) -o $@ $< $(LINK_LIBS) $(LDLIBS_BASE) $(LDLIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $< $(LINK_LIBS) $(LDLIBS_BASE) $(LDLIBS_TOOL) $(LDLIBS)
 $(BUILD)/examples/%: $(BUILD)/obj/examples/%.o $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $< $(LIB_A) $(LDLIBS_BASE) $(LDLIBS)

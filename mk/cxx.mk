@@ -40,5 +40,5 @@ $(BUILD)/bench/tp_lowtrace_cxx: bench/tp_lowtrace_cxx.cpp bench/tp_lowtrace.c \
 		bench/tp_harness.h bench/bench_util.h $(CXX_TEST_DEPS) $(LINK_LIBS)
 	@mkdir -p $(dir $@)
 	$(CXX_GNU) -std=c++11 $(CXX_FLAGS) -falign-loops=32 -fPIC -Ibench -o $@ $< \
-		$(LINK_LIBS) $(LDLIBS_BASE)
+		$(LINK_LIBS) $(LDLIBS_BASE) $(LDLIBS_TOOL)
 all: $(BUILD)/bench/tp_lowtrace_cxx

@@ -39,12 +39,12 @@ FUZZ_FLAGS := -std=gnu11 $(WARN) -g -O1 -Iinclude -Isrc/runtime -Isrc/tool \
 $(FUZZ_DIR)/fuzz_reader: $(FUZZ_SRC) $(wildcard src/tool/ctf/*.h) $(wildcard src/runtime/format/*.h) \
 		tests/fuzz/fuzz_input.h
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(FUZZ_SRC) -lm
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(FUZZ_SRC) -lm -ljansson
 
 $(FUZZ_DIR)/fuzz_analysis: $(FUZZ_ANALYSIS_SRC) $(wildcard src/tool/ctf/*.h) \
 		$(wildcard src/tool/analysis/*.h) $(wildcard src/runtime/format/*.h) tests/fuzz/fuzz_input.h
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(FUZZ_ANALYSIS_SRC) -lm
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(FUZZ_ANALYSIS_SRC) -lm -ljansson
 
 FUZZ_CONTROL_SRC := tests/fuzz/fuzz_control.c src/runtime/session/proto.c \
 	src/runtime/format/metadata.c src/runtime/probe/filter.c \
@@ -56,7 +56,7 @@ $(FUZZ_DIR)/fuzz_control: $(FUZZ_CONTROL_SRC) $(wildcard src/tool/ctf/*.h) \
 		src/tool/recorder/shared.h src/runtime/session/idtab.h tests/event_metadata.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -D_GNU_SOURCE= -DLT_VERSION='"$(VERSION)"' \
-		-o $@ $(FUZZ_CONTROL_SRC) -lm
+		-o $@ $(FUZZ_CONTROL_SRC) -lm -ljansson
 
 fuzz: $(FUZZ_DIR)/fuzz_reader $(FUZZ_DIR)/fuzz_analysis $(FUZZ_DIR)/fuzz_control
 

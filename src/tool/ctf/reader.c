@@ -164,8 +164,8 @@ int lt_reader_open_mem(const char *metadata, size_t metadata_len,
 		goto fail;
 	}
 	t->nparts = 1;
-	r = lt_tsdl_parse(metadata, metadata_len, "metadata", &t->parts[0].m,
-			  err, errlen);
+	r = lt_metadata_parse(metadata, metadata_len, "metadata",
+			      &t->parts[0].m, err, errlen);
 	if (r < 0)
 		goto fail;
 	t->streams = calloc(nstreams ? nstreams : 1, sizeof(*t->streams));
@@ -246,7 +246,7 @@ static int read_metadata(struct lt_part *t, const char *dir, char *err,
 	}
 	close(fd);
 	t->meta[got] = 0;
-	return lt_tsdl_parse(t->meta, got, path, &t->m, err, errlen);
+	return lt_metadata_parse(t->meta, got, path, &t->m, err, errlen);
 }
 
 static int map_stream(struct lt_stream *s, char *err, size_t errlen)

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "ctf/reader.h"
+#include "ctf/metadata.h"
 #include "ctf/tsdl.h"
 #include "format/event_header.h"
 

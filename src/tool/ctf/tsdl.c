@@ -4,7 +4,8 @@
  * or packetized metadata and parses its blocks (trace, env, clock, stream
  * and event), then checks what they said and compiles it (finish()): the
  * clocks, each stream class's headers (tsdl_header.c), each event's
- * fields (tsdl_event.c) and the event classes by id.  Also the lookups of
+ * fields (tsdl_event.c) and the event classes by id (tsdl_finish(), which
+ * CTF 2's JSON front end, ctf2_json.c, calls too).  Also the lookups of
  * stream and event classes.
  *
  * The parser's other parts: the tokenizer and the arena (tsdl_lex.c), the
@@ -304,7 +305,7 @@ static int has_times(const struct lt_hnode *h)
 	return 0;
 }
 
-static void finish(struct parser *ps)
+void tsdl_finish(struct parser *ps)
 {
 	struct lt_tsdl *m = ps->m;
 
@@ -440,11 +441,13 @@ static uint32_t ld32_bo(const unsigned char *p, int be)
 
 /*
  * Packetized metadata: the text is the concatenation of the packets'
- * contents.  Returns it (in m's arena, *len set) or NULL with err set.
+ * contents, of version major.minor (1.8 for TSDL, 2.0 for CTF 2's JSON).
+ * Returns it (in m's arena, *len set) or NULL with err set.
  */
-static const char *unpacketize(const unsigned char *b, size_t *len,
-			       const char *path, struct lt_tsdl *m, char *err,
-			       size_t errlen)
+const char *lt_tsdl_unpacketize(const unsigned char *b, size_t *len,
+				unsigned major, unsigned minor,
+				const char *path, struct lt_tsdl *m, char *err,
+				size_t errlen)
 {
 	size_t n = *len, off = 0, out = 0;
 	int be = b[0] == 0x75;
@@ -487,11 +490,11 @@ static const char *unpacketize(const unsigned char *b, size_t *len,
 				 path, off + 32);
 			return NULL;
 		}
-		if (h[35] != 1 || h[36] != 8) {
+		if (h[35] != major || h[36] != minor) {
 			snprintf(err, errlen,
 				 "%s: offset %zu: metadata version %u.%u, "
-				 "expected 1.8",
-				 path, off + 35, h[35], h[36]);
+				 "expected %u.%u",
+				 path, off + 35, h[35], h[36], major, minor);
 			return NULL;
 		}
 		memcpy(text + out, h + META_HDR, content / 8 - META_HDR);
@@ -503,6 +506,33 @@ static const char *unpacketize(const unsigned char *b, size_t *len,
 	return text;
 }
 
+int lt_tsdl_packetized(const unsigned char *b, size_t len)
+{
+	return len >= 4 &&
+	       ((b[0] == 0x57 && b[1] == 0x1d && b[2] == 0xd1 &&
+		 b[3] == 0x75) ||
+		(b[0] == 0x75 && b[1] == 0xd1 && b[2] == 0x1d && b[3] == 0x57));
+}
+
+struct parser *tsdl_parser_new(struct lt_tsdl *m, const char *path, char *err,
+			       size_t errlen)
+{
+	struct parser *ps = lt_arena_alloc(&m->arena, sizeof(*ps));
+	if (!ps) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		lt_tsdl_free(m);
+		return NULL;
+	}
+	ps->line = 1;
+	ps->path = path;
+	ps->m = m;
+	ps->err = err;
+	ps->errlen = errlen;
+	ps->a = &m->arena;
+	ps->trace_bo = BO_LE;
+	return ps;
+}
+
 int lt_tsdl_parse(const char *text, size_t len, const char *path,
 		  struct lt_tsdl *m, char *err, size_t errlen)
 {
@@ -511,10 +541,8 @@ int lt_tsdl_parse(const char *text, size_t len, const char *path,
 	const unsigned char *b = (const unsigned char *)text;
 
 	memset(m, 0, sizeof(*m));
-	if (len >= 4 &&
-	    ((b[0] == 0x57 && b[1] == 0x1d && b[2] == 0xd1 && b[3] == 0x75) ||
-	     (b[0] == 0x75 && b[1] == 0xd1 && b[2] == 0x1d && b[3] == 0x57))) {
-		text = unpacketize(b, &len, path, m, err, errlen);
+	if (lt_tsdl_packetized(b, len)) {
+		text = lt_tsdl_unpacketize(b, &len, 1, 8, path, m, err, errlen);
 		if (!text) {
 			lt_tsdl_free(m);
 			return -EINVAL;
@@ -530,20 +558,11 @@ int lt_tsdl_parse(const char *text, size_t len, const char *path,
 			 path);
 		return -EINVAL;
 	}
-	ps = lt_arena_alloc(&m->arena, sizeof(*ps));
-	if (!ps) {
-		snprintf(err, errlen, "%s: out of memory", path);
+	ps = tsdl_parser_new(m, path, err, errlen);
+	if (!ps)
 		return -ENOMEM;
-	}
 	ps->p = text;
 	ps->end = text + len;
-	ps->line = 1;
-	ps->path = path;
-	ps->m = m;
-	ps->err = err;
-	ps->errlen = errlen;
-	ps->a = &m->arena;
-	ps->trace_bo = BO_LE;
 	if (setjmp(ps->jb)) {
 		lt_tsdl_free(m);
 		return -EINVAL;
@@ -578,7 +597,7 @@ int lt_tsdl_parse(const char *text, size_t len, const char *path,
 			tsdl_fail(ps, ps->t.line, "unknown block '%s'",
 				  ps->t.s);
 	}
-	finish(ps);
+	tsdl_finish(ps);
 	return 0;
 }
 

@@ -80,6 +80,15 @@ int lt_tsdl_parse(const char *text, size_t len, const char *path,
 		  struct lt_tsdl *m, char *err, size_t errlen);
 void lt_tsdl_free(struct lt_tsdl *m);
 
+/* Whether len bytes at b begin a packetized metadata stream (either byte
+ * order), and its text: the packets' contents, each packet of version
+ * major.minor, in m's arena (*len set); NULL with err set. */
+int lt_tsdl_packetized(const unsigned char *b, size_t len);
+const char *lt_tsdl_unpacketize(const unsigned char *b, size_t *len,
+				unsigned major, unsigned minor,
+				const char *path, struct lt_tsdl *m, char *err,
+				size_t errlen);
+
 const struct lt_stream_class *lt_tsdl_stream(const struct lt_tsdl *m,
 					     uint32_t id);
 const struct lt_event_class *lt_tsdl_event(const struct lt_stream_class *sc,

@@ -55,6 +55,15 @@ static struct lt_cnode *cnode_path(struct lt_cnode *n, const struct ty *t,
 	return n;
 }
 
+/* A tag or length of kind k is what want_enum asks: 0 an integer, 1 an
+ * enum, 2 either (a CTF 2 variant's selector). */
+static int ref_kind_ok(uint8_t k, int want_enum)
+{
+	if (want_enum == 2)
+		return k == LT_KIND_INT || k == LT_KIND_ENUM;
+	return want_enum ? k == LT_KIND_ENUM : k == LT_KIND_INT;
+}
+
 /* The integer a variant's tag or a sequence's length (ref) names, by the
  * lookup of CTF 1.8 (tsdl_resolve_ref()): the structs and variants of the tree
  * holding the node, innermost first, among the fields declared before;
@@ -81,8 +90,7 @@ static const struct lt_field_class *cnode_ref(struct ccomp *cc, int line,
 						 dot + 1) :
 				      &fr->kids[j];
 			if (!k || k->kind != LT_CN_SCALAR ||
-			    (k->sc->kind == LT_KIND_ENUM) != want_enum ||
-			    (!want_enum && k->sc->kind != LT_KIND_INT))
+			    !ref_kind_ok(k->sc->kind, want_enum))
 				continue;
 			if (k->reg < 0) {
 				if (cc->nregs >= LT_CN_REGS)
@@ -97,13 +105,12 @@ static const struct lt_field_class *cnode_ref(struct ccomp *cc, int line,
 		}
 	}
 	int j = tsdl_resolve_ref(cc->refs, cc->sec, cc->nfcs, full);
-	if (j >= 0 && (cc->fcs[j].kind == LT_KIND_ENUM) == want_enum &&
-	    (want_enum || cc->fcs[j].kind == LT_KIND_INT)) {
+	if (j >= 0 && ref_kind_ok(cc->fcs[j].kind, want_enum)) {
 		n->ref_field = j;
 		return &cc->fcs[j];
 	}
 	tsdl_fail(cc->ps, line, "'%s' is not an earlier %s", full,
-		  want_enum ? "enum" : "integer");
+		  want_enum == 1 ? "enum" : "integer");
 	return NULL;
 }
 
@@ -192,8 +199,8 @@ static void compile_cnode(struct ccomp *cc, const struct ty *t,
 				  out->name);
 		struct lt_cnode *kids =
 			tsdl_alloc(ps, t->nfields * sizeof(*kids));
-		const struct lt_field_class *tag =
-			cnode_ref(cc, line, t->length_ref, 1, out);
+		const struct lt_field_class *tag = cnode_ref(
+			cc, line, t->length_ref, t->vsel ? 2 : 1, out);
 		out->kind = LT_CN_VARIANT;
 		out->align = 1; /* the option's own alignment applies */
 		out->ref_signed = tag->is_signed;

@@ -174,7 +174,9 @@ static void compile_variant(struct parser *ps, const struct flatf *ff,
 	/* looked up from the struct holding the variant */
 	int j = tsdl_resolve_from(r, sec, i, ff->vbase, ref);
 	fc->var_tag =
-		j >= 0 && fcs[j].var_tag < 0 && fcs[j].kind == LT_KIND_ENUM ?
+		j >= 0 && fcs[j].var_tag < 0 &&
+				(fcs[j].kind == LT_KIND_ENUM ||
+				 (vt->vsel && fcs[j].kind == LT_KIND_INT)) ?
 			j :
 			-1;
 	if (fc->var_tag < 0)

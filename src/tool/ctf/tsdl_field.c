@@ -167,12 +167,17 @@ int tsdl_resolve_from(const struct refs *r, int sec, unsigned i, size_t n,
 }
 
 /* Which values of tag (an enum) select each option of the variant vt (by
- * the enum's labels); *nsel is set to their count. */
+ * the enum's labels, or by the ranges CTF 2 gives each option); *nsel is
+ * set to their count. */
 const struct lt_var_sel *tsdl_variant_sel(struct parser *ps,
 					  const struct ty *vt,
 					  const struct lt_field_class *tag,
 					  uint32_t *nsel)
 {
+	if (vt->vsel) {
+		*nsel = vt->nvsel;
+		return vt->vsel;
+	}
 	struct lt_var_sel *sel = tsdl_alloc(
 		ps, (tag->nranges ? tag->nranges : 1) * sizeof(*sel));
 	unsigned n = 0;

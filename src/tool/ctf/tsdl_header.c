@@ -167,7 +167,8 @@ static void compile_hnode(struct hcomp *hc, const struct ty *t,
 		out->size = (uint8_t)it->size;
 		out->be = bo == BO_BE;
 		out->tag_signed = (uint8_t)it->is_signed;
-		out->role = role_of(name, hc->event);
+		out->role =
+			role_of(t->role_name ? t->role_name : name, hc->event);
 		out->reg = (uint8_t)hc->nregs;
 		hc->reg_name[hc->nregs] = name ? name : "";
 		hc->reg_type[hc->nregs++] = t;
@@ -179,6 +180,8 @@ static void compile_hnode(struct hcomp *hc, const struct ty *t,
 		out->kind = LT_HN_BYTES;
 		out->align = t->elem->align;
 		out->length = (uint32_t)t->length;
+		if (t->role_name)
+			name = t->role_name;
 		out->role = name && !strcmp(name, "uuid") && t->length == 16 ?
 				    LT_ROLE_UUID :
 				    LT_ROLE_NONE;
@@ -210,7 +213,7 @@ static void compile_hnode(struct hcomp *hc, const struct ty *t,
 				reg = (int)i;
 				break;
 			}
-		if (reg < 0 || hc->reg_type[reg]->kind != TY_ENUM)
+		if (reg < 0 || (hc->reg_type[reg]->kind != TY_ENUM && !t->vsel))
 			tsdl_fail(
 				ps, line,
 				"variant '%s': tag '%s' is not an earlier enum",
@@ -218,13 +221,18 @@ static void compile_hnode(struct hcomp *hc, const struct ty *t,
 		const struct ty *tag = hc->reg_type[reg];
 		struct lt_hnode *kids = tsdl_alloc(
 			ps, (t->nfields ? t->nfields : 1) * sizeof(*kids));
-		struct lt_hsel *sel = tsdl_alloc(
-			ps, (tag->nranges ? tag->nranges : 1) * sizeof(*sel));
+		unsigned nr = t->vsel ? t->nvsel : tag->nranges;
+		struct lt_hsel *sel =
+			tsdl_alloc(ps, (nr ? nr : 1) * sizeof(*sel));
 		unsigned nsel = 0;
+		for (unsigned j = 0; j < t->nvsel; j++)
+			sel[nsel++] = (struct lt_hsel){ (uint64_t)t->vsel[j].lo,
+							(uint64_t)t->vsel[j].hi,
+							t->vsel[j].opt };
 		for (unsigned i = 0; i < t->nfields; i++) {
 			compile_hnode(hc, t->fields[i].type, t->fields[i].name,
 				      t->fields[i].line, &kids[i]);
-			for (unsigned j = 0; j < tag->nranges; j++)
+			for (unsigned j = 0; j < tag->nranges && !t->vsel; j++)
 				if (!strcmp(tag->ranges[j].label,
 					    t->fields[i].name))
 					sel[nsel++] = (struct lt_hsel){

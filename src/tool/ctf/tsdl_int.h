@@ -57,6 +57,14 @@ struct ty {
 	const char *length_ref;
 	struct ty_field *fields;
 	unsigned nfields;
+	/* CTF 2: the reserved member name a role stands for in a header
+	 * ("timestamp_begin", "id"; "" for none), given by the metadata
+	 * instead of taken from the member's name; NULL in TSDL */
+	const char *role_name;
+	/* CTF 2 variant: which selector values choose each option (the
+	 * selector is then any integer, not only an enum) */
+	const struct lt_var_sel *vsel;
+	unsigned nvsel;
 };
 
 /* Tokens */
@@ -158,6 +166,12 @@ uint64_t tsdl_val_uint(struct parser *ps, const struct val *v,
 int64_t tsdl_val_int(struct parser *ps, const struct val *v, const char *what);
 int tsdl_val_bool(struct parser *ps, const struct val *v, const char *what);
 int tsdl_parse_byte_order(struct parser *ps, const struct val *v);
+
+/* tsdl.c: a parser's state set up over m, the classes built from what
+ * the front end (TSDL or CTF 2's JSON) parsed into it */
+struct parser *tsdl_parser_new(struct lt_tsdl *m, const char *path, char *err,
+			       size_t errlen);
+void tsdl_finish(struct parser *ps);
 
 /* tsdl_types.c: a type; a typealias or typedef */
 struct ty *tsdl_parse_type(struct parser *ps, int depth);
