@@ -14,7 +14,8 @@
 
 /* Whether the len bytes of metadata at text are CTF 2's: metadata
  * packets of version 2.0, or a text whose first byte not blank is the
- * record separator. */
+ * record separator (or not TSDL's comment, with a record separator
+ * after it). */
 int lt_ctf2_is_ctf2(const char *text, size_t len);
 
 /*

@@ -187,8 +187,10 @@ const char *ctf2_role_name(unsigned roles, enum scope sc, const char *member)
 }
 
 /* A field location as the CTF 1.8 path the resolvers read: an origin's
- * scope prefix, then the names (CTF 2's parent steps, null, are left to
- * the resolvers' outward lookup).  Takes both the object form
+ * scope prefix, then the names, each after a '_' (the resolvers take one
+ * leading '_' off a path's names, as CTF 1.8 allows it; CTF 2's names
+ * are exact).  CTF 2's parent steps (null) are left to the resolvers'
+ * outward lookup.  Takes both the object form
  * ({"origin", "path"}) and an array whose first element may be the
  * origin. */
 static const char *location(struct c2 *c, json_t *loc, const char *what)
@@ -241,9 +243,9 @@ static const char *location(struct c2 *c, json_t *loc, const char *what)
 		if (!json_is_string(e))
 			ctf2_fail(c, "%s: a path holds names and nulls", what);
 		const char *s = json_string_value(e);
-		if (strlen(s) + 2 > sizeof(buf) - n)
+		if (strlen(s) + 3 > sizeof(buf) - n)
 			ctf2_fail(c, "%s: path too long", what);
-		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s",
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s_%s",
 				      n && buf[n - 1] != '.' ? "." : "", s);
 	}
 	if (!n || buf[n - 1] == '.')
@@ -364,8 +366,7 @@ static struct ty *structure(struct c2 *c, json_t *j, enum scope sc,
 			ctf2_fail(c, "member \"%s\": no \"field-class\"", name);
 		ctf2_extensions(c, mc, 0);
 		struct ty *ft = ctf2_field_class(c, f, sc, name, depth + 1);
-		if (sc != SC_OTHER && ft->role_name &&
-		    !*ft->role_name)
+		if (sc != SC_OTHER && ft->role_name && !*ft->role_name)
 			ft->role_name = ctf2_role_name(0, sc, name);
 		for (unsigned k = 0; k < t->nfields; k++)
 			if (!strcmp(t->fields[k].name, name))
@@ -557,8 +558,7 @@ struct ty *ctf2_field_class(struct c2 *c, json_t *j, enum scope sc,
 		ctf2_fail(c, "%s: unknown field class type \"%s\"", what, type);
 	}
 	unsigned roles = ctf2_roles(c, j);
-	t->role_name =
-		sc == SC_OTHER ? NULL : ctf2_role_name(roles, sc, what);
+	t->role_name = sc == SC_OTHER ? NULL : ctf2_role_name(roles, sc, what);
 	if (roles & (R_CLOCK_TS | R_END_TS) && t->kind == TY_INT)
 		t->map = c->clock_map;
 	return t;

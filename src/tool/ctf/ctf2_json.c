@@ -266,7 +266,9 @@ int lt_ctf2_is_ctf2(const char *text, size_t len)
 		b++;
 		len--;
 	}
-	return len && *b == RS;
+	/* or a text that is not TSDL's, with a record separator further
+	 * on: CTF 2 that something came before, which its parser reports */
+	return len && (*b == RS || (*b != '/' && memchr(b, RS, len)));
 }
 
 /* Each fragment of the JSON text sequence, in order; returns the line
