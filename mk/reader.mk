@@ -17,7 +17,11 @@
 #                ../shared/data is) and fails on a crash; then fuzz_control (the
 #                session protocol's checks, the metadata of the events it
 #                accepts, filters) for FUZZ_CONTROL_TIME (30) seconds from
-#                the seeds it writes itself (FUZZ_CONTROL_SEEDS=DIR)
+#                the seeds it writes itself (FUZZ_CONTROL_SEEDS=DIR); then
+#                fuzz_ctf2 (CTF 2's metadata front end) for FUZZ_CTF2_TIME
+#                (30) seconds from CTF 2 seeds: tests/gen_ctf2.py's twins of
+#                gen_ctf.py's traces and ../shared/data/ctf2's traces, which
+#                fuzz_reader reads among its seeds too
 # make bench-view  runs bench/view.sh (lowtrace view beside babeltrace2)
 
 FUZZ_CC ?= clang
@@ -25,6 +29,7 @@ FUZZ_TIME ?= 60
 FUZZ_DIR := build/fuzz
 FUZZ_ANALYSIS_TIME ?= 45
 FUZZ_CONTROL_TIME ?= 30
+FUZZ_CTF2_TIME ?= 30
 # the reader formats markers with the runtime's grammar of their formats
 FUZZ_SRC := tests/fuzz/fuzz_reader.c $(READER_SRC) src/runtime/format/marker.c
 FUZZ_ANALYSIS_SRC := tests/fuzz/fuzz_analysis.c $(READER_SRC) src/runtime/format/marker.c \
@@ -58,7 +63,14 @@ $(FUZZ_DIR)/fuzz_control: $(FUZZ_CONTROL_SRC) $(wildcard src/tool/ctf/*.h) \
 	$(FUZZ_CC) $(FUZZ_FLAGS) -D_GNU_SOURCE= -DLT_VERSION='"$(VERSION)"' \
 		-o $@ $(FUZZ_CONTROL_SRC) -lm -ljansson
 
-fuzz: $(FUZZ_DIR)/fuzz_reader $(FUZZ_DIR)/fuzz_analysis $(FUZZ_DIR)/fuzz_control
+FUZZ_CTF2_SRC := tests/fuzz/fuzz_ctf2.c $(READER_SRC) src/runtime/format/marker.c
+$(FUZZ_DIR)/fuzz_ctf2: $(FUZZ_CTF2_SRC) $(wildcard src/tool/ctf/*.h) \
+		$(wildcard src/runtime/format/*.h) tests/fuzz/fuzz_input.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(FUZZ_CTF2_SRC) -lm -ljansson
+
+fuzz: $(FUZZ_DIR)/fuzz_reader $(FUZZ_DIR)/fuzz_analysis $(FUZZ_DIR)/fuzz_control \
+	$(FUZZ_DIR)/fuzz_ctf2
 
 # A seed is "metadata NUL stream": one per corpus trace, and good traces.
 fuzz-seeds: build/bench/gen_trace build/bench/gen_sched
@@ -109,6 +121,29 @@ fuzz-seeds: build/bench/gen_trace build/bench/gen_sched
 			> $(FUZZ_DIR)/seeds/lttng_kernel_be; \
 		break; \
 	done
+	# CTF 2: tests/gen_ctf2.py's twins and the shared CTF 2 traces, in
+	# seeds-ctf2 for fuzz_ctf2 and among fuzz_reader's seeds
+	rm -rf $(FUZZ_DIR)/seeds-ctf2 && mkdir -p $(FUZZ_DIR)/seeds-ctf2
+	for v in le:--seed=1 be_pkt:--be,--packetized compound:--compound; do \
+		n=$${v%%:*}; o=$$(echo $${v#*:} | tr , ' ' | sed 's/--seed=/--seed /'); \
+		rm -rf $(FUZZ_DIR)/good/ctf2_$$n; \
+		python3 tests/gen_ctf2.py $(FUZZ_DIR)/good/ctf2_$$n --events 120 $$o && \
+		{ cat $(FUZZ_DIR)/good/ctf2_$$n/ctf2/metadata; \
+		  case $$n in *pkt) ;; *) printf '\0';; esac; \
+		  cat $(FUZZ_DIR)/good/ctf2_$$n/ctf2/chan_0_0; } \
+			> $(FUZZ_DIR)/seeds-ctf2/gen_$$n; \
+	done
+	for d in ../shared/data/ctf2 ../../shared/data/ctf2; do \
+		[ -d $$d ] || continue; \
+		for t in $$d/*/ctf2; do \
+			n=$$(basename $$(dirname $$t)); \
+			s=$$(ls $$t | grep -v '^metadata$$' | grep -v '^index$$' | head -n 1); \
+			{ cat $$t/metadata; printf '\0'; head -c 16384 $$t/$$s; } \
+				> $(FUZZ_DIR)/seeds-ctf2/shared_$$n; \
+		done; \
+		break; \
+	done
+	cp $(FUZZ_DIR)/seeds-ctf2/* $(FUZZ_DIR)/seeds/
 	for s in 1 2; do \
 		rm -rf $(FUZZ_DIR)/good/sched_$$s; \
 		build/bench/gen_sched $(FUZZ_DIR)/good/sched_$$s 200 --cpus 1 \
@@ -119,9 +154,9 @@ fuzz-seeds: build/bench/gen_trace build/bench/gen_sched
 	done
 
 fuzz-ci: $(FUZZ_DIR)/fuzz_reader $(FUZZ_DIR)/fuzz_analysis \
-		$(FUZZ_DIR)/fuzz_control fuzz-seeds
+		$(FUZZ_DIR)/fuzz_control $(FUZZ_DIR)/fuzz_ctf2 fuzz-seeds
 	mkdir -p $(FUZZ_DIR)/work $(FUZZ_DIR)/work-analysis \
-		$(FUZZ_DIR)/work-control
+		$(FUZZ_DIR)/work-control $(FUZZ_DIR)/work-ctf2
 	rm -rf $(FUZZ_DIR)/seeds-control && mkdir -p $(FUZZ_DIR)/seeds-control
 	FUZZ_CONTROL_SEEDS=$(FUZZ_DIR)/seeds-control $(FUZZ_DIR)/fuzz_control
 	$(FUZZ_DIR)/fuzz_reader -max_total_time=$(FUZZ_TIME) -timeout=10 \
@@ -135,6 +170,10 @@ fuzz-ci: $(FUZZ_DIR)/fuzz_reader $(FUZZ_DIR)/fuzz_analysis \
 		-timeout=10 -rss_limit_mb=2048 -max_len=65536 \
 		-print_final_stats=1 -artifact_prefix=$(FUZZ_DIR)/control- \
 		$(FUZZ_DIR)/work-control $(FUZZ_DIR)/seeds-control
+	$(FUZZ_DIR)/fuzz_ctf2 -max_total_time=$(FUZZ_CTF2_TIME) \
+		-timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+		-print_final_stats=1 -artifact_prefix=$(FUZZ_DIR)/ctf2- \
+		$(FUZZ_DIR)/work-ctf2 $(FUZZ_DIR)/seeds-ctf2
 
 bench-view: all
 	BUILD=$(BUILD) bash bench/view.sh
