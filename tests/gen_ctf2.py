@@ -1,11 +1,13 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: MIT
 """Writes CTF 2 traces: the CTF 2 twin of each trace tests/gen_ctf.py
-writes, for tests/test_ctf2.sh.
+writes, and a trace of the field classes CTF 1.8 lacks, for
+tests/test_ctf2.sh.
 
 usage: gen_ctf2.py OUT_DIR [gen_ctf.py's options]
+       gen_ctf2.py OUT_DIR --fields
 
-It runs gen_ctf.py into OUT_DIR/ctf-1.8 and writes
+The first form runs gen_ctf.py into OUT_DIR/ctf-1.8 and writes
 OUT_DIR/ctf2: the same stream files beside a CTF 2 metadata stream (a
 JSON text sequence, RFC 7464; packetized, as version 2.0 packets, when
 the CTF 1.8 one is) that says what the TSDL says.  Both traces hold the
@@ -15,6 +17,17 @@ variants, arrays and sequences); a member's leading '_' is dropped, as
 CTF 1.8 readers do.  Reserved member names become roles.  Every metadata
 file under the output (a --session's kernel and UST traces) is
 converted.
+
+--fields writes OUT_DIR/ctf2 alone (gen_ctf2_fields.py): booleans, bit
+arrays, static- and dynamic-length BLOBs and strings, LEB128 integers and
+enumerations (one the length of a dynamic-length array), optionals
+selected by a boolean and by integer ranges, a variant selected by a
+signed integer's ranges, CTF 2.0's enumerations (integers with
+mappings), field class aliases, header members found by their roles
+under names of their own, a clock with an origin; and
+OUT_DIR/expected.txt, each event's name and payload as `lowtrace view`
+should print them (babeltrace2's notation; a BLOB as its length and its
+bytes in hex).
 """
 import json
 import os
@@ -515,4 +528,9 @@ def twin(out, args):
 if __name__ == "__main__":
     if len(sys.argv) < 2:
         raise SystemExit(__doc__)
-    twin(sys.argv[1], sys.argv[2:])
+    if sys.argv[2:] == ["--fields"]:
+        sys.path.insert(0, HERE)
+        import gen_ctf2_fields
+        gen_ctf2_fields.write(sys.argv[1])
+    else:
+        twin(sys.argv[1], sys.argv[2:])

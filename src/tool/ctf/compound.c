@@ -34,7 +34,17 @@ static int ref_value(const struct lt_cnode *n, struct lt_cwalk *w, int64_t *v)
 			 "does not hold";
 		return -1;
 	}
-	*v = lt_field_int(w->b, off, &w->fields[n->ref_field]);
+	const struct lt_field_class *fc = &w->fields[n->ref_field];
+	if (fc->kind == LT_KIND_COMPOUND) {
+		/* a LEB128 integer (its offset in bits), read before */
+		size_t at = off / 8;
+		uint64_t u;
+		w->why = lt_leb128(w->b, w->end, &at, fc->tree->sc->is_signed,
+				   &u);
+		*v = (int64_t)u;
+		return w->why ? -1 : 0;
+	}
+	*v = lt_field_int(w->b, off, fc);
 	return 0;
 }
 
@@ -76,11 +86,90 @@ static void scalar(const struct lt_cnode *n, struct lt_cwalk *w, uint64_t bit)
 		w->p = w->scalar(w->p, &v);
 }
 
+const char *lt_leb128(const unsigned char *b, size_t end, size_t *at,
+		      int is_signed, uint64_t *v)
+{
+	unsigned shift = 0;
+	uint8_t c;
+	*v = 0;
+	do {
+		if (*at >= end)
+			return "a LEB128 integer past the content's end";
+		c = b[(*at)++];
+		/* the 10th byte holds bit 63 alone (and, signed, its sign
+		 * extension) and ends the integer */
+		if (shift == 63 &&
+		    ((c & 0x80) ||
+		     (is_signed ? (c & 0x7f) != 0 && (c & 0x7f) != 0x7f :
+				  (c & 0x7e) != 0)))
+			return "a LEB128 integer of more than 64 bits";
+		*v |= (uint64_t)(c & 0x7f) << shift;
+		shift += 7;
+	} while (c & 0x80);
+	if (is_signed && shift < 64 && (c & 0x40))
+		*v |= ~0ull << shift;
+	return NULL;
+}
+
+/* A LEB128 integer at *bit of w->b (a byte: CTF 2 aligns them). */
+static int vlint(const struct lt_cnode *n, struct lt_cwalk *w, uint64_t *bit)
+{
+	const struct lt_field_class *fc = n->sc;
+	struct lt_value v = { .fc = fc, .kind = fc->kind };
+	size_t at = *bit / 8;
+	w->why = lt_leb128(w->b, w->end, &at, fc->is_signed, &v.u);
+	if (w->why)
+		return -1;
+	*bit = 8 * (uint64_t)at;
+	if (n->reg >= 0)
+		w->regs[n->reg] = v.u;
+	if (fc->kind == LT_KIND_ENUM)
+		v.str = lt_enum_label(fc, v.u);
+	if (w->p)
+		w->p = w->scalar(w->p, &v);
+	return 0;
+}
+
+/* A BLOB of count bytes: "{ length = N, data = 0102AB }". */
+static int blob(struct lt_cwalk *w, uint64_t *bit, uint64_t count)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	if (*bit % 8 || count > w->end - *bit / 8) {
+		w->why = "a BLOB past the content's end";
+		return -1;
+	}
+	const unsigned char *s = w->b + *bit / 8;
+	w->bound += 2 * (size_t)count + 48;
+	if (w->p) {
+		put(w, "{ length = ", 11);
+		w->p = w->number(w->p, count);
+		put(w, ", data = ", 9);
+		for (uint64_t i = 0; i < count; i++) {
+			*w->p++ = hex[s[i] >> 4];
+			*w->p++ = hex[s[i] & 15];
+		}
+		put(w, " }", 2);
+	}
+	*bit += 8 * count;
+	return 0;
+}
+
+/* Whether the tag or selector v is in one of n's ranges. */
+static int selects(const struct lt_cnode *n, const struct lt_var_sel *s,
+		   int64_t v)
+{
+	return n->ref_signed ? v >= s->lo && v <= s->hi :
+			       (uint64_t)v >= (uint64_t)s->lo &&
+				       (uint64_t)v <= (uint64_t)s->hi;
+}
+
 /* The elements of an array or sequence: "[ [0] = V, [1] = V ]". */
 static int elements(const struct lt_cnode *n, struct lt_cwalk *w, uint64_t *bit,
 		    uint64_t count)
 {
 	const struct lt_cnode *e = &n->kids[0];
+	if (n->blob)
+		return blob(w, bit, count);
 	if (n->text) {
 		/* chars: a string up to the first NUL */
 		if (*bit % 8 || count > w->end - *bit / 8) {
@@ -183,12 +272,7 @@ int lt_cnode_walk(const struct lt_cnode *n, struct lt_cwalk *w, uint64_t *bit)
 			return -1;
 		for (uint32_t i = 0; i < n->nsel; i++) {
 			const struct lt_var_sel *s = &n->sel[i];
-			int in = n->ref_signed ?
-					 tag >= s->lo && tag <= s->hi :
-					 (uint64_t)tag >= (uint64_t)s->lo &&
-						 (uint64_t)tag <=
-							 (uint64_t)s->hi;
-			if (!in)
+			if (!selects(n, s, tag))
 				continue;
 			put(w, "{ ", 2);
 			if (lt_cnode_walk(&n->kids[s->opt], w, bit))
@@ -201,6 +285,28 @@ int lt_cnode_walk(const struct lt_cnode *n, struct lt_cwalk *w, uint64_t *bit)
 	}
 	case LT_CN_ARRAY:
 		return elements(n, w, bit, n->length);
+	case LT_CN_VLINT:
+		return vlint(n, w, bit);
+	case LT_CN_OPTIONAL: {
+		int64_t sel;
+		int in = 0;
+		if (ref_value(n, w, &sel))
+			return -1;
+		for (uint32_t i = 0; i < n->nsel && !in; i++)
+			in = selects(n, &n->sel[i], sel);
+		if (!n->nsel)
+			in = sel != 0;
+		if (!in) {
+			/* babeltrace2's text of an absent optional */
+			put(w, "<none>", 6);
+			return 0;
+		}
+		put(w, "{ ", 2);
+		if (lt_cnode_walk(&n->kids[0], w, bit))
+			return -1;
+		put(w, " }", 2);
+		return 0;
+	}
 	default: {
 		int64_t len;
 		if (ref_value(n, w, &len))

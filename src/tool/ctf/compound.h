@@ -4,7 +4,8 @@
  * event class does not hold (LT_KIND_COMPOUND): arrays and sequences of
  * structs, variants, arrays or strings, and variants in variants.  The
  * metadata compiler (tsdl_compound.c) turns such a type into a tree of struct
- * lt_cnode; lt_cnode_walk() goes over a value of it, bit by bit, to find
+ * lt_cnode, and so CTF 2's field classes of no fixed place in the flat
+ * list: LEB128 integers, optionals, BLOBs; lt_cnode_walk() goes over a value of it, bit by bit, to find
  * its end (the decoder) or to write it as text (the formatter).
  */
 #ifndef LT_CTF_COMPOUND_H
@@ -21,7 +22,13 @@ enum lt_cnode_kind {
 	LT_CN_STRUCT, /* kids: its fields */
 	LT_CN_VARIANT, /* kids: its options, sel: which tag values pick them */
 	LT_CN_ARRAY, /* kids[0]: the element */
-	LT_CN_SEQUENCE /* kids[0]: the element */
+	LT_CN_SEQUENCE, /* kids[0]: the element */
+	/* CTF 2: a variable-length (LEB128) integer, sc its class (is_signed,
+	 * base; 8 bytes) */
+	LT_CN_VLINT,
+	/* CTF 2: kids[0] or nothing, as the selector (the reference) is in
+	 * sel's ranges, or (nsel 0, a boolean) is not 0 */
+	LT_CN_OPTIONAL,
 };
 
 /* integers of one compound field that a variant or sequence may name */
@@ -30,6 +37,7 @@ enum lt_cnode_kind {
 struct lt_cnode {
 	uint8_t kind; /* enum lt_cnode_kind */
 	uint8_t text; /* ARRAY, SEQUENCE of 8-bit chars: a string */
+	uint8_t blob; /* ARRAY, SEQUENCE of bytes: CTF 2's BLOB */
 	uint32_t align; /* bits, counted from the packet's start */
 	const char *name; /* a struct's field: its name */
 	uint32_t name_len;
@@ -44,7 +52,7 @@ struct lt_cnode {
 	uint32_t length; /* ARRAY */
 	uint32_t nkids;
 	const struct lt_cnode *kids;
-	const struct lt_var_sel *sel; /* VARIANT */
+	const struct lt_var_sel *sel; /* VARIANT, OPTIONAL */
 	uint32_t nsel;
 	uint32_t bound; /* formatted size bound of the node, strings aside */
 };
@@ -74,6 +82,12 @@ struct lt_cwalk {
  * the faulty part starts.
  */
 int lt_cnode_walk(const struct lt_cnode *n, struct lt_cwalk *w, uint64_t *bit);
+
+/* The LEB128 integer at byte *at of the end bytes of b, into *v (sign
+ * extended when is_signed); *at is set past it.  NULL, or what is wrong
+ * (past end, more than 64 bits). */
+const char *lt_leb128(const unsigned char *b, size_t end, size_t *at,
+		      int is_signed, uint64_t *v);
 
 /* The integer field fc at off of b (bits for a bit-field), signed or not
  * as fc says. */

@@ -294,6 +294,15 @@ static struct ty *byte_elem(struct c2 *c, int text, int base)
 	return e;
 }
 
+static int display_base(struct c2 *c, json_t *j, const char *what)
+{
+	uint64_t base = ctf2_uint(c, j, "preferred-display-base", 10, 16);
+	if (base != 2 && base != 8 && base != 10 && base != 16)
+		ctf2_fail(c, "%s: display base %llu", what,
+			  (unsigned long long)base);
+	return (int)base;
+}
+
 /* A fixed-length bit array and what derives from it: integers,
  * enumerations (CTF 2.0's mappings, or the drafts' enumeration types),
  * booleans, bit maps. */
@@ -320,13 +329,11 @@ static struct ty *fixed_int(struct c2 *c, json_t *j, const char *type,
 		ctf2_fail(c, "%s: bit order \"%s\" is not supported", what,
 			  bit_order);
 	t->is_signed = strstr(type, "-signed-") != NULL;
-	uint64_t base = ctf2_uint(c, j, "preferred-display-base", 10, 16);
-	if (base != 2 && base != 8 && base != 10 && base != 16)
-		ctf2_fail(c, "%s: display base %llu", what,
-			  (unsigned long long)base);
-	t->base = (int)base;
+	t->base = display_base(c, j, what);
 	if (!strcmp(type, "fixed-length-bit-array"))
-		t->base = 16;
+		t->base = 16; /* babeltrace2 prints a bit array in hex */
+	if (!strcmp(type, "fixed-length-boolean"))
+		t->base = LT_BASE_BOOL;
 	json_t *maps = json_object_get(j, "mappings");
 	if (!maps)
 		return t;
@@ -462,6 +469,61 @@ static struct ty *array(struct c2 *c, json_t *j, enum scope sc,
 	return t;
 }
 
+/* A variable-length (LEB128) integer, or enumeration (2.0's mappings or
+ * the drafts' enumeration types). */
+static struct ty *vl_int(struct c2 *c, json_t *j, const char *type,
+			 const char *what)
+{
+	struct ty *t = ctf2_new_ty(c, TY_VLINT);
+	unsigned cap = 0;
+	const char *label;
+	json_t *set, *maps = json_object_get(j, "mappings");
+	if (strcmp(type, "variable-length-unsigned-integer") &&
+	    strcmp(type, "variable-length-signed-integer") &&
+	    strcmp(type, "variable-length-unsigned-enumeration") &&
+	    strcmp(type, "variable-length-signed-enumeration"))
+		ctf2_fail(c, "%s: unknown field class type \"%s\"", what, type);
+	t->is_signed = strstr(type, "-signed-") != NULL;
+	t->size = 64;
+	t->align = 8;
+	t->base = display_base(c, j, what);
+	if (maps && !json_is_object(maps))
+		ctf2_fail(c, "%s: \"mappings\": expected an object", what);
+	json_object_foreach(maps, label, set)
+	{
+		range_set(c, set, what, &t->ranges, &t->nranges, &cap,
+			  ctf2_dup(c, label));
+	}
+	return t;
+}
+
+/* An optional: its field, present as its selector (a boolean, or an
+ * integer in the selector ranges) says. */
+static struct ty *optional(struct c2 *c, json_t *j, enum scope sc,
+			   const char *what, int depth)
+{
+	struct ty *t = ctf2_new_ty(c, TY_OPTIONAL);
+	json_t *f = json_object_get(j, "field-class");
+	json_t *set = json_object_get(j, "selector-field-ranges");
+	struct lt_enum_range *r = NULL;
+	unsigned nr = 0, rcap = 0;
+	if (!f)
+		ctf2_fail(c, "%s: no \"field-class\"", what);
+	t->length_ref = location(
+		c, json_object_get(j, "selector-field-location"), what);
+	t->elem = ctf2_field_class(c, f, sc, what, depth + 1);
+	if (set) {
+		range_set(c, set, what, &r, &nr, &rcap, NULL);
+		struct lt_var_sel *sel = tsdl_alloc(c->ps, nr * sizeof(*sel));
+		for (unsigned k = 0; k < nr; k++)
+			sel[k] = (struct lt_var_sel){ r[k].lo, r[k].hi, 0 };
+		t->vsel = sel;
+		t->nvsel = nr;
+	}
+	t->align = 1;
+	return t;
+}
+
 /* A string or BLOB: bytes, static or dynamic length. */
 static struct ty *bytes(struct c2 *c, json_t *j, const char *what, int dynamic,
 			int text)
@@ -475,6 +537,7 @@ static struct ty *bytes(struct c2 *c, json_t *j, const char *what, int dynamic,
 	else
 		t->length = ctf2_uint(c, j, "length", 0, 1u << 28);
 	t->elem = byte_elem(c, text, text ? 10 : 16);
+	t->blob = !text;
 	t->align = 8;
 	return t;
 }
@@ -548,12 +611,10 @@ struct ty *ctf2_field_class(struct c2 *c, json_t *j, enum scope sc,
 		t = array(c, j, sc, what, depth, 1);
 	} else if (!strcmp(type, "variant")) {
 		t = variant(c, j, sc, what, depth);
-	} else if (!strcmp(type, "variable-length-unsigned-integer") ||
-		   !strcmp(type, "variable-length-signed-integer") ||
-		   !strcmp(type, "variable-length-unsigned-enumeration") ||
-		   !strcmp(type, "variable-length-signed-enumeration") ||
-		   !strcmp(type, "optional")) {
-		ctf2_fail(c, "%s: %s fields are not supported yet", what, type);
+	} else if (!strncmp(type, "variable-length-", 16)) {
+		t = vl_int(c, j, type, what);
+	} else if (!strcmp(type, "optional")) {
+		t = optional(c, j, sc, what, depth);
 	} else {
 		ctf2_fail(c, "%s: unknown field class type \"%s\"", what, type);
 	}

@@ -268,7 +268,7 @@ char *lt_fmt_hex(char *p, uint64_t v)
 }
 
 /* v in base 16 or 8, or in base 2 with all its bits (babeltrace2 prints
- * a binary integer with as many digits as its size) */
+ * a binary integer with as many digits as its size), or a boolean */
 static char *fmt_radix(char *p, uint64_t v, unsigned base, unsigned bits)
 {
 	static const char oct[] = "01234567";
@@ -276,6 +276,10 @@ static char *fmt_radix(char *p, uint64_t v, unsigned base, unsigned bits)
 	int n = 0;
 	if (base == 16)
 		return lt_fmt_hex(p, v);
+	if (base == LT_BASE_BOOL) {
+		memcpy(p, v ? "true" : "false", 5);
+		return p + (v ? 4 : 5);
+	}
 	*p++ = '0';
 	if (base != 8) {
 		*p++ = 'b';

@@ -89,7 +89,9 @@ static const struct lt_field_class *cnode_ref(struct ccomp *cc, int line,
 						 fr->t->fields[j].type,
 						 dot + 1) :
 				      &fr->kids[j];
-			if (!k || k->kind != LT_CN_SCALAR ||
+			if (!k ||
+			    (k->kind != LT_CN_SCALAR &&
+			     k->kind != LT_CN_VLINT) ||
 			    !ref_kind_ok(k->sc->kind, want_enum))
 				continue;
 			if (k->reg < 0) {
@@ -105,6 +107,13 @@ static const struct lt_field_class *cnode_ref(struct ccomp *cc, int line,
 		}
 	}
 	int j = tsdl_resolve_ref(cc->refs, cc->sec, cc->nfcs, full);
+	if (j >= 0 && cc->fcs[j].kind == LT_KIND_COMPOUND &&
+	    cc->fcs[j].tree->kind == LT_CN_VLINT &&
+	    ref_kind_ok(cc->fcs[j].tree->sc->kind, want_enum)) {
+		/* a LEB128 integer of the event (CTF 2) */
+		n->ref_field = j;
+		return cc->fcs[j].tree->sc;
+	}
 	if (j >= 0 && ref_kind_ok(cc->fcs[j].kind, want_enum)) {
 		n->ref_field = j;
 		return &cc->fcs[j];
@@ -166,6 +175,38 @@ static void compile_cnode(struct ccomp *cc, const struct ty *t,
 		out->sc = sc;
 		out->bound += (uint32_t)lt_format_bound_fixed(sc, 1);
 		*min_bits = it->size;
+		return;
+	}
+	case TY_VLINT: {
+		struct lt_field_class *sc = tsdl_alloc(ps, sizeof(*sc));
+		sc->name = out->name;
+		sc->kind = t->nranges ? LT_KIND_ENUM : LT_KIND_INT;
+		sc->ranges = t->ranges;
+		sc->nranges = t->nranges;
+		sc->is_signed = (uint8_t)t->is_signed;
+		sc->base = (uint8_t)t->base;
+		sc->size = 8;
+		out->kind = LT_CN_VLINT;
+		out->sc = sc;
+		out->align = 8;
+		out->bound += (uint32_t)lt_format_bound_fixed(sc, 1);
+		*min_bits = 8;
+		return;
+	}
+	case TY_OPTIONAL: {
+		struct lt_cnode *kid = tsdl_alloc(ps, sizeof(*kid));
+		const struct lt_field_class *sel =
+			cnode_ref(cc, line, t->length_ref, 2, out);
+		uint64_t mb;
+		out->kind = LT_CN_OPTIONAL;
+		out->align = 1; /* the field's own alignment applies */
+		out->ref_signed = sel->is_signed;
+		out->sel = t->vsel;
+		out->nsel = t->nvsel;
+		compile_cnode(cc, t->elem, NULL, line, depth + 1, kid, &mb);
+		out->kids = kid;
+		out->nkids = 1;
+		*min_bits = 0;
 		return;
 	}
 	case TY_STRING:
@@ -243,6 +284,7 @@ static void compile_cnode(struct ccomp *cc, const struct ty *t,
 		out->text = (uint8_t)(t->elem->kind == TY_INT &&
 				      t->elem->size == 8 &&
 				      t->elem->align % 8 == 0 && t->elem->text);
+		out->blob = (uint8_t)t->blob;
 		out->align = e->align;
 		out->length = (uint32_t)t->length;
 		out->kids = e;

@@ -275,8 +275,9 @@ void tsdl_compile_event(struct parser *ps, const struct pevent *pe,
 				fixed = 0;
 			} else if (t->kind == TY_ARRAY ||
 				   t->kind == TY_SEQUENCE) {
-				if (!flat_elem(t->elem)) {
-					/* elements of their own structure */
+				if (!flat_elem(t->elem) || t->blob) {
+					/* elements of their own structure, or
+					 * a BLOB's bytes */
 					tsdl_compile_compound(ps, t, f->line,
 							      fc, fcs, i, &refs,
 							      sec);
@@ -310,8 +311,10 @@ void tsdl_compile_event(struct parser *ps, const struct pevent *pe,
 							f->name, t->length_ref);
 					const struct lt_field_class *lf =
 						&fcs[fc->length_field];
-					if (lf->var_tag >= 0) {
-						/* a length that may be absent:
+					if (lf->var_tag >= 0 ||
+					    lf->kind == LT_KIND_COMPOUND) {
+						/* a length that may be absent,
+						 * or of its own size (LEB128):
 						 * read as a tree */
 						tsdl_compile_compound(
 							ps, t, f->line, fc, fcs,
@@ -328,8 +331,11 @@ void tsdl_compile_event(struct parser *ps, const struct pevent *pe,
 					fixed = 0;
 				}
 			} else if (t->kind == TY_STRUCT ||
-				   t->kind == TY_VARIANT) {
-				/* a variant in a variant */
+				   t->kind == TY_VARIANT ||
+				   t->kind == TY_VLINT ||
+				   t->kind == TY_OPTIONAL) {
+				/* a variant in a variant; CTF 2's fields of
+				 * their own size */
 				tsdl_compile_compound(ps, t, f->line, fc, fcs,
 						      i, &refs, sec);
 				fixed = 0;

@@ -32,6 +32,11 @@ enum ty_kind {
 	TY_SEQUENCE,
 	TY_STRUCT,
 	TY_VARIANT,
+	/* CTF 2's: a variable-length (LEB128) integer (an enum's container
+	 * too); an optional (elem, or nothing as the selector length_ref is
+	 * in vsel, or is not 0 when vsel is NULL: a boolean) */
+	TY_VLINT,
+	TY_OPTIONAL,
 };
 
 struct ty;
@@ -47,6 +52,7 @@ struct ty {
 	int line;
 	unsigned size, align; /* bits */
 	int is_signed, base, text;
+	int blob; /* an array or sequence of bytes: CTF 2's BLOB */
 	int bo; /* byte order: BO_NATIVE (the trace's), BO_LE or BO_BE */
 	const char *map; /* clock the integer maps to */
 	unsigned exp_dig, mant_dig;

@@ -38,6 +38,9 @@ struct lt_var_sel {
 	uint32_t opt;
 };
 
+/* lt_field_class.base of CTF 2's booleans: printed true or false */
+#define LT_BASE_BOOL 1
+
 /* lt_event.off of a variant's option that the event does not hold */
 #define LT_OFF_ABSENT UINT32_MAX
 
@@ -56,7 +59,7 @@ struct lt_field_class {
 	uint8_t size; /* bytes of the scalar or of one element */
 	uint8_t align; /* bytes, counted from the packet's start */
 	uint8_t is_signed;
-	uint8_t base; /* 2, 8, 10 or 16 */
+	uint8_t base; /* 2, 8, 10 or 16; LT_BASE_BOOL: a boolean */
 	uint8_t text; /* array or sequence of 8-bit chars: a string */
 	uint8_t be; /* big-endian (scalars, elements) */
 	uint8_t sec_first; /* the first field of its section (LT_SEC_*) */
