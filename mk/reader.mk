@@ -20,7 +20,8 @@
 #                the seeds it writes itself (FUZZ_CONTROL_SEEDS=DIR); then
 #                fuzz_ctf2 (CTF 2's metadata front end) for FUZZ_CTF2_TIME
 #                (30) seconds from CTF 2 seeds: tests/gen_ctf2.py's twins of
-#                gen_ctf.py's traces and ../shared/data/ctf2's traces, which
+#                gen_ctf.py's traces, its trace of the field classes CTF 1.8
+#                lacks and ../shared/data/ctf2's traces, which
 #                fuzz_reader reads among its seeds too
 # make bench-view  runs bench/view.sh (lowtrace view beside babeltrace2)
 
@@ -133,6 +134,11 @@ fuzz-seeds: build/bench/gen_trace build/bench/gen_sched
 		  cat $(FUZZ_DIR)/good/ctf2_$$n/ctf2/chan_0_0; } \
 			> $(FUZZ_DIR)/seeds-ctf2/gen_$$n; \
 	done
+	rm -rf $(FUZZ_DIR)/good/ctf2_fields
+	python3 tests/gen_ctf2.py $(FUZZ_DIR)/good/ctf2_fields --fields && \
+	{ cat $(FUZZ_DIR)/good/ctf2_fields/ctf2/metadata; printf '\0'; \
+	  cat $(FUZZ_DIR)/good/ctf2_fields/ctf2/stream; } \
+		> $(FUZZ_DIR)/seeds-ctf2/gen_fields
 	for d in ../shared/data/ctf2 ../../shared/data/ctf2; do \
 		[ -d $$d ] || continue; \
 		for t in $$d/*/ctf2; do \
