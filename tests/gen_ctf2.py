@@ -5,6 +5,7 @@ writes, and a trace of the field classes CTF 1.8 lacks, for
 tests/test_ctf2.sh.
 
 usage: gen_ctf2.py OUT_DIR [gen_ctf.py's options]
+       gen_ctf2.py OUT_DIR --from CTF18_DIR
        gen_ctf2.py OUT_DIR --fields
 
 The first form runs gen_ctf.py into OUT_DIR/ctf-1.8 and writes
@@ -16,7 +17,9 @@ gen_ctf.py writes (type aliases and typedefs, named structs and enums,
 variants, arrays and sequences); a member's leading '_' is dropped, as
 CTF 1.8 readers do.  Reserved member names become roles.  Every metadata
 file under the output (a --session's kernel and UST traces) is
-converted.
+converted.  --from takes the CTF 1.8 trace (or tree of traces) in
+CTF18_DIR instead of running gen_ctf.py (a trace lttng-tools recorded,
+for bench/view.sh): OUT_DIR/ctf2 is its twin.
 
 --fields writes OUT_DIR/ctf2 alone (gen_ctf2_fields.py): booleans, bit
 arrays, static- and dynamic-length BLOBs and strings, LEB128 integers and
@@ -495,13 +498,14 @@ def packetize(text, be, chunk=700):
     return bytes(out)
 
 
-def twin(out, args):
-    src = os.path.join(out, "ctf-1.8")
+def twin(out, args, src=None):
     dst = os.path.join(out, "ctf2")
-    for d in (src, dst):
-        shutil.rmtree(d, ignore_errors=True)
-    subprocess.run([sys.executable, os.path.join(HERE, "gen_ctf.py"), src]
-                   + args, check=True, stdout=subprocess.DEVNULL)
+    shutil.rmtree(dst, ignore_errors=True)
+    if src is None:
+        src = os.path.join(out, "ctf-1.8")
+        shutil.rmtree(src, ignore_errors=True)
+        subprocess.run([sys.executable, os.path.join(HERE, "gen_ctf.py"),
+                        src] + args, check=True, stdout=subprocess.DEVNULL)
     shutil.copytree(src, dst)
     for root, _, files in os.walk(dst):
         if "metadata" not in files:
@@ -532,5 +536,7 @@ if __name__ == "__main__":
         sys.path.insert(0, HERE)
         import gen_ctf2_fields
         gen_ctf2_fields.write(sys.argv[1])
+    elif sys.argv[2:3] == ["--from"] and len(sys.argv) == 4:
+        twin(sys.argv[1], [], sys.argv[3])
     else:
         twin(sys.argv[1], sys.argv[2:])
