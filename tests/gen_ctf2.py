@@ -22,7 +22,7 @@ CTF18_DIR instead of running gen_ctf.py (a trace lttng-tools recorded,
 for bench/view.sh): OUT_DIR/ctf2 is its twin.
 
 --fields writes OUT_DIR/ctf2 alone (gen_ctf2_fields.py): booleans, bit
-arrays, static- and dynamic-length BLOBs and strings, LEB128 integers and
+arrays, bit maps, static- and dynamic-length BLOBs and strings, LEB128 integers and
 enumerations (one the length of a dynamic-length array), optionals
 selected by a boolean and by integer ranges, a variant selected by a
 signed integer's ranges, CTF 2.0's enumerations (integers with

@@ -9,6 +9,8 @@ import shutil
 import struct
 
 RS = "\x1e"
+# the bit map's flags, in order: bit index ranges
+FLAGS = {"A": [[0, 0]], "B": [[1, 2]], "HIGH": [[7, 7]]}
 UUID = bytes(range(0x10, 0x20))
 
 
@@ -70,7 +72,10 @@ def metadata():
                            "byte-order": "little-endian"}),
              member("bits", {"type": "fixed-length-bit-array",
                              "length": 12, "byte-order": "little-endian"}),
-             member("after", "u8"))},
+             member("after", "u8"),
+             member("fl", {"type": "fixed-length-bit-map", "length": 8,
+                           "byte-order": "little-endian", "alignment": 8,
+                           "flags": FLAGS}))},
         {"type": "event-record-class", "id": 1, "name": "f:blob",
          "payload-field-class": struct_fc(
              member("fixed", {"type": "static-length-blob", "length": 4,
@@ -132,6 +137,18 @@ def metadata():
                                                "selector-field-location":
                                                    {"path": ["p"]}}))}),
              member("last", "u64"))},
+        {"type": "event-record-class", "id": 6, "name": "f:utf",
+         "payload-field-class": struct_fc(
+             member("s16", {"type": "null-terminated-string",
+                            "encoding": "utf-16le"}),
+             member("s16be", {"type": "static-length-string",
+                              "length": 12, "encoding": "utf-16be"}),
+             member("n", "u8"),
+             member("s32", {"type": "dynamic-length-string",
+                            "length-field-location": loc("n"),
+                            "encoding": "utf-32le"}),
+             member("s8", {"type": "null-terminated-string",
+                           "encoding": "utf-8"}))},
     ]
     return "".join(RS + json.dumps(f, indent=1) + "\n" for f in frags)
 
@@ -194,8 +211,16 @@ def event(w, k, i):
         w.bits(int(b2), 1)
         w.bits(bits & 0xFFF, 12)
         w.u(after, 8)
-        return "f:bool: { b1 = %s, b2 = %s, bits = 0x%X, after = %d }" % (
-            str(b1).lower(), str(b2).lower(), bits & 0xFFF, after)
+        fl = [0, 1, 6, 0x85, 0x80][i % 5]
+        w.u(fl, 8)
+        on = [name for name, ranges in FLAGS.items()
+              if any((fl >> b) & 1 for lo, hi in ranges
+                     for b in range(lo, hi + 1))]
+        labels = ", ".join('"%s"' % n for n in on) or "<unknown>"
+        return ("f:bool: { b1 = %s, b2 = %s, bits = 0x%X, after = %d, "
+                "fl = ( %s : container = 0x%X ) }" % (
+                    str(b1).lower(), str(b2).lower(), bits & 0xFFF, after,
+                    labels, fl))
     if k == 1:
         fixed = bytes([0xDE, 0xAD, i, 0x0F])
         n = i % 4
@@ -258,6 +283,18 @@ def event(w, k, i):
                   3: '"SMALL", "ODD"'}[e]
         return "f:var: { k = %d, v = %s, e = ( %s : container = %d ) }" % (
             kk, v, labels, e)
+    if k == 6:
+        words = ["", "a", "\u00e9t\u00e9", "x\U0001F600y", "\u4e2d"]
+        a, b, c = (words[(i + d) % 5] for d in range(3))
+        w.raw(a.encode("utf-16-le") + b"\0\0")
+        w.raw(b.encode("utf-16-be").ljust(12, b"\0"))
+        data = c.encode("utf-32-le")
+        w.u(len(data), 8)
+        w.raw(data)
+        w.raw(b"\xc3\xa9\0")
+        return "f:utf: { s16 = %s, s16be = %s, n = %d, s32 = %s, " \
+            "s8 = %s }" % (quote(a), quote(b), len(data), quote(c),
+                           quote("\u00e9"))
     items = []
     for j in range(2):
         x = -300 * (i + j) + 7
@@ -303,17 +340,18 @@ def write(out):
     d = os.path.join(out, "ctf2")
     shutil.rmtree(d, ignore_errors=True)
     os.makedirs(d)
-    with open(os.path.join(d, "metadata"), "w") as f:
+    with open(os.path.join(d, "metadata"), "w", encoding="utf-8") as f:
         f.write(metadata())
     data, lines = b"", []
     t = 1000
     for seq in range(2):
-        kinds = [k for _ in range(5) for k in range(6)]
+        kinds = [k for _ in range(5) for k in range(7)]
         p, ls = packet(seq, t, kinds)
         data += p
         lines += ls
         t += 1000 * len(kinds) + 5000
     with open(os.path.join(d, "stream"), "wb") as f:
         f.write(data)
-    with open(os.path.join(out, "expected.txt"), "w") as f:
+    with open(os.path.join(out, "expected.txt"), "w",
+              encoding="utf-8") as f:
         f.write("".join(line + "\n" for line in lines))

@@ -8,6 +8,7 @@
 #include "ctf/load.h"
 #include "ctf/value.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 int64_t lt_field_int(const unsigned char *b, uint32_t off,
@@ -154,6 +155,79 @@ static int blob(struct lt_cwalk *w, uint64_t *bit, uint64_t count)
 	return 0;
 }
 
+/* The code point c as UTF-8 at u; its bytes. */
+static size_t utf8_put(char *u, uint32_t c)
+{
+	if (c < 0x80) {
+		u[0] = (char)c;
+		return 1;
+	}
+	if (c < 0x800) {
+		u[0] = (char)(0xc0 | c >> 6);
+		u[1] = (char)(0x80 | (c & 0x3f));
+		return 2;
+	}
+	if (c < 0x10000) {
+		u[0] = (char)(0xe0 | c >> 12);
+		u[1] = (char)(0x80 | ((c >> 6) & 0x3f));
+		u[2] = (char)(0x80 | (c & 0x3f));
+		return 3;
+	}
+	u[0] = (char)(0xf0 | c >> 18);
+	u[1] = (char)(0x80 | ((c >> 12) & 0x3f));
+	u[2] = (char)(0x80 | ((c >> 6) & 0x3f));
+	u[3] = (char)(0x80 | (c & 0x3f));
+	return 4;
+}
+
+/* The bytes before the first code unit of 0 in n bytes of UTF-16 or
+ * UTF-32 (n's enc) at s, or all of them when none is. */
+static size_t utf_len(const struct lt_cnode *n, const unsigned char *s,
+		      size_t len)
+{
+	size_t i = 0;
+	while (i + n->enc <= len &&
+	       (s[i] | s[i + 1] | (n->enc == 4 ? s[i + 2] | s[i + 3] : 0)))
+		i += n->enc;
+	return i;
+}
+
+/* len bytes of UTF-16 or UTF-32 (n's enc) at s written as a string
+ * (UTF-8; U+FFFD for what is not a code point), as babeltrace2 converts
+ * them.  A UTF-8 byte or a surrogate pair's four for each two bytes: its
+ * text is 6 bytes a byte at most. */
+static void utf_string(const struct lt_cnode *n, struct lt_cwalk *w,
+		       const unsigned char *s, size_t len)
+{
+	w->bound += 6 * len + 2;
+	if (!w->p)
+		return;
+	char *u = malloc(2 * len + 1);
+	size_t k = 0;
+	if (!u) {
+		w->why = "out of memory";
+		w->p = w->string(w->p, "", 0);
+		return;
+	}
+	for (size_t i = 0; i + n->enc <= len; i += n->enc) {
+		uint32_t c = (uint32_t)ld_uint_bo(s + i, n->enc, n->enc_be);
+		if (n->enc == 2 && c >= 0xd800 && c < 0xdc00 && i + 4 <= len) {
+			uint32_t d =
+				(uint32_t)ld_uint_bo(s + i + 2, 2, n->enc_be);
+			if (d >= 0xdc00 && d < 0xe000) {
+				c = 0x10000 + ((c - 0xd800) << 10) +
+				    (d - 0xdc00);
+				i += 2;
+			}
+		}
+		if ((c >= 0xd800 && c < 0xe000) || c > 0x10ffff)
+			c = 0xfffd;
+		k += utf8_put(u + k, c);
+	}
+	w->p = w->string(w->p, u, k);
+	free(u);
+}
+
 /* Whether the tag or selector v is in one of n's ranges. */
 static int selects(const struct lt_cnode *n, const struct lt_var_sel *s,
 		   int64_t v)
@@ -177,7 +251,11 @@ static int elements(const struct lt_cnode *n, struct lt_cwalk *w, uint64_t *bit,
 			return -1;
 		}
 		const char *s = (const char *)w->b + *bit / 8;
-		if (w->p)
+		if (n->enc)
+			utf_string(n, w, (const unsigned char *)s,
+				   utf_len(n, (const unsigned char *)s,
+					   (size_t)count));
+		else if (w->p)
 			w->p = w->string(w->p, s, strnlen(s, (size_t)count));
 		w->bound += 4 * (size_t)count + 2;
 		*bit += 8 * count;
@@ -237,6 +315,18 @@ int lt_cnode_walk(const struct lt_cnode *n, struct lt_cwalk *w, uint64_t *bit)
 	}
 	case LT_CN_STRING: {
 		const unsigned char *s = w->b + at / 8;
+		if (n->enc) {
+			/* up to a code unit of 0, which it holds */
+			size_t len = utf_len(n, s, w->end - at / 8);
+			if (len + n->enc > w->end - at / 8) {
+				w->why = "a string has no end before the "
+					 "content's end";
+				return -1;
+			}
+			utf_string(n, w, s, len);
+			*bit = at + 8 * (uint64_t)(len + n->enc);
+			return 0;
+		}
 		const unsigned char *z = memchr(s, 0, w->end - at / 8);
 		if (!z) {
 			w->why = "a string has no end before the content's end";

@@ -38,6 +38,9 @@ struct lt_cnode {
 	uint8_t kind; /* enum lt_cnode_kind */
 	uint8_t text; /* ARRAY, SEQUENCE of 8-bit chars: a string */
 	uint8_t blob; /* ARRAY, SEQUENCE of bytes: CTF 2's BLOB */
+	/* STRING, text ARRAY, SEQUENCE: code units of enc bytes (CTF 2's
+	 * UTF-16, 2, and UTF-32, 4; 0: UTF-8), big-endian when enc_be */
+	uint8_t enc, enc_be;
 	uint32_t align; /* bits, counted from the packet's start */
 	const char *name; /* a struct's field: its name */
 	uint32_t name_len;

@@ -274,14 +274,27 @@ static void range_set(struct c2 *c, json_t *set, const char *what,
 	}
 }
 
-static const char *string_encoding_check(struct c2 *c, json_t *j,
-					 const char *what)
+/* A string's encoding into t: its code units' bytes (0 for UTF-8) and
+ * byte order. */
+static void string_encoding(struct c2 *c, json_t *j, const char *what,
+			    struct ty *t)
 {
+	static const struct {
+		const char *name;
+		int enc, bo;
+	} encs[] = {
+		{ "utf-8", 0, BO_LE },	  { "utf-16le", 2, BO_LE },
+		{ "utf-16be", 2, BO_BE }, { "utf-32le", 4, BO_LE },
+		{ "utf-32be", 4, BO_BE },
+	};
 	const char *enc = ctf2_str(c, j, "encoding", 0);
-	if (enc && strcmp(enc, "utf-8"))
-		ctf2_fail(c, "%s: strings encoded in %s are not supported",
-			  what, enc);
-	return enc;
+	for (size_t i = 0; i < sizeof(encs) / sizeof(encs[0]); i++)
+		if (!enc || !strcmp(enc, encs[i].name)) {
+			t->enc = encs[i].enc;
+			t->bo = encs[i].bo;
+			return;
+		}
+	ctf2_fail(c, "%s: unknown string encoding \"%s\"", what, enc);
 }
 
 static struct ty *byte_elem(struct c2 *c, int text, int base)
@@ -330,15 +343,21 @@ static struct ty *fixed_int(struct c2 *c, json_t *j, const char *type,
 			  bit_order);
 	t->is_signed = strstr(type, "-signed-") != NULL;
 	t->base = display_base(c, j, what);
-	if (!strcmp(type, "fixed-length-bit-array"))
+	if (!strcmp(type, "fixed-length-bit-array") ||
+	    !strcmp(type, "fixed-length-bit-map"))
 		t->base = 16; /* babeltrace2 prints a bit array in hex */
 	if (!strcmp(type, "fixed-length-boolean"))
 		t->base = LT_BASE_BOOL;
-	json_t *maps = json_object_get(j, "mappings");
-	if (!maps)
+	int bitmap = !strcmp(type, "fixed-length-bit-map");
+	json_t *maps = json_object_get(j, bitmap ? "flags" : "mappings");
+	if (!maps) {
+		if (bitmap)
+			ctf2_fail(c, "%s: a bit map without \"flags\"", what);
 		return t;
+	}
 	if (!json_is_object(maps))
-		ctf2_fail(c, "%s: \"mappings\": expected an object", what);
+		ctf2_fail(c, "%s: \"%s\": expected an object", what,
+			  bitmap ? "flags" : "mappings");
 	struct ty *e = ctf2_new_ty(c, TY_ENUM);
 	unsigned cap = 0;
 	const char *label;
@@ -352,6 +371,13 @@ static struct ty *fixed_int(struct c2 *c, json_t *j, const char *type,
 		range_set(c, set, what, &e->ranges, &e->nranges, &cap,
 			  ctf2_dup(c, label));
 	}
+	e->bitmap = bitmap;
+	for (unsigned k = 0; bitmap && k < e->nranges; k++)
+		if (e->ranges[k].lo < 0 || e->ranges[k].hi >= (int64_t)len)
+			ctf2_fail(c, "%s: flag \"%s\": bit %lld of %llu", what,
+				  e->ranges[k].label,
+				  (long long)e->ranges[k].hi,
+				  (unsigned long long)len);
 	return e;
 }
 
@@ -530,7 +556,7 @@ static struct ty *bytes(struct c2 *c, json_t *j, const char *what, int dynamic,
 {
 	struct ty *t = ctf2_new_ty(c, dynamic ? TY_SEQUENCE : TY_ARRAY);
 	if (text)
-		string_encoding_check(c, j, what);
+		string_encoding(c, j, what, t);
 	if (dynamic)
 		t->length_ref = location(
 			c, json_object_get(j, "length-field-location"), what);
@@ -569,10 +595,8 @@ struct ty *ctf2_field_class(struct c2 *c, json_t *j, enum scope sc,
 	ctf2_extensions(c, j, 0);
 	if (!strncmp(type, "fixed-length-", 13) &&
 	    strcmp(type, "fixed-length-floating-point-number")) {
-		if (!strcmp(type, "fixed-length-bit-map"))
-			ctf2_fail(c, "%s: bit maps are not supported yet",
-				  what);
 		if (strcmp(type, "fixed-length-bit-array") &&
+		    strcmp(type, "fixed-length-bit-map") &&
 		    strcmp(type, "fixed-length-boolean") &&
 		    strcmp(type, "fixed-length-unsigned-integer") &&
 		    strcmp(type, "fixed-length-signed-integer") &&
@@ -592,8 +616,8 @@ struct ty *ctf2_field_class(struct c2 *c, json_t *j, enum scope sc,
 		t->align = ctf2_align(c, j, "alignment");
 		t->bo = !strcmp(bo, "big-endian") ? BO_BE : BO_LE;
 	} else if (!strcmp(type, "null-terminated-string")) {
-		string_encoding_check(c, j, what);
 		t = ctf2_new_ty(c, TY_STRING);
+		string_encoding(c, j, what, t);
 		t->align = 8;
 	} else if (!strcmp(type, "static-length-string")) {
 		t = bytes(c, j, what, 0, 1);

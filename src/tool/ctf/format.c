@@ -394,11 +394,8 @@ static char *fmt_scalar(char *p, const struct lt_value *v)
 		/* the ranges come grouped by label (tsdl_types.c): a label once */
 		for (uint32_t i = 0; i < fc->nranges; i++) {
 			const struct lt_enum_range *r = &fc->ranges[i];
-			int in = fc->is_signed ?
-					 (v->i >= r->lo && v->i <= r->hi) :
-					 (v->u >= (uint64_t)r->lo &&
-					  v->u <= (uint64_t)r->hi);
-			if (!in || (last && !strcmp(last, r->label)))
+			if (!lt_enum_range_has(fc, r, v->u) ||
+			    (last && !strcmp(last, r->label)))
 				continue;
 			last = r->label;
 			if (nl++) {

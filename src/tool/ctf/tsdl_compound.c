@@ -212,7 +212,9 @@ static void compile_cnode(struct ccomp *cc, const struct ty *t,
 	case TY_STRING:
 		out->kind = LT_CN_STRING;
 		out->align = 8;
-		*min_bits = 8;
+		out->enc = (uint8_t)t->enc;
+		out->enc_be = t->bo == BO_BE;
+		*min_bits = t->enc ? 8u * (unsigned)t->enc : 8;
 		return;
 	case TY_STRUCT: {
 		/* an empty struct: no kids, printed "{ }" */
@@ -285,6 +287,8 @@ static void compile_cnode(struct ccomp *cc, const struct ty *t,
 				      t->elem->size == 8 &&
 				      t->elem->align % 8 == 0 && t->elem->text);
 		out->blob = (uint8_t)t->blob;
+		out->enc = (uint8_t)t->enc;
+		out->enc_be = t->bo == BO_BE;
 		out->align = e->align;
 		out->length = (uint32_t)t->length;
 		out->kids = e;

@@ -269,13 +269,17 @@ void tsdl_compile_event(struct parser *ps, const struct pevent *pe,
 					tsdl_fail(ps, f->line,
 						  "field '%s' declared twice",
 						  f->name);
-			if (t->kind == TY_STRING) {
+			if (t->kind == TY_STRING && t->enc) {
+				/* UTF-16 or UTF-32 (CTF 2): a tree's */
+				tsdl_compile_compound(ps, t, f->line, fc, fcs,
+						      i, &refs, sec);
+			} else if (t->kind == TY_STRING) {
 				fc->kind = LT_KIND_STRING;
 				fc->align = 1;
 				fixed = 0;
 			} else if (t->kind == TY_ARRAY ||
 				   t->kind == TY_SEQUENCE) {
-				if (!flat_elem(t->elem) || t->blob) {
+				if (!flat_elem(t->elem) || t->blob || t->enc) {
 					/* elements of their own structure, or
 					 * a BLOB's bytes */
 					tsdl_compile_compound(ps, t, f->line,

@@ -22,6 +22,7 @@ void tsdl_scalar(struct parser *ps, const struct ty *t, int line,
 		*kind = LT_KIND_ENUM;
 		fc->ranges = t->ranges;
 		fc->nranges = t->nranges;
+		fc->bitmap = (uint8_t)t->bitmap;
 		break;
 	case TY_FLOAT:
 		*kind = LT_KIND_FLOAT;

@@ -53,6 +53,10 @@ struct ty {
 	unsigned size, align; /* bits */
 	int is_signed, base, text;
 	int blob; /* an array or sequence of bytes: CTF 2's BLOB */
+	int bitmap; /* an enum of bit indexes: CTF 2's bit map */
+	/* CTF 2: a string (or a text array or sequence) of UTF-16 or UTF-32
+	 * code units of enc bytes, in byte order bo; 0: UTF-8 */
+	int enc;
 	int bo; /* byte order: BO_NATIVE (the trace's), BO_LE or BO_BE */
 	const char *map; /* clock the integer maps to */
 	unsigned exp_dig, mant_dig;

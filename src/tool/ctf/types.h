@@ -86,6 +86,9 @@ struct lt_field_class {
 	int32_t length_field; /* sequence: index of its length field */
 	const struct lt_enum_range *ranges;
 	uint32_t nranges;
+	/* an enum whose ranges are indexes of bits, a label set when one of
+	 * its bits is: CTF 2's bit map */
+	uint8_t bitmap;
 	const struct lt_cnode *tree; /* LT_KIND_COMPOUND: its type */
 };
 

@@ -13,13 +13,8 @@
 const char *lt_enum_label(const struct lt_field_class *fc, uint64_t raw)
 {
 	for (uint32_t i = 0; i < fc->nranges; i++) {
-		const struct lt_enum_range *r = &fc->ranges[i];
-		int in = fc->is_signed ? ((int64_t)raw >= r->lo &&
-					  (int64_t)raw <= r->hi) :
-					 (raw >= (uint64_t)r->lo &&
-					  raw <= (uint64_t)r->hi);
-		if (in)
-			return r->label;
+		if (lt_enum_range_has(fc, &fc->ranges[i], raw))
+			return fc->ranges[i].label;
 	}
 	return NULL;
 }

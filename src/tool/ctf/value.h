@@ -39,6 +39,22 @@ enum {
 /* The LT_VOP_* of a field class, as the metadata compiled it. */
 uint8_t lt_value_op(const struct lt_field_class *fc);
 
+/* Whether the enum fc's range r holds the value v (its bits): v in lo..hi
+ * (as signed values when fc is), or, for a bit map, one of the bits lo..hi
+ * of v set. */
+static inline int lt_enum_range_has(const struct lt_field_class *fc,
+				    const struct lt_enum_range *r, uint64_t v)
+{
+	if (fc->bitmap) {
+		for (int64_t b = r->lo; b <= r->hi && b < 64; b++)
+			if ((v >> b) & 1)
+				return 1;
+		return 0;
+	}
+	return fc->is_signed ? (int64_t)v >= r->lo && (int64_t)v <= r->hi :
+			       v >= (uint64_t)r->lo && v <= (uint64_t)r->hi;
+}
+
 /* The label of an enum value, or NULL. */
 const char *lt_enum_label(const struct lt_field_class *fc, uint64_t raw);
 
