@@ -16,7 +16,11 @@
 # an lttng-modules kernel trace (KERNEL=0 leaves it out) and a trace of
 # LTTng's layout with every feature of the format mixed (FOREIGN=0 leaves
 # it out); and on an LTTng-UST trace with contexts that lttng-tools
-# records (as root; UST=0 leaves it out).
+# records (as root; UST=0 leaves it out), and its CTF 2 twin
+# (tests/gen_ctf2.py --from; CTF2=0 leaves it out): the table, babeltrace2
+# left out when it does not read CTF 2 (2.0.4 does not), then the decode
+# rates of the two twins side by side (7 runs each, alternating, median)
+# and their ratio.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 B=${BUILD:-build}
@@ -49,11 +53,24 @@ median3() {
 		"$(printf '%s\n' "${c[@]}" | sort -g | sed -n 2p)"
 }
 
-# times the four commands on the trace in $1 and prints the table
+# times the four commands on the trace in $1 and prints the table (the
+# two of lowtrace alone when babeltrace2 prints no event of it)
 measure() {
 	local d=$1 total
 	total=$("$B/lowtrace" view "$d" --stats 2> /dev/null | sed -n 's/^events: //p')
 	echo "events: $total"
+	if [ -z "$(babeltrace2 "$d" 2> /dev/null | head -c 1)" ]; then
+		read -r w_view c_view <<< "$(median3 "$B/lowtrace" view "$d")"
+		read -r w_stats c_stats <<< "$(median3 "$B/lowtrace" view "$d" --stats)"
+		echo "median of 3 runs: wall clock, and CPU time (user + system); babeltrace2 $(babeltrace2 --version | sed -n 's/^Babeltrace \([^ ]*\).*/\1/p') reads none of its events"
+		printf '%-42s %7.2f s %11.0f ev/s   cpu %7.2f s %11.0f ev/s\n' \
+			"lowtrace view DIR > /dev/null" "$w_view" "$(echo "$total / $w_view" | bc -l)" \
+			"$c_view" "$(echo "$total / ($c_view + 0.001)" | bc -l)" \
+			"lowtrace view DIR --stats (decode only)" "$w_stats" \
+			"$(echo "$total / $w_stats" | bc -l)" "$c_stats" \
+			"$(echo "$total / ($c_stats + 0.001)" | bc -l)"
+		return
+	fi
 	read -r w_view c_view <<< "$(median3 "$B/lowtrace" view "$d")"
 	read -r w_bt c_bt <<< "$(median3 babeltrace2 "$d")"
 	read -r w_stats c_stats <<< "$(median3 "$B/lowtrace" view "$d" --stats)"
@@ -72,6 +89,28 @@ measure() {
 	printf 'ratio decode only (lowtrace / babeltrace2): %.1fx wall, %.1fx cpu\n' \
 		"$(echo "$w_btd / $w_stats" | bc -l)" "$(echo "$c_btd / ($c_stats + 0.001)" | bc -l)"
 }
+# the decode rates (view --stats, CPU time) of the CTF 1.8 trace in $1
+# and of its CTF 2 twin in $2, 7 runs each, alternating; their ratio
+twins() {
+	local a=() b=() TIMEFORMAT='%3U %3S' total u s
+	total=$("$B/lowtrace" view "$1" --stats 2> /dev/null | sed -n 's/^events: //p')
+	for _ in 1 2 3 4 5 6 7; do
+		{ time "$B/lowtrace" view "$1" --stats > /dev/null 2>&1; } 2> "$tmp/time"
+		read -r u s < "$tmp/time"
+		a+=("$(echo "$u + $s" | bc -l)")
+		{ time "$B/lowtrace" view "$2" --stats > /dev/null 2>&1; } 2> "$tmp/time"
+		read -r u s < "$tmp/time"
+		b+=("$(echo "$u + $s" | bc -l)")
+	done
+	local ma mb
+	ma=$(printf '%s\n' "${a[@]}" | sort -g | sed -n 4p)
+	mb=$(printf '%s\n' "${b[@]}" | sort -g | sed -n 4p)
+	echo "decode only, CPU time, median of 7 alternating runs:"
+	printf '  CTF 1.8: %.3f s %11.0f ev/s   CTF 2: %.3f s %11.0f ev/s   CTF 2 / CTF 1.8: %.3f\n' \
+		"$ma" "$(echo "$total / ($ma + 0.001)" | bc -l)" "$mb" \
+		"$(echo "$total / ($mb + 0.001)" | bc -l)" "$(echo "($ma + 0.001) / ($mb + 0.001)" | bc -l)"
+}
+
 measure "$tmp/t"
 
 rm -rf "$tmp/t"
@@ -109,6 +148,13 @@ if [ "${UST:-1}" != 0 ] && [ "$(id -u)" -eq 0 ] && command -v lttng > /dev/null;
 		echo
 		echo "LTTng-UST trace: $(($(du -sb "$tmp/u" | cut -f1) / 1048576)) MiB, contexts vpid, vtid, procname"
 		measure "$tmp/u"
+		if [ "${CTF2:-1}" != 0 ]; then
+			python3 "$top/tests/gen_ctf2.py" "$tmp/u2" --from "$tmp/u"
+			echo
+			echo "its CTF 2 twin (tests/gen_ctf2.py --from): the same stream files, JSON metadata"
+			measure "$tmp/u2/ctf2"
+			twins "$tmp/u" "$tmp/u2/ctf2"
+		fi
 	else
 		echo "view.sh: recording the LTTng-UST trace failed: $(tail -3 "$tmp/rec.log")" >&2
 	fi
