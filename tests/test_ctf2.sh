@@ -61,7 +61,7 @@ twin() {
 	same "twin_$name" "$tmp/$name.1" "$tmp/$name.2"
 	same "twin_${name}_warnings" "$tmp/$name.1.err" "$tmp/$name.2.err"
 	# babeltrace2 on the CTF 1.8 twin, lowtrace on the CTF 2 one
-	command -v babeltrace2 > /dev/null 2>&1 || return
+	[ -n "$have_bt" ] || return
 	babeltrace2 "$d/ctf-1.8" > "$tmp/$name.bt" 2> /dev/null
 	local out
 	if out=$("$PY" "$top/tests/compare_babeltrace.py" \
@@ -84,6 +84,12 @@ twin() {
 	fi
 }
 
+have_bt=
+if command -v babeltrace2 > /dev/null 2>&1; then
+	have_bt=1
+else
+	skip babeltrace2_compare "babeltrace2 missing: the twins compared with each other only"
+fi
 twin le_plain --events 2000 --seed 1
 twin be_packetized_2ghz --be --packetized --freq 2500000000 --events 2000 --seed 2
 twin le_packetized_1mhz --packetized --freq 1000000 --events 2000 --seed 3
