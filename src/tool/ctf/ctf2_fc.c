@@ -307,6 +307,40 @@ static struct ty *byte_elem(struct c2 *c, int text, int base)
 	return e;
 }
 
+/* An object of labelled range sets (an enumeration's mappings, a bit
+ * map's flags; key names it in messages) into t's ranges, each range
+ * with its label, a label's ranges together; NULL adds none. */
+static void labelled_ranges(struct c2 *c, json_t *maps, const char *key,
+			    const char *what, struct ty *t)
+{
+	unsigned cap = 0;
+	const char *label;
+	json_t *set;
+	if (maps && !json_is_object(maps))
+		ctf2_fail(c, "%s: \"%s\": expected an object", what, key);
+	json_object_foreach(maps, label, set)
+	{
+		range_set(c, set, what, &t->ranges, &t->nranges, &cap,
+			  ctf2_dup(c, label));
+	}
+}
+
+/* A selector's range set (a variant's option opt, an optional's) added
+ * to t's selector ranges. */
+static void selector_ranges(struct c2 *c, json_t *set, const char *what,
+			    uint32_t opt, struct ty *t, unsigned *cap)
+{
+	struct lt_enum_range *r = NULL;
+	unsigned nr = 0, rcap = 0;
+	range_set(c, set, what, &r, &nr, &rcap, NULL);
+	struct lt_var_sel *sel = (struct lt_var_sel *)t->vsel;
+	for (unsigned k = 0; k < nr; k++) {
+		sel = tsdl_grow(c->ps, sel, t->nvsel, cap, sizeof(*sel));
+		sel[t->nvsel++] = (struct lt_var_sel){ r[k].lo, r[k].hi, opt };
+	}
+	t->vsel = sel;
+}
+
 static int display_base(struct c2 *c, json_t *j, const char *what)
 {
 	uint64_t base = ctf2_uint(c, j, "preferred-display-base", 10, 16);
@@ -349,28 +383,19 @@ static struct ty *fixed_int(struct c2 *c, json_t *j, const char *type,
 	if (!strcmp(type, "fixed-length-boolean"))
 		t->base = LT_BASE_BOOL;
 	int bitmap = !strcmp(type, "fixed-length-bit-map");
-	json_t *maps = json_object_get(j, bitmap ? "flags" : "mappings");
+	const char *key = bitmap ? "flags" : "mappings";
+	json_t *maps = json_object_get(j, key);
 	if (!maps) {
 		if (bitmap)
 			ctf2_fail(c, "%s: a bit map without \"flags\"", what);
 		return t;
 	}
-	if (!json_is_object(maps))
-		ctf2_fail(c, "%s: \"%s\": expected an object", what,
-			  bitmap ? "flags" : "mappings");
 	struct ty *e = ctf2_new_ty(c, TY_ENUM);
-	unsigned cap = 0;
-	const char *label;
-	json_t *set;
 	e->elem = t;
 	e->size = t->size;
 	e->align = t->align;
 	e->is_signed = t->is_signed;
-	json_object_foreach(maps, label, set)
-	{
-		range_set(c, set, what, &e->ranges, &e->nranges, &cap,
-			  ctf2_dup(c, label));
-	}
+	labelled_ranges(c, maps, key, what, e);
 	e->bitmap = bitmap;
 	for (unsigned k = 0; bitmap && k < e->nranges; k++)
 		if (e->ranges[k].lo < 0 || e->ranges[k].hi >= (int64_t)len)
@@ -431,9 +456,7 @@ static struct ty *variant(struct c2 *c, json_t *j, enum scope sc,
 	struct ty *t = ctf2_new_ty(c, TY_VARIANT);
 	json_t *opts = json_object_get(j, "options");
 	json_t *loc = json_object_get(j, "selector-field-location");
-	unsigned cap = 0, rcap = 0, nr = 0, scap = 0, nsel = 0;
-	struct lt_enum_range *r = NULL;
-	struct lt_var_sel *sel = NULL;
+	unsigned cap = 0, scap = 0;
 
 	if (!loc)
 		ctf2_fail(c, "%s: no \"selector-field-location\"", what);
@@ -455,20 +478,12 @@ static struct ty *variant(struct c2 *c, json_t *j, enum scope sc,
 			name = "";
 		ctf2_extensions(c, o, 0);
 		struct ty *ft = ctf2_field_class(c, f, sc, name, depth + 1);
-		unsigned from = nr;
-		range_set(c, set, what, &r, &nr, &rcap, name);
-		for (unsigned k = from; k < nr; k++) {
-			sel = tsdl_grow(c->ps, sel, nsel, &scap, sizeof(*sel));
-			sel[nsel++] = (struct lt_var_sel){ r[k].lo, r[k].hi,
-							   (uint32_t)i };
-		}
+		selector_ranges(c, set, what, (uint32_t)i, t, &scap);
 		t->fields = tsdl_grow(c->ps, t->fields, t->nfields, &cap,
 				      sizeof(*t->fields));
 		t->fields[t->nfields++] =
 			(struct ty_field){ name, ft, c->line };
 	}
-	t->vsel = sel;
-	t->nvsel = nsel;
 	t->align = 1;
 	return t;
 }
@@ -501,9 +516,6 @@ static struct ty *vl_int(struct c2 *c, json_t *j, const char *type,
 			 const char *what)
 {
 	struct ty *t = ctf2_new_ty(c, TY_VLINT);
-	unsigned cap = 0;
-	const char *label;
-	json_t *set, *maps = json_object_get(j, "mappings");
 	if (strcmp(type, "variable-length-unsigned-integer") &&
 	    strcmp(type, "variable-length-signed-integer") &&
 	    strcmp(type, "variable-length-unsigned-enumeration") &&
@@ -513,13 +525,7 @@ static struct ty *vl_int(struct c2 *c, json_t *j, const char *type,
 	t->size = 64;
 	t->align = 8;
 	t->base = display_base(c, j, what);
-	if (maps && !json_is_object(maps))
-		ctf2_fail(c, "%s: \"mappings\": expected an object", what);
-	json_object_foreach(maps, label, set)
-	{
-		range_set(c, set, what, &t->ranges, &t->nranges, &cap,
-			  ctf2_dup(c, label));
-	}
+	labelled_ranges(c, json_object_get(j, "mappings"), "mappings", what, t);
 	return t;
 }
 
@@ -531,21 +537,14 @@ static struct ty *optional(struct c2 *c, json_t *j, enum scope sc,
 	struct ty *t = ctf2_new_ty(c, TY_OPTIONAL);
 	json_t *f = json_object_get(j, "field-class");
 	json_t *set = json_object_get(j, "selector-field-ranges");
-	struct lt_enum_range *r = NULL;
-	unsigned nr = 0, rcap = 0;
+	unsigned cap = 0;
 	if (!f)
 		ctf2_fail(c, "%s: no \"field-class\"", what);
 	t->length_ref = location(
 		c, json_object_get(j, "selector-field-location"), what);
 	t->elem = ctf2_field_class(c, f, sc, what, depth + 1);
-	if (set) {
-		range_set(c, set, what, &r, &nr, &rcap, NULL);
-		struct lt_var_sel *sel = tsdl_alloc(c->ps, nr * sizeof(*sel));
-		for (unsigned k = 0; k < nr; k++)
-			sel[k] = (struct lt_var_sel){ r[k].lo, r[k].hi, 0 };
-		t->vsel = sel;
-		t->nvsel = nr;
-	}
+	if (set)
+		selector_ranges(c, set, what, 0, t, &cap);
 	t->align = 1;
 	return t;
 }
