@@ -42,6 +42,18 @@ same() {
 	fi
 }
 
+# bt_same NAME BT LT: babeltrace2's text BT has the events of lowtrace's LT
+bt_same() {
+	local out
+	if out=$("$PY" "$top/tests/compare_babeltrace.py" \
+		${BT_PACKET_FIELDS:+--packet-fields "$BT_PACKET_FIELDS"} \
+		"$2" "$3" 2>&1); then
+		ok "$1 ($out)"
+	else
+		fail "$1" "$out"
+	fi
+}
+
 # twin NAME gen_ctf.py-options...: the generated twins print alike
 twin() {
 	local name=$1 d=$tmp/$1
@@ -63,25 +75,11 @@ twin() {
 	# babeltrace2 on the CTF 1.8 twin, lowtrace on the CTF 2 one
 	[ -n "$have_bt" ] || return
 	babeltrace2 "$d/ctf-1.8" > "$tmp/$name.bt" 2> /dev/null
-	local out
-	if out=$("$PY" "$top/tests/compare_babeltrace.py" \
-		${BT_PACKET_FIELDS:+--packet-fields "$BT_PACKET_FIELDS"} \
-		"$tmp/$name.bt" "$tmp/$name.2" 2>&1); then
-		ok "babeltrace2_$name ($out)"
-	else
-		fail "babeltrace2_$name" "$out"
-	fi
+	bt_same "babeltrace2_$name" "$tmp/$name.bt" "$tmp/$name.2"
 	# a babeltrace2 that reads CTF 2 (2.1 and later)
 	babeltrace2 "$d/ctf2" > "$tmp/$name.bt2" 2> /dev/null
-	if [ -s "$tmp/$name.bt2" ]; then
-		if out=$("$PY" "$top/tests/compare_babeltrace.py" \
-			${BT_PACKET_FIELDS:+--packet-fields "$BT_PACKET_FIELDS"} \
-			"$tmp/$name.bt2" "$tmp/$name.2" 2>&1); then
-			ok "babeltrace2_ctf2_$name ($out)"
-		else
-			fail "babeltrace2_ctf2_$name" "$out"
-		fi
-	fi
+	[ -s "$tmp/$name.bt2" ] &&
+		bt_same "babeltrace2_ctf2_$name" "$tmp/$name.bt2" "$tmp/$name.2"
 }
 
 have_bt=
