@@ -7,5 +7,5 @@ $(BUILD)/tests/embed/analyze_json: $(BUILD)/obj/tests/embed/analyze_json.o \
 		$(EMBED_CLI_OBJ) $(LINK_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $< $(EMBED_CLI_OBJ) $(LINK_LIBS) \
-		$(LDLIBS_BASE) $(LDLIBS)
+		$(LDLIBS_BASE) $(LDLIBS_TOOL) $(LDLIBS)
 all: $(BUILD)/tests/embed/analyze_json

@@ -10,10 +10,8 @@
 # one does, it is compared on the CTF 2 twin too).  An LTTng session's
 # twin gives the same analyses, export and report.  The CTF 2 traces of
 # ../shared/data/ctf2 (Trace Compass's, converted from babeltrace2's CTF
-# 1.8 test traces) print as their CTF 1.8 twins wherever those read; two
-# of those twins need lenient reading (no clock; an event after its
-# packet's end): until the reader has it, both versions must be refused
-# alike.  Bad CTF 2 metadata is refused with a message naming the
+# 1.8 test traces) print as their CTF 1.8 twins, the one without a clock
+# and the one with an event after its packet's end included.  Bad CTF 2 metadata is refused with a message naming the
 # metadata, the line and the fragment.  Needs /usr/bin/python3 (skips
 # without it, fails under LOWTRACE_REQUIRE_ALL=1); the comparison with
 # babeltrace2 needs babeltrace2, the shared traces ../shared/data
@@ -211,17 +209,7 @@ for name in trace-with-index debug-info succeed1 lttng-event-after-packet; do
 	view "$name" ctf2
 	rc2=$?
 	if [ $rc1 -ne 0 ]; then
-		case $name in
-		succeed1 | lttng-event-after-packet)
-			# needs lenient reading: refused alike until then
-			if [ $rc2 -ne 0 ] && cmp -s "$tmp/$name.ctf-1.8.err" "$tmp/$name.ctf2.err"; then
-				ok "shared_${name}_refused_alike"
-			else
-				fail "shared_${name}_refused_alike" "exit $rc1 and $rc2: $(cat "$tmp/$name.ctf-1.8.err" "$tmp/$name.ctf2.err" | head -c 800)"
-			fi
-			;;
-		*) fail "shared_$name" "the CTF 1.8 twin: $(head -c 600 "$tmp/$name.ctf-1.8.err")" ;;
-		esac
+		fail "shared_$name" "the CTF 1.8 twin: $(head -c 600 "$tmp/$name.ctf-1.8.err")"
 		continue
 	fi
 	if [ "$name" = debug-info ]; then
@@ -239,23 +227,13 @@ for name in trace-with-index debug-info succeed1 lttng-event-after-packet; do
 	fi
 done
 # what reads past the event after its packet's end reads alike
-view lttng-event-after-packet ctf-1.8 --skip-bad
-view lttng-event-after-packet ctf2 --skip-bad
-same shared_lttng-event-after-packet_skip_bad \
-	"$tmp/lttng-event-after-packet.ctf-1.8" "$tmp/lttng-event-after-packet.ctf2"
-# LEB128 integers (no clock: a copy given one, until clockless traces
-# read): the values a decoder of LEB128 in Python reads in the stream
-vl=$tmp/vl-ints
-cp -r "$shared/ctf2/vl-ints/ctf2" "$vl"
+# LEB128 integers (a trace without a clock): the values a decoder of
+# LEB128 in Python reads in the stream
+vl=$shared/ctf2/vl-ints/ctf2
 "$PY" - "$vl" > "$tmp/vl.want" << 'EOF'
 import json, sys
 d = sys.argv[1]
 f = [json.loads(x) for x in open(d + "/metadata").read().split("\x1e") if x.strip()]
-f.insert(2, {"type": "clock-class", "name": "c", "frequency": 1000000000})
-for x in f:
-    if x["type"] == "data-stream-class":
-        x["default-clock-class-name"] = "c"
-open(d + "/metadata", "w").write("".join("\x1e" + json.dumps(x) + "\n" for x in f))
 ev = [x for x in f if x["type"] == "event-record-class"][0]
 b, at, out = open(d + "/stream", "rb").read(), 0, []
 for m in ev["payload-field-class"]["member-classes"]:
@@ -272,16 +250,10 @@ for m in ev["payload-field-class"]["member-classes"]:
     out.append("%s = %d" % (m["name"], v))
 print("test: { " + ", ".join(out) + " }")
 EOF
-"$LT" view "$vl" 2>&1 | sed 's/^.* cpu [0-9]* //' > "$tmp/vl.got"
+"$LT" view "$vl" 2>&1 | sed 's/^.*cpu [0-9]* //' > "$tmp/vl.got"
 if grep -q 'vu10 = 18446744073709551615' "$tmp/vl.want"; then
 	same shared_vl-ints_leb128 "$tmp/vl.want" "$tmp/vl.got"
 else
 	fail shared_vl-ints_leb128 "$(head -c 600 "$tmp/vl.want")"
-fi
-view vl-ints ctf2
-if [ $? -eq 0 ] || grep -q 'clock' "$tmp/vl-ints.ctf2.err"; then
-	ok shared_vl-ints_needs_only_a_clock
-else
-	fail shared_vl-ints_needs_only_a_clock "$(head -c 600 "$tmp/vl-ints.ctf2.err")"
 fi
 finish
