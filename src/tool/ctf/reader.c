@@ -652,3 +652,21 @@ const char *lt_stream_env(const lt_stream_t *s, const char *key)
 {
 	return tsdl_env(s->m, key);
 }
+
+const char *lt_stream_env_at(const lt_stream_t *s, unsigned i, const char **key)
+{
+	if (i >= s->m->nenv)
+		return NULL;
+	*key = s->m->env[i].key;
+	return s->m->env[i].value;
+}
+
+const struct lt_clock *lt_stream_clock(const lt_stream_t *s)
+{
+	return s->clock;
+}
+
+const char *lt_stream_path(const lt_stream_t *s)
+{
+	return s->path;
+}

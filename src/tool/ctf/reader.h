@@ -119,6 +119,13 @@ const struct lt_clock *lt_reader_clock(const lt_reader_t *t);
 const char *lt_reader_env(const lt_reader_t *t, const char *key);
 /* A value of the env block of the trace stream s belongs to, or NULL. */
 const char *lt_stream_env(const lt_stream_t *s, const char *key);
+/* Entry i of that env block as text, *key its key; NULL past the last
+ * (a key given twice is there twice, lt_stream_env() takes the last). */
+const char *lt_stream_env_at(const lt_stream_t *s, unsigned i,
+			     const char **key);
+/* The clock of stream s's events, and its file's path. */
+const struct lt_clock *lt_stream_clock(const lt_stream_t *s);
+const char *lt_stream_path(const lt_stream_t *s);
 
 /* The earliest packet's timestamp_begin in ns since the epoch (0: none). */
 int64_t lt_reader_begin_ns(const lt_reader_t *t);
