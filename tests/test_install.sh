@@ -5,7 +5,8 @@
 # pkg-config and a C++ program built with CMake (find_package(lowtrace),
 # lowtrace::lowtrace), each recorded with the installed `lowtrace` and
 # its trace read back; a program of liblowtrace-rcu built each way
-# (lowtrace-rcu, lowtrace::rcu); the man pages, the bash completion; then
+# (lowtrace-rcu, lowtrace::rcu); the man pages, the bash completion;
+# the Python package imported from where the prefix's python3 looks; then
 # `make uninstall` leaves nothing behind.  Needs cmake, g++ and
 # pkg-config (skips without them, fails under LOWTRACE_REQUIRE_ALL=1).
 set -u
@@ -205,6 +206,27 @@ if [ "$comp" = $'view\n--fields' ]; then
 	ok bash_completion
 else
 	fail bash_completion "got: $comp"
+fi
+
+# the Python package (not built under a sanitizer): imported from where
+# the prefix's python3 looks, reading a trace
+PY=/usr/bin/python3
+if [ -n "${SANITIZE:-}" ]; then
+	echo "skip python_package: a sanitizer build does not build it"
+elif ! ls "$B"/python/lowtrace/_reader*.so > /dev/null 2>&1; then
+	skip python_package "not built (python3-dev missing)"
+else
+	pydir=$P/lib/python$("$PY" -c 'import sys; print("%d.%d" % sys.version_info[:2])')/dist-packages
+	"$PY" "$top/tests/gen_ctf.py" "$tmp/pytrace" --events 50 --seed 1 > /dev/null 2>&1
+	if out=$(cd "$tmp" && PYTHONPATH=$pydir "$PY" -c '
+import sys, lowtrace
+assert lowtrace.__file__.startswith(sys.argv[1]), lowtrace.__file__
+print(sum(1 for _ in lowtrace.open(sys.argv[2]).events()))' "$pydir" "$tmp/pytrace" 2>&1) &&
+		[ "$out" -gt 0 ] 2> /dev/null; then
+		ok python_package
+	else
+		fail python_package "$out"
+	fi
 fi
 
 if ! out=$(make -s -C "$top" BUILD="$B" SANITIZE="${SANITIZE:-}" DESTDIR="$dest" \
