@@ -97,6 +97,9 @@ struct lt_event_desc {
  * and whose format goes into the trace's metadata.  Its event's fields()
  * returns the list that says so (LT_FT_MARKER); format and fields follow
  * the event, which struct lt_event_desc itself leaves unchanged.
+ * With format NULL it is an event defined at run time (a language
+ * binding's, whose field list is data, not a function): its fields
+ * follow the event in the same way, and it is no marker.
  */
 struct lt_marker_desc {
 	struct lt_event_desc ev;

@@ -310,13 +310,14 @@ static void add_desc(struct lt_event_desc *d)
 	char err[600];
 
 	if (f && f[0].name && f[0].type == LT_FT_MARKER) {
-		/* an lt_tracef call site: the fields and format follow */
+		/* an lt_tracef call site: the fields and format follow (no
+		 * format: an event defined at run time) */
 		const struct lt_marker_desc *m =
 			(const struct lt_marker_desc *)d;
 		f = m->fields;
 		format = m->format;
-		if (lt_marker_check(format, f, lt_fields_count(f), err,
-				    sizeof(err)) < 0) {
+		if (format && lt_marker_check(format, f, lt_fields_count(f),
+					      err, sizeof(err)) < 0) {
 			fprintf(stderr,
 				"lowtrace: marker %s stays disabled: %s\n",
 				d->full, err);
