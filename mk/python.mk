@@ -15,11 +15,16 @@ PY_EXT := $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_config_var
 PY_VER := $(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
 PYTHONDIR ?= $(PREFIX)/lib/python$(PY_VER)/dist-packages
 
-PY_SRC := $(wildcard python/*.c)
+PY_SRC := $(filter-out python/emit.c,$(wildcard python/*.c))
 PY_OBJ := $(PY_SRC:%.c=$(BUILD)/obj/%.o)
+# lowtrace._emit: events from Python, through liblowtrace.so (one runtime
+# in the process with its C libraries'), found beside the package in the
+# build tree and in $(LIBDIR) once installed
+PY_EMIT_OBJ := $(BUILD)/obj/python/emit.o
 PY_PKG_SRC := $(wildcard python/lowtrace/*.py)
 PY_DIR := $(BUILD)/python/lowtrace
 PY_MOD := $(PY_DIR)/_reader$(PY_EXT)
+PY_EMIT := $(PY_DIR)/_emit$(PY_EXT)
 PY_PKG := $(PY_PKG_SRC:python/lowtrace/%=$(PY_DIR)/%)
 
 PY_BUILD :=
@@ -33,29 +38,36 @@ endif
 
 ifneq ($(PY_BUILD),)
 # Python's headers as the system's: their warnings are not ours
-$(PY_OBJ): ALL_CFLAGS += -isystem $(PY_INC) -fvisibility=hidden
+$(PY_OBJ) $(PY_EMIT_OBJ): ALL_CFLAGS += -isystem $(PY_INC) -fvisibility=hidden
 $(PY_OBJ): SRC_INC := -Isrc/tool -Isrc/runtime
+# the public headers alone
+$(PY_EMIT_OBJ): SRC_INC :=
 
 $(PY_MOD): $(PY_OBJ) $(LINK_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) -shared $(ALL_LDFLAGS) -Wl,--exclude-libs,ALL -o $@ $(PY_OBJ) \
 		$(LINK_LIBS) $(LDLIBS_BASE)
 
+$(PY_EMIT): $(PY_EMIT_OBJ) $(LIB_SO)
+	@mkdir -p $(dir $@)
+	$(CC) -shared $(ALL_LDFLAGS) -o $@ $(PY_EMIT_OBJ) -L$(BUILD) -llowtrace \
+		-Wl,-rpath,'$$ORIGIN/../..:$$ORIGIN/../../..:$(LIBDIR)'
+
 $(PY_DIR)/%.py: python/lowtrace/%.py
 	@mkdir -p $(dir $@)
 	cp $< $@
 
-all: $(PY_MOD) $(PY_PKG)
+all: $(PY_MOD) $(PY_EMIT) $(PY_PKG)
 
 .PHONY: install-python uninstall-python
 install: install-python
-install-python: $(PY_MOD) $(PY_PKG)
+install-python: $(PY_MOD) $(PY_EMIT) $(PY_PKG)
 	install -d $(DESTDIR)$(PYTHONDIR)/lowtrace
 	install -m 644 $(PY_PKG) $(DESTDIR)$(PYTHONDIR)/lowtrace/
-	install -m 755 $(PY_MOD) $(DESTDIR)$(PYTHONDIR)/lowtrace/
+	install -m 755 $(PY_MOD) $(PY_EMIT) $(DESTDIR)$(PYTHONDIR)/lowtrace/
 uninstall: uninstall-python
 uninstall-python:
-	rm -f $(addprefix $(DESTDIR)$(PYTHONDIR)/lowtrace/,$(notdir $(PY_PKG) $(PY_MOD)))
+	rm -f $(addprefix $(DESTDIR)$(PYTHONDIR)/lowtrace/,$(notdir $(PY_PKG) $(PY_MOD) $(PY_EMIT)))
 	rm -rf $(DESTDIR)$(PYTHONDIR)/lowtrace/__pycache__
 	-rmdir $(DESTDIR)$(PYTHONDIR)/lowtrace $(DESTDIR)$(PYTHONDIR) 2>/dev/null
 endif

@@ -221,7 +221,11 @@ else
 	if out=$(cd "$tmp" && PYTHONPATH=$pydir "$PY" -c '
 import sys, lowtrace
 assert lowtrace.__file__.startswith(sys.argv[1]), lowtrace.__file__
-print(sum(1 for _ in lowtrace.open(sys.argv[2]).events()))' "$pydir" "$tmp/pytrace" 2>&1) &&
+import lowtrace._emit
+# the installed liblowtrace.so, beside the package in the prefix
+maps = [l.split()[-1] for l in open("/proc/self/maps") if "liblowtrace.so" in l]
+assert maps and all(m.startswith(sys.argv[3]) for m in maps), maps
+print(sum(1 for _ in lowtrace.open(sys.argv[2]).events()))' "$pydir" "$tmp/pytrace" "$P/lib" 2>&1) &&
 		[ "$out" -gt 0 ] 2> /dev/null; then
 		ok python_package
 	else

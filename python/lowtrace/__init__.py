@@ -8,6 +8,7 @@ traces) into Python, fast, and emit events from Python programs.
         print(ev.name, ev.timestamp, ev.cpu, ev["prev_tid"])
     tab = trace.table("sched_switch", fields=["prev_tid", "next_comm"])
     df = tab.to_pandas()
+    lowtrace.event("myapp:frame", id=7, late_ms=1.5, name="render")
 
 docs/python.md has the whole of it.
 """
@@ -16,7 +17,8 @@ from ._reader import CorruptTraceError, Error, Event, OpenError
 
 __all__ = [
     "open", "Trace", "Table", "Event", "EnumValue", "Error",
-    "CorruptTraceError", "OpenError", "EventClass", "Field",
+    "CorruptTraceError", "OpenError", "EventClass", "Field", "event",
+    "enabled",
 ]
 
 
@@ -240,6 +242,23 @@ class Table:
             else:
                 data[k] = v
         return pd.DataFrame(data)
+
+
+def __getattr__(name):
+    # the emitting half loads liblowtrace.so (and joins a recording):
+    # only when asked for
+    if name == "event":
+        from . import _emit
+        globals()["event"] = _emit.event
+        return _emit.event
+    if name == "enabled":
+        from . import _emit
+        globals()["enabled"] = _emit.enabled
+        return _emit.enabled
+    if name == "logging":
+        import importlib
+        return importlib.import_module(".logging", __name__)
+    raise AttributeError("module 'lowtrace' has no attribute %r" % name)
 
 
 def open(path):
