@@ -14,6 +14,7 @@
 
 #include <lowtrace/types.h>
 
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -346,6 +347,23 @@ static int put_attr(struct writer *w, PyObject *rec, PyObject *attr,
 	return r;
 }
 
+/* The calling thread's kernel tid, asked for once per thread (a system
+ * call per record cost more than the rest of it); a forked child's one
+ * thread asks again. */
+static __thread int64_t tid_cache;
+
+static void forget_tid(void)
+{
+	tid_cache = 0;
+}
+
+static int64_t thread_tid(void)
+{
+	if (__builtin_expect(!tid_cache, 0))
+		tid_cache = (int64_t)syscall(SYS_gettid);
+	return tid_cache;
+}
+
 /* log(record): a logging.LogRecord as an event of python:logging, its
  * message unformatted (msg and the repr() of args) */
 static PyObject *m_log(PyObject *self, PyObject *rec)
@@ -382,7 +400,7 @@ static PyObject *m_log(PyObject *self, PyObject *rec)
 	    put_attr(&w, rec, s_funcName, LT_FT_STRING) < 0 ||
 	    put_attr(&w, rec, s_thread, LT_FT_INT) < 0)
 		return NULL;
-	int64_t tid = (int64_t)syscall(SYS_gettid);
+	int64_t tid = thread_tid();
 	put(&w, &tid, 8);
 	lt_probe_emit(&log_class->md.ev, w.buf, w.off, w.overflow);
 	Py_RETURN_NONE;
@@ -435,9 +453,11 @@ PyMODINIT_FUNC PyInit__emit(void)
 		return NULL;
 	}
 #undef INTERN
+	pthread_atfork(NULL, NULL, forget_tid);
 	if (!log_class) {
 		log_class = class_new("python:logging", log_names, log_types,
 				      sizeof(log_types), LT_INFO);
+		pthread_atfork(NULL, NULL, forget_tid);
 		if (!log_class) {
 			Py_DECREF(m);
 			return PyErr_NoMemory();
