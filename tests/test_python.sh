@@ -5,7 +5,9 @@
 # (python3-bt2) on traces of other tracers' shapes (tests/gen_ctf.py),
 # lowtrace's own (bench/gen_trace, a recording of examples/fields), the
 # shared LTTng kernel traces; table() beside events(); filters; mutated
-# traces.  Each pytest case is one line here.  Needs /usr/bin/python3 with
+# traces; a Python program's logging records and events recorded by
+# `lowtrace record` (launched, and attached with -p).  Each pytest case is
+# one line here.  Needs /usr/bin/python3 with
 # pytest, numpy, pandas and bt2 (skips without them, fails under
 # LOWTRACE_REQUIRE_ALL=1).  A sanitizer build does not build the module:
 # its interpreter would have to preload the sanitizer's runtime.

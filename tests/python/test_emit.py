@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 """Events from Python: a program's logging records (lowtrace.logging.Handler)
 and ad hoc events (lowtrace.event) recorded by `lowtrace record -- python3
-app.py`, beside the kernel's scheduling events (as root), read back with
+app.py`, beside the kernel's scheduling events (as root), and by `lowtrace
+record -p PID` attached to a running program, read back with
 lowtrace.open(); and nothing emitted while no one records."""
 import os
 import subprocess
@@ -103,3 +104,40 @@ def test_nothing_emitted_unrecorded():
     r = subprocess.run([sys.executable, "-c", code], env=env,
                        capture_output=True, text=True, timeout=30)
     assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr
+
+
+ATTACHED = textwrap.dedent("""
+    import logging, sys, time, lowtrace.logging
+    log = logging.getLogger("svc")
+    log.setLevel(logging.INFO)
+    log.addHandler(lowtrace.logging.Handler())
+    print("ready", flush=True)
+    # until `lowtrace record -p` has joined
+    end = time.monotonic() + 20
+    while not lowtrace.logging.enabled() and time.monotonic() < end:
+        time.sleep(0.01)
+    for i in range(10):
+        log.info("tick %d", i)
+""")
+
+
+def test_attach_python_program(tmp_path):
+    """lowtrace record -p PID joins a running Python program."""
+    app = tmp_path / "svc.py"
+    app.write_text(ATTACHED)
+    p = subprocess.Popen([sys.executable, str(app)], stdout=subprocess.PIPE,
+                         text=True)
+    try:
+        assert p.stdout.readline().strip() == "ready"
+        out = tmp_path / "trace"
+        r = subprocess.run([lt_cmd(), "record", "-o", str(out), "-p",
+                            str(p.pid)], capture_output=True, text=True,
+                           timeout=60)
+        assert r.returncode == 0, r.stderr
+    finally:
+        if p.poll() is None:
+            p.kill()
+        p.wait()
+    msgs = [lowtrace.logging.message(e) for e in
+            lowtrace.open(str(out)).events(names=["python:logging"])]
+    assert msgs == ["tick %d" % i for i in range(10)]

@@ -158,12 +158,15 @@ def test_table_equals_events(name, path):
     assert done
 
 
-def sys_numpy():
+def try_import(name):
     try:
-        import numpy
-        return numpy
+        return __import__(name)
     except ImportError:
         return None
+
+
+def sys_numpy():
+    return try_import("numpy")
 
 
 def first_trace():
@@ -238,8 +241,7 @@ def test_enum_labels():
 
 
 def test_to_pandas():
-    pd = pytest.importorskip("pandas") if not os.environ.get(
-        "LOWTRACE_REQUIRE_ALL") else __import__("pandas")
+    require(try_import("pandas"), "python3-pandas missing")
     t = lowtrace.open(first_trace())
     tab = t.table("gen:nest", fields=["a", "g"])
     df = tab.to_pandas()
@@ -249,6 +251,7 @@ def test_to_pandas():
 
 
 def test_table_string_codes():
+    require(sys_numpy(), "python3-numpy missing")
     t = lowtrace.open(first_trace())
     c = next(c for c in t.classes
              if any(f.type["kind"] == "string" and f.depth == 0
