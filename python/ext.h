@@ -37,6 +37,11 @@ PyObject *py_raise(int r, const char *msg);
  * exception. */
 struct py_handle *py_handle_open(const char *path);
 
+/* Text of the trace (names, labels, values) as str: n bytes (n < 0: to
+ * its NUL), bytes not UTF-8 replaced (a trace's bytes are not trusted);
+ * None for NULL. */
+PyObject *py_text(const char *s, Py_ssize_t n);
+
 /* Field i of ev as Python gives it (ints, floats, str, lists, dicts,
  * EnumValue); NULL after an exception; Py_None for a variant's option
  * the event does not hold. */

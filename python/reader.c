@@ -24,7 +24,7 @@ PyObject *py_error, *py_corrupt_error, *py_open_error;
 PyObject *py_raise(int r, const char *msg)
 {
 	PyObject *type = r == -EBADMSG ? py_corrupt_error : py_error;
-	PyObject *args = Py_BuildValue("(is)", -r, msg);
+	PyObject *args = Py_BuildValue("(iN)", -r, py_text(msg, -1));
 	if (args) {
 		PyErr_SetObject(type, args);
 		Py_DECREF(args);
@@ -87,11 +87,10 @@ static PyObject *class_names(const struct lt_event_class *ec)
 				while (q < e && *q != ' ')
 					q++;
 				if (q > p && *p != '{')
-					key = PyUnicode_FromStringAndSize(
-						p, q - p);
+					key = py_text(p, q - p);
 			} else if (depth == 0 && fc->prefix_len != 2) {
-				key = PyUnicode_FromStringAndSize(
-					fc->name, (Py_ssize_t)fc->name_len);
+				key = py_text(fc->name,
+					      (Py_ssize_t)fc->name_len);
 				idx = (long)i;
 			}
 			depth += opens(fc);
@@ -125,7 +124,7 @@ struct py_handle *py_handle_open(const char *path)
 		lt_reader_open(path, NULL, &r, err, sizeof(err));
 	Py_END_ALLOW_THREADS if (rc < 0)
 	{
-		PyObject *args = Py_BuildValue("(is)", -rc, err);
+		PyObject *args = Py_BuildValue("(iN)", -rc, py_text(err, -1));
 		if (args) {
 			PyErr_SetObject(rc == -EBADMSG ? py_corrupt_error :
 							 py_open_error,
@@ -750,11 +749,12 @@ static PyObject *field_type(const struct lt_field_class *fc)
 			const struct lt_enum_range *r = &fc->ranges[k];
 			PyObject *x =
 				fc->is_signed ?
-					Py_BuildValue("(sLL)", r->label,
+					Py_BuildValue("(NLL)",
+						      py_text(r->label, -1),
 						      (long long)r->lo,
 						      (long long)r->hi) :
 					Py_BuildValue(
-						"(sKK)", r->label,
+						"(NKK)", py_text(r->label, -1),
 						(unsigned long long)r->lo,
 						(unsigned long long)r->hi);
 			if (!x) {
@@ -796,8 +796,8 @@ static PyObject *m_classes(PyObject *self, PyObject *ho)
 			PyObject *ty = field_type(fc);
 			PyObject *f =
 				ty ? Py_BuildValue(
-					     "{s:s,s:s,s:N,s:i,s:O}", "name",
-					     fc->name, "section",
+					     "{s:N,s:s,s:N,s:i,s:O}", "name",
+					     py_text(fc->name, -1), "section",
 					     fc->sec < 3 ? secs[fc->sec] : "?",
 					     "type", ty, "depth", depth,
 					     "option",
@@ -812,14 +812,16 @@ static PyObject *m_classes(PyObject *self, PyObject *ho)
 			PyList_SET_ITEM(fields, k, f);
 		}
 		PyObject *c =
-			fields ? Py_BuildValue("{s:I,s:s,s:K,s:I,s:i,s:z,s:N}",
-					       "index", i, "name", ec->name,
-					       "id", (unsigned long long)ec->id,
-					       "stream_id", ec->stream_id,
-					       "loglevel", ec->loglevel,
-					       "format", ec->format, "fields",
-					       fields) :
-				 NULL;
+			fields ?
+				Py_BuildValue("{s:I,s:N,s:K,s:I,s:i,s:N,s:N}",
+					      "index", i, "name",
+					      py_text(ec->name, -1), "id",
+					      (unsigned long long)ec->id,
+					      "stream_id", ec->stream_id,
+					      "loglevel", ec->loglevel,
+					      "format", py_text(ec->format, -1),
+					      "fields", fields) :
+				NULL;
 		if (!c) {
 			Py_CLEAR(out);
 			break;
@@ -833,11 +835,12 @@ static PyObject *clock_dict(const struct lt_clock *c)
 {
 	if (!c)
 		Py_RETURN_NONE;
-	return Py_BuildValue(
-		"{s:s,s:K,s:L,s:K,s:L}", "name", c->name ? c->name : "",
-		"frequency", (unsigned long long)c->freq, "offset_s",
-		(long long)c->offset_s, "offset", (unsigned long long)c->offset,
-		"origin_ns", (long long)c->base_ns);
+	return Py_BuildValue("{s:N,s:K,s:L,s:K,s:L}", "name",
+			     py_text(c->name ? c->name : "", -1), "frequency",
+			     (unsigned long long)c->freq, "offset_s",
+			     (long long)c->offset_s, "offset",
+			     (unsigned long long)c->offset, "origin_ns",
+			     (long long)c->base_ns);
 }
 
 /* streams(handle): a list of dicts, one per stream file. */
@@ -855,21 +858,24 @@ static PyObject *m_streams(PyObject *self, PyObject *ho)
 		const char *key, *val;
 		for (unsigned k = 0;
 		     env && (val = lt_stream_env_at(s, k, &key)); k++) {
-			PyObject *v = PyUnicode_DecodeUTF8(
-				val, (Py_ssize_t)strlen(val), "replace");
-			if (!v || PyDict_SetItemString(env, key, v) < 0) {
+			PyObject *v = py_text(val, -1);
+			PyObject *kv = py_text(key, -1);
+			if (!v || !kv || PyDict_SetItem(env, kv, v) < 0) {
 				Py_XDECREF(v);
+				Py_XDECREF(kv);
 				Py_CLEAR(env);
 				break;
 			}
 			Py_DECREF(v);
+			Py_DECREF(kv);
 		}
 		int64_t end = lt_stream_end_ns(s);
 		PyObject *d =
 			env ? Py_BuildValue(
-				      "{s:I,s:s,s:s,s:K,s:K,s:N,s:N,s:N}",
-				      "index", i, "name", lt_stream_name(s),
-				      "path", lt_stream_path(s), "packets",
+				      "{s:I,s:N,s:N,s:K,s:K,s:N,s:N,s:N}",
+				      "index", i, "name",
+				      py_text(lt_stream_name(s), -1), "path",
+				      py_text(lt_stream_path(s), -1), "packets",
 				      (unsigned long long)lt_stream_npackets(s),
 				      "discarded",
 				      (unsigned long long)lt_stream_discarded(
@@ -913,20 +919,45 @@ static PyObject *m_set_enum_type(PyObject *self, PyObject *t)
 	Py_RETURN_NONE;
 }
 
-/* match(pattern, name): lowtrace's name patterns (`lowtrace help
- * patterns`), as -e takes them. */
-static PyObject *m_match(PyObject *self, PyObject *args)
+/* matching(handle, patterns): the indexes of the classes whose name (its
+ * bytes, as the trace has them) a pattern takes. */
+static PyObject *m_matching(PyObject *self, PyObject *args)
 {
 	(void)self;
-	const char *pat, *name;
-	if (!PyArg_ParseTuple(args, "ss", &pat, &name))
+	PyObject *ho, *pats;
+	if (!PyArg_ParseTuple(args, "OO", &ho, &pats))
 		return NULL;
-	return PyBool_FromLong(lt_pattern_match(pat, name));
+	struct py_handle *h = handle_arg(ho);
+	PyObject *seq = h ? PySequence_Fast(pats, "patterns: a list") : NULL;
+	if (!seq)
+		return NULL;
+	PyObject *out = PyList_New(0);
+	unsigned nc = lt_reader_nclasses(h->r);
+	for (unsigned i = 0; out && i < nc; i++) {
+		const char *name = lt_reader_class(h->r, i)->name;
+		for (Py_ssize_t k = 0; k < PySequence_Fast_GET_SIZE(seq); k++) {
+			const char *p = PyUnicode_AsUTF8(
+				PySequence_Fast_GET_ITEM(seq, k));
+			if (!p) {
+				Py_CLEAR(out);
+				break;
+			}
+			if (!lt_pattern_match(p, name))
+				continue;
+			PyObject *x = PyLong_FromUnsignedLong(i);
+			if (!x || PyList_Append(out, x) < 0)
+				Py_CLEAR(out);
+			Py_XDECREF(x);
+			break;
+		}
+	}
+	Py_DECREF(seq);
+	return out;
 }
 
 static PyMethodDef methods[] = {
-	{ "match", m_match, METH_VARARGS,
-	  "match(pattern, name): whether the name pattern takes name" },
+	{ "matching", m_matching, METH_VARARGS,
+	  "matching(handle, patterns): the classes the patterns take" },
 	{ "open", m_open, METH_VARARGS, "open(path): a reader handle" },
 	{ "events", m_events, METH_VARARGS,
 	  "events(handle, path, names, start, end, cpus, tids): an "

@@ -73,9 +73,17 @@ PyObject *py_enum_value(const struct lt_field_class *fc, uint64_t raw)
 	return e;
 }
 
+PyObject *py_text(const char *s, Py_ssize_t n)
+{
+	if (!s)
+		Py_RETURN_NONE;
+	return PyUnicode_DecodeUTF8(s, n < 0 ? (Py_ssize_t)strlen(s) : n,
+				    "replace");
+}
+
 static PyObject *text(const char *s, size_t n)
 {
-	return PyUnicode_DecodeUTF8(s, (Py_ssize_t)n, "replace");
+	return py_text(s, (Py_ssize_t)n);
 }
 
 /* A scalar value (integer, enum, float) the reader made. */
@@ -333,7 +341,7 @@ static int push_opens(const struct lt_field_class *fc, struct level *lv,
 		const char *q = p;
 		while (q < end && *q != ' ')
 			q++;
-		l->key = PyUnicode_FromStringAndSize(p, q - p);
+		l->key = py_text(p, q - p);
 		if (!l->key)
 			return -1;
 		p = q + 4; /* " = {" */
@@ -360,8 +368,7 @@ int py_section(const struct lt_event *ev, unsigned sec, PyObject *d)
 		PyObject *v = py_field_value(ev, i);
 		PyObject *key = NULL;
 		if (v && fc->prefix_len != 2)
-			key = PyUnicode_FromStringAndSize(
-				fc->name, (Py_ssize_t)fc->name_len);
+			key = py_text(fc->name, (Py_ssize_t)fc->name_len);
 		if (!v || (fc->prefix_len != 2 && !key)) {
 			Py_XDECREF(v);
 			goto out;

@@ -133,13 +133,12 @@ class Trace:
             return None
         if isinstance(names, str):
             names = [names]
-        out = []
-        for c in self.classes:
-            for p in names:
-                if c.name == p or _reader.match(p, c.name):
-                    out.append(c.index)
-                    break
-        return out
+        names = list(names)
+        # the patterns on the names' bytes as the trace has them, and a
+        # name as Python reads it
+        out = set(_reader.matching(self._h, names))
+        out.update(c.index for c in self.classes if c.name in names)
+        return sorted(out)
 
     def events(self, names=None, start=None, end=None, cpus=None,
                tids=None):

@@ -276,3 +276,18 @@ def test_errors():
         t.table("gen:nest", fields=["no_such_field"])
     with pytest.raises(KeyError):
         next(iter(t.events()))["no_such_field"]
+
+
+def test_names_not_utf8(tmp_path):
+    """A trace's names and strings are bytes: those not UTF-8 are read
+    with replacement characters, not refused."""
+    import shutil
+    d = tmp_path / "t"
+    shutil.copytree(first_trace(), d)
+    meta = (d / "metadata").read_bytes()
+    assert b'"gen:nest"' in meta
+    (d / "metadata").write_bytes(meta.replace(b'"gen:nest"', b'"gen:n\xffst"'))
+    t = lowtrace.open(str(d))
+    assert "gen:n\ufffdst" in [c.name for c in t.classes]
+    evs = list(t.events(names=["gen:n?st"]))
+    assert evs and all(e.name == "gen:n\ufffdst" for e in evs)
