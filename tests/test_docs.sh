@@ -8,7 +8,7 @@
 # lt_*/LT_* names; anywhere, file paths) and the comments of models/*.pml
 # (lt_*, LT_*, foo(), identifiers with an underscore, paths). A name exists
 # when it is a word of the code: src, include, tests, bench, examples,
-# scripts, mk, the Makefile and the models' own Promela without their
+# scripts, mk, python, the Makefile and the models' own Promela without their
 # comments (a comment cannot keep a name alive). A path under src/,
 # include/, tests/, bench/, models/, scripts/, examples/, mk/ or docs/
 # exists when the file or folder does (a * in it as a glob), a program's
@@ -64,7 +64,7 @@ external="copy_folio_from_iter_atomic finish_task_switch samples_length"
 
 words=$tmp/words
 {
-	grep -rIhoE '[A-Za-z_][A-Za-z0-9_]*' src include tests bench examples scripts mk Makefile \
+	grep -rIhoE '[A-Za-z_][A-Za-z0-9_]*' src include tests bench examples scripts mk python Makefile \
 		--exclude=test_docs.sh 2> /dev/null
 	for m in models/*.pml; do
 		strip_comments < "$m" | grep -oE '[A-Za-z_][A-Za-z0-9_]*'

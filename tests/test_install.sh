@@ -221,11 +221,13 @@ else
 	if out=$(cd "$tmp" && PYTHONPATH=$pydir "$PY" -c '
 import sys, lowtrace
 assert lowtrace.__file__.startswith(sys.argv[1]), lowtrace.__file__
-import lowtrace._emit
+import lowtrace._emit, lowtrace.analyze
+# the analyses run the command of the prefix
+assert lowtrace.analyze.command() == sys.argv[4], lowtrace.analyze.command()
 # the installed liblowtrace.so, beside the package in the prefix
 maps = [l.split()[-1] for l in open("/proc/self/maps") if "liblowtrace.so" in l]
 assert maps and all(m.startswith(sys.argv[3]) for m in maps), maps
-print(sum(1 for _ in lowtrace.open(sys.argv[2]).events()))' "$pydir" "$tmp/pytrace" "$P/lib" 2>&1) &&
+print(sum(1 for _ in lowtrace.open(sys.argv[2]).events()))' "$pydir" "$tmp/pytrace" "$P/lib" "$P/bin/lowtrace" 2>&1) &&
 		[ "$out" -gt 0 ] 2> /dev/null; then
 		ok python_package
 	else

@@ -254,9 +254,9 @@ def __getattr__(name):
         from . import _emit
         globals()["enabled"] = _emit.enabled
         return _emit.enabled
-    if name == "logging":
+    if name in ("logging", "analyze"):
         import importlib
-        return importlib.import_module(".logging", __name__)
+        return importlib.import_module("." + name, __name__)
     raise AttributeError("module 'lowtrace' has no attribute %r" % name)
 
 
