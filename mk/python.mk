@@ -46,7 +46,7 @@ $(PY_EMIT_OBJ): SRC_INC :=
 $(PY_MOD): $(PY_OBJ) $(LINK_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) -shared $(ALL_LDFLAGS) -Wl,--exclude-libs,ALL -o $@ $(PY_OBJ) \
-		$(LINK_LIBS) $(LDLIBS_BASE)
+		$(LINK_LIBS) $(LDLIBS_BASE) $(LDLIBS_TOOL)
 
 $(PY_EMIT): $(PY_EMIT_OBJ) $(LIB_SO)
 	@mkdir -p $(dir $@)
