@@ -182,8 +182,8 @@ static size_t utf8_put(char *u, uint32_t c)
 
 /* The bytes before the first code unit of 0 in n bytes of UTF-16 or
  * UTF-32 (n's enc) at s, or all of them when none is. */
-static size_t utf_len(const struct lt_cnode *n, const unsigned char *s,
-		      size_t len)
+size_t lt_cnode_utf_len(const struct lt_cnode *n, const unsigned char *s,
+			size_t len)
 {
 	size_t i = 0;
 	while (i + n->enc <= len &&
@@ -228,9 +228,8 @@ static void utf_string(const struct lt_cnode *n, struct lt_cwalk *w,
 	free(u);
 }
 
-/* Whether the tag or selector v is in one of n's ranges. */
-static int selects(const struct lt_cnode *n, const struct lt_var_sel *s,
-		   int64_t v)
+int lt_cnode_selects(const struct lt_cnode *n, const struct lt_var_sel *s,
+		     int64_t v)
 {
 	return n->ref_signed ? v >= s->lo && v <= s->hi :
 			       (uint64_t)v >= (uint64_t)s->lo &&
@@ -253,8 +252,8 @@ static int elements(const struct lt_cnode *n, struct lt_cwalk *w, uint64_t *bit,
 		const char *s = (const char *)w->b + *bit / 8;
 		if (n->enc)
 			utf_string(n, w, (const unsigned char *)s,
-				   utf_len(n, (const unsigned char *)s,
-					   (size_t)count));
+				   lt_cnode_utf_len(n, (const unsigned char *)s,
+						    (size_t)count));
 		else if (w->p)
 			w->p = w->string(w->p, s, strnlen(s, (size_t)count));
 		w->bound += 4 * (size_t)count + 2;
@@ -317,7 +316,7 @@ int lt_cnode_walk(const struct lt_cnode *n, struct lt_cwalk *w, uint64_t *bit)
 		const unsigned char *s = w->b + at / 8;
 		if (n->enc) {
 			/* up to a code unit of 0, which it holds */
-			size_t len = utf_len(n, s, w->end - at / 8);
+			size_t len = lt_cnode_utf_len(n, s, w->end - at / 8);
 			if (len + n->enc > w->end - at / 8) {
 				w->why = "a string has no end before the "
 					 "content's end";
@@ -362,7 +361,7 @@ int lt_cnode_walk(const struct lt_cnode *n, struct lt_cwalk *w, uint64_t *bit)
 			return -1;
 		for (uint32_t i = 0; i < n->nsel; i++) {
 			const struct lt_var_sel *s = &n->sel[i];
-			if (!selects(n, s, tag))
+			if (!lt_cnode_selects(n, s, tag))
 				continue;
 			put(w, "{ ", 2);
 			if (lt_cnode_walk(&n->kids[s->opt], w, bit))
@@ -383,7 +382,7 @@ int lt_cnode_walk(const struct lt_cnode *n, struct lt_cwalk *w, uint64_t *bit)
 		if (ref_value(n, w, &sel))
 			return -1;
 		for (uint32_t i = 0; i < n->nsel && !in; i++)
-			in = selects(n, &n->sel[i], sel);
+			in = lt_cnode_selects(n, &n->sel[i], sel);
 		if (!n->nsel)
 			in = sel != 0;
 		if (!in) {

@@ -86,6 +86,16 @@ struct lt_cwalk {
  */
 int lt_cnode_walk(const struct lt_cnode *n, struct lt_cwalk *w, uint64_t *bit);
 
+/* Whether the tag or selector v is in the range s of n (a variant's or an
+ * optional's), signed or not as n's reference is. */
+int lt_cnode_selects(const struct lt_cnode *n, const struct lt_var_sel *s,
+		     int64_t v);
+
+/* The bytes of UTF-16 or UTF-32 text (n's enc) at s before its first code
+ * unit of 0, at most len. */
+size_t lt_cnode_utf_len(const struct lt_cnode *n, const unsigned char *s,
+			size_t len);
+
 /* The LEB128 integer at byte *at of the end bytes of b, into *v (sign
  * extended when is_signed); *at is set past it.  NULL, or what is wrong
  * (past end, more than 64 bits). */
