@@ -52,6 +52,8 @@ PyObject *py_enum_labels(const struct lt_field_class *fc, uint64_t raw)
 
 static PyObject *int_of(const struct lt_field_class *fc, uint64_t raw)
 {
+	if (fc->base == LT_BASE_BOOL)
+		return PyBool_FromLong(raw != 0);
 	return fc->is_signed ? PyLong_FromLongLong((long long)(int64_t)raw) :
 			       PyLong_FromUnsignedLongLong(raw);
 }
@@ -121,9 +123,31 @@ static int ref_value(const struct lt_cnode *n, struct lt_cwalk *w, int64_t *v)
 	return 0;
 }
 
+/* CTF 2's UTF-16 or UTF-32 text of n (len bytes at s) as a str, what is
+ * not a code point replaced, as the text view converts it. */
+static PyObject *utf_text(const struct lt_cnode *n, const unsigned char *s,
+			  size_t len)
+{
+	const char *codec = n->enc == 2 ?
+				    (n->enc_be ? "utf-16-be" : "utf-16-le") :
+				    (n->enc_be ? "utf-32-be" : "utf-32-le");
+	return PyUnicode_Decode((const char *)s, (Py_ssize_t)len, codec,
+				"replace");
+}
+
 static PyObject *elements(const struct lt_cnode *n, struct lt_cwalk *w,
 			  uint64_t *bit, uint64_t count)
 {
+	if (n->blob) {
+		const char *s = (const char *)w->b + *bit / 8;
+		*bit += 8 * count;
+		return PyBytes_FromStringAndSize(s, (Py_ssize_t)count);
+	}
+	if (n->text && n->enc) {
+		const unsigned char *s = w->b + *bit / 8;
+		*bit += 8 * count;
+		return utf_text(n, s, lt_cnode_utf_len(n, s, (size_t)count));
+	}
 	if (n->text) {
 		const char *s = (const char *)w->b + *bit / 8;
 		*bit += 8 * count;
@@ -176,6 +200,12 @@ static PyObject *walk(const struct lt_cnode *n, struct lt_cwalk *w,
 		return int_of(fc, raw);
 	}
 	case LT_CN_STRING: {
+		if (n->enc) {
+			const unsigned char *u = w->b + at / 8;
+			size_t len = lt_cnode_utf_len(n, u, SIZE_MAX);
+			*bit = at + 8 * (uint64_t)(len + n->enc);
+			return utf_text(n, u, len);
+		}
 		const char *s = (const char *)w->b + at / 8;
 		size_t len = strlen(s);
 		*bit = at + 8 * (uint64_t)(len + 1);
@@ -207,12 +237,7 @@ static PyObject *walk(const struct lt_cnode *n, struct lt_cwalk *w,
 			return NULL;
 		for (uint32_t i = 0; i < n->nsel; i++) {
 			const struct lt_var_sel *s = &n->sel[i];
-			int in = n->ref_signed ?
-					 tag >= s->lo && tag <= s->hi :
-					 (uint64_t)tag >= (uint64_t)s->lo &&
-						 (uint64_t)tag <=
-							 (uint64_t)s->hi;
-			if (in)
+			if (lt_cnode_selects(n, s, tag))
 				return walk(&n->kids[s->opt], w, bit);
 		}
 		PyErr_SetString(py_corrupt_error,
@@ -221,6 +246,39 @@ static PyObject *walk(const struct lt_cnode *n, struct lt_cwalk *w,
 	}
 	case LT_CN_ARRAY:
 		return elements(n, w, bit, n->length);
+	case LT_CN_VLINT: {
+		/* CTF 2's LEB128 integer: byte aligned, its bytes checked by
+		 * the decoder */
+		const struct lt_field_class *fc = n->sc;
+		size_t b = (size_t)(at / 8);
+		uint64_t raw;
+		const char *why =
+			lt_leb128(w->b, w->end, &b, fc->is_signed, &raw);
+		if (why) {
+			PyErr_SetString(py_corrupt_error, why);
+			return NULL;
+		}
+		*bit = 8 * (uint64_t)b;
+		if (n->reg >= 0)
+			w->regs[n->reg] = raw;
+		if (fc->kind == LT_KIND_ENUM)
+			return py_enum_value(fc, raw);
+		return int_of(fc, raw);
+	}
+	case LT_CN_OPTIONAL: {
+		/* CTF 2's optional: its value, or None when absent */
+		int64_t sel;
+		int in = 0;
+		if (ref_value(n, w, &sel))
+			return NULL;
+		for (uint32_t i = 0; i < n->nsel && !in; i++)
+			in = lt_cnode_selects(n, &n->sel[i], sel);
+		if (!n->nsel)
+			in = sel != 0;
+		if (!in)
+			Py_RETURN_NONE;
+		return walk(&n->kids[0], w, bit);
+	}
 	default: {
 		int64_t len;
 		if (ref_value(n, w, &len))
