@@ -1,0 +1,576 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bpf.c - the kernel channel's eBPF backend (bpf.h): loads the programs of
+ * bpf/kernel.bpf.c through their skeleton (libbpf, CO-RE against the
+ * running kernel's BTF), gives each CPU its own BPF ring buffer (an array
+ * of maps indexed by CPU: no lock shared between CPUs), attaches a typed
+ * tp_btf program to each event that has one and the generic tracepoint
+ * program to the others, and reads the rings.
+ *
+ * Nothing is pinned: every program, link and map is held by a descriptor
+ * of this process, so all of it goes when the process ends, however it
+ * ends.
+ */
+#include "kernel/bpf.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#ifndef LT_BPF
+#define LT_BPF 0
+#endif
+
+#if !LT_BPF
+
+int lt_kbpf_usable(char *why, size_t whylen)
+{
+	snprintf(why, whylen,
+		 "this lowtrace was built without the eBPF backend (LT_BPF=0)");
+	return 0;
+}
+
+int lt_kbpf_open(const struct lt_kbpf_config *cfg, struct lt_kbpf **out,
+		 char *err, size_t errlen)
+{
+	(void)cfg;
+	(void)out;
+	lt_kbpf_usable(err, errlen);
+	return -ENOSYS;
+}
+
+int lt_kbpf_add_pid(struct lt_kbpf *b, pid_t pid)
+{
+	(void)b;
+	(void)pid;
+	return -ENOSYS;
+}
+
+int lt_kbpf_wait(struct lt_kbpf *b, int timeout_ms)
+{
+	(void)b;
+	(void)timeout_ms;
+	return -ENOSYS;
+}
+
+int lt_kbpf_drain(struct lt_kbpf *b, lt_kbpf_rec_fn fn, void *arg)
+{
+	(void)b;
+	(void)fn;
+	(void)arg;
+	return -ENOSYS;
+}
+
+uint64_t lt_kbpf_lost(struct lt_kbpf *b, size_t cpu_index)
+{
+	(void)b;
+	(void)cpu_index;
+	return 0;
+}
+
+size_t lt_kbpf_typed(const struct lt_kbpf *b)
+{
+	(void)b;
+	return 0;
+}
+
+void lt_kbpf_stop(struct lt_kbpf *b)
+{
+	(void)b;
+}
+
+void lt_kbpf_close(struct lt_kbpf *b)
+{
+	(void)b;
+}
+
+#else
+
+#include <linux/perf_event.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "kernel/bpf/records.h"
+#include "kernel.skel.h"
+
+/*
+ * The typed programs and the layout each writes, to be checked against
+ * the event's format file: per field, NAME:iN (an integer of N bytes),
+ * NAME:cN (char[N]), NAME:s (a string), NAME:aNxM (N integers of M).
+ */
+struct typed {
+	const char *group, *name;
+	const char *layout;
+};
+
+static const struct typed typed[LT_KBPF_NSLOTS] = {
+	[LT_KBPF_SCHED_SWITCH] = { "sched", "sched_switch",
+				   "prev_comm:c16 prev_pid:i4 prev_prio:i4 "
+				   "prev_state:i8 next_comm:c16 next_pid:i4 "
+				   "next_prio:i4" },
+	[LT_KBPF_SCHED_WAKING] = { "sched", "sched_waking",
+				   "comm:c16 pid:i4 prio:i4 target_cpu:i4" },
+	[LT_KBPF_SCHED_WAKEUP] = { "sched", "sched_wakeup",
+				   "comm:c16 pid:i4 prio:i4 target_cpu:i4" },
+	[LT_KBPF_SCHED_WAKEUP_NEW] = { "sched", "sched_wakeup_new",
+				       "comm:c16 pid:i4 prio:i4 "
+				       "target_cpu:i4" },
+	[LT_KBPF_SCHED_PROCESS_FORK] = { "sched", "sched_process_fork",
+					 "parent_comm:s parent_pid:i4 "
+					 "child_comm:s child_pid:i4" },
+	[LT_KBPF_SCHED_PROCESS_EXIT] = { "sched", "sched_process_exit",
+					 "comm:c16 pid:i4 prio:i4 "
+					 "group_dead:i1" },
+	[LT_KBPF_SCHED_PROCESS_EXEC] = { "sched", "sched_process_exec",
+					 "filename:s pid:i4 old_pid:i4" },
+	[LT_KBPF_SCHED_MIGRATE_TASK] = { "sched", "sched_migrate_task",
+					 "comm:s pid:i4 prio:i4 orig_cpu:i4 "
+					 "dest_cpu:i4" },
+	[LT_KBPF_IRQ_HANDLER_ENTRY] = { "irq", "irq_handler_entry",
+					"irq:i4 name:s" },
+	[LT_KBPF_IRQ_HANDLER_EXIT] = { "irq", "irq_handler_exit",
+				       "irq:i4 ret:i4" },
+	[LT_KBPF_SOFTIRQ_ENTRY] = { "irq", "softirq_entry", "vec:i4" },
+	[LT_KBPF_SOFTIRQ_EXIT] = { "irq", "softirq_exit", "vec:i4" },
+	[LT_KBPF_SOFTIRQ_RAISE] = { "irq", "softirq_raise", "vec:i4" },
+	[LT_KBPF_SYS_ENTER] = { "raw_syscalls", "sys_enter",
+				"id:i8 args:a6x8" },
+	[LT_KBPF_SYS_EXIT] = { "raw_syscalls", "sys_exit", "id:i8 ret:i8" },
+	[LT_KBPF_HRTIMER_START] = { "timer", "hrtimer_start",
+				    "hrtimer:i8 function:i8 expires:i8 "
+				    "softexpires:i8 mode:i4 was_armed:i1" },
+	[LT_KBPF_HRTIMER_EXPIRE_ENTRY] = { "timer", "hrtimer_expire_entry",
+					   "hrtimer:i8 now:i8 function:i8" },
+	[LT_KBPF_HRTIMER_EXPIRE_EXIT] = { "timer", "hrtimer_expire_exit",
+					  "hrtimer:i8" },
+	[LT_KBPF_HRTIMER_CANCEL] = { "timer", "hrtimer_cancel", "hrtimer:i8" },
+	[LT_KBPF_TIMER_START] = { "timer", "timer_start",
+				  "timer:i8 function:i8 expires:i8 "
+				  "bucket_expiry:i8 now:i8 flags:i4" },
+	[LT_KBPF_TIMER_EXPIRE_ENTRY] = { "timer", "timer_expire_entry",
+					 "timer:i8 now:i8 function:i8 "
+					 "baseclk:i8" },
+	[LT_KBPF_TIMER_EXPIRE_EXIT] = { "timer", "timer_expire_exit",
+					"timer:i8" },
+};
+
+struct kring {
+	struct lt_kbpf *b;
+	size_t idx;
+	int cpu;
+	int fd;
+};
+
+struct lt_kbpf {
+	struct lt_kbpf_skel *skel;
+	struct kring *rings;
+	size_t nrings;
+	struct ring_buffer *rb;
+	struct bpf_link **links; /* the generic program's, one per event */
+	size_t nlinks;
+	size_t ntyped;
+	int possible;
+	uint64_t *lost_vals; /* scratch: one per possible CPU */
+	lt_kbpf_rec_fn fn;
+	void *arg;
+};
+
+/* libbpf's last warning, for the reason of a failure */
+static char last_msg[256];
+
+static int on_libbpf_msg(enum libbpf_print_level level, const char *fmt,
+			 va_list ap)
+{
+	if (getenv("LOWTRACE_BPF_DEBUG"))
+		return vfprintf(stderr, fmt, ap);
+	if (level == LIBBPF_WARN) {
+		vsnprintf(last_msg, sizeof(last_msg), fmt, ap);
+		last_msg[strcspn(last_msg, "\n")] = 0;
+	}
+	return 0;
+}
+
+/* The BTF the programs relocate against (LOWTRACE_BTF: another file, for
+ * tests of a kernel without it). */
+static const char *btf_path(void)
+{
+	const char *p = getenv("LOWTRACE_BTF");
+	return p && *p ? p : "/sys/kernel/btf/vmlinux";
+}
+
+int lt_kbpf_usable(char *why, size_t whylen)
+{
+	if (access(btf_path(), R_OK) != 0) {
+		snprintf(why, whylen,
+			 "the kernel has no BTF (%s: %s; it needs "
+			 "CONFIG_DEBUG_INFO_BTF)",
+			 btf_path(), strerror(errno));
+		return 0;
+	}
+	return 1;
+}
+
+/* 1 if the format's fields are laid out as layout says. */
+static int layout_matches(const struct lt_kformat *f, const char *layout)
+{
+	uint32_t i = 0;
+	const char *p = layout;
+	while (*p) {
+		char name[LT_KFIELD_NAME], kind;
+		unsigned a = 0, m = 0;
+		int used = 0;
+		if (sscanf(p, " %63[^:]:%c%n", name, &kind, &used) < 2)
+			return 0;
+		p += used;
+		if (kind != 's' && sscanf(p, "%u%n", &a, &used) == 1)
+			p += used;
+		if (kind == 'a' && sscanf(p, "x%u%n", &m, &used) == 1)
+			p += used;
+		if (i >= f->nfields)
+			return 0;
+		const struct lt_kfield *k = &f->fields[i++];
+		if (strcmp(k->name, name) != 0)
+			return 0;
+		switch (kind) {
+		case 'i':
+			if (k->kind != LT_KF_INT || k->elem_size != a)
+				return 0;
+			break;
+		case 'c':
+			if (k->kind != LT_KF_CHARS || k->count != a)
+				return 0;
+			break;
+		case 's':
+			if (k->kind != LT_KF_STRING || k->rel_loc)
+				return 0;
+			break;
+		case 'a':
+			if (k->kind != LT_KF_ARRAY || k->count != a ||
+			    k->elem_size != m)
+				return 0;
+			break;
+		default:
+			return 0;
+		}
+		while (*p == ' ')
+			p++;
+	}
+	return i == f->nfields;
+}
+
+static int typed_slot(const struct lt_kformat *f)
+{
+	for (int s = 0; s < LT_KBPF_NSLOTS; s++)
+		if (strcmp(f->name.group, typed[s].group) == 0 &&
+		    strcmp(f->name.name, typed[s].name) == 0)
+			return layout_matches(f, typed[s].layout) ? s : -1;
+	return -1;
+}
+
+static struct bpf_program *slot_prog(struct lt_kbpf_skel *s, int slot)
+{
+	struct bpf_program *p[LT_KBPF_NSLOTS] = {
+		[LT_KBPF_SCHED_SWITCH] = s->progs.sched_switch,
+		[LT_KBPF_SCHED_WAKING] = s->progs.sched_waking,
+		[LT_KBPF_SCHED_WAKEUP] = s->progs.sched_wakeup,
+		[LT_KBPF_SCHED_WAKEUP_NEW] = s->progs.sched_wakeup_new,
+		[LT_KBPF_SCHED_PROCESS_FORK] = s->progs.sched_process_fork,
+		[LT_KBPF_SCHED_PROCESS_EXIT] = s->progs.sched_process_exit,
+		[LT_KBPF_SCHED_PROCESS_EXEC] = s->progs.sched_process_exec,
+		[LT_KBPF_SCHED_MIGRATE_TASK] = s->progs.sched_migrate_task,
+		[LT_KBPF_IRQ_HANDLER_ENTRY] = s->progs.irq_handler_entry,
+		[LT_KBPF_IRQ_HANDLER_EXIT] = s->progs.irq_handler_exit,
+		[LT_KBPF_SOFTIRQ_ENTRY] = s->progs.softirq_entry,
+		[LT_KBPF_SOFTIRQ_EXIT] = s->progs.softirq_exit,
+		[LT_KBPF_SOFTIRQ_RAISE] = s->progs.softirq_raise,
+		[LT_KBPF_SYS_ENTER] = s->progs.sys_enter,
+		[LT_KBPF_SYS_EXIT] = s->progs.sys_exit,
+		[LT_KBPF_HRTIMER_START] = s->progs.hrtimer_start,
+		[LT_KBPF_HRTIMER_EXPIRE_ENTRY] = s->progs.hrtimer_expire_entry,
+		[LT_KBPF_HRTIMER_EXPIRE_EXIT] = s->progs.hrtimer_expire_exit,
+		[LT_KBPF_HRTIMER_CANCEL] = s->progs.hrtimer_cancel,
+		[LT_KBPF_TIMER_START] = s->progs.timer_start,
+		[LT_KBPF_TIMER_EXPIRE_ENTRY] = s->progs.timer_expire_entry,
+		[LT_KBPF_TIMER_EXPIRE_EXIT] = s->progs.timer_expire_exit,
+	};
+	return p[slot];
+}
+
+/* Bytes of a raw record the generic program copies: its fixed part, and
+ * room for the dynamic data after it. */
+static uint32_t raw_size(const struct lt_kformat *f)
+{
+	uint32_t n = 8, dyn = 0;
+	for (uint32_t i = 0; i < f->nfields; i++) {
+		const struct lt_kfield *k = &f->fields[i];
+		if ((uint32_t)k->offset + k->size > n)
+			n = (uint32_t)k->offset + k->size;
+		dyn |= k->kind == LT_KF_STRING || k->kind == LT_KF_DYNARRAY;
+	}
+	if (dyn)
+		n += 512;
+	n = (n + 7) & ~7u;
+	return n > LT_KBPF_RAW_MAX ? LT_KBPF_RAW_MAX : n;
+}
+
+static void set_err(char *err, size_t errlen, const char *what, int rc)
+{
+	if (last_msg[0])
+		snprintf(err, errlen, "%s: %s (libbpf: %s)", what,
+			 strerror(-rc), last_msg);
+	else
+		snprintf(err, errlen, "%s: %s", what, strerror(-rc));
+}
+
+/* The generic program on tracepoint id, through one perf event: the
+ * program runs on every CPU, perf writes nothing. */
+static int attach_generic(struct lt_kbpf *b, uint32_t id, uint32_t ev, int cpu)
+{
+	struct perf_event_attr a;
+	memset(&a, 0, sizeof(a));
+	a.type = PERF_TYPE_TRACEPOINT;
+	a.size = sizeof(a);
+	a.config = id;
+	a.sample_period = 1;
+	a.sample_type = PERF_SAMPLE_RAW;
+	long fd = syscall(SYS_perf_event_open, &a, -1, cpu, -1,
+			  PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	LIBBPF_OPTS(bpf_perf_event_opts, po, .bpf_cookie = ev);
+	struct bpf_link *l = bpf_program__attach_perf_event_opts(
+		b->skel->progs.raw_tracepoint_record, (int)fd, &po);
+	if (!l) {
+		int rc = -errno;
+		close((int)fd);
+		return rc;
+	}
+	b->links[b->nlinks++] = l;
+	return 0;
+}
+
+static int on_ring_rec(void *ctx, void *data, size_t size)
+{
+	struct kring *r = ctx;
+	r->b->fn(r->b->arg, r->idx, data, size);
+	return 0;
+}
+
+int lt_kbpf_open(const struct lt_kbpf_config *cfg, struct lt_kbpf **out,
+		 char *err, size_t errlen)
+{
+	int slot_of[LT_KBPF_NSLOTS], rc;
+	struct lt_kbpf *b = calloc(1, sizeof(*b));
+
+	if (!b)
+		return -ENOMEM;
+	last_msg[0] = 0;
+	libbpf_set_print(on_libbpf_msg);
+	LIBBPF_OPTS(bpf_object_open_opts, oo);
+	if (getenv("LOWTRACE_BTF") && *getenv("LOWTRACE_BTF"))
+		oo.btf_custom_path = btf_path();
+	b->skel = lt_kbpf_skel__open_opts(&oo);
+	b->possible = libbpf_num_possible_cpus();
+	b->rings = calloc(cfg->ncpus, sizeof(*b->rings));
+	b->links = calloc(cfg->nev ? cfg->nev : 1, sizeof(*b->links));
+	b->lost_vals = calloc((size_t)(b->possible > 0 ? b->possible : 1),
+			      sizeof(*b->lost_vals));
+	if (!b->skel || b->possible <= 0 || !b->rings || !b->links ||
+	    !b->lost_vals) {
+		rc = b->skel ? -ENOMEM : -errno;
+		set_err(err, errlen, "opening the BPF object", rc);
+		goto fail;
+	}
+	struct lt_kbpf_skel *s = b->skel;
+	for (int i = 0; i < LT_KBPF_NSLOTS; i++) {
+		slot_of[i] = -1;
+		s->bss->ev_of[i] = LT_KBPF_NONE;
+	}
+	/* typed programs where the format matches; the rest generic */
+	int generic = 0;
+	for (size_t e = 0; e < cfg->nev; e++) {
+		int sl = typed_slot(cfg->fmts[e]);
+		if (sl >= 0 && slot_of[sl] < 0) {
+			slot_of[sl] = (int)e;
+			s->bss->ev_of[sl] = (uint32_t)e;
+			b->ntyped++;
+		} else {
+			generic = 1;
+		}
+	}
+	for (int i = 0; i < LT_KBPF_NSLOTS; i++)
+		bpf_program__set_autoload(slot_prog(s, i), slot_of[i] >= 0);
+	if (cfg->filter)
+		bpf_program__set_autoload(s->progs.sched_process_fork, true);
+	bpf_program__set_autoload(s->progs.sched_process_free, cfg->filter);
+	bpf_program__set_autoload(s->progs.raw_tracepoint_record, generic);
+	s->bss->filter = cfg->filter ? 1 : 0;
+	s->bss->wake_at = cfg->ring_bytes / 4;
+	/* one ring buffer per CPU, in the array at the CPU's number (the
+	 * first is the array's template: its size is theirs) */
+	for (size_t i = 0; i < cfg->ncpus; i++) {
+		struct kring *r = &b->rings[b->nrings];
+		char name[16];
+		snprintf(name, sizeof(name), "lt_kring%d", cfg->cpus[i]);
+		r->b = b;
+		r->idx = i;
+		r->cpu = cfg->cpus[i];
+		r->fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, name, 0, 0,
+				       cfg->ring_bytes, NULL);
+		if (r->fd < 0) {
+			rc = -errno;
+			set_err(err, errlen, "creating a CPU's ring buffer",
+				rc);
+			goto fail;
+		}
+		b->nrings++;
+	}
+	bpf_map__set_max_entries(s->maps.rings, (uint32_t)b->possible);
+	rc = b->nrings ?
+		     bpf_map__set_inner_map_fd(s->maps.rings, b->rings[0].fd) :
+		     -EINVAL;
+	if (!rc)
+		rc = lt_kbpf_skel__load(s);
+	if (rc) {
+		set_err(err, errlen, "loading the BPF programs", rc);
+		goto fail;
+	}
+	int outer = bpf_map__fd(s->maps.rings);
+	for (size_t i = 0; i < b->nrings; i++) {
+		struct kring *r = &b->rings[i];
+		uint32_t key = (uint32_t)cfg->cpus[i];
+		if (bpf_map_update_elem(outer, &key, &r->fd, BPF_ANY)) {
+			rc = -errno;
+			set_err(err, errlen, "placing a CPU's ring buffer", rc);
+			goto fail;
+		}
+		if (!b->rb)
+			b->rb = ring_buffer__new(r->fd, on_ring_rec, r, NULL);
+		else if (ring_buffer__add(b->rb, r->fd, on_ring_rec, r))
+			rc = -errno;
+		if (!b->rb || rc) {
+			rc = rc ? rc : -errno;
+			set_err(err, errlen, "mapping a CPU's ring buffer", rc);
+			goto fail;
+		}
+	}
+	for (size_t i = 0; cfg->filter && i < cfg->npids; i++) {
+		rc = lt_kbpf_add_pid(b, cfg->pids[i]);
+		if (rc) {
+			set_err(err, errlen, "filling the process filter", rc);
+			goto fail;
+		}
+	}
+	for (size_t e = 0; e < cfg->nev && generic; e++) {
+		int sl = typed_slot(cfg->fmts[e]);
+		if (sl >= 0 && slot_of[sl] == (int)e)
+			continue;
+		uint32_t key = (uint32_t)e, size = raw_size(cfg->fmts[e]);
+		if (e >= LT_KBPF_MAX_EVENTS ||
+		    bpf_map_update_elem(bpf_map__fd(s->maps.raw_size), &key,
+					&size, BPF_ANY) ||
+		    (rc = attach_generic(b, cfg->fmts[e]->id, key,
+					 cfg->cpus[0])) != 0) {
+			rc = rc ? rc : -errno;
+			char what[200];
+			snprintf(what, sizeof(what),
+				 "attaching the generic program to %s:%s",
+				 cfg->fmts[e]->name.group,
+				 cfg->fmts[e]->name.name);
+			set_err(err, errlen, what, rc);
+			goto fail;
+		}
+	}
+	rc = lt_kbpf_skel__attach(s);
+	if (rc) {
+		set_err(err, errlen, "attaching the BPF programs", rc);
+		goto fail;
+	}
+	*out = b;
+	return 0;
+fail:
+	lt_kbpf_close(b);
+	return rc < 0 ? rc : -EINVAL;
+}
+
+int lt_kbpf_add_pid(struct lt_kbpf *b, pid_t pid)
+{
+	uint32_t key = (uint32_t)pid;
+	uint8_t one = 1;
+	if (pid <= 0)
+		return 0;
+	return bpf_map_update_elem(bpf_map__fd(b->skel->maps.keep), &key, &one,
+				   BPF_ANY) ?
+		       -errno :
+		       0;
+}
+
+int lt_kbpf_wait(struct lt_kbpf *b, int timeout_ms)
+{
+	struct pollfd p = { ring_buffer__epoll_fd(b->rb), POLLIN, 0 };
+	int n = poll(&p, 1, timeout_ms);
+	if (n < 0)
+		return errno == EINTR ? 0 : -errno;
+	return n > 0;
+}
+
+int lt_kbpf_drain(struct lt_kbpf *b, lt_kbpf_rec_fn fn, void *arg)
+{
+	b->fn = fn;
+	b->arg = arg;
+	int n = ring_buffer__consume(b->rb);
+	/* the programs' counts of records without room, read with the
+	 * records (per CPU, by CPU number) */
+	uint32_t z = 0;
+	if (bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.lost), &z,
+				b->lost_vals))
+		memset(b->lost_vals, 0,
+		       (size_t)b->possible * sizeof(*b->lost_vals));
+	return n;
+}
+
+uint64_t lt_kbpf_lost(struct lt_kbpf *b, size_t cpu_index)
+{
+	if (cpu_index >= b->nrings || b->rings[cpu_index].cpu >= b->possible)
+		return 0;
+	return b->lost_vals[b->rings[cpu_index].cpu];
+}
+
+size_t lt_kbpf_typed(const struct lt_kbpf *b)
+{
+	return b->ntyped;
+}
+
+void lt_kbpf_stop(struct lt_kbpf *b)
+{
+	if (!b)
+		return;
+	for (size_t i = 0; i < b->nlinks; i++)
+		bpf_link__destroy(b->links[i]);
+	b->nlinks = 0;
+	if (b->skel)
+		lt_kbpf_skel__detach(b->skel);
+}
+
+void lt_kbpf_close(struct lt_kbpf *b)
+{
+	if (!b)
+		return;
+	lt_kbpf_stop(b);
+	ring_buffer__free(b->rb);
+	for (size_t i = 0; i < b->nrings; i++)
+		close(b->rings[i].fd);
+	lt_kbpf_skel__destroy(b->skel);
+	free(b->rings);
+	free(b->links);
+	free(b->lost_vals);
+	free(b);
+}
+
+#endif
