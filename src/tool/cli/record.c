@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "kernel/kernel.h"
 #include "analysis/analysis.h"
 #include "arch/arch.h"
 #include "cli/explain.h"
@@ -53,6 +54,10 @@ static const char usage[] =
 	"                      syscalls, timer; needs root (perf_event_open)\n"
 	"                      kprobe:FUNC, kretprobe:FUNC where the kernel has\n"
 	"                      kprobe_events\n"
+	"  --kernel-backend auto|bpf|perf\n"
+	"                      how -k takes the kernel's events: eBPF programs\n"
+	"                      (filtered in the kernel) or perf_event_open;\n"
+	"                      auto (default): eBPF where the kernel allows it\n"
 	"  -u 'PROVIDER:NAME[(NAME:TYPE,...)],...'\n"
 	"                      USDT markers of COMMAND, of its libraries and of\n"
 	"                      -p PID's files, patterns (python:function__*);\n"
@@ -606,6 +611,19 @@ static int record_run(int argc, char **argv)
 		} else if (strcmp(a, "--channel") == 0) {
 			if (parse_channel(&o, v))
 				return 2;
+		} else if (strcmp(a, "--kernel-backend") == 0) {
+			if (strcmp(v, "auto") == 0)
+				o.kernel_backend = LT_KBACKEND_AUTO;
+			else if (strcmp(v, "bpf") == 0)
+				o.kernel_backend = LT_KBACKEND_BPF;
+			else if (strcmp(v, "perf") == 0)
+				o.kernel_backend = LT_KBACKEND_PERF;
+			else
+				return lt_cli_error(
+					"record",
+					"--kernel-backend %s: auto, "
+					"bpf or perf",
+					v);
 		} else if (strcmp(a, "--buffers") == 0) {
 			if (strcmp(v, "per-user") == 0)
 				o.buffers = LT_BUFFERS_PER_USER;

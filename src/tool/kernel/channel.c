@@ -18,6 +18,7 @@
 #include "kernel/kernel.h"
 
 #include <linux/perf_event.h>
+#include <linux/types.h>
 
 #include <errno.h>
 #include <poll.h>
@@ -31,6 +32,8 @@
 #include <unistd.h>
 
 #include "clock/clock.h"
+#include "kernel/bpf.h"
+#include "kernel/bpf/records.h"
 #include "kernel/encode.h"
 #include "kernel/perf_ring.h"
 #include "kernel/tracefs.h"
@@ -57,7 +60,7 @@ struct kcpu {
 	int *fds; /* one per event; fds[0] owns the ring */
 	struct lt_perf_ring ring;
 	uint64_t last_ts; /* counts of the last event written */
-	uint64_t lost_perf;
+	uint64_t lost_perf; /* perf: the records' count; bpf: the programs' */
 	uint64_t open_since_ms; /* when the open packet got its first event */
 	int open;
 };
@@ -92,6 +95,10 @@ struct lt_kernel {
 	lt_kernel_full_fn full;
 	void *arg;
 	int err;
+	/* the eBPF backend, when it records (else perf); why not, when
+	 * the choice was the machine's */
+	struct lt_kbpf *bpf;
+	char why[400];
 };
 
 uint64_t lt_kernel_mono_to_counts(int64_t ns)
@@ -274,6 +281,8 @@ static int pid_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static int add_pid_list(struct lt_kernel *k, pid_t pid);
+
 /*
  * Expands patterns into k->ev.  follow: a process tree is traced, whose
  * growth sched_process_fork tells; it is opened, last and unwritten, when
@@ -355,6 +364,69 @@ static int load_events(struct lt_kernel *k, const char *const *patterns,
 	return rc;
 }
 
+/* The backend asked for: the option's, else LOWTRACE_KERNEL_BACKEND's
+ * (perf, bpf or auto), else auto. */
+static int backend_asked(const struct lt_kernel_options *o)
+{
+	const char *env = getenv("LOWTRACE_KERNEL_BACKEND");
+	if (o->backend != LT_KBACKEND_AUTO || !env)
+		return o->backend;
+	if (strcmp(env, "perf") == 0)
+		return LT_KBACKEND_PERF;
+	if (strcmp(env, "bpf") == 0)
+		return LT_KBACKEND_BPF;
+	return LT_KBACKEND_AUTO;
+}
+
+/*
+ * Opens the eBPF backend unless perf is asked for.  Where it cannot run,
+ * auto falls back to perf, keeping the reason in k->why; bpf asked for
+ * is an error.
+ */
+static int open_bpf(struct lt_kernel *k, const struct lt_kernel_options *o,
+		    const int *cpus, int ncpus, uint32_t pages, char *err,
+		    size_t errlen)
+{
+	int want = backend_asked(o);
+	char why[sizeof(k->why) - 64];
+	if (want == LT_KBACKEND_PERF)
+		return 0;
+	int rc = -ENOSYS;
+	if (lt_kbpf_usable(why, sizeof(why))) {
+		const struct lt_kformat **f =
+			calloc(k->nctf ? k->nctf : 1, sizeof(*f));
+		if (!f)
+			return -ENOMEM;
+		for (size_t i = 0; i < k->nctf; i++)
+			f[i] = &k->ev[i].fmt;
+		struct lt_kbpf_config cfg = {
+			.fmts = f,
+			.nev = k->nctf,
+			.cpus = cpus,
+			.ncpus = (size_t)ncpus,
+			.ring_bytes =
+				(uint32_t)((uint64_t)pages *
+					   (uint64_t)sysconf(_SC_PAGESIZE)),
+			.filter = k->npids > 0,
+			.pids = k->pids,
+			.npids = k->npids,
+		};
+		rc = lt_kbpf_open(&cfg, &k->bpf, why, sizeof(why));
+		free(f);
+		if (rc == 0)
+			return 0;
+	}
+	if (want == LT_KBACKEND_BPF) {
+		lt_kernel_set_err(err, errlen,
+				  "lowtrace: the eBPF kernel backend: %s "
+				  "(record with --kernel-backend perf)",
+				  why);
+		return rc;
+	}
+	snprintf(k->why, sizeof(k->why), "%s", why);
+	return 0;
+}
+
 int lt_kernel_open(const char *const *patterns, size_t n,
 		   const struct lt_kernel_options *o, struct lt_kernel **out,
 		   char *err, size_t errlen)
@@ -404,14 +476,6 @@ int lt_kernel_open(const char *const *patterns, size_t n,
 		rc = -ENOMEM;
 		goto fail;
 	}
-	for (int i = 0; i < non; i++) {
-		struct kcpu *c = &k->cpus[k->ncpus++];
-		c->cpu = online[i];
-		rc = open_cpu(k, c, pages, err, errlen);
-		if (rc)
-			goto fail;
-	}
-	qsort(k->ids, k->nids, sizeof(*k->ids), id_cmp);
 	if (o->npids) {
 		k->pids = malloc(o->npids * sizeof(*k->pids));
 		if (!k->pids) {
@@ -422,6 +486,17 @@ int lt_kernel_open(const char *const *patterns, size_t n,
 		k->npids = o->npids;
 		qsort(k->pids, k->npids, sizeof(*k->pids), pid_cmp);
 	}
+	rc = open_bpf(k, o, online, non, pages, err, errlen);
+	if (rc)
+		goto fail;
+	for (int i = 0; i < non; i++) {
+		struct kcpu *c = &k->cpus[k->ncpus++];
+		c->cpu = online[i];
+		rc = k->bpf ? 0 : open_cpu(k, c, pages, err, errlen);
+		if (rc)
+			goto fail;
+	}
+	qsort(k->ids, k->nids, sizeof(*k->ids), id_cmp);
 	struct lt_ring_config rc_cfg = {
 		.mode = o->overwrite ? LT_RING_OVERWRITE : LT_RING_DISCARD,
 		.n_cpus = (uint32_t)possible[npos - 1] + 1,
@@ -442,7 +517,7 @@ int lt_kernel_open(const char *const *patterns, size_t n,
 	}
 	k->flush_ms = o->flush_ms;
 	k->overwrite = o->overwrite;
-	for (size_t i = 0; i < k->ncpus; i++)
+	for (size_t i = 0; i < k->ncpus && !k->bpf; i++)
 		for (size_t e = 0; e < k->nev; e++)
 			if (ioctl(k->cpus[i].fds[e], PERF_EVENT_IOC_ENABLE, 0) <
 			    0) {
@@ -459,6 +534,43 @@ int lt_kernel_open(const char *const *patterns, size_t n,
 fail:
 	lt_kernel_close(k);
 	return rc;
+}
+
+/*
+ * Reserves an event of len payload bytes at CLOCK_MONOTONIC time ns in
+ * c's buffer (raised to the CPU's previous event's time if earlier).
+ * 0, or non-zero when the ring dropped it (and counted it).
+ */
+static int reserve_event(struct lt_kernel *k, struct kcpu *c, uint64_t ns,
+			 uint32_t ev, uint32_t len, struct lt_ring_ctx *ctx)
+{
+	uint32_t cpu = (uint32_t)c->cpu;
+	uint64_t ts = lt_kernel_mono_to_counts((int64_t)ns);
+	if (ts < c->last_ts) {
+		ts = c->last_ts;
+		k->st.clamped++;
+	}
+	int rc = lt_ring_reserve_at(k->ring, ctx, cpu, ts, ev, len);
+	if (rc == -ENOBUFS && k->full) {
+		/* the consumer runs synchronously: it takes the complete
+		 * sub-buffers, and the record is tried once more */
+		k->full(k->arg, cpu);
+		rc = lt_ring_reserve_at(k->ring, ctx, cpu, ts, ev, len);
+	}
+	if (!rc)
+		c->last_ts = ts;
+	return rc;
+}
+
+static void commit_event(struct lt_kernel *k, struct kcpu *c,
+			 struct lt_ring_ctx *ctx)
+{
+	lt_ring_commit(k->ring, ctx);
+	if (!c->open) {
+		c->open = 1;
+		c->open_since_ms = lt_clock_read_monotonic() / 1000000;
+	}
+	k->st.events++;
 }
 
 static int write_sample(struct lt_kernel *k, struct kcpu *c,
@@ -486,32 +598,61 @@ static int write_sample(struct lt_kernel *k, struct kcpu *c,
 			return 0;
 		}
 	}
-	uint32_t cpu = (uint32_t)c->cpu;
-	uint64_t ts = lt_kernel_mono_to_counts((int64_t)s->time);
-	if (ts < c->last_ts) {
-		ts = c->last_ts;
-		k->st.clamped++;
-	}
 	uint32_t len = lt_kencode_size(&e->fmt, s->raw, s->raw_size);
 	struct lt_ring_ctx ctx;
-	int rc = lt_ring_reserve_at(k->ring, &ctx, cpu, ts, m->ev, len);
-	if (rc == -ENOBUFS && k->full) {
-		/* the consumer runs synchronously: it takes the complete
-		 * sub-buffers, and the record is tried once more */
-		k->full(k->arg, cpu);
-		rc = lt_ring_reserve_at(k->ring, &ctx, cpu, ts, m->ev, len);
-	}
-	if (rc)
+	if (reserve_event(k, c, s->time, m->ev, len, &ctx))
 		return 0; /* counted by the ring */
 	lt_kencode(&e->fmt, s->tid, s->pid, s->raw, s->raw_size, ctx.payload);
-	lt_ring_commit(k->ring, &ctx);
-	c->last_ts = ts;
-	if (!c->open) {
-		c->open = 1;
-		c->open_since_ms = lt_clock_read_monotonic() / 1000000;
-	}
-	k->st.events++;
+	commit_event(k, c, &ctx);
 	return 0;
+}
+
+/* One record of the eBPF backend's ring of k->cpus[idx]: a typed
+ * program's payload copied as it is, a raw record re-encoded, a fork
+ * the kernel's filter followed added to the list of processes. */
+static void on_bpf_record(void *arg, size_t idx, const void *rec, size_t size)
+{
+	struct lt_kernel *k = arg;
+	struct kcpu *c = &k->cpus[idx];
+	struct lt_kbpf_rec h;
+	struct lt_ring_ctx ctx;
+
+	if (size < sizeof(h))
+		return;
+	memcpy(&h, rec, sizeof(h));
+	const unsigned char *p = (const unsigned char *)rec + sizeof(h);
+	if (h.len > size - sizeof(h))
+		return;
+	k->st.samples++;
+	if (h.ev == LT_KBPF_FOLLOW) {
+		pid_t child;
+		if (h.len >= 4) {
+			memcpy(&child, p, 4);
+			add_pid_list(k, child);
+		}
+		return;
+	}
+	uint32_t ev = h.ev & ~LT_KBPF_RAW;
+	if (ev >= k->nctf)
+		return;
+	if (!(h.ev & LT_KBPF_RAW)) {
+		if (reserve_event(k, c, h.ns, ev, h.len, &ctx))
+			return;
+		memcpy(ctx.payload, p, h.len);
+		commit_event(k, c, &ctx);
+		return;
+	}
+	if (h.len < 8)
+		return;
+	uint32_t tid, tgid;
+	memcpy(&tid, p, 4);
+	memcpy(&tgid, p + 4, 4);
+	const struct lt_kformat *f = &k->ev[ev].fmt;
+	uint32_t len = lt_kencode_size(f, p + 8, h.len - 8);
+	if (reserve_event(k, c, h.ns, ev, len, &ctx))
+		return;
+	lt_kencode(f, tid, tgid, p + 8, h.len - 8, ctx.payload);
+	commit_event(k, c, &ctx);
 }
 
 static int on_record(void *arg, uint32_t type, const void *body, size_t len)
@@ -598,6 +739,22 @@ static void scan_forks(struct lt_kernel *k)
 	} while (k->forks_added);
 }
 
+/* The eBPF programs' counts of records their rings had no room for,
+ * added to the CPUs' lost counts as perf's are. */
+static void bpf_lost(struct lt_kernel *k)
+{
+	for (size_t i = 0; i < k->ncpus; i++) {
+		struct kcpu *c = &k->cpus[i];
+		uint64_t total = lt_kbpf_lost(k->bpf, i);
+		if (total <= c->lost_perf)
+			continue;
+		uint64_t more = total - c->lost_perf;
+		c->lost_perf = total;
+		k->st.lost_perf += more;
+		lt_ring_add_lost(k->ring, (uint32_t)c->cpu, more);
+	}
+}
+
 static int drain(struct lt_kernel *k, lt_kernel_full_fn full, void *arg,
 		 int final)
 {
@@ -606,13 +763,21 @@ static int drain(struct lt_kernel *k, lt_kernel_full_fn full, void *arg,
 
 	k->full = full;
 	k->arg = arg;
-	scan_forks(k);
+	if (k->bpf) {
+		total = lt_kbpf_drain(k->bpf, on_bpf_record, k);
+		if (total < 0)
+			return total;
+		bpf_lost(k);
+	} else {
+		scan_forks(k);
+	}
 	for (size_t i = 0; i < k->ncpus; i++) {
 		struct kcpu *c = &k->cpus[i];
 		uint32_t cpu = (uint32_t)c->cpu;
 		k->cur = c;
-		int n = lt_perf_ring_walk(&c->ring, k->heads[i], k->scratch,
-					  on_record, k, 1);
+		int n = k->bpf ? 0 :
+				 lt_perf_ring_walk(&c->ring, k->heads[i],
+						   k->scratch, on_record, k, 1);
 		if (n < 0)
 			return n;
 		total += n;
@@ -635,6 +800,8 @@ int lt_kernel_poll(struct lt_kernel *k, lt_kernel_full_fn full, void *arg)
 
 int lt_kernel_wait(struct lt_kernel *k, int timeout_ms)
 {
+	if (k->bpf)
+		return lt_kbpf_wait(k->bpf, timeout_ms);
 	struct pollfd pfd[k->ncpus ? k->ncpus : 1];
 	for (size_t i = 0; i < k->ncpus; i++)
 		pfd[i] = (struct pollfd){ k->cpus[i].fds[0], POLLIN, 0 };
@@ -652,7 +819,7 @@ int lt_kernel_wait(struct lt_kernel *k, int timeout_ms)
  */
 static void reconcile_lost(struct lt_kernel *k)
 {
-	if (!format_lost)
+	if (!format_lost || k->bpf)
 		return;
 	for (size_t i = 0; i < k->ncpus; i++) {
 		struct kcpu *c = &k->cpus[i];
@@ -684,7 +851,8 @@ int lt_kernel_snapshot(struct lt_kernel *k)
 
 int lt_kernel_flush(struct lt_kernel *k, lt_kernel_full_fn full, void *arg)
 {
-	for (size_t i = 0; i < k->ncpus; i++)
+	lt_kbpf_stop(k->bpf);
+	for (size_t i = 0; i < k->ncpus && !k->bpf; i++)
 		for (size_t e = 0; e < k->nev; e++)
 			ioctl(k->cpus[i].fds[e], PERF_EVENT_IOC_DISABLE, 0);
 	int rc = drain(k, full, arg, 0);
@@ -716,6 +884,13 @@ void lt_kernel_get_stats(const struct lt_kernel *k, struct lt_kernel_stats *st)
 	st->lost_ring = lt_kernel_lost(k) - k->st.lost_perf;
 }
 
+const char *lt_kernel_backend(const struct lt_kernel *k, const char **why)
+{
+	if (why)
+		*why = !k->bpf && k->why[0] ? k->why : NULL;
+	return k->bpf ? "bpf" : "perf";
+}
+
 struct lt_ring *lt_kernel_ring(const struct lt_kernel *k)
 {
 	return k->ring;
@@ -725,6 +900,7 @@ void lt_kernel_close(struct lt_kernel *k)
 {
 	if (!k)
 		return;
+	lt_kbpf_close(k->bpf);
 	for (size_t i = 0; i < k->ncpus; i++) {
 		struct kcpu *c = &k->cpus[i];
 		lt_perf_ring_unmap(&c->ring);
@@ -778,6 +954,16 @@ int lt_kernel_list(const char *pattern, FILE *out)
 }
 
 int lt_kernel_add_pid(struct lt_kernel *k, pid_t pid)
+{
+	if (k->bpf && k->npids) {
+		int rc = lt_kbpf_add_pid(k->bpf, pid);
+		if (rc)
+			return rc;
+	}
+	return add_pid_list(k, pid);
+}
+
+static int add_pid_list(struct lt_kernel *k, pid_t pid)
 {
 	if (!k->npids || lt_kernel_has_pid(k, pid))
 		return 0;

@@ -53,6 +53,15 @@ struct lt_kernel_alias {
 	const char *name; /* in the trace */
 };
 
+/* How the kernel's events are taken (docs/kernel.md, "Backends"). */
+enum lt_kernel_backend {
+	/* eBPF where the kernel allows it, else perf (saying why):
+	 * LOWTRACE_KERNEL_BACKEND=perf|bpf|auto overrides it */
+	LT_KBACKEND_AUTO = 0,
+	LT_KBACKEND_PERF, /* perf_event_open */
+	LT_KBACKEND_BPF, /* eBPF, or an error */
+};
+
 struct lt_kernel_options {
 	uint32_t stream_id; /* the kernel stream class's id in the trace */
 	uint8_t uuid[16]; /* the trace's, copied into every packet */
@@ -83,6 +92,7 @@ struct lt_kernel_options {
 	size_t npids;
 	const struct lt_kernel_alias *aliases;
 	size_t naliases;
+	int backend; /* enum lt_kernel_backend */
 };
 
 /* Called when cpu's buffer of a discard channel is full: the consumer
@@ -111,6 +121,13 @@ struct lt_kernel_stats {
 int lt_kernel_open(const char *const *patterns, size_t n,
 		   const struct lt_kernel_options *o, struct lt_kernel **out,
 		   char *err, size_t errlen);
+
+/*
+ * The backend recording: "bpf" or "perf".  why (may be NULL) is set to
+ * the reason eBPF was not used when the choice was left to the machine
+ * and it fell back to perf, else NULL.
+ */
+const char *lt_kernel_backend(const struct lt_kernel *k, const char **why);
 
 /*
  * The ring the channel writes, one buffer per CPU (CPU numbers, kernel_CPU

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "kernel/kernel.h"
 #include "recorder/rec.h"
 #include "recorder/recorder.h"
 
@@ -36,12 +37,14 @@ static void on_ctl(struct rec *R, struct rproc *p, const struct lt_msg_ctl *m)
 		snprintf(rep.text, sizeof(rep.text),
 			 "session %s: %s to %s; %d processes joined, %d "
 			 "running; %llu events written, %llu lost so far; %d "
-			 "snapshots",
+			 "snapshots%s%s",
 			 R->o->session_name,
 			 R->stopped ? "stopped, was recording" : "recording",
 			 R->o->dir, R->res->processes, alive,
 			 (unsigned long long)ev, (unsigned long long)lost,
-			 R->res->snapshots);
+			 R->res->snapshots,
+			 R->kern ? "; kernel events through " : "",
+			 R->kern ? lt_kernel_backend(R->kern, NULL) : "");
 		break;
 	case LT_CTL_STOP:
 		R->stop(R, "lowtrace stop");

@@ -155,6 +155,7 @@ int rec_open_kernel(struct rec *R)
 		.flush_ms = R->o->switch_ms,
 		.pids = R->o->kernel_all ? NULL : &none,
 		.npids = R->o->kernel_all ? 0 : 1,
+		.backend = R->o->kernel_backend,
 	};
 	lt_dyn_aliases(R->dyn, &ko.aliases, &ko.naliases);
 	memcpy(ko.uuid, R->uuid, 16);
@@ -163,6 +164,13 @@ int rec_open_kernel(struct rec *R)
 		print_err("-k: ", err, rc);
 		return rc;
 	}
+	const char *why;
+	lt_kernel_backend(R->kern, &why);
+	if (why)
+		fprintf(stderr,
+			"lowtrace: record: kernel events through perf, not "
+			"eBPF: %s\n",
+			why);
 	if (R->o->attach_pid > 0) {
 		/* the process and the children it has now; forks from here
 		 * on are followed by the kernel channel */

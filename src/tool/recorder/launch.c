@@ -30,17 +30,27 @@ static int cannot_run(struct rec *R, int err)
  * -errno after a message. */
 int rec_start_command(struct rec *R)
 {
-	int pfd[2];
+	int pfd[2], go[2] = { -1, -1 };
 	signal(SIGINT, SIG_IGN); /* the command gets it and ends; we finish */
 	signal(SIGQUIT, SIG_IGN);
 	signal(SIGPIPE, SIG_IGN);
 	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return cannot_run(R, -errno);
+	/* the kernel channel filters in the kernel (eBPF): the command
+	 * waits until its pid is in the filter, so its exec is recorded */
+	if (R->kern && pipe2(go, O_CLOEXEC) < 0)
 		return cannot_run(R, -errno);
 	pid_t pid = fork();
 	if (pid < 0)
 		return cannot_run(R, -errno);
 	if (pid == 0) {
 		close(pfd[0]);
+		if (go[0] >= 0) {
+			char c;
+			close(go[1]);
+			while (read(go[0], &c, 1) < 0 && errno == EINTR)
+				;
+		}
 		setenv("LOWTRACE_SESSION_SOCK", R->sock_path, 1);
 		unsetenv("LOWTRACE_TRACE");
 		signal(SIGINT, SIG_DFL);
@@ -52,6 +62,11 @@ int rec_start_command(struct rec *R)
 		_exit(127);
 	}
 	close(pfd[1]);
+	if (go[0] >= 0) {
+		lt_kernel_add_pid(R->kern, pid);
+		close(go[0]);
+		close(go[1]); /* the command goes on */
+	}
 	int e = 0;
 	ssize_t n = read(pfd[0], &e, sizeof(e));
 	close(pfd[0]);

@@ -17,7 +17,7 @@ int rec_write_metadata_to(struct rec *R, const char *dir, int only_overwrite)
 {
 	char *env_store = calloc((size_t)(R->nprocs + R->ncmds) + 1, 64);
 	const char **env =
-		calloc((size_t)(R->nprocs + R->ncmds) * 2 + 2, sizeof(*env));
+		calloc((size_t)(R->nprocs + R->ncmds) * 2 + 4, sizeof(*env));
 	uint32_t ne = 0;
 	int rc = -ENOMEM;
 
@@ -44,8 +44,13 @@ int rec_write_metadata_to(struct rec *R, const char *dir, int only_overwrite)
 	}
 	struct lt_ctf_stream kernel = { R->kernel_stream, "kernel", NULL, 0,
 					0 };
-	if (R->kern)
+	if (R->kern) {
 		lt_kernel_events(R->kern, &kernel.events, &kernel.nevents);
+		/* how the kernel's events were taken: bpf or perf */
+		env[ne * 2] = "kernel_backend";
+		env[ne * 2 + 1] = lt_kernel_backend(R->kern, NULL);
+		ne++;
+	}
 	struct rproc *first = R->nprocs ? R->procs[0] : NULL;
 	struct lt_consumer_meta m = {
 		.hostname = R->hostname,

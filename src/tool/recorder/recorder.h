@@ -38,6 +38,7 @@ struct lt_rec_options {
 	const char *kernel[64];
 	int nkernel;
 	int kernel_all;
+	int kernel_backend; /* enum lt_kernel_backend (kernel/kernel.h) */
 	/* the kernel channel's geometry and mode (`--channel kernel:...`);
 	 * 0 sizes: 4 sub-buffers of 256 KiB per CPU */
 	struct lt_rec_channel kernel_channel;
