@@ -53,11 +53,12 @@ int lt_kbpf_wait(struct lt_kbpf *b, int timeout_ms)
 	return -ENOSYS;
 }
 
-int lt_kbpf_drain(struct lt_kbpf *b, lt_kbpf_rec_fn fn, void *arg)
+int lt_kbpf_drain(struct lt_kbpf *b, lt_kbpf_rec_fn fn, void *arg, int final)
 {
 	(void)b;
 	(void)fn;
 	(void)arg;
+	(void) final;
 	return -ENOSYS;
 }
 
@@ -87,7 +88,8 @@ void lt_kbpf_close(struct lt_kbpf *b)
 #else
 
 #include <linux/perf_event.h>
-#include <poll.h>
+#include <sys/epoll.h>
+#include <time.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
@@ -172,6 +174,14 @@ struct lt_kbpf {
 	struct kring *rings;
 	size_t nrings;
 	struct ring_buffer *rb;
+	/*
+	 * The consumer's wait: the rings, edge-triggered.  A ring polls
+	 * readable while it holds any record, so a level-triggered wait
+	 * would return at once, for the consumer's own events; edges come
+	 * only from the programs' forced wake-ups (a quarter full).
+	 */
+	int epfd;
+	uint64_t lost_read_ms; /* when the lost counts were last read */
 	struct bpf_link **links; /* the generic program's, one per event */
 	size_t nlinks;
 	size_t ntyped;
@@ -370,6 +380,13 @@ int lt_kbpf_open(const struct lt_kbpf_config *cfg, struct lt_kbpf **out,
 
 	if (!b)
 		return -ENOMEM;
+	b->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (b->epfd < 0) {
+		rc = -errno;
+		free(b);
+		snprintf(err, errlen, "epoll_create1: %s", strerror(-rc));
+		return rc;
+	}
 	last_msg[0] = 0;
 	libbpf_set_print(on_libbpf_msg);
 	LIBBPF_OPTS(bpf_object_open_opts, oo);
@@ -454,6 +471,11 @@ int lt_kbpf_open(const struct lt_kbpf_config *cfg, struct lt_kbpf **out,
 			b->rb = ring_buffer__new(r->fd, on_ring_rec, r, NULL);
 		else if (ring_buffer__add(b->rb, r->fd, on_ring_rec, r))
 			rc = -errno;
+		struct epoll_event ev = { .events = EPOLLIN | EPOLLET,
+					  .data.u64 = i };
+		if (!rc && b->rb &&
+		    epoll_ctl(b->epfd, EPOLL_CTL_ADD, r->fd, &ev))
+			rc = -errno;
 		if (!b->rb || rc) {
 			rc = rc ? rc : -errno;
 			set_err(err, errlen, "mapping a CPU's ring buffer", rc);
@@ -513,20 +535,31 @@ int lt_kbpf_add_pid(struct lt_kbpf *b, pid_t pid)
 
 int lt_kbpf_wait(struct lt_kbpf *b, int timeout_ms)
 {
-	struct pollfd p = { ring_buffer__epoll_fd(b->rb), POLLIN, 0 };
-	int n = poll(&p, 1, timeout_ms);
+	struct epoll_event ev[8];
+	int n = epoll_wait(b->epfd, ev, 8, timeout_ms);
 	if (n < 0)
 		return errno == EINTR ? 0 : -errno;
 	return n > 0;
 }
 
-int lt_kbpf_drain(struct lt_kbpf *b, lt_kbpf_rec_fn fn, void *arg)
+static uint64_t now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+}
+
+int lt_kbpf_drain(struct lt_kbpf *b, lt_kbpf_rec_fn fn, void *arg, int final)
 {
 	b->fn = fn;
 	b->arg = arg;
 	int n = ring_buffer__consume(b->rb);
-	/* the programs' counts of records without room, read with the
-	 * records (per CPU, by CPU number) */
+	/* the programs' counts of records without room (per CPU, by CPU
+	 * number): a system call, so at most ten times a second */
+	uint64_t now = now_ms();
+	if (!final && now - b->lost_read_ms < 100)
+		return n;
+	b->lost_read_ms = now;
 	uint32_t z = 0;
 	if (bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.lost), &z,
 				b->lost_vals))
@@ -564,6 +597,8 @@ void lt_kbpf_close(struct lt_kbpf *b)
 		return;
 	lt_kbpf_stop(b);
 	ring_buffer__free(b->rb);
+	if (b->epfd >= 0)
+		close(b->epfd);
 	for (size_t i = 0; i < b->nrings; i++)
 		close(b->rings[i].fd);
 	lt_kbpf_skel__destroy(b->skel);

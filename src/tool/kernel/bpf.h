@@ -50,12 +50,14 @@ int lt_kbpf_open(const struct lt_kbpf_config *cfg, struct lt_kbpf **out,
 /* Adds a process to the kernel's filter. */
 int lt_kbpf_add_pid(struct lt_kbpf *b, pid_t pid);
 
-/* Waits up to timeout_ms for a ring to fill to its wake-up mark.  1, 0 on
- * timeout, or a negative errno. */
+/* Waits up to timeout_ms for a ring to fill to its wake-up mark (records
+ * below it wait for the timeout).  1, 0 on timeout, or a negative
+ * errno. */
 int lt_kbpf_wait(struct lt_kbpf *b, int timeout_ms);
 
-/* Hands every record waiting to fn, ring by ring; how many. */
-int lt_kbpf_drain(struct lt_kbpf *b, lt_kbpf_rec_fn fn, void *arg);
+/* Hands every record waiting to fn, ring by ring; how many.  The lost
+ * counts are read now and then, and always when final is set. */
+int lt_kbpf_drain(struct lt_kbpf *b, lt_kbpf_rec_fn fn, void *arg, int final);
 
 /* Records cpus[cpu_index]'s ring had no room for, so far. */
 uint64_t lt_kbpf_lost(struct lt_kbpf *b, size_t cpu_index);

@@ -764,7 +764,7 @@ static int drain(struct lt_kernel *k, lt_kernel_full_fn full, void *arg,
 	k->full = full;
 	k->arg = arg;
 	if (k->bpf) {
-		total = lt_kbpf_drain(k->bpf, on_bpf_record, k);
+		total = lt_kbpf_drain(k->bpf, on_bpf_record, k, final);
 		if (total < 0)
 			return total;
 		bpf_lost(k);

@@ -11,7 +11,8 @@
  *
  * The kernel structures are a CO-RE subset (preserve_access_index): the
  * offsets come from the running kernel's BTF when the object loads, so
- * building needs no BTF, only clang.
+ * building needs no BTF, only clang.  tp_btf arguments are typed
+ * pointers the programs read directly, without a helper call a field.
  */
 #include <linux/types.h>
 #include <linux/bpf.h>
@@ -135,7 +136,7 @@ static __always_inline int kept(struct task_struct *other)
 		return 1;
 	if (kept_tgid((__u32)(bpf_get_current_pid_tgid() >> 32)))
 		return 1;
-	return other && kept_tgid((__u32)BPF_CORE_READ(other, tgid));
+	return other && kept_tgid((__u32)other->tgid);
 }
 
 static __always_inline void count_lost(void)
@@ -212,8 +213,8 @@ static __always_inline char *put_ids(char *p)
 static __always_inline unsigned int task_cpu(struct task_struct *p)
 {
 	if (bpf_core_field_exists(p->cpu))
-		return BPF_CORE_READ(p, cpu);
-	return BPF_CORE_READ(p, thread_info.cpu);
+		return p->cpu;
+	return p->thread_info.cpu;
 }
 
 /*
@@ -232,8 +233,7 @@ static __always_inline long switch_state(int preempt, unsigned int st,
 {
 	if (preempt)
 		return TASK_REPORT_MAX;
-	unsigned int s =
-		(st | (unsigned int)BPF_CORE_READ(p, exit_state)) & TASK_REPORT;
+	unsigned int s = (st | (unsigned int)p->exit_state) & TASK_REPORT;
 	if (st == TASK_IDLE)
 		s = TASK_REPORT_IDLE;
 	if (st == TASK_RTLOCK_WAIT)
@@ -260,12 +260,12 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev,
 {
 	BEGIN(LT_KBPF_SCHED_SWITCH, struct sw_fields, next);
 	BPF_CORE_READ_INTO(&r->f.prev_comm, prev, comm);
-	r->f.prev_pid = BPF_CORE_READ(prev, pid);
-	r->f.prev_prio = BPF_CORE_READ(prev, prio);
+	r->f.prev_pid = prev->pid;
+	r->f.prev_prio = prev->prio;
 	r->f.prev_state = switch_state(preempt, prev_state, prev);
 	BPF_CORE_READ_INTO(&r->f.next_comm, next, comm);
-	r->f.next_pid = BPF_CORE_READ(next, pid);
-	r->f.next_prio = BPF_CORE_READ(next, prio);
+	r->f.next_pid = next->pid;
+	r->f.next_prio = next->prio;
 	END();
 	return 0;
 }
@@ -279,8 +279,8 @@ static __always_inline int wake(__u32 slot, struct task_struct *p)
 {
 	BEGIN(slot, struct wake_fields, p);
 	BPF_CORE_READ_INTO(&r->f.comm, p, comm);
-	r->f.pid = BPF_CORE_READ(p, pid);
-	r->f.prio = BPF_CORE_READ(p, prio);
+	r->f.pid = p->pid;
+	r->f.prio = p->prio;
 	r->f.target_cpu = (int)task_cpu(p);
 	END();
 	return 0;
@@ -317,8 +317,8 @@ SEC("tp_btf/sched_process_fork")
 int BPF_PROG(sched_process_fork, struct task_struct *parent,
 	     struct task_struct *child)
 {
-	__u32 ptgid = (__u32)BPF_CORE_READ(parent, tgid);
-	__u32 ctgid = (__u32)BPF_CORE_READ(child, tgid);
+	__u32 ptgid = (__u32)parent->tgid;
+	__u32 ctgid = (__u32)child->tgid;
 	void *ring = cpu_ring();
 	if (!ring)
 		return 0;
@@ -344,11 +344,11 @@ int BPF_PROG(sched_process_fork, struct task_struct *parent,
 	char *p = put_ids((char *)(r + 1));
 	__u32 n = put_comm(p, parent) & 31;
 	p += n;
-	*(__u32 *)p = (__u32)BPF_CORE_READ(parent, pid);
+	*(__u32 *)p = (__u32)parent->pid;
 	p += 4;
 	__u32 m = put_comm(p, child) & 31;
 	p += m;
-	*(__u32 *)p = (__u32)BPF_CORE_READ(child, pid);
+	*(__u32 *)p = (__u32)child->pid;
 	r->len = 8 + n + 4 + m + 4;
 	submit(ring, r);
 	return 0;
@@ -359,8 +359,8 @@ int BPF_PROG(sched_process_fork, struct task_struct *parent,
 SEC("tp_btf/sched_process_free")
 int BPF_PROG(sched_process_free, struct task_struct *p)
 {
-	__u32 pid = (__u32)BPF_CORE_READ(p, pid);
-	if (filter && pid == (__u32)BPF_CORE_READ(p, tgid))
+	__u32 pid = (__u32)p->pid;
+	if (filter && pid == (__u32)p->tgid)
 		bpf_map_delete_elem(&keep, &pid);
 	return 0;
 }
@@ -376,8 +376,8 @@ int BPF_PROG(sched_process_exit, struct task_struct *p, bool group_dead)
 {
 	BEGIN(LT_KBPF_SCHED_PROCESS_EXIT, struct exit_fields, NULL);
 	BPF_CORE_READ_INTO(&r->f.comm, p, comm);
-	r->f.pid = BPF_CORE_READ(p, pid);
-	r->f.prio = BPF_CORE_READ(p, prio);
+	r->f.pid = p->pid;
+	r->f.prio = p->prio;
 	r->f.group_dead = group_dead;
 	END();
 	return 0;
@@ -400,13 +400,12 @@ int BPF_PROG(sched_process_exec, struct task_struct *p, int old_pid,
 	if (!r)
 		return 0;
 	char *o = put_ids((char *)(r + 1));
-	long n = bpf_probe_read_kernel_str(o, PATH_MAX_,
-					   BPF_CORE_READ(bprm, filename));
+	long n = bpf_probe_read_kernel_str(o, PATH_MAX_, bprm->filename);
 	__u32 len = n > 0 ? (__u32)n & (PATH_MAX_ - 1) : 0;
 	if (n >= PATH_MAX_)
 		len = PATH_MAX_ - 1;
 	o += len;
-	*(__u32 *)o = (__u32)BPF_CORE_READ(p, pid);
+	*(__u32 *)o = (__u32)p->pid;
 	*(__u32 *)(o + 4) = (__u32)old_pid;
 	r->len = 8 + len + 8;
 	submit(ring, r);
@@ -428,8 +427,8 @@ int BPF_PROG(sched_migrate_task, struct task_struct *p, int dest_cpu)
 	char *o = put_ids((char *)(r + 1));
 	__u32 n = put_comm(o, p) & 31;
 	o += n;
-	*(__u32 *)o = (__u32)BPF_CORE_READ(p, pid);
-	*(__u32 *)(o + 4) = (__u32)BPF_CORE_READ(p, prio);
+	*(__u32 *)o = (__u32)p->pid;
+	*(__u32 *)(o + 4) = (__u32)p->prio;
 	*(__u32 *)(o + 8) = task_cpu(p);
 	*(__u32 *)(o + 12) = (__u32)dest_cpu;
 	r->len = 8 + n + 16;
@@ -454,8 +453,7 @@ int BPF_PROG(irq_handler_entry, int irq, struct irqaction *action)
 		return 0;
 	char *o = put_ids((char *)(r + 1));
 	*(__s32 *)o = irq;
-	long n = bpf_probe_read_kernel_str(o + 4, IRQ_NAME_MAX,
-					   BPF_CORE_READ(action, name));
+	long n = bpf_probe_read_kernel_str(o + 4, IRQ_NAME_MAX, action->name);
 	if (n <= 0) {
 		o[4] = 0;
 		n = 1;
@@ -518,16 +516,16 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 	BEGIN(LT_KBPF_SYS_ENTER, struct sys_enter_fields, NULL);
 	r->f.id = id;
 #if defined(__TARGET_ARCH_arm64)
-	r->f.args[0] = BPF_CORE_READ(regs, orig_x0);
+	r->f.args[0] = regs->orig_x0;
 	for (int i = 1; i < 6; i++)
 		r->f.args[i] = BPF_CORE_READ(regs, regs[i]);
 #else
-	r->f.args[0] = BPF_CORE_READ(regs, di);
-	r->f.args[1] = BPF_CORE_READ(regs, si);
-	r->f.args[2] = BPF_CORE_READ(regs, dx);
-	r->f.args[3] = BPF_CORE_READ(regs, r10);
-	r->f.args[4] = BPF_CORE_READ(regs, r8);
-	r->f.args[5] = BPF_CORE_READ(regs, r9);
+	r->f.args[0] = regs->di;
+	r->f.args[1] = regs->si;
+	r->f.args[2] = regs->dx;
+	r->f.args[3] = regs->r10;
+	r->f.args[4] = regs->r8;
+	r->f.args[5] = regs->r9;
 #endif
 	END();
 	return 0;
@@ -543,9 +541,9 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 {
 	BEGIN(LT_KBPF_SYS_EXIT, struct sys_exit_fields, NULL);
 #if defined(__TARGET_ARCH_arm64)
-	r->f.id = (int)BPF_CORE_READ(regs, syscallno);
+	r->f.id = (int)regs->syscallno;
 #else
-	r->f.id = (long)BPF_CORE_READ(regs, orig_ax);
+	r->f.id = (long)regs->orig_ax;
 #endif
 	r->f.ret = ret;
 	END();
@@ -564,9 +562,9 @@ int BPF_PROG(hrtimer_start, struct hrtimer *t, int mode, bool was_armed)
 {
 	BEGIN(LT_KBPF_HRTIMER_START, struct hrtimer_start_fields, NULL);
 	r->f.hrtimer = t;
-	r->f.function = BPF_CORE_READ(t, function);
-	r->f.expires = BPF_CORE_READ(t, node.expires);
-	r->f.softexpires = BPF_CORE_READ(t, _softexpires);
+	r->f.function = t->function;
+	r->f.expires = t->node.expires;
+	r->f.softexpires = t->_softexpires;
 	r->f.mode = (__u32)mode;
 	r->f.was_armed = was_armed;
 	END();
@@ -587,7 +585,7 @@ int BPF_PROG(hrtimer_expire_entry, struct hrtimer *t, long long *now)
 	bpf_probe_read_kernel(&v, sizeof(v), now);
 	r->f.hrtimer = t;
 	r->f.now = v;
-	r->f.function = BPF_CORE_READ(t, function);
+	r->f.function = t->function;
 	END();
 	return 0;
 }
@@ -623,11 +621,11 @@ int BPF_PROG(timer_start, struct timer_list *t, unsigned long bucket_expiry)
 {
 	BEGIN(LT_KBPF_TIMER_START, struct timer_start_fields, NULL);
 	r->f.timer = t;
-	r->f.function = BPF_CORE_READ(t, function);
-	r->f.expires = BPF_CORE_READ(t, expires);
+	r->f.function = t->function;
+	r->f.expires = t->expires;
 	r->f.bucket_expiry = bucket_expiry;
 	r->f.now = (unsigned long)bpf_jiffies64();
-	r->f.flags = BPF_CORE_READ(t, flags);
+	r->f.flags = t->flags;
 	END();
 	return 0;
 }
@@ -645,7 +643,7 @@ int BPF_PROG(timer_expire_entry, struct timer_list *t, unsigned long baseclk)
 	BEGIN(LT_KBPF_TIMER_EXPIRE_ENTRY, struct timer_entry_fields, NULL);
 	r->f.timer = t;
 	r->f.now = (unsigned long)bpf_jiffies64();
-	r->f.function = BPF_CORE_READ(t, function);
+	r->f.function = t->function;
 	r->f.baseclk = baseclk;
 	END();
 	return 0;
