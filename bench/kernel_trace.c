@@ -7,8 +7,10 @@
  * directory then holds metadata and kernel_CPU files that babeltrace2
  * reads.  bench/kernel.sh uses it to measure tracing's cost.
  *
- * Usage: kernel_trace [-e PATTERN]... DIR CMD [ARGS...]
- *        (default pattern: the sched preset)
+ * Usage: kernel_trace [-p] [-e PATTERN]... DIR CMD [ARGS...]
+ *        (default pattern: the sched preset; -p: only the command's
+ *        processes, as `lowtrace record` without --all; the backend:
+ *        LOWTRACE_KERNEL_BACKEND, as for lowtrace record)
  * Prints the channel's counts on stderr; exits with the command's status.
  */
 #include <errno.h>
@@ -44,7 +46,7 @@ static void take_full(void *arg, uint32_t cpu)
 static int usage(void)
 {
 	fprintf(stderr,
-		"usage: kernel_trace [-e PATTERN]... DIR CMD [ARGS...]\n");
+		"usage: kernel_trace [-p] [-e PATTERN]... DIR CMD [ARGS...]\n");
 	return 2;
 }
 
@@ -52,11 +54,15 @@ int main(int argc, char **argv)
 {
 	const char *pats[MAX_PATTERNS];
 	size_t npats = 0;
-	int i = 1, rc, status = 0;
+	int i = 1, rc, status = 0, only_cmd = 0, go[2];
 	char err[512];
 	struct lt_kernel *k;
 	static struct out o;
 
+	if (i < argc && strcmp(argv[i], "-p") == 0) {
+		only_cmd = 1;
+		i++;
+	}
 	for (; i + 1 < argc && strcmp(argv[i], "-e") == 0; i += 2)
 		if (npats < MAX_PATTERNS)
 			pats[npats++] = argv[i + 1];
@@ -71,6 +77,11 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	struct lt_kernel_options opt = { .stream_id = 0, .flush_ms = 1000 };
+	static const pid_t none = -1; /* until the command's pid is known */
+	if (only_cmd) {
+		opt.pids = &none;
+		opt.npids = 1;
+	}
 	lt_ctf_uuid_make(opt.uuid);
 	rc = lt_kernel_open(pats, npats, &opt, &k, err, sizeof(err));
 	if (rc) {
@@ -87,17 +98,31 @@ int main(int argc, char **argv)
 		fprintf(stderr, "lowtrace: out of memory\n");
 		return 1;
 	}
+	/* the command starts once its pid is in the filter */
+	if (pipe(go) < 0) {
+		perror("lowtrace: pipe");
+		return 1;
+	}
 	pid_t child = fork();
 	if (child < 0) {
 		perror("lowtrace: fork");
 		return 1;
 	}
 	if (child == 0) {
+		char c;
+		close(go[1]);
+		if (read(go[0], &c, 1) < 0)
+			_exit(127);
+		close(go[0]);
 		execvp(argv[i + 1], argv + i + 1);
 		fprintf(stderr, "lowtrace: cannot run %s: %s\n", argv[i + 1],
 			strerror(errno));
 		_exit(127);
 	}
+	close(go[0]);
+	if (only_cmd)
+		lt_kernel_add_pid(k, child);
+	close(go[1]);
 	for (;;) {
 		pid_t w = waitpid(child, &status, WNOHANG);
 		if (w == child)
@@ -145,11 +170,11 @@ int main(int argc, char **argv)
 		((double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_usec) *
 			1e-6;
 	fprintf(stderr,
-		"kernel_trace: %llu samples, %llu events, %llu lost in perf, "
+		"kernel_trace: %s, %llu samples, %llu events, %llu lost in perf, "
 		"%llu lost in the ring, %llu clamped, %llu packets, %llu "
 		"bytes, consumer %.3f s of CPU (%.0f ns an event)\n",
-		(unsigned long long)st.samples, (unsigned long long)st.events,
-		(unsigned long long)st.lost_perf,
+		lt_kernel_backend(k, NULL), (unsigned long long)st.samples,
+		(unsigned long long)st.events, (unsigned long long)st.lost_perf,
 		(unsigned long long)st.lost_ring,
 		(unsigned long long)st.clamped,
 		(unsigned long long)o.st.packets,
