@@ -1,21 +1,36 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# The cost of tracing scheduler events: bench/kernel_pingpong (two threads
-# passing a byte through pipes) untraced, under lowtrace's kernel channel
-# (bench/kernel_trace: the sched preset, and the same two events perf gets),
-# and under `perf record -e sched:sched_switch,sched:sched_wakeup -a`.
-# Runs are interleaved, RUNS of each (default 3); prints the median round
-# trips per second of each and its slowdown against the untraced median.
-# Needs root. Usage: [BUILD=build] [N=100000] [RUNS=3] bash bench/kernel.sh
+# The cost of tracing kernel events, lowtrace's two backends (eBPF and
+# perf_event_open, bench/kernel_trace with LOWTRACE_KERNEL_BACKEND) beside
+# `perf record`, runs interleaved, RUNS of each (default 3):
+#
+#   pingpong   bench/kernel_pingpong (two threads passing a byte through
+#              pipes on CPU 0) untraced, under perf record -e
+#              sched:sched_switch,sched:sched_wakeup -a, and under lowtrace
+#              with those two events and with the sched preset
+#   syscalls   bench/kernel_syscalls (getppid() in a loop on CPU 0)
+#              untraced, under perf record -e 'raw_syscalls:*' -a and under
+#              lowtrace -k syscalls
+#   neighbour  the pingpong recorded alone (-p: its process only) with and
+#              without a second pingpong flooding scheduler events on CPU 1
+#
+# Prints each run, then per mode the medians: the rate and its slowdown,
+# the workload's CPU ns per round trip (or call) and the ns each recorded
+# event added to it (against the untraced median; events counted by
+# lowtrace), and the events lost.
+# Needs root. Usage: [BUILD=build] [N=100000] [RUNS=3] [PARTS="pingpong
+# syscalls neighbour"] bash bench/kernel.sh
 set -eu
 BUILD=${BUILD:-build}
 N=${N:-100000}
 RUNS=${RUNS:-3}
+PARTS=${PARTS:-pingpong syscalls neighbour}
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 pp=$BUILD/bench/kernel_pingpong
+sc=$BUILD/bench/kernel_syscalls
 kt=$BUILD/bench/kernel_trace
-for b in "$pp" "$kt"; do
+for b in "$pp" "$sc" "$kt"; do
 	[ -x "$b" ] || { echo "kernel.sh: $b is missing (run make first)" >&2; exit 1; }
 done
 if [ "$(id -u)" -ne 0 ]; then
@@ -27,45 +42,107 @@ if ! command -v perf >/dev/null 2>&1; then
 	apt-get install -y linux-perf >/dev/null
 fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/lt-kbench-XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+nb=
+trap '[ -n "$nb" ] && kill "$nb" 2>/dev/null; rm -rf "$tmp"' EXIT
 
-rate() { sed -n 's/^round_trips_per_sec //p' "$1"; }
-cpu() { sed -n 's/^cpu_ns_per_trip //p' "$1"; }
+# the workload's rate and CPU time per operation, from its output
+rate() { sed -n 's/^\(round_trips\|calls\)_per_sec //p' "$1"; }
+cpu() { sed -n 's/^cpu_ns_per_\(trip\|call\) //p' "$1"; }
+two=(-e sched:sched_switch -e sched:sched_wakeup)
+# SCALE: syscall loops run 10 calls for each round trip of the pingpong
+SN=$((N * 10))
 
-run() { # mode run-number; appends the rate to $tmp/MODE.rates
+run() { # mode run-number; appends to $tmp/MODE.{rates,cpu,events,lost}
 	local mode=$1 r=$2 out=$tmp/out err=$tmp/err
 	rm -rf "$tmp/trace" "$tmp/perf.data"
 	case $mode in
 	untraced) "$pp" "$N" >"$out" 2>"$err" ;;
-	lowtrace_sched) "$kt" "$tmp/trace" "$pp" "$N" >"$out" 2>"$err" ;;
-	lowtrace_2ev) "$kt" -e sched:sched_switch -e sched:sched_wakeup \
-		"$tmp/trace" "$pp" "$N" >"$out" 2>"$err" ;;
 	perf) perf record -q -e sched:sched_switch,sched:sched_wakeup -a \
 		-o "$tmp/perf.data" -- "$pp" "$N" >"$out" 2>"$err" ;;
+	lt_perf_2ev|lt_bpf_2ev)
+		LOWTRACE_KERNEL_BACKEND=${mode:3:4} "$kt" "${two[@]}" \
+			"$tmp/trace" "$pp" "$N" >"$out" 2>"$err" ;;
+	lt_perf_sched|lt_bpf_sched)
+		LOWTRACE_KERNEL_BACKEND=${mode:3:4} "$kt" -e sched \
+			"$tmp/trace" "$pp" "$N" >"$out" 2>"$err" ;;
+	sys_untraced) "$sc" "$SN" >"$out" 2>"$err" ;;
+	sys_perf) perf record -q -e 'raw_syscalls:*' -a \
+		-o "$tmp/perf.data" -- "$sc" "$SN" >"$out" 2>"$err" ;;
+	sys_lt_perf|sys_lt_bpf)
+		LOWTRACE_KERNEL_BACKEND=${mode:7:4} "$kt" -e syscalls \
+			"$tmp/trace" "$sc" "$SN" >"$out" 2>"$err" ;;
+	nb_*_alone|nb_*_neighbour)
+		local be=${mode#nb_}; be=${be%%_*}
+		if [ "${mode##*_}" = neighbour ]; then
+			"$pp" 1000000000 1 >/dev/null 2>&1 & nb=$!
+			sleep 0.2
+		fi
+		LOWTRACE_KERNEL_BACKEND=$be "$kt" -p "${two[@]}" \
+			"$tmp/trace" "$pp" "$N" >"$out" 2>"$err"
+		if [ -n "$nb" ]; then kill "$nb"; wait "$nb" 2>/dev/null || true; nb=; fi ;;
 	esac
-	local v c; v=$(rate "$out"); c=$(cpu "$out")
+	local v c ev=0 lost=0 note=""
+	v=$(rate "$out"); c=$(cpu "$out")
+	case $mode in
+	*lt_*|nb_*)
+		note=$(sed -n 's/^kernel_trace: //p' "$err")
+		ev=$(echo "$note" | sed -n 's/.* \([0-9]*\) events,.*/\1/p')
+		lost=$(echo "$note" | sed -n 's/.* \([0-9]*\) lost in perf,.*/\1/p') ;;
+	*perf)
+		lost=$(grep -io 'lost [0-9]* chunks' "$err" | grep -o '[0-9]*' || echo 0)
+		note="$(du -k "$tmp/perf.data" | cut -f1) KiB, lost ${lost:-0} chunks" ;;
+	esac
 	echo "$v" >>"$tmp/$mode.rates"
 	echo "$c" >>"$tmp/$mode.cpu"
-	local note=""
-	case $mode in
-	lowtrace_*) note=$(sed -n 's/^kernel_trace: //p' "$err") ;;
-	perf) note="$(du -k "$tmp/perf.data" | cut -f1) KiB $(grep -io 'lost [0-9]* chunks' "$err" || true)" ;;
-	esac
-	printf '  run %d %-15s %8s round trips/s %6s CPU ns/trip  %s\n' "$r" "$mode" "$v" "$c" "$note"
+	echo "${ev:-0}" >>"$tmp/$mode.events"
+	echo "${lost:-0}" >>"$tmp/$mode.lost"
+	printf '  run %d %-18s %9s /s %6s CPU ns  %s\n' "$r" "$mode" "$v" "$c" "$note"
 }
 
-modes="untraced lowtrace_sched lowtrace_2ev perf"
-echo "kernel_pingpong $N round trips, $RUNS runs each, interleaved ($(nproc) CPUs, $(uname -r))"
-for r in $(seq 1 "$RUNS"); do
-	for m in $modes; do run "$m" "$r"; done
-done
 median() { sort -n "$1" | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
-base=$(median "$tmp/untraced.rates")
-cbase=$(median "$tmp/untraced.cpu")
-echo "medians: round trips per second (slowdown against untraced), CPU ns per trip of the workload (ratio):"
-for m in $modes; do
-	v=$(median "$tmp/$m.rates")
-	c=$(median "$tmp/$m.cpu")
-	awk -v m="$m" -v v="$v" -v b="$base" -v c="$c" -v cb="$cbase" \
-		'BEGIN {printf "  %-15s %8d rt/s  x%.2f   %6d ns/trip  x%.2f\n", m, v, b / v, c, c / cb}'
+sum() { awk '{s+=$1} END {print s+0}' "$1"; }
+
+# summary MODES BASE OPS EVSRC: medians against BASE's; events per
+# operation from EVSRC's runs (the same events, counted by lowtrace)
+summary() {
+	local modes=$1 base=$2 ops=$3 evsrc=$4
+	local b cb epo
+	b=$(median "$tmp/$base.rates"); cb=$(median "$tmp/$base.cpu")
+	echo "medians against $base: rate (slowdown), workload CPU ns per operation (ratio), ns added per event, events lost in all runs:"
+	for m in $modes; do
+		local src=$m
+		[ "$(median "$tmp/$m.events")" = 0 ] && src=$evsrc
+		epo=$(awk -v e="$(median "$tmp/$src.events")" -v n="$ops" 'BEGIN {print e / n}')
+		awk -v m="$m" -v v="$(median "$tmp/$m.rates")" -v b="$b" \
+			-v c="$(median "$tmp/$m.cpu")" -v cb="$cb" -v epo="$epo" \
+			-v lost="$(sum "$tmp/$m.lost")" 'BEGIN {
+			add = epo > 0 && m != "'"$base"'" ? sprintf("%6.0f ns/event (%.2f events/op)", (c - cb) / epo, epo) : ""
+			printf "  %-18s %9d /s  x%.2f  %6d ns/op  x%.2f  %s  lost %d\n", m, v, b / v, c, c / cb, add, lost
+		}'
+	done
+}
+
+echo "kernel.sh: N=$N, $RUNS runs each, interleaved ($(nproc) CPUs, $(uname -r), $(date -u '+%F %R') UTC)"
+for part in $PARTS; do
+	case $part in
+	pingpong) modes="untraced perf lt_perf_2ev lt_bpf_2ev lt_perf_sched lt_bpf_sched"; base=untraced; ops=$N ;;
+	syscalls) modes="sys_untraced sys_perf sys_lt_perf sys_lt_bpf"; base=sys_untraced; ops=$SN ;;
+	neighbour) modes="nb_bpf_alone nb_bpf_neighbour nb_perf_alone nb_perf_neighbour"; base=nb_bpf_alone; ops=$N ;;
+	*) echo "kernel.sh: no part $part (pingpong, syscalls, neighbour)" >&2; exit 2 ;;
+	esac
+	echo "$part:"
+	for r in $(seq 1 "$RUNS"); do
+		for m in $modes; do run "$m" "$r"; done
+	done
+	case $part in
+	pingpong) summary "$modes" untraced "$ops" lt_perf_2ev ;;
+	syscalls) summary "$modes" sys_untraced "$ops" sys_lt_perf ;;
+	neighbour)
+		summary "$modes" nb_bpf_alone "$ops" nb_bpf_alone
+		for be in bpf perf; do
+			awk -v be="$be" -v a="$(median "$tmp/nb_${be}_alone.cpu")" \
+				-v n="$(median "$tmp/nb_${be}_neighbour.cpu")" \
+				'BEGIN {printf "  %s: CPU per trip of the recorded program, neighbour against alone: x%.2f\n", be, n / a}'
+		done ;;
+	esac
 done
