@@ -433,8 +433,12 @@ int lt_kbpf_open(const struct lt_kbpf_config *cfg, struct lt_kbpf **out,
 	 * first is the array's template: its size is theirs) */
 	for (size_t i = 0; i < cfg->ncpus; i++) {
 		struct kring *r = &b->rings[b->nrings];
-		char name[16];
-		snprintf(name, sizeof(name), "lt_kring%d", cfg->cpus[i]);
+		char name[32];
+		/* named by process and CPU (bpftool map list shows whose),
+		 * in the 15 characters a map's name has */
+		snprintf(name, sizeof(name), "ltk%d_%d", (int)getpid(),
+			 cfg->cpus[i]);
+		name[15] = 0;
 		r->b = b;
 		r->idx = i;
 		r->cpu = cfg->cpus[i];
