@@ -32,5 +32,5 @@ $(BPF_SKEL): $(BPF_OBJ)
 	$(BPFTOOL) gen skeleton $< name lt_kbpf_skel > $@.tmp
 	mv $@.tmp $@
 else ifeq ($(CROSS),)
-$(info lowtrace: building without the eBPF kernel backend (needs libbpf-dev, clang and bpftool); -k records through perf)
+$(info lowtrace: building without the eBPF kernel backend (LT_BPF=0: it needs libbpf-dev, clang and bpftool); -k records through perf)
 endif
