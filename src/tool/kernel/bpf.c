@@ -69,12 +69,6 @@ uint64_t lt_kbpf_lost(struct lt_kbpf *b, size_t cpu_index)
 	return 0;
 }
 
-size_t lt_kbpf_typed(const struct lt_kbpf *b)
-{
-	(void)b;
-	return 0;
-}
-
 void lt_kbpf_stop(struct lt_kbpf *b)
 {
 	(void)b;
@@ -184,7 +178,6 @@ struct lt_kbpf {
 	uint64_t lost_read_ms; /* when the lost counts were last read */
 	struct bpf_link **links; /* the generic program's, one per event */
 	size_t nlinks;
-	size_t ntyped;
 	int possible;
 	uint64_t *lost_vals; /* scratch: one per possible CPU */
 	lt_kbpf_rec_fn fn;
@@ -416,7 +409,6 @@ int lt_kbpf_open(const struct lt_kbpf_config *cfg, struct lt_kbpf **out,
 		if (sl >= 0 && slot_of[sl] < 0) {
 			slot_of[sl] = (int)e;
 			s->bss->ev_of[sl] = (uint32_t)e;
-			b->ntyped++;
 		} else {
 			generic = 1;
 		}
@@ -577,11 +569,6 @@ uint64_t lt_kbpf_lost(struct lt_kbpf *b, size_t cpu_index)
 	if (cpu_index >= b->nrings || b->rings[cpu_index].cpu >= b->possible)
 		return 0;
 	return b->lost_vals[b->rings[cpu_index].cpu];
-}
-
-size_t lt_kbpf_typed(const struct lt_kbpf *b)
-{
-	return b->ntyped;
 }
 
 void lt_kbpf_stop(struct lt_kbpf *b)

@@ -62,9 +62,6 @@ int lt_kbpf_drain(struct lt_kbpf *b, lt_kbpf_rec_fn fn, void *arg, int final);
 /* Records cpus[cpu_index]'s ring had no room for, so far. */
 uint64_t lt_kbpf_lost(struct lt_kbpf *b, size_t cpu_index);
 
-/* How many events the typed programs write (the rest: generic). */
-size_t lt_kbpf_typed(const struct lt_kbpf *b);
-
 /* Detaches every program: no record is written after it. */
 void lt_kbpf_stop(struct lt_kbpf *b);
 
