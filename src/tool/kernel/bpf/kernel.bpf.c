@@ -129,14 +129,15 @@ static __always_inline int kept_tgid(__u32 tgid)
 }
 
 /* Whether an event of the running task is recorded; other: a task it
- * names (the one switched to, woken), or NULL. */
+ * names (the one switched to, woken), or NULL, kept when its id is a
+ * kept process's, as the perf backend judges the id the event names. */
 static __always_inline int kept(struct task_struct *other)
 {
 	if (!filter)
 		return 1;
 	if (kept_tgid((__u32)(bpf_get_current_pid_tgid() >> 32)))
 		return 1;
-	return other && kept_tgid((__u32)other->tgid);
+	return other && kept_tgid((__u32)other->pid);
 }
 
 static __always_inline void count_lost(void)
