@@ -6,7 +6,8 @@
 #   option      --kernel-backend takes auto, bpf or perf, and nothing else
 #   fallback    a kernel without BTF (LOWTRACE_BTF names a missing file):
 #               auto records through perf and says why on one line, the
-#               trace's env says perf; --kernel-backend bpf is an error
+#               trace's env says perf; --kernel-backend bpf is an error;
+#               uprobes (-u) go through perf, saying so
 #   env/status  an eBPF recording says bpf in the trace's env and in
 #               `lowtrace status`
 #   cleanup     a recorder killed with SIGKILL leaves no map of its own
@@ -55,6 +56,10 @@ row nonzero '^lowtrace: record: -k: the eBPF kernel backend: the kernel has no B
 	env LOWTRACE_BTF=/nonexistent "$LT" record --kernel-backend bpf \
 	-o "$tmp/fb2" -k sched -- true
 rows_end test_bpf_asked_without_btf_is_an_error
+row 0 'kernel events through perf, not eBPF: lowtrace_[0-9]*:bench_hit is a uprobe or kprobe' \
+	env LOWTRACE_KERNEL_BACKEND=auto "$LT" record -o "$tmp/up" -u bench:hit -- \
+	"$B/bench/usdt_hit" 10
+rows_end test_uprobes_go_through_perf
 
 # Is eBPF possible here?  (a build without it, a kernel without BTF)
 why=$("$LT" record --kernel-backend bpf -o "$tmp/probe" -k sched:sched_switch -- true 2>&1)

@@ -392,7 +392,19 @@ static int open_bpf(struct lt_kernel *k, const struct lt_kernel_options *o,
 	if (want == LT_KBACKEND_PERF)
 		return 0;
 	int rc = -ENOSYS;
-	if (lt_kbpf_usable(why, sizeof(why))) {
+	/* a uprobe's or kprobe's record (its first field __probe_ip, or
+	 * __probe_func for a return) is no tracepoint program's context */
+	const struct kevent *probe = NULL;
+	for (size_t i = 0; i < k->nctf && !probe; i++)
+		if (k->ev[i].fmt.nfields > 0 &&
+		    strncmp(k->ev[i].fmt.fields[0].name, "__probe_", 8) == 0)
+			probe = &k->ev[i];
+	if (probe)
+		snprintf(why, sizeof(why),
+			 "%s:%s is a uprobe or kprobe, which the eBPF backend "
+			 "does not take",
+			 probe->fmt.name.group, probe->fmt.name.name);
+	else if (lt_kbpf_usable(why, sizeof(why))) {
 		const struct lt_kformat **f =
 			calloc(k->nctf ? k->nctf : 1, sizeof(*f));
 		if (!f)
