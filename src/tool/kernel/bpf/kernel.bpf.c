@@ -193,20 +193,30 @@ static __always_inline char *put_ids(char *p)
 	return p + 8;
 }
 
-#define BEGIN(slot, type, other)                                              \
-	__u32 ev = ev_of[slot];                                               \
-	if (ev == LT_KBPF_NONE || !kept(other))                               \
-		return 0;                                                     \
-	void *ring = cpu_ring();                                              \
-	if (!ring)                                                            \
-		return 0;                                                     \
-	struct {                                                              \
-		struct lt_kbpf_rec h;                                         \
-		__u32 tid, tgid;                                              \
-		type f;                                                       \
-	} __attribute__((packed)) *r = (void *)reserve(ring, ev, sizeof(*r)); \
-	if (!r)                                                               \
-		return 0;                                                     \
+/*
+ * The record of a typed program whose fields are type (packed: the CTF
+ * payload has no padding), in this CPU's ring; returns from the program
+ * when the event is not kept or has no room.  The record is 8-aligned in
+ * the ring (so declared: the compiler then stores an 8-byte field, a
+ * pointer among them, in one store, which the verifier requires of a
+ * pointer); its length leaves out the padding at its end.
+ */
+#define BEGIN(slot, type, other)                       \
+	__u32 ev = ev_of[slot];                        \
+	if (ev == LT_KBPF_NONE || !kept(other))        \
+		return 0;                              \
+	void *ring = cpu_ring();                       \
+	if (!ring)                                     \
+		return 0;                              \
+	struct {                                       \
+		struct lt_kbpf_rec h;                  \
+		__u32 tid, tgid;                       \
+		type f;                                \
+	} __attribute__((packed, aligned(8))) *r =     \
+		(void *)reserve(ring, ev, sizeof(*r)); \
+	if (!r)                                        \
+		return 0;                              \
+	r->h.len = 8 + sizeof(type);                   \
 	put_ids((char *)&r->tid)
 
 #define END() submit(ring, r)
