@@ -12,6 +12,10 @@
 #               `lowtrace status`
 #   cleanup     a recorder killed with SIGKILL leaves no map of its own
 #               behind, and nothing in /sys/fs/bpf
+#   same        both backends at once, perf system-wide and eBPF on a
+#               command: the command's events from its exec on (sched,
+#               irq, syscalls, timer) are the same in both traces, names,
+#               CPUs and fields (but those perf says it lost)
 #   filter      without --all, the command's tree alone: a neighbour's
 #               system calls are not in the trace, the forked child's
 #               are, and its getppid() count equals strace -c's
@@ -32,7 +36,7 @@ expect_error test_kernel_backend_option_is_checked nonzero \
 	"$LT" record --kernel-backend ebpf -o "$tmp/bad" -k sched -- true
 
 if [ "$(id -u)" -ne 0 ]; then
-	for t in fallback_says_why env_and_status cleanup filter_in_kernel; do
+	for t in fallback_says_why env_and_status cleanup same_events filter_in_kernel; do
 		skip "test_$t" "kernel events need root"
 	done
 	finish
@@ -102,6 +106,48 @@ else
 		ok "test_cleanup ($maps rings while recording, none after SIGKILL)"
 	else
 		fail test_cleanup "$maps rings while recording, $left after SIGKILL; /sys/fs/bpf: $(ls -A /sys/fs/bpf)"
+	fi
+fi
+
+# same: perf records everything while eBPF records the sleeper; the
+# sleeper's events (its tgid's, from its exec on) in each, without the
+# time and the recorder's pid: event name, CPU, fields.  Not common_tid:
+# perf says -1 for the thread of a dying thread's last switch (its pid
+# is detached by then), where eBPF has the task's id.
+same_lines() { # TRACE TGID
+	babeltrace2 "$1" 2> "$1.err" |
+		sed -n 's/^.*) \([a-z_]*:[a-z_0-9]*\): { cpu_id = \([0-9]*\), [^}]*}, { common_tid = -*[0-9]*, \(common_tgid = '"$2"', .*\)$/\1 cpu \2 \3/p' |
+		sed -n '/^sched:sched_process_exec /,$p' | sort
+	[ ! -s "$1.err" ]
+}
+if ! "$LT" record --kernel-backend bpf -o "$tmp/probe2" -k sched:sched_switch -- true > /dev/null 2>&1; then
+	skip test_same_events "no eBPF backend here"
+elif ! command -v babeltrace2 > /dev/null; then
+	skip test_same_events "babeltrace2 is missing"
+else
+	ks=sched,irq,syscalls,timer
+	"$LT" record --kernel-backend perf --all -o "$tmp/sp" -k $ks -- sleep 1.5 \
+		> "$tmp/sp.out" 2>&1 &
+	sp=$!
+	sleep 0.5
+	"$LT" record --kernel-backend bpf -o "$tmp/sb" -k $ks -- "$B/tests/progs/sleeper" \
+		> "$tmp/sb.out" 2>&1
+	wait "$sp"
+	w=$(sed -n 's/.*common_tid = \([0-9]*\), common_tgid = \1, filename = "[^"]*sleeper".*/\1/p' \
+		<(babeltrace2 "$tmp/sb" 2> /dev/null) | head -n 1)
+	same_lines "$tmp/sp" "$w" > "$tmp/same.perf"; e1=$?
+	same_lines "$tmp/sb" "$w" > "$tmp/same.bpf"; e2=$?
+	n=$(wc -l < "$tmp/same.bpf")
+	only_perf=$(comm -23 "$tmp/same.perf" "$tmp/same.bpf" | wc -l)
+	only_bpf=$(comm -13 "$tmp/same.perf" "$tmp/same.bpf" | wc -l)
+	# perf, recording the whole machine, may lose some (and says so)
+	lost=$(sed -n 's/.*, \([0-9]*\) lost (.*/\1/p' "$tmp/sp.out")
+	# (babeltrace2 warns of the events a trace lost)
+	if [ -n "$w" ] && [ $e2 -eq 0 ] && [ "$n" -gt 20 ] && [ "$only_perf" -eq 0 ] &&
+		{ [ "${lost:-0}" -gt 0 ] || { [ $e1 -eq 0 ] && [ "$only_bpf" -eq 0 ]; }; }; then
+		ok "test_same_events ($n events of the sleeper $w, $only_bpf of them lost by perf)"
+	else
+		fail test_same_events "sleeper '$w', $n events, babeltrace2 status $e1 $e2, $only_perf only in perf, $only_bpf only in eBPF, perf lost '$lost':"$'\n'"$(diff "$tmp/same.perf" "$tmp/same.bpf" | head -40)"$'\n'"$(cat "$tmp/sp.out" "$tmp/sb.out" "$tmp/sp.err" "$tmp/sb.err" | head -20)"
 	fi
 fi
 
