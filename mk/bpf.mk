@@ -18,7 +18,7 @@ BPF_OBJ := $(BUILD)/gen/bpf/kernel.bpf.o
 BPF_SKEL := $(BUILD)/gen/bpf/kernel.skel.h
 
 ifeq ($(LT_BPF),1)
-LDLIBS += $(shell pkg-config --libs libbpf)
+LDLIBS_TOOL += $(shell pkg-config --libs libbpf)
 $(BUILD)/obj/src/tool/kernel/bpf.o: ALL_CFLAGS += -DLT_BPF=1 -I$(BUILD)/gen/bpf \
 	$(shell pkg-config --cflags libbpf)
 $(BUILD)/obj/src/tool/kernel/bpf.o: $(BPF_SKEL)
