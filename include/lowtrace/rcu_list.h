@@ -98,6 +98,8 @@ static inline void lt_list_add_tail_rcu(struct lt_list_head *n,
 static inline void lt_list_del_rcu(struct lt_list_head *e)
 {
 	e->next->prev = e->prev;
+	/* relaxed: e->next was published (released) when it was added, so a
+	 * reader that loads it here sees it initialised all the same */
 	__atomic_store_n(&e->prev->next, e->next, __ATOMIC_RELAXED);
 }
 

@@ -264,6 +264,8 @@ __attribute__((constructor(101))) static void lt_probe_seq_init(void)
 		if (!copy)
 			continue;
 		*copy = **cs[i];
+		/* relaxed: a constructor, before any thread of this process
+		 * runs a sequence (x86-64 only, LT_HAVE_RSEQ) */
 		__atomic_store_n(cs[i], copy, __ATOMIC_RELAXED);
 	}
 }

@@ -242,6 +242,7 @@ static struct lt_targets *build_targets(struct entry *e)
  */
 static void publish_desc(struct lt_event_desc *d, struct lt_targets *t)
 {
+	/* Model: models/probe_seq.pml, BUG_RELAXED_PUBLISH */
 	__atomic_store_n(&d->targets, (void *)t, __ATOMIC_RELEASE);
 	if (d->layout == LT_SEQ_LAYOUT)
 		__atomic_store_n(&d->seq, t ? (void *)t->seq : NULL,

@@ -36,13 +36,15 @@ static int subbuf_complete(const struct lt_ring *r, struct lt_ring_ctl *ctl,
 {
 	if (lt_ring_sync_of(r) == LT_RING_SYNC_RSEQ)
 		/* acquire: pairs with the commit store of the sequence that
-		 * moved the offset past it, after every byte below */
+		 * moved the offset past it, after every byte below (rseq is
+		 * x86-64 only, where every store is a release: rseq.h) */
 		return atomic_load_explicit(&ctl->offset,
 					    memory_order_acquire) >=
 		       base + r->subbuf_size;
 	uint64_t gen = base / r->buf_size;
 	/* acquire: pairs with the release adds in lt_ring_commit() and
-	 * lt_ring_close_subbuf(): every committed byte is visible */
+	 * lt_ring_close_subbuf(): every committed byte is visible.  Model:
+	 * models/ring.pml, BUG_RELAXED_GET and BUG_RELAXED_READY */
 	return atomic_load_explicit(&ctl->commit[lt_ring_slot(r, base)],
 				    memory_order_acquire) ==
 	       (gen + 1) * r->subbuf_size;
@@ -74,7 +76,8 @@ void lt_ring_put_subbuf(struct lt_ring *r, uint32_t cpu)
 	uint64_t base =
 		atomic_load_explicit(&ctl->consumed, memory_order_relaxed);
 	/* release: our reads of the sub-buffer are done before writers may
-	 * reuse it; pairs with the acquire load in lt_ring_subbuf_free() */
+	 * reuse it; pairs with the acquire load in lt_ring_subbuf_free().
+	 * Model: models/ring.pml, BUG_RELAXED_PUT */
 	atomic_store_explicit(&ctl->consumed, base + r->subbuf_size,
 			      memory_order_release);
 }
@@ -207,8 +210,12 @@ int lt_ring_snapshot(struct lt_ring *r, uint32_t cpu, lt_ring_packet_fn fn,
 		char *dst = copy + (size_t)(k - 1) * S;
 		racy_copy(dst, lt_ring_packet_at(r, cpu, base), S);
 		/* acquire fence: the copy's loads come before the re-check;
-		 * pairs with the release fence after a writer's CAS (atomic)
-		 * or the ordered stores of a sequence (rseq) */
+		 * pairs with the full barrier of a writer's CAS
+		 * (lt_ring_cas_pair(), atomic channels), which orders the
+		 * offset that claims a byte before the byte, or with the
+		 * order x86 keeps among a sequence's stores (rseq, x86-64
+		 * only): a byte copied from a writer comes with its claim.
+		 * Model: models/ring.pml, BUG_NOFENCE and BUG_RELAXED_CAS */
 		lt_ring_fence(memory_order_acquire);
 		uint64_t now = atomic_load_explicit(&ctl->offset,
 						    memory_order_relaxed);

@@ -67,7 +67,9 @@ static inline int lt_ring_subbuf_free(const struct lt_ring *r,
 {
 	if (mode == LT_RING_DISCARD) {
 		/* pairs with the release store in lt_ring_put_subbuf(): the
-		 * consumer is done reading what we are about to overwrite */
+		 * consumer is done reading what we are about to overwrite
+		 * (the full barrier of the CAS after it orders it on the
+		 * hardware too: models/ring.pml's WEAK mode) */
 		uint64_t consumed = atomic_load_explicit(&ctl->consumed,
 							 memory_order_acquire);
 		return begin + r->subbuf_size - consumed <= r->buf_size;
@@ -77,7 +79,8 @@ static inline int lt_ring_subbuf_free(const struct lt_ring *r,
 	uint64_t idx = (begin >> r->subbuf_shift) & (r->n_subbufs - 1);
 	uint64_t gen = begin / r->buf_size;
 	/* acquire: pairs with the release adds of that generation's writers,
-	 * whose stores then come before ours */
+	 * whose stores then come before ours (and the CAS's full barrier
+	 * after this load orders it before them on the hardware too) */
 	return atomic_load_explicit(&ctl->commit[idx], memory_order_acquire) ==
 	       gen * r->subbuf_size;
 }
@@ -188,7 +191,8 @@ static inline void lt_ring_commit(struct lt_ring *r,
 {
 	uint64_t idx = (ctx->begin >> r->subbuf_shift) & (r->n_subbufs - 1);
 	/* release: the record's bytes before the count; pairs with the
-	 * acquire load in lt_ring_get_subbuf() and lt_ring_snapshot() */
+	 * acquire load in lt_ring_get_subbuf() and lt_ring_snapshot().
+	 * Model: models/ring.pml, BUG_RELAXED_COMMIT */
 	atomic_fetch_add_explicit(&ctx->ctl->commit[idx], ctx->end - ctx->begin,
 				  memory_order_release);
 }
