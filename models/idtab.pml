@@ -41,6 +41,14 @@
  *                      (a 64-bit key on a target without 64-bit atomics)
  *   BUG_HASHED         the scan starts at slot key % CAP and wraps round,
  *                      as in an open-addressing hash table
+ *   WEAK               weak memory (ARMv8, POWER): a slot's value is 0 and
+ *                      then one key, so a load may read the slot empty after
+ *                      another process claimed it (a stale value; any
+ *                      non-empty value read is the key it keeps, by
+ *                      coherence), and the compare-and-swap, a
+ *                      read-modify-write, reads the latest value.  The
+ *                      lookups' own accesses need no other order: each
+ *                      step depends on the value read before it
  *
  * Properties, each assert tagged with its letter in a comment on its line
  * (models/verify.sh reads the tag of the line a trail fails on):
@@ -139,6 +147,10 @@ proctype claimer(byte p)
 		if
 		:: slot[I] == k -> ret(I)
 		:: slot[I] == 0 -> ph = CAS
+#ifdef WEAK
+		/* a stale empty: the claim is not visible here yet */
+		:: slot[I] != 0 -> ph = CAS
+#endif
 		:: else -> next()
 		fi }
 #ifdef BUG_PLAIN_STORE

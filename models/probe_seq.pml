@@ -44,12 +44,25 @@
  *   BUG_READ_OUTSIDE   the list read before the sequence starts
  *   BUG_OFFSET_OUTSIDE the offset read before the sequence starts, with no
  *                      comparison inside it (the C sequences compare)
+ *   WEAK               weak memory (ARMv8, POWER): the updater's stores may
+ *                      be performed out of order unless a barrier orders
+ *                      them: the list's contents, the release store of its
+ *                      address, membarrier (a full barrier), the free.  A
+ *                      writer's accesses keep their order without one:
+ *                      each loads through the address it loaded before
+ *                      (address dependencies), its stores depend on its
+ *                      loads, and its rseq_cs store is seen by the kernel
+ *                      on its own CPU
+ *   BUG_RELAXED_PUBLISH (with WEAK) the list's address stored without
+ *                      release (publish_desc): the list's contents may
+ *                      land after it
  *
  * Properties, each assert tagged with its letter in a comment on its line
  * (models/verify.sh reads the tag of the line a trail fails on):
  *   (u) no step of a sequence reads or writes a freed list or ring;
  *   (a) a record is written and committed at the offset its sequence read,
  *       nothing having been published on that CPU since;
+ *   (i) a list a sequence reads is initialised;
  *   (e) no invalid end state (spin's default check).
  */
 
@@ -58,6 +71,8 @@
 
 byte list = 1;		/* the event descriptor's targets pointer */
 bit live[NOBJ] = 1;	/* 1 while the object is allocated and mapped */
+bit init2;		/* 1 once the replacement's contents are written (the
+			 * first list's were, before the writers ran) */
 byte off[2];		/* each CPU's write offset */
 byte epoch[2];		/* _pid + 1 of the sequence in flight on a CPU, or 0 */
 bit in_seq[NW];		/* by _pid: inside a sequence */
@@ -102,6 +117,7 @@ active [NW] proctype writer()
 		:: ABORT
 		:: else ->
 			assert(live[p]);	/* (u) */
+			assert(p != 2 || init2);	/* (i) */
 #ifndef BUG_OFFSET_OUTSIDE
 			o = off[cpu]
 #else
@@ -167,10 +183,20 @@ active proctype updater()
 	byte i;
 #ifdef BUG_MB_FIRST
 	membarrier();
+	init2 = 1;
 	list = NEWLIST;
 #else
-	/* release store of the new list (update_entry) */
+	/* the new list's contents (build_targets), then the release store
+	 * of its address (publish_desc) */
+#if defined(WEAK) && defined(BUG_RELAXED_PUBLISH)
+	if
+	:: init2 = 1; list = NEWLIST
+	:: list = NEWLIST; init2 = 1
+	fi;
+#else
+	init2 = 1;
 	list = NEWLIST;
+#endif
 #ifndef BUG_NOMEMBARRIER
 	membarrier();
 #endif

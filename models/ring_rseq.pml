@@ -52,6 +52,17 @@
  * Switches (spin -D...):
  *   MODE_OVERWRITE   overwrite mode with snapshot; default discard mode
  *   NEV1, NEV2       events of writers 1 and 2 (default 2 and 1)
+ *   WEAK             x86-TSO, the only target with rseq sequences: every
+ *                    process keeps its loads in order, its stores in order
+ *                    and its loads before its stores; a store may wait in
+ *                    a store buffer past later loads.  The writers share
+ *                    their CPU (one store buffer, read in order), so the
+ *                    one store that another CPU may see late is the
+ *                    consumer's put: a writer's drop check may read a
+ *                    stale consumed, and drop.  No barrier is needed;
+ *                    models/ring.pml checks the barriers a weakly-ordered
+ *                    target needs (an aarch64 sequence would need a
+ *                    release commit, as lt_ring_commit has)
  *   BUDGET=n         preemption budget, for the progress check (f): a
  *                    sequence start while another is in flight (which
  *                    aborts it), a migration abort, and a signal that
@@ -297,6 +308,12 @@ inline event()
 		 * consumed yet (acquire load of consumed) */
 		if
 		:: begin + S - consumed > NS -> lost++; RESET; break
+#ifdef WEAK
+		/* a stale consumed: the consumer's put still in its store
+		 * buffer (the only reordering x86-TSO makes here) */
+		:: begin + S - consumed <= NS && consumed >= S ->
+			lost++; RESET; break
+#endif
 		:: else -> chk = 0
 		fi)
 #endif

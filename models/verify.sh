@@ -37,7 +37,10 @@ failed=0
 total_start=$(date +%s.%N)
 
 # check NAME MODEL "SPIN-DEFINES" MODE PROPERTY EXPECT
-#   MODE    safety | np (non-progress cycles) | ltl (acceptance, weak fairness)
+#   MODE    safety | dfs (safety, a planted bug searched depth-first: the
+#           first trail found, not a shortest one; for the weak-memory
+#           bugs, whose breadth-first search does not fit in MEMLIM)
+#           | np (non-progress cycles) | ltl (acceptance, weak fairness)
 #           | npfair (non-progress cycles, weak fairness)
 #   EXPECT  pass | assert:TAG | cycle
 check() {
@@ -50,7 +53,7 @@ check() {
 	cp "$MODELS/$model" "$dir/" || exit 2
 	log=$dir/pan.out
 	case $mode in
-	safety) cc="-DSAFETY -DCOLLAPSE"; run="-m$DEPTH" ;;
+	safety | dfs) cc="-DSAFETY -DCOLLAPSE"; run="-m$DEPTH" ;;
 	np) cc="-DNP -DCOLLAPSE"; run="-m$DEPTH -l" ;;
 	npfair) cc="-DNP -DCOLLAPSE"; run="-m$DEPTH -l -f" ;;
 	ltl) cc="-DCOLLAPSE"; run="-m$DEPTH -a -f" ;;
@@ -130,6 +133,17 @@ check ring-nocas-ow ring.pml "-DMODE_OVERWRITE -DBUG_NOCAS" safety "(a) caught" 
 check ring-nocommitcheck ring.pml "-DBUG_NOCOMMITCHECK" safety "(b) caught" assert:b
 check ring-norecheck ring.pml "-DMODE_OVERWRITE -DBUG_NORECHECK" safety "(c) caught" assert:c
 check ring-wait ring.pml "-DBUG_WAIT" npfair "(f) caught (fair cycle)" cycle
+# The ring buffer under weak memory: real models, then each barrier that
+# aarch64 needs removed in turn, each must be caught.
+check ring-w-discard ring.pml "-DWEAK" safety "(a)(b)(d)(e) weak" pass
+# overwrite mode with 1+1+1 events: 2+2+1 takes 36 M states and 3 minutes
+check ring-w-overwrite ring.pml "-DWEAK -DMODE_OVERWRITE -DNEV1=1 -DNEV2=1" safety "(a)(c)(e) weak" pass
+check ring-w-commit ring.pml "-DWEAK -DBUG_RELAXED_COMMIT" dfs "(b) caught" assert:b
+check ring-w-get ring.pml "-DWEAK -DBUG_RELAXED_GET" dfs "(b) caught" assert:b
+check ring-w-put ring.pml "-DWEAK -DBUG_RELAXED_PUT" dfs "(b) caught" assert:b
+check ring-w-ready ring.pml "-DWEAK -DMODE_OVERWRITE -DNEV1=1 -DNEV2=1 -DBUG_RELAXED_READY" dfs "(c) caught" assert:c
+check ring-w-fence ring.pml "-DWEAK -DMODE_OVERWRITE -DNEV1=1 -DNEV2=1 -DBUG_NOFENCE" dfs "(c) caught" assert:c
+check ring-w-cas ring.pml "-DWEAK -DMODE_OVERWRITE -DNEV1=1 -DNEV2=1 -DBUG_RELAXED_CAS" dfs "(c) caught" assert:c
 
 # RCU: real model.
 check rcu rcu.pml "" safety "(s)(w)(e) safety" pass
@@ -156,6 +170,8 @@ check rseq-nocmp ring_rseq.pml "-DBUG_NOCMP" safety "(a) caught" assert:a
 check rseq-norecheck ring_rseq.pml "-DMODE_OVERWRITE -DBUG_NORECHECK -DNEV2=0" safety "(c) caught" assert:c
 # the re-check lt_ring_snapshot has today (offset > b + N*S): see docs/models.md
 check rseq-casrecheck ring_rseq.pml "-DMODE_OVERWRITE -DBUG_CASRECHECK -DNEV2=0" safety "(c) caught" assert:c
+# The rseq ring under x86-TSO, its only target: stale loads of consumed.
+check rseq-w-discard ring_rseq.pml "-DWEAK" safety "(a)(b)(d)(e) TSO" pass
 
 # The one-sequence probe path and its reclamation by membarrier: real models.
 check seq-replace probe_seq.pml "" safety "(u)(a)(e) safety" pass
@@ -165,6 +181,11 @@ check seq-nomembarrier probe_seq.pml "-DBUG_NOMEMBARRIER" safety "(u) caught" as
 check seq-mbfirst probe_seq.pml "-DBUG_MB_FIRST" safety "(u) caught" assert:u
 check seq-readoutside probe_seq.pml "-DBUG_READ_OUTSIDE" safety "(u) caught" assert:u
 check seq-offsetoutside probe_seq.pml "-DBUG_OFFSET_OUTSIDE" safety "(a) caught" assert:a
+# The one-sequence probe path under weak memory: real models, and the
+# release of the list's address removed.
+check seq-w-replace probe_seq.pml "-DWEAK" safety "(u)(a)(i)(e) weak" pass
+check seq-w-disable probe_seq.pml "-DWEAK -DDISABLE" safety "(u)(a)(i)(e) weak" pass
+check seq-w-publish probe_seq.pml "-DWEAK -DBUG_RELAXED_PUBLISH" safety "(i) caught" assert:i
 
 # The shared id table: real models (3 claimers of 2 keys each, any may die).
 check idtab idtab.pml "" safety "(a)(b)(c)(d)(e) safety" pass
@@ -176,6 +197,9 @@ check idtab-returnloser idtab.pml "-DBUG_RETURN_LOSER" safety "(d) caught" asser
 check idtab-plainstore idtab.pml "-DBUG_PLAIN_STORE" safety "(a) caught" assert:a
 check idtab-splitstore idtab.pml "-DBUG_SPLIT_STORE" safety "(c) caught" assert:c
 check idtab-hashed idtab.pml "-DBUG_HASHED" safety "(b) caught" assert:b
+# The shared id table under weak memory: stale loads of a slot.
+check idtab-w idtab.pml "-DWEAK" safety "(a)(b)(c)(d)(e) weak" pass
+check idtab-w-full idtab.pml "-DWEAK -DCAP=2" safety "(a)(b)(c)(d)(e) weak" pass
 
 total=$(awk -v a="$total_start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 if [ "$failed" = 0 ]; then
