@@ -136,7 +136,7 @@ check ring-wait ring.pml "-DBUG_WAIT" npfair "(f) caught (fair cycle)" cycle
 # The ring buffer under weak memory: real models, then each barrier that
 # aarch64 needs removed in turn, each must be caught.
 check ring-w-discard ring.pml "-DWEAK" safety "(a)(b)(d)(e) weak" pass
-# overwrite mode with 1+1+1 events: 2+2+1 takes 36 M states and 3 minutes
+# overwrite mode with 1+1+1 events: 2+1+1 takes 36 M states and minutes
 check ring-w-overwrite ring.pml "-DWEAK -DMODE_OVERWRITE -DNEV1=1 -DNEV2=1" safety "(a)(c)(e) weak" pass
 check ring-w-commit ring.pml "-DWEAK -DBUG_RELAXED_COMMIT" dfs "(b) caught" assert:b
 check ring-w-get ring.pml "-DWEAK -DBUG_RELAXED_GET" dfs "(b) caught" assert:b
