@@ -54,9 +54,9 @@ riscv64) want=f300 ;;
 esac
 mach=$(od -An -tx1 -j18 -N2 "$prog" | tr -d ' \n')
 if [ -n "$want" ] && [ "$mach" = "$want" ]; then
-	ok program_is_$arch
+	ok "program_is_$arch"
 else
-	fail program_is_$arch "e_machine bytes $mach, want ${want:-a known ARCH}"
+	fail "program_is_$arch" "e_machine bytes $mach, want ${want:-a known ARCH}"
 fi
 
 bt_compare fields "$tmp/t" || finish
