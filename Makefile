@@ -39,8 +39,18 @@ ALL_CFLAGS += -mcx16
 endif
 LDLIBS_BASE := -ldl -lm
 # what the tool links beside: jansson parses CTF 2's JSON metadata
-# (docs/reader.md says why jansson)
+# (docs/reader.md says why jansson).  LT_JSON=0 builds without it, the
+# default where the target has no libjansson (a cross build): the reader
+# then reads CTF 1.8 alone and says so of CTF 2.
+ifndef LT_JSON
+LT_JSON := $(shell printf 'int main(void){return 0;}' | $(CC) -x c - -ljansson -o /dev/null 2>/dev/null && echo 1 || echo 0)
+endif
+ifeq ($(LT_JSON),1)
 LDLIBS_TOOL := -ljansson
+else
+LDLIBS_TOOL :=
+$(info lowtrace: building without jansson (LT_JSON=0: no libjansson for $(LT_ARCH)); the reader reads CTF 1.8 alone)
+endif
 # the ring's 16-byte CAS where no instruction does it (arch/arch.h)
 ifeq ($(filter x86_64 aarch64,$(LT_ARCH)),)
 LDLIBS_BASE += -latomic
@@ -59,6 +69,12 @@ endif
 # src/lib-rcu/ is neither: liblowtrace-rcu, RCU for programs (mk/rcu.mk).
 READER_SRC := $(wildcard src/tool/ctf/*.c)
 TOOL_SRC := $(filter-out src/tool/cli/%,$(wildcard src/tool/*/*.c))
+ifneq ($(LT_JSON),1)
+# CTF 2's JSON front end is jansson's alone
+READER_SRC := $(filter-out src/tool/ctf/ctf2_%,$(READER_SRC))
+TOOL_SRC := $(filter-out src/tool/ctf/ctf2_%,$(TOOL_SRC))
+$(BUILD)/obj/src/tool/ctf/metadata.o: ALL_CFLAGS += -DLT_JSON=0
+endif
 LIB_SRC := $(wildcard src/runtime/*/*.c)
 LIB_ASM := $(wildcard src/runtime/*/*.S)
 CLI_SRC := $(wildcard src/tool/cli/*.c)

@@ -257,20 +257,6 @@ static void fragment(struct c2 *c, json_t *f, unsigned index)
 		ctf2_fail(c, "unknown fragment type");
 }
 
-int lt_ctf2_is_ctf2(const char *text, size_t len)
-{
-	const unsigned char *b = (const unsigned char *)text;
-	if (lt_tsdl_packetized(b, len))
-		return len > 36 && b[35] == 2;
-	while (len && (*b == ' ' || *b == '\n' || *b == '\r' || *b == '\t')) {
-		b++;
-		len--;
-	}
-	/* or a text that is not TSDL's, with a record separator further
-	 * on: CTF 2 that something came before, which its parser reports */
-	return len && (*b == RS || (*b != '/' && memchr(b, RS, len)));
-}
-
 /* Each fragment of the JSON text sequence, in order; returns the line
  * after the last. */
 static void read_fragments(struct c2 *c, const char *text, size_t len)
