@@ -154,6 +154,12 @@ int32_t lt_model_sys_nr(struct lt_model *m, const struct lt_event *ev)
 	return (int32_t)fint(ev, k, F_SYSID, k->sysnr);
 }
 
+int lt_model_kind(struct lt_model *m, const struct lt_event *ev)
+{
+	const struct lt_model_class *k = class_of(m, ev);
+	return k ? k->kind : LT_KEV_OTHER;
+}
+
 int32_t lt_model_cpu_tid(const struct lt_model *m, uint32_t cpu)
 {
 	return cpu < m->ncpus ? m->cpus[cpu].cur : -1;

@@ -139,6 +139,9 @@ int lt_model_init(struct lt_model *m, lt_reader_t *t);
 void lt_model_free(struct lt_model *m);
 /* Takes one event (in time order); returns its enum lt_kev. */
 int lt_model_feed(struct lt_model *m, const struct lt_event *ev);
+/* What lt_model_feed() would return for ev, without taking it: the
+ * model's state before ev, for an analysis that needs both. */
+int lt_model_kind(struct lt_model *m, const struct lt_event *ev);
 /* Closes the open slices at the last event's time (calls on_slice). */
 void lt_model_finish(struct lt_model *m);
 

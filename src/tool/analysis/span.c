@@ -390,6 +390,12 @@ size_t lt_spans_marks_before(const struct lt_span_tracker *s, int32_t tid,
 	return n;
 }
 
+int lt_spans_pairs_class(const struct lt_span_tracker *s,
+			 const struct lt_event_class *c)
+{
+	return c->index < s->ncls && s->roles[c->index].key >= 0;
+}
+
 unsigned lt_spans_nkeys(const struct lt_span_tracker *s)
 {
 	return s->nkeys;

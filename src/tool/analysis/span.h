@@ -53,6 +53,11 @@ typedef void (*lt_span_fn)(void *arg, const struct lt_span *sp);
 int lt_spans_feed(struct lt_span_tracker *s, const struct lt_event *ev,
 		  lt_span_fn fn, void *arg);
 
+/* 1 if events of class c start or end spans (the only ones whose
+ * lt_spans_feed() can close a span), else 0. */
+int lt_spans_pairs_class(const struct lt_span_tracker *s,
+			 const struct lt_event_class *c);
+
 /* The spans of tid closed within [begin, end] (most recent kept only),
  * other than one of exactly those bounds; how many written to out. */
 size_t lt_spans_inside(const struct lt_span_tracker *s, int32_t tid,
