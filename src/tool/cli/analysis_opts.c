@@ -25,7 +25,8 @@ static const struct {
 	{ { "top", required_argument, NULL, 'n' }, LT_AOPT_ANALYSES },
 	{ { "event", required_argument, NULL, 'e' }, LT_AOPT_ANALYSES },
 	{ { "period", required_argument, NULL, 'p' }, LT_AOPT_ANALYSES },
-	{ { "span", required_argument, NULL, 's' }, LT_AOPT_ANALYSES },
+	{ { "span", required_argument, NULL, 's' },
+	  LT_AOPT_ANALYSES | LT_AOPT_SPAN },
 	{ { "min", required_argument, NULL, 'm' }, LT_AOPT_ANALYSES },
 	{ { "json", no_argument, NULL, 'j' }, LT_AOPT_JSON },
 };

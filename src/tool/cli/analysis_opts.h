@@ -26,6 +26,7 @@ enum {
 	 * latency, sched, ...) */
 	LT_AOPT_WHAT = 1 << 4,
 	LT_AOPT_JSON = 1 << 5, /* --json: the results as JSON */
+	LT_AOPT_SPAN = 1 << 6, /* --span 'START..END' alone */
 };
 
 struct lt_aopts {
