@@ -1094,6 +1094,14 @@ int lt_export_perfetto(lt_reader_t *t, const struct lt_perfetto_opts *o,
 	x.anchor_memo = calloc(x.ncls + 1, 1);
 	if (!ret && (!x.spans || !x.anchor_memo))
 		ret = -ENOMEM;
+	if (!ret) {
+		/* SEQ_SCHED's state, and the builtin clocks' times */
+		size_t m = packet_begin(&x, SEQ_SCHED);
+		lt_pb_uint(&x.out, TP_SEQ_FLAGS, SEQ_CLEARED);
+		lt_pb_uint(&x.out, TP_FIRST_ON_SEQ, 1);
+		clock_snapshot(&x.out, lt_reader_begin_ns(t), 0);
+		packet_end(&x, m);
+	}
 	while (!ret && !x.err && (ret = lt_reader_next(t, &ev)) > 0) {
 		ret = 0;
 		struct lt_thread *sys_th;
