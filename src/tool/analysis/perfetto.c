@@ -172,6 +172,7 @@ struct pcls {
 	int16_t tid, pid; /* thread and process fields (contexts) */
 	int16_t next_pid, next_comm, prev_state, next_prio; /* switch */
 	int16_t w_pid, w_comm, w_prio, w_cpu; /* waking */
+	int16_t irq_name; /* irq_handler_entry's handler */
 	uint32_t cat; /* category iid */
 	uint32_t ann; /* its first field's in ann_iid */
 	uint8_t compound;
@@ -212,9 +213,11 @@ struct px {
 	/* the thread tracks written (tid + 1, open addressing) */
 	int64_t *tracks;
 	unsigned ntracks, tracks_cap;
-	/* system call and interrupt names on SEQ_KERNEL (iid of each) */
+	/* SEQ_KERNEL's slice names: interned, and their iids by kind and
+	 * number (KS_CACHE of each kind); its categories sent */
 	struct strtab knames;
-	uint32_t kname_base;
+	uint32_t *kiid;
+	uint8_t kcat_sent[3];
 };
 
 /* ---- strings ---- */
@@ -475,6 +478,7 @@ static int plan_classes(struct px *x)
 		p->w_comm = field_named(c, "comm", NULL);
 		p->w_prio = field_named(c, "prio", NULL);
 		p->w_cpu = field_named(c, "target_cpu", NULL);
+		p->irq_name = field_named(c, "name", NULL);
 		/* the category: the provider ("demo" of "demo:tick"), or
 		 * "kernel" for lttng-modules's names without one */
 		const char *colon = strchr(c->name, ':');
@@ -648,7 +652,8 @@ static void annotations(struct px *x, const struct lt_event *ev,
 	}
 }
 
-static int64_t fint(const struct lt_event *ev, int16_t f, int64_t def)
+__attribute__((flatten)) static int64_t fint(const struct lt_event *ev,
+					     int16_t f, int64_t def)
 {
 	struct lt_value v;
 	if (f < 0 || lt_event_field(ev, (unsigned)f, &v) != 0 ||
@@ -658,7 +663,8 @@ static int64_t fint(const struct lt_event *ev, int16_t f, int64_t def)
 }
 
 /* A text field: a string or a char array; its bytes in *s. */
-static size_t fstr(const struct lt_event *ev, int16_t f, const char **s)
+__attribute__((flatten)) static size_t fstr(const struct lt_event *ev,
+					    int16_t f, const char **s)
 {
 	struct lt_value v;
 	*s = "";
@@ -791,20 +797,24 @@ static void bundle_flush(struct px *x, uint32_t cpu, struct bundle *bd)
 
 static uint32_t bundle_comm(struct bundle *bd, const char *s, size_t n)
 {
-	if (n > 15)
-		n = 15;
-	uint32_t k = fnv(s, n);
-	for (;; k++) {
-		uint16_t e = bd->hash[k % (2 * BUNDLE_COMMS)];
+	/* the name as 16 bytes, NUL-padded: hashed and compared whole */
+	union {
+		char c[16];
+		uint64_t w[2];
+	} k = { { 0 } };
+	memcpy(k.c, s, n > 15 ? 15 : n);
+	uint64_t h = (k.w[0] * 0x9e3779b97f4a7c15ull) ^
+		     (k.w[1] * 0xc2b2ae3d27d4eb4full);
+	unsigned i = (unsigned)(h >> 40);
+	for (;; i++) {
+		uint16_t e = bd->hash[i % (2 * BUNDLE_COMMS)];
 		if (!e)
 			break;
-		const char *o = bd->comm[e - 1];
-		if (strncmp(o, s, n) == 0 && o[n] == 0)
+		if (!memcmp(bd->comm[e - 1], k.c, 16))
 			return e - 1u;
 	}
-	memcpy(bd->comm[bd->ncomm], s, n);
-	bd->comm[bd->ncomm][n] = 0;
-	bd->hash[k % (2 * BUNDLE_COMMS)] = (uint16_t)(bd->ncomm + 1);
+	memcpy(bd->comm[bd->ncomm], k.c, 16);
+	bd->hash[i % (2 * BUNDLE_COMMS)] = (uint16_t)(bd->ncomm + 1);
 	return bd->ncomm++;
 }
 
@@ -847,39 +857,83 @@ static void sched_event(struct px *x, const struct lt_event *ev, int kind)
 
 /* ---- system calls and interrupts: slices on SEQ_KERNEL ---- */
 
-/* A slice's begin (name given) or end (name NULL) on track uuid. */
-static void kernel_slice(struct px *x, int64_t ns, uint64_t uuid,
-			 const char *cat, const char *name)
+/* The kinds of SEQ_KERNEL's slices, their categories' iids - 1 */
+enum { KS_SYSCALL, KS_IRQ, KS_SOFTIRQ, KS_N };
+static const char *const ks_cat[KS_N] = { "syscall", "irq", "softirq" };
+#define KS_CACHE 1024 /* names cached by number below this */
+
+/* The iid of a slice's name on SEQ_KERNEL, interned in the packet being
+ * written when new. */
+static uint32_t kernel_name(struct px *x, const char *name)
+{
+	int added;
+	int64_t i = str_intern(&x->knames, name, strlen(name), &added);
+	if (i < 0) {
+		x->err = -ENOMEM;
+		return 0;
+	}
+	if (added) {
+		struct lt_pb *b = &x->out;
+		size_t id = lt_pb_begin(b, TP_INTERNED_DATA);
+		size_t e = lt_pb_begin(b, ID_NAMES);
+		lt_pb_uint(b, IN_IID, (uint64_t)i + 1);
+		lt_pb_str(b, IN_NAME, name);
+		lt_pb_end(b, e);
+		lt_pb_end(b, id);
+	}
+	return (uint32_t)i + 1;
+}
+
+/*
+ * A slice's begin (kind KS_*, its number nr) or end (kind -1) on track
+ * uuid.  Names by number: "irq N NAME" (name, the handler's; the first
+ * one seen names the line), "softirq N", the system call's name.
+ */
+static void kernel_slice(struct px *x, int64_t ns, uint64_t uuid, int kind,
+			 int64_t nr, const char *irq_name, size_t irq_len)
 {
 	struct seq *s = &x->own[SEQ_KERNEL];
 	struct lt_pb *b = &x->out;
 	size_t m = seq_packet(x, s, ns, 1);
-	uint32_t iid = 0;
-	if (name) {
-		int added;
-		int64_t i = str_intern(&x->knames, name, strlen(name), &added);
-		if (i < 0) {
-			x->err = -ENOMEM;
-		} else {
-			iid = (uint32_t)i + 1;
-			if (added) {
-				size_t id = lt_pb_begin(b, TP_INTERNED_DATA);
-				size_t e = lt_pb_begin(b, ID_NAMES);
-				lt_pb_uint(b, IN_IID, iid);
-				lt_pb_str(b, IN_NAME, name);
-				lt_pb_end(b, e);
-				lt_pb_end(b, id);
-			}
-		}
+	if (kind < 0) {
+		size_t te = lt_pb_begin(b, TP_TRACK_EVENT);
+		lt_pb_uint(b, TE_TYPE, TYPE_SLICE_END);
+		lt_pb_uint(b, TE_TRACK_UUID, uuid);
+		lt_pb_end(b, te);
+		packet_end(x, m);
+		return;
+	}
+	uint32_t *slot = nr >= 0 && nr < KS_CACHE ?
+				 &x->kiid[kind * KS_CACHE + nr] :
+				 NULL;
+	uint32_t iid = slot ? *slot : 0;
+	if (!iid) {
+		char name[96];
+		if (kind == KS_SYSCALL)
+			lt_syscall_name(nr, name, sizeof(name));
+		else if (kind == KS_IRQ && irq_len)
+			snprintf(name, sizeof(name), "irq %lld %.*s",
+				 (long long)nr, (int)irq_len, irq_name);
+		else
+			snprintf(name, sizeof(name), "%s %lld", ks_cat[kind],
+				 (long long)nr);
+		iid = kernel_name(x, name);
+		if (slot)
+			*slot = iid;
+	}
+	if (!x->kcat_sent[kind]) {
+		size_t id = lt_pb_begin(b, TP_INTERNED_DATA);
+		size_t e = lt_pb_begin(b, ID_CATEGORIES);
+		lt_pb_uint(b, IN_IID, (uint64_t)kind + 1);
+		lt_pb_str(b, IN_NAME, ks_cat[kind]);
+		lt_pb_end(b, e);
+		lt_pb_end(b, id);
+		x->kcat_sent[kind] = 1;
 	}
 	size_t te = lt_pb_begin(b, TP_TRACK_EVENT);
-	if (name) {
-		lt_pb_str(b, TE_CATEGORIES, cat);
-		lt_pb_uint(b, TE_TYPE, TYPE_SLICE_BEGIN);
-		lt_pb_uint(b, TE_NAME_IID, iid);
-	} else {
-		lt_pb_uint(b, TE_TYPE, TYPE_SLICE_END);
-	}
+	lt_pb_uint(b, TE_CATEGORY_IIDS, (uint64_t)kind + 1);
+	lt_pb_uint(b, TE_TYPE, TYPE_SLICE_BEGIN);
+	lt_pb_uint(b, TE_NAME_IID, iid);
 	lt_pb_uint(b, TE_TRACK_UUID, uuid);
 	lt_pb_end(b, te);
 	packet_end(x, m);
@@ -916,14 +970,14 @@ static void kernel_before(struct px *x, const struct lt_event *ev, int kind,
 	case LT_KEV_IRQ_ENTRY:
 	case LT_KEV_IRQ_EXIT:
 		if (c && c->irq_begin)
-			kernel_slice(x, ev->ns, cpu_track(x, ev->cpu, 0), NULL,
-				     NULL);
+			kernel_slice(x, ev->ns, cpu_track(x, ev->cpu, 0), -1, 0,
+				     NULL, 0);
 		break;
 	case LT_KEV_SOFTIRQ_ENTRY:
 	case LT_KEV_SOFTIRQ_EXIT:
 		if (c && c->soft_begin)
-			kernel_slice(x, ev->ns, cpu_track(x, ev->cpu, 1), NULL,
-				     NULL);
+			kernel_slice(x, ev->ns, cpu_track(x, ev->cpu, 1), -1, 0,
+				     NULL, 0);
 		break;
 	case LT_KEV_SYS_ENTER:
 	case LT_KEV_SYS_EXIT:
@@ -940,17 +994,21 @@ static void kernel_after(struct px *x, const struct lt_event *ev, int kind,
 {
 	const struct lt_model *m = &x->m;
 	const struct lt_cpu *c = ev->cpu < m->ncpus ? &m->cpus[ev->cpu] : NULL;
-	char name[64];
 	switch (kind) {
-	case LT_KEV_IRQ_ENTRY:
-		snprintf(name, sizeof(name), "irq %d", c ? c->irq_vec : -1);
-		kernel_slice(x, ev->ns, cpu_track(x, ev->cpu, 0), "irq", name);
+	case LT_KEV_IRQ_ENTRY: {
+		const char *name = NULL;
+		size_t n = 0;
+		int32_t vec = c ? c->irq_vec : -1;
+		if (vec < 0 || vec >= KS_CACHE ||
+		    !x->kiid[KS_IRQ * KS_CACHE + vec])
+			n = fstr(ev, x->cls[ev->cls->index].irq_name, &name);
+		kernel_slice(x, ev->ns, cpu_track(x, ev->cpu, 0), KS_IRQ, vec,
+			     name, n);
 		break;
+	}
 	case LT_KEV_SOFTIRQ_ENTRY:
-		snprintf(name, sizeof(name), "softirq %d",
-			 c ? c->soft_vec : -1);
-		kernel_slice(x, ev->ns, cpu_track(x, ev->cpu, 1), "softirq",
-			     name);
+		kernel_slice(x, ev->ns, cpu_track(x, ev->cpu, 1), KS_SOFTIRQ,
+			     c ? c->soft_vec : -1, NULL, 0);
 		break;
 	case LT_KEV_SYS_ENTER:
 	case LT_KEV_SYS_EXIT: {
@@ -961,12 +1019,10 @@ static void kernel_after(struct px *x, const struct lt_event *ev, int kind,
 			th = NULL; /* another thread: a switch was inferred */
 		uint64_t uuid = thread_track(x, c->cur, 0);
 		if (th && sys_nr >= 0)
-			kernel_slice(x, ev->ns, uuid, NULL, NULL);
-		if (kind == LT_KEV_SYS_ENTER && now && now->sys_nr >= 0) {
-			kernel_slice(x, ev->ns, uuid, "syscall",
-				     lt_syscall_name(now->sys_nr, name,
-						     sizeof(name)));
-		}
+			kernel_slice(x, ev->ns, uuid, -1, 0, NULL, 0);
+		if (kind == LT_KEV_SYS_ENTER && now && now->sys_nr >= 0)
+			kernel_slice(x, ev->ns, uuid, KS_SYSCALL, now->sys_nr,
+				     NULL, 0);
 		break;
 	}
 	}
@@ -1058,6 +1114,7 @@ static void px_free(struct px *x)
 	if (x->spans)
 		lt_spans_free(x->spans);
 	free(x->anchor_memo);
+	free(x->kiid);
 	free(x->cls);
 	free(x->ann_iid);
 	str_free(&x->cats);
@@ -1092,7 +1149,8 @@ int lt_export_perfetto(lt_reader_t *t, const struct lt_perfetto_opts *o,
 	ret = plan_classes(&x);
 	x.spans = lt_spans_new(t, x.o->span);
 	x.anchor_memo = calloc(x.ncls + 1, 1);
-	if (!ret && (!x.spans || !x.anchor_memo))
+	x.kiid = calloc(KS_N * KS_CACHE, sizeof(*x.kiid));
+	if (!ret && (!x.spans || !x.anchor_memo || !x.kiid))
 		ret = -ENOMEM;
 	if (!ret) {
 		/* SEQ_SCHED's state, and the builtin clocks' times */
