@@ -20,6 +20,8 @@
 #             return pairs as span slices (needs root and python3.11)
 #   errors    a trace the reader refuses gets its error and leaves no file
 #             (nor a temporary one); bad options; chrome stays the default
+#   report    `lowtrace report` points to this export for a trace of more
+#             than about a million events, and not for a small one
 #
 # Needs protoc and python3-protobuf: skips otherwise (fails under
 # LOWTRACE_REQUIRE_ALL=1), as the cases needing root or tools do.
@@ -133,6 +135,18 @@ if [ $rc -ne 0 ] && echo "$out" | grep -q "^lowtrace: export: reading $tmp/bad: 
 else
 	fail test_damaged_trace_gets_the_readers_error_and_no_file "exit $rc: $out; $(ls "$tmp")"
 fi
+
+# report says when a trace is too large for its page
+"$LT" report "$tmp/g" -o "$tmp/g.html" > /dev/null 2> "$tmp/g.report"
+"$B/bench/gen_sched" "$tmp/big" 1200000 --seed 3 2> /dev/null
+"$LT" report "$tmp/big" -o "$tmp/big.html" > /dev/null 2> "$tmp/big.report"
+if [ ! -s "$tmp/g.report" ] &&
+	grep -q "^lowtrace: report: $tmp/big holds about 1 million events .*lowtrace export --format perfetto $tmp/big" "$tmp/big.report"; then
+	ok test_report_advises_perfetto_for_large_traces
+else
+	fail test_report_advises_perfetto_for_large_traces "$(cat "$tmp/g.report" "$tmp/big.report")"
+fi
+rm -rf "$tmp/big" "$tmp/big.html"
 
 # chrome stays the default
 "$LT" export "$tmp/g" -o "$tmp/g.json" > /dev/null 2>&1

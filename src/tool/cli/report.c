@@ -7,7 +7,47 @@
 #include "cli/analysis_opts.h"
 #include "cli/cli.h"
 
+#include <ftw.h>
+#include <stdint.h>
+#include <string.h>
+
 #define REPORT "report"
+
+/* The page draws about a million events well; past that, Perfetto's UI
+ * (lowtrace export --format perfetto) shows them all.  Events are
+ * counted from the streams' size, at about 40 bytes each. */
+#define REPORT_EVENTS_MAX 1000000ull
+#define BYTES_PER_EVENT 40u
+
+static uint64_t stream_bytes;
+
+static int add_stream(const char *path, const struct stat *st, int type,
+		      struct FTW *ftw)
+{
+	const char *base = path + ftw->base;
+	if (type == FTW_F && strcmp(base, "metadata") != 0 &&
+	    !strstr(path, "/index/") && base[0] != '.')
+		stream_bytes += (uint64_t)st->st_size;
+	return 0;
+}
+
+/* Says on stderr which view suits a trace too large for the page. */
+static void advise(const char *dir)
+{
+	stream_bytes = 0;
+	if (nftw(dir, add_stream, 16, FTW_PHYS) != 0)
+		return;
+	uint64_t n = stream_bytes / BYTES_PER_EVENT;
+	if (n <= REPORT_EVENTS_MAX)
+		return;
+	fprintf(stderr,
+		"lowtrace: report: %s holds about %llu million events "
+		"(%llu MiB): the page shows about a million well; for all of "
+		"them: lowtrace export --format perfetto %s -o trace.pftrace, "
+		"opened in ui.perfetto.dev\n",
+		dir, (unsigned long long)(n / 1000000),
+		(unsigned long long)(stream_bytes >> 20), dir);
+}
 
 static const char report_usage[] =
 	"usage: lowtrace report DIR -o FILE [--anchor EVENT]\n"
@@ -19,7 +59,9 @@ static const char report_usage[] =
 	"on both and listed with where their time went (as analyze latency\n"
 	"says), and a histogram of their lateness.  Zoom with the wheel or +\n"
 	"and -, pan by dragging or with the arrow keys, 0 resets.  Record with\n"
-	"-k sched,irq --all.\n"
+	"-k sched,irq --all.  For a trace of more than about a million events\n"
+	"it says so, and that Perfetto's UI shows them all (lowtrace export\n"
+	"--format perfetto).\n"
 	"  -o FILE   output file (- for stdout)\n";
 
 static int report_run(int argc, char **argv)
@@ -39,8 +81,11 @@ static int report_run(int argc, char **argv)
 					    "-o report.html)");
 	if (lt_aopts_anchor(&o, REPORT, &a))
 		return 1;
-	return lt_cli_trace_to_file(REPORT, o.dir, o.output, &a,
-				    lt_report_html);
+	int rc = lt_cli_trace_to_file(REPORT, o.dir, o.output, &a,
+				      lt_report_html);
+	if (!rc)
+		advise(o.dir);
+	return rc;
 }
 
 LT_CLI_VERB(report_verb, .name = REPORT,
