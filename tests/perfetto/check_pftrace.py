@@ -18,9 +18,11 @@
 #               prev_state) equal view's
 #   wakings     the same of the wake-ups (sched_waking, or sched_wakeup and
 #               sched_wakeup_new when the trace has no sched_waking)
-#   events      the instants (time, name, fields) equal view's events that
-#               the export does not map to scheduling, interrupts or
-#               system calls
+#   events      the instants (time, name, fields, and the thread and process
+#               of their track) equal view's events (their thread and
+#               process fields: tid, vtid or common_tid, vpid or
+#               common_tgid) that the export does not map to scheduling,
+#               interrupts or system calls
 #   threads     each thread's name in the process tree is a name view
 #               shows for that tid
 #
@@ -325,10 +327,10 @@ def main():
                             getattr(x, x.WhichOneof("value"))
                             for x in a.array_values)
                 d = tracks.get(ev.track_uuid)
-                tid = d.thread.tid if d is not None and \
-                    d.HasField("thread") else None
+                th = d.thread if d is not None and d.HasField("thread") \
+                    else None
                 instants.append((ts % DAY_NS, s["names"].get(ev.name_iid),
-                                 fields, tid, "anchor" in cats))
+                                 fields, th, "anchor" in cats))
         elif kind == "ftrace_events":
             b = p.ftrace_events
             cs = b.compact_sched
@@ -431,18 +433,32 @@ def main():
             out.append((k, g(v)))
         return tuple(sorted(out, key=repr))
 
-    got_ev = []
-    for tod, name, f, _, _ in instants:
-        if name and name.startswith("lt_tracef:"):
-            got_ev.append((tod, name))
-        else:
-            got_ev.append((tod, name, norm(f)))
-    want = []
+    # the thread and process fields are the track's, not annotations
+    def split(f):
+        tf = next((k for k in ("tid", "vtid", "common_tid") if k in f), None)
+        pf = next((k for k in ("vpid", "common_tgid") if k in f), None)
+        rest = {k: v for k, v in f.items() if k not in (tf, pf)}
+        return rest, (num(f[tf]) if tf else None), (num(f[pf]) if pf else None)
+
+    want, has_tid, has_pid = [], set(), set()
     for tod, name, f in want_ev:
         if name.startswith("lt_tracef:"):
             want.append((tod, name))
-        else:
-            want.append((tod, name, norm(f or {})))
+            continue
+        rest, tid, pid = split(f or {})
+        if tid is not None:
+            has_tid.add(name)
+        if pid is not None:
+            has_pid.add(name)
+        want.append((tod, name, norm(rest), tid, pid))
+    got_ev = []
+    for tod, name, f, th, _ in instants:
+        if name and name.startswith("lt_tracef:"):
+            got_ev.append((tod, name))
+            continue
+        tid = th.tid if th is not None and name in has_tid else None
+        pid = th.pid if th is not None and name in has_pid else None
+        got_ev.append((tod, name, norm(f), tid, pid))
     same("events", got_ev, want)
 
     badnames = ["%d %r (view: %s)" % (t, n, sorted(comms.get(t, [])))

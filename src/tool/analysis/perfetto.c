@@ -121,8 +121,13 @@ enum { CLOCK_REALTIME = 1, CLOCK_BOOTTIME = 6 };
 /* The sequences of the export's own; the streams' are SEQ_STREAM0 + i */
 enum { SEQ_SCHED = 1, SEQ_KERNEL = 2, SEQ_SPANS = 3, SEQ_STREAM0 = 16 };
 
-/* Track uuids: a kind in the upper bits, a tid, CPU or stream below */
-#define UUID_THREAD (1ull << 32)
+/*
+ * Track uuids, small where events are many (a varint in every event):
+ * a CPU's irq and softirq tracks 1 + 2 * CPU (+ 1) below UUID_THREAD, a
+ * thread's UUID_THREAD + tid; the rest, a kind in the upper bits.
+ */
+#define UUID_THREAD (1ull << 14)
+#define UUID_CPUS ((UUID_THREAD - 1) / 2)
 #define UUID_IRQ (2ull << 32)
 #define UUID_SOFTIRQ (3ull << 32)
 #define UUID_LOST (4ull << 32)
@@ -367,7 +372,7 @@ static size_t seq_packet(struct px *x, struct seq *s, int64_t ns,
 /* Writes the thread's track descriptor the first time; its uuid. */
 static uint64_t thread_track(struct px *x, int32_t tid, int32_t pid)
 {
-	uint64_t uuid = UUID_THREAD | (uint32_t)tid;
+	uint64_t uuid = UUID_THREAD + (uint32_t)tid;
 	if (2 * (x->ntracks + 1) > x->tracks_cap) {
 		unsigned cap = x->tracks_cap ? 2 * x->tracks_cap : 256;
 		int64_t *v = calloc(cap, sizeof(*v));
@@ -597,7 +602,9 @@ static void annotations(struct px *x, const struct lt_event *ev,
 	const struct lt_event_class *c = ev->cls;
 	for (uint32_t f = 0; f < c->nfields; f++) {
 		struct lt_value v;
-		if (lt_event_field(ev, f, &v) != 0)
+		/* the thread and process are the track's */
+		if ((int32_t)f == p->tid || (int32_t)f == p->pid ||
+		    lt_event_field(ev, f, &v) != 0)
 			continue;
 		size_t a = lt_pb_begin(b, TE_DEBUG_ANNOTATIONS);
 		lt_pb_uint(b, DA_NAME_IID, x->ann_iid[p->ann + f]);
@@ -941,7 +948,9 @@ static void kernel_slice(struct px *x, int64_t ns, uint64_t uuid, int kind,
 
 static uint64_t cpu_track(struct px *x, uint32_t cpu, int soft)
 {
-	uint64_t uuid = (soft ? UUID_SOFTIRQ : UUID_IRQ) | cpu;
+	uint64_t uuid = cpu < UUID_CPUS ?
+				1 + 2ull * cpu + (unsigned)soft :
+				(soft ? UUID_SOFTIRQ : UUID_IRQ) | cpu;
 	struct bundle *bd = bundle_of(x, cpu);
 	if (!bd) {
 		x->err = -ENOMEM;
