@@ -13,7 +13,8 @@
 #   session   tests/gen_ctf.py --session (an LTTng kernel + UST session)
 #   data      the LTTng kernel traces of ../shared/data (when present)
 #   demo      a recording of examples/periodic with -k sched,irq,syscalls
-#             --all, its demo:late anchors marked (needs root)
+#             --all, its demo:tick anchors (with a condition) marked, and
+#             a program's lt_trigger() firing marked (need root)
 #   ust       an LTTng-UST recording of tests/lttng/ust_fields (needs root
 #             and lttng-tools)
 #   usdt      a recording of python's USDT markers, its function entry and
@@ -157,7 +158,7 @@ else
 fi
 
 if [ "$(id -u)" -ne 0 ]; then
-	for t in demo ust usdt; do
+	for t in demo trigger ust usdt; do
 		skip "test_$t" "recording needs root"
 	done
 	finish
@@ -172,6 +173,16 @@ late=$(awk '/ demo:tick: / { match($0, /late_us = [0-9]+/)
 check demo "$tmp/demo" --anchor 'demo:tick if late_us > 150' -- \
 	--expect anchors="$late" \
 	--expect slices_syscall="$(nview demo 'raw_syscalls:sys_enter')"
+
+# trigger: a program's lt_trigger() firing is marked as an anchor
+"$LT" record -o "$tmp/trig" -- "$B/tests/progs/trig" 100 > "$tmp/trig.out" 2>&1
+viewof trigger "$tmp/trig"
+ntrig=$(nview trigger 'lowtrace:trigger')
+if [ "$ntrig" -ge 1 ]; then
+	check trigger "$tmp/trig" --anchor 'nosuch:event' -- --expect anchors="$ntrig"
+else
+	fail test_trigger "no lowtrace:trigger event: $(cat "$tmp/trig.out")"
+fi
 
 # ust: LTTng-UST with lttng-tools, per-UID buffers and vpid/vtid contexts
 if command -v lttng > /dev/null && pkg-config --exists lttng-ust 2> /dev/null; then

@@ -14,7 +14,8 @@
  *   every other event an instant TrackEvent on its thread's track, its
  *       fields as debug annotations, on the sequence of its stream (its
  *       writer), names, categories and field names interned; anchors
- *       carry the category "anchor";
+ *       and triggers' firings (lowtrace:trigger) carry the category
+ *       "anchor";
  *   spans (span.h) as begin/end slices on their thread's track, written
  *       when they end, on SEQ_SPANS with absolute times;
  *   events the tracer lost as a counter track per stream;
@@ -181,6 +182,7 @@ struct pcls {
 	uint32_t cat; /* category iid */
 	uint32_t ann; /* its first field's in ann_iid */
 	uint8_t compound;
+	uint8_t trigger; /* lowtrace:trigger, a trigger's firing */
 };
 
 /* The strings interned across the trace: categories, field names */
@@ -484,6 +486,7 @@ static int plan_classes(struct px *x)
 		p->w_prio = field_named(c, "prio", NULL);
 		p->w_cpu = field_named(c, "target_cpu", NULL);
 		p->irq_name = field_named(c, "name", NULL);
+		p->trigger = !strcmp(c->name, "lowtrace:trigger");
 		/* the category: the provider ("demo" of "demo:tick"), or
 		 * "kernel" for lttng-modules's names without one */
 		const char *colon = strchr(c->name, ':');
@@ -736,8 +739,11 @@ static void track_event(struct px *x, const struct lt_event *ev)
 	int32_t tid, pid;
 	thread_of(x, ev, p, &tid, &pid);
 	uint64_t uuid = thread_track(x, tid, pid);
-	int anchor = x->o->anchor &&
-		     lt_anchor_match_memo(x->o->anchor, ev, x->anchor_memo);
+	/* a trigger's firing is the anchor of its snapshot, as for
+	 * record --explain */
+	int anchor = p->trigger ||
+		     (x->o->anchor &&
+		      lt_anchor_match_memo(x->o->anchor, ev, x->anchor_memo));
 	size_t m = seq_packet(x, s, ev->ns, 1);
 	intern_event(x, s, ev->cls, p, anchor);
 	struct lt_pb *b = &x->out;
