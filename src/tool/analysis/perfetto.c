@@ -181,7 +181,6 @@ struct pcls {
 	int16_t irq_name; /* irq_handler_entry's handler */
 	uint32_t cat; /* category iid */
 	uint32_t ann; /* its first field's in ann_iid */
-	uint8_t compound;
 	uint8_t trigger; /* lowtrace:trigger, a trigger's firing */
 };
 
@@ -504,8 +503,6 @@ static int plan_classes(struct px *x)
 			if (ai < 0)
 				return -ENOMEM;
 			x->ann_iid[nf++] = (uint32_t)ai + 1;
-			if (fc->kind == LT_KIND_COMPOUND)
-				p->compound = 1;
 		}
 		if (!strcmp(c->name, "sched_waking") ||
 		    !strcmp(c->name, "sched:sched_waking"))
