@@ -11,7 +11,8 @@
 #   sched     bench/gen_sched's trace (lowtrace's kernel layout)
 #   lttng     tests/gen_ctf.py --kernel (lttng-modules' layout)
 #   session   tests/gen_ctf.py --session (an LTTng kernel + UST session)
-#   data      the LTTng kernel traces of ../shared/data (when present)
+#   data      the LTTng kernel traces of ../shared/data (LOWTRACE_SHARED_DATA
+#             names another place)
 #   demo      a recording of examples/periodic with -k sched,irq,syscalls
 #             --all, its demo:tick anchors (with a condition) marked, and
 #             a program's lt_trigger() firing marked (need root)
@@ -33,7 +34,10 @@ case $B in /*) ;; *) B=$top/$B ;; esac
 LT=$B/lowtrace
 PY=/usr/bin/python3
 CHECK=$top/tests/perfetto/check_pftrace.py
-DATA=${LT_SHARED_DATA:-$top/../shared/data}
+DATA=${LOWTRACE_SHARED_DATA:-}
+for c in "$top/../shared/data" "$top/../../shared/data"; do
+	[ -z "$DATA" ] && [ -d "$c" ] && DATA=$c
+done
 . "$top/tests/lib/harness.sh" lt-test-perfetto
 
 # errors that need no decoder
@@ -117,11 +121,11 @@ viewof session "$tmp/s"
 check session "$tmp/s" -- --expect instants="$(nview session 'app:[a-z]+|lttng_statedump_(start|end)')"
 
 # data: the real LTTng kernel traces kept beside the repository
-if [ -d "$DATA/bug446190" ]; then
+if [ -n "$DATA" ] && [ -d "$DATA/bug446190" ] && [ -d "$DATA/flipping-endianness" ]; then
 	check data_bug446190 "$DATA/bug446190"
 	check data_flipping_endianness "$DATA/flipping-endianness"
 else
-	skip test_data "no $DATA"
+	skip test_data "no ../shared/data/bug446190 and flipping-endianness"
 fi
 
 # damaged: a packet whose content the reader refuses, midway
