@@ -9,7 +9,7 @@
 #   sequences   each sequence's first packet clears its incremental state
 #               (SEQ_INCREMENTAL_STATE_CLEARED) before any packet needs it
 #   interned    every name, category and annotation name iid a packet uses
-#               was interned on its sequence at or before it
+#               was interned on its sequence at or before it, as text
 #   tracks      every track a TrackEvent names was described before it
 #   slices      every slice end closes a begin of its track
 #   compact     per bundle, the switch arrays have one length, the waking
@@ -37,8 +37,8 @@ from collections import Counter
 DAY_NS = 86400 * 10**9
 SWITCH = ("sched:sched_switch", "sched_switch")
 WAKING = ("sched:sched_waking", "sched_waking")
-WAKEUP = ("sched:sched_wakeup", "sched_wakeup", "sched:sched_wakeup_new",
-          "sched_wakeup_new")
+WAKEUP = ("sched:sched_wakeup", "sched_wakeup")
+WAKEUP_NEW = ("sched:sched_wakeup_new", "sched_wakeup_new")
 # the events the export maps to something else than an instant
 MAPPED = re.compile(
     r"^(sched:sched_switch|sched_switch|sched:sched_waking|sched_waking|"
@@ -263,12 +263,16 @@ def main():
                 if c.is_incremental:
                     s["clock"] = c.clock_id
                     s["last"] = c.timestamp
-        for e in p.interned_data.event_names:
-            s["names"][e.iid] = e.name
-        for e in p.interned_data.event_categories:
-            s["cats"][e.iid] = e.name
-        for e in p.interned_data.debug_annotation_names:
-            s["anns"][e.iid] = e.name
+        for table, entries in (("names", p.interned_data.event_names),
+                               ("cats", p.interned_data.event_categories),
+                               ("anns",
+                                p.interned_data.debug_annotation_names)):
+            for e in entries:
+                # text, not bytes (python3-protobuf's for bad UTF-8)
+                if not isinstance(e.name, str) or not e.name.isprintable():
+                    bad["interned"].append("packet %d: %s iid %d is %r" %
+                                           (i, table, e.iid, e.name))
+                s[table][e.iid] = e.name
         # the packet's time, ns since the epoch
         ts = None
         if p.HasField("timestamp"):
@@ -398,7 +402,8 @@ def main():
             want_sw.append((tod, cpu, num(first(f, "next_pid", "next_tid")),
                             f.get("next_comm"),
                             num(f.get("prev_state", 0))))
-        elif name in WAKING or (name in WAKEUP and not has_waking):
+        elif name in WAKING or (name in WAKEUP + WAKEUP_NEW and
+                                not has_waking):
             want_wk.append((tod, cpu, num(first(f, "pid", "tid")),
                             f.get("comm"), num(f.get("target_cpu", cpu))))
         elif not MAPPED.match(name):
@@ -438,7 +443,11 @@ def main():
         tf = next((k for k in ("tid", "vtid", "common_tid") if k in f), None)
         pf = next((k for k in ("vpid", "common_tgid") if k in f), None)
         rest = {k: v for k, v in f.items() if k not in (tf, pf)}
-        return rest, (num(f[tf]) if tf else None), (num(f[pf]) if pf else None)
+        tid = num(f[tf]) if tf else None
+        pid = num(f[pf]) if pf else None
+        if tid is not None and tid < 0 and pid is not None:
+            tid = pid  # no thread (-1): the export takes the process
+        return rest, tid, pid
 
     want, has_tid, has_pid = [], set(), set()
     for tod, name, f in want_ev:

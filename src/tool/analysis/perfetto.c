@@ -918,14 +918,15 @@ static void kernel_slice(struct px *x, int64_t ns, uint64_t uuid, int kind,
 				 NULL;
 	uint32_t iid = slot ? *slot : 0;
 	if (!iid) {
-		char name[96];
+		char buf[96];
+		const char *name = buf;
 		if (kind == KS_SYSCALL)
-			lt_syscall_name(nr, name, sizeof(name));
+			name = lt_syscall_name(nr, buf, sizeof(buf));
 		else if (kind == KS_IRQ && irq_len)
-			snprintf(name, sizeof(name), "irq %lld %.*s",
+			snprintf(buf, sizeof(buf), "irq %lld %.*s",
 				 (long long)nr, (int)irq_len, irq_name);
 		else
-			snprintf(name, sizeof(name), "%s %lld", ks_cat[kind],
+			snprintf(buf, sizeof(buf), "%s %lld", ks_cat[kind],
 				 (long long)nr);
 		iid = kernel_name(x, name);
 		if (slot)
