@@ -16,8 +16,8 @@
 #               arrays one length, and comm indices are in the intern table
 #   switches    the sched_switch events (time, CPU, next tid, next comm,
 #               prev_state) equal view's
-#   wakings     the same of the wake-ups (sched_waking, or sched_wakeup and
-#               sched_wakeup_new when the trace has no sched_waking)
+#   wakings     the same of the wake-ups (sched_waking and sched_wakeup_new,
+#               and sched_wakeup when the trace has no sched_waking)
 #   events      the instants (time, name, fields, and the thread and process
 #               of their track) equal view's events (their thread and
 #               process fields: tid, vtid or common_tid, vpid or
@@ -402,8 +402,8 @@ def main():
             want_sw.append((tod, cpu, num(first(f, "next_pid", "next_tid")),
                             f.get("next_comm"),
                             num(f.get("prev_state", 0))))
-        elif name in WAKING or (name in WAKEUP + WAKEUP_NEW and
-                                not has_waking):
+        elif name in WAKING or name in WAKEUP_NEW or \
+                (name in WAKEUP and not has_waking):
             want_wk.append((tod, cpu, num(first(f, "pid", "tid")),
                             f.get("comm"), num(f.get("target_cpu", cpu))))
         elif not MAPPED.match(name):

@@ -4,8 +4,8 @@
  * TracePackets, each a length-delimited field 1), written as the reader
  * goes, in constant memory (docs/perfetto.md says what fills what):
  *
- *   sched_switch, sched_waking (sched_wakeup and sched_wakeup_new when
- *       the trace has no sched_waking) as FtraceEventBundles per CPU in
+ *   sched_switch, sched_waking and sched_wakeup_new (and sched_wakeup
+ *       when the trace has no sched_waking) as FtraceEventBundles per CPU in
  *       compact_sched form (comms interned per bundle, times delta-coded),
  *       on sequence SEQ_SCHED, as Perfetto's own system traces;
  *   system calls, irq and softirq windows as slices (system calls on
@@ -1184,10 +1184,10 @@ int lt_export_perfetto(lt_reader_t *t, const struct lt_perfetto_opts *o,
 		switch (kind) {
 		case LT_KEV_SWITCH:
 		case LT_KEV_WAKING:
+		case LT_KEV_WAKEUP_NEW: /* a new thread has no sched_waking */
 			sched_event(&x, ev, kind);
 			break;
 		case LT_KEV_WAKEUP:
-		case LT_KEV_WAKEUP_NEW:
 			if (x.wakeups_too)
 				sched_event(&x, ev, kind);
 			break;
