@@ -40,18 +40,7 @@ trap 'rm -rf "$tmp"' EXIT
 echo "machine: $(nproc) CPUs, $(free -m | awk '/^Mem:/ { print $2 }') MiB RAM, load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "commit: $(git -C "$top" rev-parse --short HEAD 2> /dev/null || echo unknown)"
 
-# median of RUNS of "$@" under /usr/bin/time: "WALL CPU RSS_KIB"
-median_time() {
-	local w=() c=() m=()
-	for _ in $(seq "$RUNS"); do
-		/usr/bin/time -o "$tmp/time" -f '%e %U %S %M' "$@" > /dev/null
-		read -r e u s k < "$tmp/time"
-		w+=("$e") c+=("$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')") m+=("$k")
-	done
-	local mid=$(((RUNS + 1) / 2))
-	med() { printf '%s\n' "$@" | sort -g | sed -n "${mid}p"; }
-	echo "$(med "${w[@]}") $(med "${c[@]}") $(med "${m[@]}")"
-}
+. "$top/bench/median_time.sh"
 
 row() { # label, events, wall s, cpu s, peak RSS KiB
 	printf '  %-28s %7.2f s %6.1f M ev/s   cpu %6.2f s %6.1f M ev/s   peak RSS %5d MiB\n' \

@@ -74,18 +74,7 @@ median_pass() {
 	echo "$(med "${w[@]}") $(med "${c[@]}") $(med "${m[@]}") $(med "${a[@]}") $(med "${f[@]}")"
 }
 
-# median of RUNS of "$@" under /usr/bin/time: "WALL CPU RSS"
-median_time() {
-	local w=() c=() m=()
-	for _ in $(seq "$RUNS"); do
-		/usr/bin/time -o "$tmp/time" -f '%e %U %S %M' "$@" > /dev/null
-		read -r e u s k < "$tmp/time"
-		w+=("$e") c+=("$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')") m+=("$k")
-	done
-	local mid=$(((RUNS + 1) / 2))
-	med() { printf '%s\n' "$@" | sort -g | sed -n "${mid}p"; }
-	echo "$(med "${w[@]}") $(med "${c[@]}") $(med "${m[@]}")"
-}
+. "$top/bench/median_time.sh"
 
 "$B/bench/model_pass" "$tmp/t" --decode-only > /dev/null # warm the page cache
 read -r w_m c_m rss_m anon_m file_m <<< "$(median_pass)"
