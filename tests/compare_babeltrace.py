@@ -102,6 +102,8 @@ class Parser:
         if t.startswith("0b"):
             # binary: every bit printed, compared as text
             return ("bin", t)
+        if re.match(r"^-?0[0-7]+$", t):  # octal, as C prints base 8
+            return ("int", int(t, 8))
         try:
             return ("int", int(t))
         except ValueError:

@@ -30,9 +30,14 @@
 #   --expect packets=N, switches=N, ... : a count the file must have
 # Prints "ok NAME" or "FAIL NAME: why" per check, then the counts
 # ("counts: packets=N ..."); exits 1 when a check fails.
+import os
 import re
 import sys
 from collections import Counter
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                ".."))
+from compare_babeltrace import groups_of  # noqa: E402  view's fields
 
 DAY_NS = 86400 * 10**9
 SWITCH = ("sched:sched_switch", "sched_switch")
@@ -64,111 +69,28 @@ def fail(name, why):
 
 # ---- view's text ----
 
-class Text:
-    """A recursive-descent reader of view's field groups."""
-
-    def __init__(self, s):
-        self.s = s
-        self.i = 0
-
-    def ws(self):
-        while self.i < len(self.s) and self.s[self.i] == " ":
-            self.i += 1
-
-    def peek(self, t):
-        self.ws()
-        return self.s.startswith(t, self.i)
-
-    def eat(self, t):
-        self.ws()
-        if not self.s.startswith(t, self.i):
-            raise ValueError("expected %r at %d of %r" % (t, self.i, self.s))
-        self.i += len(t)
-
-    def string(self):
-        self.eat('"')
-        out = []
-        while self.s[self.i] != '"':
-            c = self.s[self.i]
-            if c == "\\":
-                n = self.s[self.i + 1]
-                if n == "x":
-                    out.append(chr(int(self.s[self.i + 2:self.i + 4], 16)))
-                    self.i += 4
-                    continue
-                out.append({"n": "\n", "t": "\t", "r": "\r", "0": "\0"}.get(n, n))
-                self.i += 2
-                continue
-            out.append(c)
-            self.i += 1
-        self.i += 1
-        return "".join(out)
-
-    def scalar(self):
-        self.ws()
-        m = re.compile(r"[-+0-9a-fA-FxX.einfnaINFNA]+").match(self.s, self.i)
-        tok = m.group(0)
-        self.i = m.end()
-        try:
-            if re.match(r"^-?0[0-7]+$", tok):  # octal, as C prints it
-                return int(tok, 8)
-            return int(tok, 0)
-        except ValueError:
-            return float(tok)
-
-    def value(self, fields, name):
-        """A value; structs put their members in fields, flattened."""
-        if self.peek('"'):
-            fields[name] = self.string()
-        elif self.peek("( "):
-            self.eat("(")
-            if self.peek("<"):  # a value without a label: its number
-                self.i = self.s.index(">", self.i) + 1
-                label = None
-            else:
-                label = self.string()
-            self.eat(":")
-            self.eat("container")
-            self.eat("=")
-            n = self.scalar()
-            self.eat(")")
-            fields[name] = (label, n) if label is not None else n
-        elif self.peek("["):
-            self.eat("[")
-            elems = []
-            while not self.peek("]"):
-                self.eat("[")
-                self.scalar()
-                self.eat("]")
-                self.eat("=")
-                sub = {}
-                self.value(sub, "e")
-                elems.append(sub.get("e"))
-                if self.peek(","):
-                    self.eat(",")
-            self.eat("]")
-            fields[name] = tuple(elems)
-        elif self.peek("{"):
-            self.group(fields)
+def flat(tree, fields, name=None):
+    """compare_babeltrace's parse of a field (a tagged tuple) into
+    fields: structs' members by their own names, enums as (label, n) or
+    n, arrays as tuples."""
+    tag = tree[0]
+    if tag == "struct":
+        for k, v in tree[1]:
+            flat(v, fields, k)
+        if name is not None:
             fields[name] = None  # a struct: its members stand alone
-        elif self.peek("<"):  # a variant's missing option
-            j = self.s.index(">", self.i)
-            self.i = j + 1
-            fields[name] = None
-        else:
-            fields[name] = self.scalar()
-
-    def group(self, fields):
-        self.eat("{")
-        while not self.peek("}"):
-            self.ws()
-            m = re.compile(r"[^ =]+").match(self.s, self.i)
-            self.i = m.end()
-            self.eat("=")
-            self.value(fields, m.group(0))
-            if self.peek(","):
-                self.eat(",")
-        self.eat("}")
+    elif tag == "enum":
+        n = flat(tree[2], {}, "n")
+        fields[name] = (tree[1][0], n) if tree[1] else n
+    elif tag == "array":
+        fields[name] = tuple(flat(e, {}, "e") for e in tree[1])
+    elif tag in ("int", "float", "str"):
+        fields[name] = tree[1]
+    elif tag == "bin":
+        fields[name] = int(tree[1], 2)
+    else:  # a variant's option, without its name
+        fields[name] = None
+    return fields.get(name)
 
 
 LINE = re.compile(r"^\[(\d\d):(\d\d):(\d\d)\.(\d{9})\] (?:(\S+) )?cpu (\d+) "
@@ -187,12 +109,9 @@ def read_view(path):
             tod = ((int(h) * 60 + int(mi)) * 60 + int(s)) * 10**9 + int(ns)
             fields = {}
             if rest and not name.startswith("lt_tracef:"):
-                t = Text(rest)
                 try:
-                    while t.peek("{"):
-                        t.group(fields)
-                        if t.peek(","):
-                            t.eat(",")
+                    for g in groups_of(rest):
+                        flat(g, fields)
                 except (ValueError, IndexError, AttributeError):
                     fields = None
             events.append((tod, int(cpu), name, fields))
