@@ -13,7 +13,9 @@
  * for odd.
  */
 #include "analysis/analysis.h"
+#include "analysis/perfetto.h"
 #include "analysis/report.h"
+#include "analysis/span.h"
 #include "ctf/reader.h"
 #include "fuzz_input.h"
 
@@ -66,6 +68,10 @@ static void run_all(lt_reader_t *t, enum lt_afmt fmt)
 	lt_analyze_latency(t, &so, sink);
 	lt_reader_rewind(t);
 	lt_export_chrome(t, &b, sink);
+	lt_reader_rewind(t);
+	struct lt_span_pair pair = { "*_entry", "*_exit" };
+	struct lt_perfetto_opts po = { .anchor = &b, .span = &pair };
+	lt_export_perfetto(t, &po, sink);
 	lt_reader_rewind(t);
 	lt_report_html(t, &a, sink);
 }
