@@ -541,14 +541,12 @@ static void intern_event(struct px *x, struct seq *s,
 			 const struct lt_event_class *c, const struct pcls *p,
 			 int anchor)
 {
+	/* the class's name byte: 2 once its name, category and field names
+	 * are all on the sequence */
 	uint8_t *name = &s->sent[c->index];
 	uint8_t *cat = &s->sent[x->ncls + p->cat - 1];
 	uint8_t *acat = &s->sent[x->ncls + x->anchor_cat - 1];
-	int need = !*name || !*cat || (anchor && !*acat);
-	for (uint32_t f = 0; !need && f < c->nfields; f++)
-		need = !s->sent[x->ncls + x->cats.n + x->ann_iid[p->ann + f] -
-				1];
-	if (!need)
+	if (*name == 2 && (!anchor || *acat))
 		return;
 	struct lt_pb *b = &x->out;
 	size_t id = lt_pb_begin(b, TP_INTERNED_DATA);
@@ -568,8 +566,8 @@ static void intern_event(struct px *x, struct seq *s,
 		lt_pb_uint(b, IN_IID, c->index + 1);
 		lt_pb_str(b, IN_NAME, c->name);
 		lt_pb_end(b, e);
-		*name = 1;
 	}
+	*name = 2;
 	for (uint32_t f = 0; f < c->nfields; f++) {
 		uint32_t iid = x->ann_iid[p->ann + f];
 		uint8_t *sent = &s->sent[x->ncls + x->cats.n + iid - 1];
