@@ -190,7 +190,8 @@ fi
 
 # ust: LTTng-UST with lttng-tools, per-UID buffers and vpid/vtid contexts
 if command -v lttng > /dev/null && pkg-config --exists lttng-ust 2> /dev/null; then
-	if bash "$top/tests/lttng/record.sh" "$tmp/u" 300 256K --buffers-uid vpid vtid > "$tmp/u.out" 2>&1; then
+	# bounded: a session daemon that stops answering fails the case
+	if timeout 120 bash "$top/tests/lttng/record.sh" "$tmp/u" 300 256K --buffers-uid vpid vtid > "$tmp/u.out" 2>&1; then
 		# two processes of two threads, 300 of each of two events
 		check ust "$tmp/u" -- --expect instants=2400
 	else
