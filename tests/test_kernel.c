@@ -801,7 +801,8 @@ static void record(struct files *fl, struct sleeper *sl,
 /*
  * Checks the thread's sleeps in the trace: 0 when they are all there, in
  * order and on time; 1 when the switches back in are missing and the trace
- * has no switch away from the idle task at all (a state this VM's kernel
+ * has no switch away from the idle task at all, or when one sleep's exit
+ * has no switch back to the thread before it (a state this VM's kernel
  * falls into under load, where `perf record -a` misses them too).
  */
 static int check(const struct files *fl, const struct sleeper *sl,
@@ -834,6 +835,19 @@ static int check(const struct files *fl, const struct sleeper *sl,
 			printf("  no switch from the idle task in %zu events: "
 			       "the kernel did not report them\n",
 			       n);
+			free(v);
+			free(out);
+			return 1;
+		}
+		/* the same omission for one sleep: the thread back from its
+		 * sleep (its exit there) with no switch to it reported */
+		size_t x_early = find(v, n, out_, "syscalls:sys_exit_nanosleep",
+				      sl->tid, 0);
+		if (out_ < n && x_early < in) {
+			printf("  sleep %d: no switch back to tid %d before its "
+			       "exit at line %zu: the kernel did not report "
+			       "it\n",
+			       i, (int)sl->tid, x_early);
 			free(v);
 			free(out);
 			return 1;
