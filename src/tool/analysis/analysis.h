@@ -119,8 +119,8 @@ int lt_analyze_irq(lt_reader_t *t, unsigned top, enum lt_afmt fmt, FILE *out);
 /* Chrome trace-event JSON; anchor may be NULL (no instant events). */
 int lt_export_chrome(lt_reader_t *t, const struct lt_anchor *anchor, FILE *out);
 
-/* a * b and a - b, held at INT64_MIN/MAX where they overflow: field values
- * and times in a damaged trace can be anything. */
+/* a * b, a - b and a + b, held at INT64_MIN/MAX where they overflow:
+ * field values and times in a damaged trace can be anything. */
 static inline int64_t lt_sat_mul(int64_t a, int64_t b)
 {
 	int64_t r;
@@ -135,6 +135,14 @@ static inline int64_t lt_sat_sub(int64_t a, int64_t b)
 	if (!__builtin_sub_overflow(a, b, &r))
 		return r;
 	return b < 0 ? INT64_MAX : INT64_MIN;
+}
+
+static inline int64_t lt_sat_add(int64_t a, int64_t b)
+{
+	int64_t r;
+	if (!__builtin_add_overflow(a, b, &r))
+		return r;
+	return a < 0 ? INT64_MIN : INT64_MAX;
 }
 
 /* Parses "10ms", "500us", "2s", "100ns" (a bare number is ms); -1 if bad. */

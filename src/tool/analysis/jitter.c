@@ -112,11 +112,11 @@ int lt_analyze_jitter(lt_reader_t *t, const struct lt_jitter_opts *o, FILE *out)
 			th[nth++].prev = ev->ns;
 			continue;
 		}
-		int64_t iv = ev->ns - th[i].prev;
+		int64_t iv = lt_sat_sub(ev->ns, th[i].prev);
 		th[i].prev = ev->ns;
-		int64_t late = iv - o->period_ns;
+		int64_t late = lt_sat_sub(iv, o->period_ns);
 		nint++;
-		sum_late += late > 0 ? late : 0;
+		sum_late = lt_sat_add(sum_late, late > 0 ? late : 0);
 		if (late > max_late)
 			max_late = late;
 		unsigned slot = nres;
