@@ -37,6 +37,7 @@
 #include "analysis/pb.h"
 #include "analysis/span.h"
 #include "ctf/format.h"
+#include "ctf/load.h"
 #include "ctf/value.h"
 
 #include <errno.h>
@@ -173,11 +174,24 @@ struct seq {
 	uint8_t lost_track;
 };
 
+/*
+ * A field read for every scheduling event: its index (-1: absent) and how
+ * it loads, decided once per class: a little-endian integer of 1, 2, 4 or
+ * 8 bytes (its size, or-ed with LT_VOP_SIGNED) and a 16-byte text array
+ * (PF_COMM16, the kernel's comm) straight from the event's bytes; 0,
+ * through lt_event_field().
+ */
+struct pfield {
+	int16_t i;
+	uint8_t ld;
+};
+#define PF_COMM16 0x80
+
 /* What the export reads of an event class, planned once */
 struct pcls {
 	int16_t tid, pid; /* thread and process fields (contexts) */
-	int16_t next_pid, next_comm, prev_state, next_prio; /* switch */
-	int16_t w_pid, w_comm, w_prio, w_cpu; /* waking */
+	struct pfield next_pid, next_comm, prev_state, next_prio; /* switch */
+	struct pfield w_pid, w_comm, w_prio, w_cpu; /* waking */
 	int16_t irq_name; /* irq_handler_entry's handler */
 	uint32_t cat; /* category iid */
 	uint32_t ann; /* its first field's in ann_iid */
@@ -454,6 +468,26 @@ static int16_t field_named(const struct lt_event_class *c, const char *a,
 	return -1;
 }
 
+static struct pfield pfield_of(const struct lt_event_class *c, const char *a,
+			       const char *b)
+{
+	struct pfield pf = { field_named(c, a, b), 0 };
+	if (pf.i < 0)
+		return pf;
+	const struct lt_field_class *fc = &c->fields[pf.i];
+	if (fc->var_tag >= 0 || fc->bitfield || fc->be)
+		return pf;
+	uint8_t op = lt_value_op(fc);
+	if (op && !(op & (LT_VOP_BE | LT_VOP_FLOAT | LT_VOP_STRING)))
+		pf.ld = op; /* an integer: its size | LT_VOP_SIGNED */
+	else if (op == LT_VOP_ENUM && ld_sel_size(fc->size))
+		pf.ld = (uint8_t)(fc->size |
+				  (fc->is_signed ? LT_VOP_SIGNED : 0));
+	else if (fc->kind == LT_KIND_ARRAY && fc->text && fc->length == 16)
+		pf.ld = PF_COMM16;
+	return pf;
+}
+
 static int plan_classes(struct px *x)
 {
 	int added;
@@ -476,14 +510,14 @@ static int plan_classes(struct px *x)
 		if (p->tid < 0)
 			p->tid = field_named(c, "common_tid", NULL);
 		p->pid = field_named(c, "vpid", "common_tgid");
-		p->next_pid = field_named(c, "next_pid", "next_tid");
-		p->next_comm = field_named(c, "next_comm", NULL);
-		p->prev_state = field_named(c, "prev_state", NULL);
-		p->next_prio = field_named(c, "next_prio", NULL);
-		p->w_pid = field_named(c, "pid", "tid");
-		p->w_comm = field_named(c, "comm", NULL);
-		p->w_prio = field_named(c, "prio", NULL);
-		p->w_cpu = field_named(c, "target_cpu", NULL);
+		p->next_pid = pfield_of(c, "next_pid", "next_tid");
+		p->next_comm = pfield_of(c, "next_comm", NULL);
+		p->prev_state = pfield_of(c, "prev_state", NULL);
+		p->next_prio = pfield_of(c, "next_prio", NULL);
+		p->w_pid = pfield_of(c, "pid", "tid");
+		p->w_comm = pfield_of(c, "comm", NULL);
+		p->w_prio = pfield_of(c, "prio", NULL);
+		p->w_cpu = pfield_of(c, "target_cpu", NULL);
 		p->irq_name = field_named(c, "name", NULL);
 		p->trigger = !strcmp(c->name, "lowtrace:trigger");
 		/* the category: the provider ("demo" of "demo:tick"), or
@@ -803,27 +837,50 @@ static void bundle_flush(struct px *x, uint32_t cpu, struct bundle *bd)
 	memset(bd->hash, 0, sizeof(bd->hash));
 }
 
-static uint32_t bundle_comm(struct bundle *bd, const char *s, size_t n)
+/* The index of a comm (16 bytes, NUL-padded) in the bundle's table. */
+static uint32_t bundle_comm(struct bundle *bd, const uint64_t k[2])
 {
-	/* the name as 16 bytes, NUL-padded: hashed and compared whole */
-	union {
-		char c[16];
-		uint64_t w[2];
-	} k = { { 0 } };
-	memcpy(k.c, s, n > 15 ? 15 : n);
-	uint64_t h = (k.w[0] * 0x9e3779b97f4a7c15ull) ^
-		     (k.w[1] * 0xc2b2ae3d27d4eb4full);
+	uint64_t h =
+		(k[0] * 0x9e3779b97f4a7c15ull) ^ (k[1] * 0xc2b2ae3d27d4eb4full);
 	unsigned i = (unsigned)(h >> 40);
 	for (;; i++) {
 		uint16_t e = bd->hash[i % (2 * BUNDLE_COMMS)];
 		if (!e)
 			break;
-		if (!memcmp(bd->comm[e - 1], k.c, 16))
+		if (!memcmp(bd->comm[e - 1], k, 16))
 			return e - 1u;
 	}
-	memcpy(bd->comm[bd->ncomm], k.c, 16);
+	memcpy(bd->comm[bd->ncomm], k, 16);
 	bd->hash[i % (2 * BUNDLE_COMMS)] = (uint16_t)(bd->ncomm + 1);
 	return bd->ncomm++;
+}
+
+static inline int64_t pf_int(const struct lt_event *ev, struct pfield f,
+			     int64_t def)
+{
+	if (__builtin_expect(f.ld && f.ld != PF_COMM16, 1)) {
+		uint64_t u = ld_uint_sel(ev->base + ev->off[f.i], f.ld & 15);
+		return f.ld & LT_VOP_SIGNED ? sext(u, f.ld & 15) : (int64_t)u;
+	}
+	return fint(ev, f.i, def);
+}
+
+/* A comm field as 16 bytes: at most 15 of its text, NUL-padded. */
+static inline void pf_comm(const struct lt_event *ev, struct pfield f,
+			   uint64_t k[2])
+{
+	const char *s;
+	size_t n;
+	if (__builtin_expect(f.ld == PF_COMM16, 1)) {
+		const unsigned char *b = ev->base + ev->off[f.i];
+		const unsigned char *z = ld_find_nul(b, 16);
+		s = (const char *)b;
+		n = z ? (size_t)(z - b) : 16;
+	} else {
+		n = fstr(ev, f.i, &s);
+	}
+	k[0] = k[1] = 0;
+	memcpy(k, s, n > 15 ? 15 : n);
 }
 
 static void sched_event(struct px *x, const struct lt_event *ev, int kind)
@@ -836,29 +893,29 @@ static void sched_event(struct px *x, const struct lt_event *ev, int kind)
 	}
 	if (bd->n >= BUNDLE_EVENTS || bd->ncomm >= BUNDLE_COMMS)
 		bundle_flush(x, ev->cpu, bd);
-	const char *comm;
+	uint64_t comm[2];
 	uint64_t ts = (uint64_t)ev->ns;
 	if (kind == LT_KEV_SWITCH) {
-		size_t n = fstr(ev, p->next_comm, &comm);
+		pf_comm(ev, p->next_comm, comm);
 		lt_pb_varint(&bd->a[SW_TS], ts - bd->last_sw);
 		bd->last_sw = ts;
 		lt_pb_varint(&bd->a[SW_STATE],
-			     (uint64_t)fint(ev, p->prev_state, 0));
+			     (uint64_t)pf_int(ev, p->prev_state, 0));
 		lt_pb_varint(&bd->a[SW_PID],
-			     (uint64_t)fint(ev, p->next_pid, 0));
+			     (uint64_t)pf_int(ev, p->next_pid, 0));
 		lt_pb_varint(&bd->a[SW_PRIO],
-			     (uint64_t)fint(ev, p->next_prio, 120));
-		lt_pb_varint(&bd->a[SW_COMM], bundle_comm(bd, comm, n));
+			     (uint64_t)pf_int(ev, p->next_prio, 120));
+		lt_pb_varint(&bd->a[SW_COMM], bundle_comm(bd, comm));
 	} else {
-		size_t n = fstr(ev, p->w_comm, &comm);
+		pf_comm(ev, p->w_comm, comm);
 		lt_pb_varint(&bd->a[WK_TS], ts - bd->last_wk);
 		bd->last_wk = ts;
-		lt_pb_varint(&bd->a[WK_PID], (uint64_t)fint(ev, p->w_pid, 0));
+		lt_pb_varint(&bd->a[WK_PID], (uint64_t)pf_int(ev, p->w_pid, 0));
 		lt_pb_varint(&bd->a[WK_CPU],
-			     (uint64_t)fint(ev, p->w_cpu, ev->cpu));
+			     (uint64_t)pf_int(ev, p->w_cpu, ev->cpu));
 		lt_pb_varint(&bd->a[WK_PRIO],
-			     (uint64_t)fint(ev, p->w_prio, 120));
-		lt_pb_varint(&bd->a[WK_COMM], bundle_comm(bd, comm, n));
+			     (uint64_t)pf_int(ev, p->w_prio, 120));
+		lt_pb_varint(&bd->a[WK_COMM], bundle_comm(bd, comm));
 	}
 	bd->n++;
 }
