@@ -150,8 +150,8 @@ enum {
 };
 static const uint8_t array_field[NARRAYS] = { 1, 2, 3, 4, 6, 7, 8, 9, 10, 11 };
 
-#define BUNDLE_EVENTS 4096 /* sched events a bundle holds at most */
-#define BUNDLE_COMMS 256 /* distinct comms a bundle holds at most */
+#define BUNDLE_EVENTS 16384 /* sched events a bundle holds at most */
+#define BUNDLE_COMMS 1024 /* distinct comms a bundle holds at most */
 #define FLUSH_BYTES (256u << 10)
 
 struct bundle {
