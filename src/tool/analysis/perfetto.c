@@ -872,13 +872,17 @@ static inline void pf_comm(const struct lt_event *ev, struct pfield f,
 	const char *s;
 	size_t n;
 	if (__builtin_expect(f.ld == PF_COMM16, 1)) {
+		/* the 16 bytes loaded whole, the ones from its NUL on
+		 * masked off: no copy of a variable length */
 		const unsigned char *b = ev->base + ev->off[f.i];
 		const unsigned char *z = ld_find_nul(b, 16);
-		s = (const char *)b;
-		n = z ? (size_t)(z - b) : 16;
-	} else {
-		n = fstr(ev, f.i, &s);
+		n = z ? (size_t)(z - b) : 15;
+		memcpy(k, b, 16);
+		k[0] &= n >= 8 ? ~0ull : (1ull << (8 * n)) - 1;
+		k[1] &= n <= 8 ? 0 : (1ull << (8 * (n - 8))) - 1;
+		return;
 	}
+	n = fstr(ev, f.i, &s);
 	k[0] = k[1] = 0;
 	memcpy(k, s, n > 15 ? 15 : n);
 }
