@@ -790,7 +790,7 @@ static void track_event(struct px *x, const struct lt_event *ev)
 
 /* ---- scheduling: compact_sched bundles ---- */
 
-static struct bundle *bundle_of(struct px *x, uint32_t cpu)
+static struct bundle *bundle_new(struct px *x, uint32_t cpu)
 {
 	if (cpu >= x->ncpus) {
 		if (cpu > 65535)
@@ -803,9 +803,25 @@ static struct bundle *bundle_of(struct px *x, uint32_t cpu)
 		x->bundles = v;
 		x->ncpus = n;
 	}
-	if (!x->bundles[cpu])
-		x->bundles[cpu] = calloc(1, sizeof(struct bundle));
+	if (!x->bundles[cpu]) {
+		struct bundle *bd = calloc(1, sizeof(struct bundle));
+		if (!bd)
+			return NULL;
+		x->bundles[cpu] = bd;
+		/* room for a full bundle's varints: sched_event() checks
+		 * none (only the pages written are ever touched) */
+		for (unsigned i = 0; i < NARRAYS; i++)
+			if (lt_pb_grow(&bd->a[i], 10 * BUNDLE_EVENTS))
+				return NULL;
+	}
 	return x->bundles[cpu];
+}
+
+static inline struct bundle *bundle_of(struct px *x, uint32_t cpu)
+{
+	if (__builtin_expect(cpu < x->ncpus && x->bundles[cpu] != NULL, 1))
+		return x->bundles[cpu];
+	return bundle_new(x, cpu);
 }
 
 static void bundle_flush(struct px *x, uint32_t cpu, struct bundle *bd)
@@ -887,6 +903,13 @@ static inline void pf_comm(const struct lt_event *ev, struct pfield f,
 	memcpy(k, s, n > 15 ? 15 : n);
 }
 
+/* A value of a compact_sched array, which has room for it (bundle_new) */
+static inline void put_array(struct lt_pb *a, uint64_t v)
+{
+	uint8_t *p = a->p + a->len;
+	a->len = (size_t)(lt_pb_put_varint(p, v) - a->p);
+}
+
 static void sched_event(struct px *x, const struct lt_event *ev, int kind)
 {
 	const struct pcls *p = &x->cls[ev->cls->index];
@@ -899,27 +922,23 @@ static void sched_event(struct px *x, const struct lt_event *ev, int kind)
 		bundle_flush(x, ev->cpu, bd);
 	uint64_t comm[2];
 	uint64_t ts = (uint64_t)ev->ns;
+	struct lt_pb *a = bd->a;
 	if (kind == LT_KEV_SWITCH) {
 		pf_comm(ev, p->next_comm, comm);
-		lt_pb_varint(&bd->a[SW_TS], ts - bd->last_sw);
+		put_array(&a[SW_TS], ts - bd->last_sw);
 		bd->last_sw = ts;
-		lt_pb_varint(&bd->a[SW_STATE],
-			     (uint64_t)pf_int(ev, p->prev_state, 0));
-		lt_pb_varint(&bd->a[SW_PID],
-			     (uint64_t)pf_int(ev, p->next_pid, 0));
-		lt_pb_varint(&bd->a[SW_PRIO],
-			     (uint64_t)pf_int(ev, p->next_prio, 120));
-		lt_pb_varint(&bd->a[SW_COMM], bundle_comm(bd, comm));
+		put_array(&a[SW_STATE], (uint64_t)pf_int(ev, p->prev_state, 0));
+		put_array(&a[SW_PID], (uint64_t)pf_int(ev, p->next_pid, 0));
+		put_array(&a[SW_PRIO], (uint64_t)pf_int(ev, p->next_prio, 120));
+		put_array(&a[SW_COMM], bundle_comm(bd, comm));
 	} else {
 		pf_comm(ev, p->w_comm, comm);
-		lt_pb_varint(&bd->a[WK_TS], ts - bd->last_wk);
+		put_array(&a[WK_TS], ts - bd->last_wk);
 		bd->last_wk = ts;
-		lt_pb_varint(&bd->a[WK_PID], (uint64_t)pf_int(ev, p->w_pid, 0));
-		lt_pb_varint(&bd->a[WK_CPU],
-			     (uint64_t)pf_int(ev, p->w_cpu, ev->cpu));
-		lt_pb_varint(&bd->a[WK_PRIO],
-			     (uint64_t)pf_int(ev, p->w_prio, 120));
-		lt_pb_varint(&bd->a[WK_COMM], bundle_comm(bd, comm));
+		put_array(&a[WK_PID], (uint64_t)pf_int(ev, p->w_pid, 0));
+		put_array(&a[WK_CPU], (uint64_t)pf_int(ev, p->w_cpu, ev->cpu));
+		put_array(&a[WK_PRIO], (uint64_t)pf_int(ev, p->w_prio, 120));
+		put_array(&a[WK_COMM], bundle_comm(bd, comm));
 	}
 	bd->n++;
 }
