@@ -56,6 +56,13 @@ static inline uint8_t *lt_pb_put_varint(uint8_t *p, uint64_t v)
 	return p;
 }
 
+/* Field field = v, a varint, at p (room for 20 bytes); returns the end.
+ * A small message whose room is made once is written so, at a cursor. */
+static inline uint8_t *lt_pb_put_uint(uint8_t *p, unsigned field, uint64_t v)
+{
+	return lt_pb_put_varint(lt_pb_put_varint(p, (uint64_t)field << 3), v);
+}
+
 static inline void lt_pb_varint(struct lt_pb *b, uint64_t v)
 {
 	if (lt_pb_room(b, 10))
@@ -74,8 +81,7 @@ static inline void lt_pb_uint(struct lt_pb *b, unsigned field, uint64_t v)
 {
 	if (lt_pb_room(b, 20))
 		return;
-	uint8_t *p = lt_pb_put_varint(b->p + b->len, (uint64_t)field << 3);
-	b->len = (size_t)(lt_pb_put_varint(p, v) - b->p);
+	b->len = (size_t)(lt_pb_put_uint(b->p + b->len, field, v) - b->p);
 }
 
 static inline void lt_pb_int(struct lt_pb *b, unsigned field, int64_t v)

@@ -977,11 +977,62 @@ static uint32_t kernel_name(struct px *x, const char *name)
  * uuid.  Names by number: "irq N NAME" (name, the handler's; the first
  * one seen names the line), "softirq N", the system call's name.
  */
+/*
+ * A slice's packet on a started sequence s (incremental clock), all of
+ * it at a cursor after one check of the room: its category and name
+ * iids (0: none) interned before.  The same bytes as seq_packet() and
+ * the TrackEvent's fields one by one.
+ */
+static void slice_packet(struct px *x, struct seq *s, int64_t ns, int type,
+			 uint32_t cat, uint32_t iid, uint64_t uuid)
+{
+	struct lt_pb *b = &x->out;
+	if (lt_pb_room(b, 96)) {
+		x->err = b->err;
+		return;
+	}
+	int64_t d = ns > s->last_ns ? ns - s->last_ns : 0;
+	s->last_ns += d;
+	uint8_t *p = b->p + b->len;
+	*p++ = TRACE_PACKET << 3 | LT_PB_LEN;
+	uint8_t *pk = p++; /* its length: less than 128 */
+	p = lt_pb_put_uint(p, TP_SEQ_ID, s->id);
+	p = lt_pb_put_uint(p, TP_TIMESTAMP, (uint64_t)d);
+	p = lt_pb_put_uint(p, TP_SEQ_FLAGS, SEQ_NEEDS);
+	*p++ = TP_TRACK_EVENT << 3 | LT_PB_LEN;
+	uint8_t *te = p++;
+	if (cat)
+		p = lt_pb_put_uint(p, TE_CATEGORY_IIDS, cat);
+	p = lt_pb_put_uint(p, TE_TYPE, (uint64_t)type);
+	if (iid)
+		p = lt_pb_put_uint(p, TE_NAME_IID, iid);
+	p = lt_pb_put_uint(p, TE_TRACK_UUID, uuid);
+	*te = (uint8_t)(p - te - 1);
+	*pk = (uint8_t)(p - pk - 1);
+	b->len = (size_t)(p - b->p);
+	if (b->len >= FLUSH_BYTES)
+		flush_out(x);
+}
+
 static void kernel_slice(struct px *x, int64_t ns, uint64_t uuid, int kind,
 			 int64_t nr, const char *irq_name, size_t irq_len)
 {
 	struct seq *s = &x->own[SEQ_KERNEL];
 	struct lt_pb *b = &x->out;
+	if (__builtin_expect(s->started, 1)) {
+		uint32_t iid = kind >= 0 && nr >= 0 && nr < KS_CACHE ?
+				       x->kiid[kind * KS_CACHE + nr] :
+				       0;
+		if (kind < 0) {
+			slice_packet(x, s, ns, TYPE_SLICE_END, 0, 0, uuid);
+			return;
+		}
+		if (iid && x->kcat_sent[kind]) {
+			slice_packet(x, s, ns, TYPE_SLICE_BEGIN,
+				     (uint32_t)kind + 1, iid, uuid);
+			return;
+		}
+	}
 	size_t m = seq_packet(x, s, ns, 1);
 	if (kind < 0) {
 		size_t te = lt_pb_begin(b, TP_TRACK_EVENT);
