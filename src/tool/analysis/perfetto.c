@@ -189,7 +189,7 @@ struct pfield {
 
 /* What the export reads of an event class, planned once */
 struct pcls {
-	int16_t tid, pid; /* thread and process fields (contexts) */
+	struct pfield tid, pid; /* thread and process fields (contexts) */
 	struct pfield next_pid, next_comm, prev_state, next_prio; /* switch */
 	struct pfield w_pid, w_comm, w_prio, w_cpu; /* waking */
 	int16_t irq_name; /* irq_handler_entry's handler */
@@ -468,10 +468,9 @@ static int16_t field_named(const struct lt_event_class *c, const char *a,
 	return -1;
 }
 
-static struct pfield pfield_of(const struct lt_event_class *c, const char *a,
-			       const char *b)
+static struct pfield pfield_at(const struct lt_event_class *c, int16_t i)
 {
-	struct pfield pf = { field_named(c, a, b), 0 };
+	struct pfield pf = { i, 0 };
 	if (pf.i < 0)
 		return pf;
 	const struct lt_field_class *fc = &c->fields[pf.i];
@@ -486,6 +485,12 @@ static struct pfield pfield_of(const struct lt_event_class *c, const char *a,
 	else if (fc->kind == LT_KIND_ARRAY && fc->text && fc->length == 16)
 		pf.ld = PF_COMM16;
 	return pf;
+}
+
+static struct pfield pfield_of(const struct lt_event_class *c, const char *a,
+			       const char *b)
+{
+	return pfield_at(c, field_named(c, a, b));
 }
 
 static int plan_classes(struct px *x)
@@ -506,10 +511,11 @@ static int plan_classes(struct px *x)
 	for (unsigned i = 0; i < x->ncls; i++) {
 		const struct lt_event_class *c = lt_reader_class(x->t, i);
 		struct pcls *p = &x->cls[c->index];
-		p->tid = field_named(c, "tid", "vtid");
-		if (p->tid < 0)
-			p->tid = field_named(c, "common_tid", NULL);
-		p->pid = field_named(c, "vpid", "common_tgid");
+		int16_t tid = field_named(c, "tid", "vtid");
+		if (tid < 0)
+			tid = field_named(c, "common_tid", NULL);
+		p->tid = pfield_at(c, tid);
+		p->pid = pfield_of(c, "vpid", "common_tgid");
 		p->next_pid = pfield_of(c, "next_pid", "next_tid");
 		p->next_comm = pfield_of(c, "next_comm", NULL);
 		p->prev_state = pfield_of(c, "prev_state", NULL);
@@ -635,7 +641,7 @@ static void annotations(struct px *x, const struct lt_event *ev,
 	for (uint32_t f = 0; f < c->nfields; f++) {
 		struct lt_value v;
 		/* the thread and process are the track's */
-		if ((int32_t)f == p->tid || (int32_t)f == p->pid ||
+		if ((int32_t)f == p->tid.i || (int32_t)f == p->pid.i ||
 		    lt_event_field(ev, f, &v) != 0)
 			continue;
 		size_t a = lt_pb_begin(b, TE_DEBUG_ANNOTATIONS);
@@ -721,13 +727,45 @@ __attribute__((flatten)) static size_t fstr(const struct lt_event *ev,
 	return 0;
 }
 
+static inline int64_t pf_int(const struct lt_event *ev, struct pfield f,
+			     int64_t def)
+{
+	if (__builtin_expect(f.ld && f.ld != PF_COMM16, 1)) {
+		uint64_t u = ld_uint_sel(ev->base + ev->off[f.i], f.ld & 15);
+		return f.ld & LT_VOP_SIGNED ? sext(u, f.ld & 15) : (int64_t)u;
+	}
+	return fint(ev, f.i, def);
+}
+
+/* A comm field as 16 bytes: at most 15 of its text, NUL-padded. */
+static inline void pf_comm(const struct lt_event *ev, struct pfield f,
+			   uint64_t k[2])
+{
+	const char *s;
+	size_t n;
+	if (__builtin_expect(f.ld == PF_COMM16, 1)) {
+		/* the 16 bytes loaded whole, the ones from its NUL on
+		 * masked off: no copy of a variable length */
+		const unsigned char *b = ev->base + ev->off[f.i];
+		const unsigned char *z = ld_find_nul(b, 16);
+		n = z ? (size_t)(z - b) : 15;
+		memcpy(k, b, 16);
+		k[0] &= n >= 8 ? ~0ull : (1ull << (8 * n)) - 1;
+		k[1] &= n <= 8 ? 0 : (1ull << (8 * (n - 8))) - 1;
+		return;
+	}
+	n = fstr(ev, f.i, &s);
+	k[0] = k[1] = 0;
+	memcpy(k, s, n > 15 ? 15 : n);
+}
+
 /* The thread and process an event is of. */
 static void thread_of(struct px *x, const struct lt_event *ev,
 		      const struct pcls *p, int32_t *tid, int32_t *pid)
 {
-	int64_t v = fint(ev, p->pid, -1);
+	int64_t v = pf_int(ev, p->pid, -1);
 	*pid = v >= 0 ? (int32_t)v : (int32_t)ev->pid;
-	v = fint(ev, p->tid, -1);
+	v = pf_int(ev, p->tid, -1);
 	if (v < 0 && !*pid)
 		v = lt_model_cpu_tid(&x->m, ev->cpu); /* a kernel event */
 	*tid = v >= 0 ? (int32_t)v : *pid;
@@ -869,38 +907,6 @@ static uint32_t bundle_comm(struct bundle *bd, const uint64_t k[2])
 	memcpy(bd->comm[bd->ncomm], k, 16);
 	bd->hash[i % (2 * BUNDLE_COMMS)] = (uint16_t)(bd->ncomm + 1);
 	return bd->ncomm++;
-}
-
-static inline int64_t pf_int(const struct lt_event *ev, struct pfield f,
-			     int64_t def)
-{
-	if (__builtin_expect(f.ld && f.ld != PF_COMM16, 1)) {
-		uint64_t u = ld_uint_sel(ev->base + ev->off[f.i], f.ld & 15);
-		return f.ld & LT_VOP_SIGNED ? sext(u, f.ld & 15) : (int64_t)u;
-	}
-	return fint(ev, f.i, def);
-}
-
-/* A comm field as 16 bytes: at most 15 of its text, NUL-padded. */
-static inline void pf_comm(const struct lt_event *ev, struct pfield f,
-			   uint64_t k[2])
-{
-	const char *s;
-	size_t n;
-	if (__builtin_expect(f.ld == PF_COMM16, 1)) {
-		/* the 16 bytes loaded whole, the ones from its NUL on
-		 * masked off: no copy of a variable length */
-		const unsigned char *b = ev->base + ev->off[f.i];
-		const unsigned char *z = ld_find_nul(b, 16);
-		n = z ? (size_t)(z - b) : 15;
-		memcpy(k, b, 16);
-		k[0] &= n >= 8 ? ~0ull : (1ull << (8 * n)) - 1;
-		k[1] &= n <= 8 ? 0 : (1ull << (8 * (n - 8))) - 1;
-		return;
-	}
-	n = fstr(ev, f.i, &s);
-	k[0] = k[1] = 0;
-	memcpy(k, s, n > 15 ? 15 : n);
 }
 
 /* A value of a compact_sched array, which has room for it (bundle_new) */
