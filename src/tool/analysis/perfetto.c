@@ -196,6 +196,7 @@ struct pcls {
 	uint32_t cat; /* category iid */
 	uint32_t ann; /* its first field's in ann_iid */
 	uint8_t trigger; /* lowtrace:trigger, a trigger's firing */
+	uint8_t kind; /* lt_model_kind()'s + 1, 0 until its first event */
 };
 
 /* The strings interned across the trace: categories, field names */
@@ -1312,7 +1313,11 @@ int lt_export_perfetto(lt_reader_t *t, const struct lt_perfetto_opts *o,
 		ret = 0;
 		struct lt_thread *sys_th;
 		int32_t sys_nr;
-		int kind = lt_model_kind(&x.m, ev);
+		/* the model's kind of a class, asked once */
+		struct pcls *pc = &x.cls[ev->cls->index];
+		if (__builtin_expect(!pc->kind, 0))
+			pc->kind = (uint8_t)(lt_model_kind(&x.m, ev) + 1);
+		int kind = pc->kind - 1;
 		if (kind != LT_KEV_OTHER)
 			kernel_before(&x, ev, kind, &sys_th, &sys_nr);
 		lt_model_feed(&x.m, ev);
