@@ -9,6 +9,9 @@
 #   LTTNG_EVENTS=N  events of the lttng-modules trace (default 5000000;
 #                   0 leaves it out; tests/gen_ctf.py writes it, slowly)
 #   JSON=0          leaves the Chrome JSON export out (its size and time)
+#   BASE=DIR        another build directory (of another commit): its
+#                   export --format perfetto timed too, on the same traces,
+#                   each of its runs beside one of this build's
 #
 # For each NEVENTS, a trace of lowtrace's kernel layout from
 # build/bench/gen_sched (2 CPUs, 300 threads: the shape `lowtrace record
@@ -58,8 +61,29 @@ measure() {
 	"$B/bench/model_pass" "$dir" --decode-only > /dev/null # warm the page cache
 	read -r w c m <<< "$(median_time "$B/bench/model_pass" "$dir")"
 	row "model_pass (reader + model)" "$n" "$w" "$c" "$m"
-	read -r w c m <<< "$(median_time "$B/lowtrace" export --format perfetto "$dir" -o "$tmp/out.pftrace")"
-	row "export --format perfetto" "$n" "$w" "$c" "$m"
+	if [ -n "${BASE:-}" ]; then
+		# one run of each in turn, so that both see the same load
+		local bw=() bc=() bm=() hw=() hc=() hm=() RUNS_ALL=$RUNS
+		RUNS=1
+		for _ in $(seq "$RUNS_ALL"); do
+			read -r w c m <<< "$(median_time "$BASE/lowtrace" export --format perfetto "$dir" -o "$tmp/base.pftrace")"
+			bw+=("$w") bc+=("$c") bm+=("$m")
+			read -r w c m <<< "$(median_time "$B/lowtrace" export --format perfetto "$dir" -o "$tmp/out.pftrace")"
+			hw+=("$w") hc+=("$c") hm+=("$m")
+		done
+		RUNS=$RUNS_ALL
+		local mid=$(((RUNS + 1) / 2))
+		med() { printf '%s\n' "$@" | sort -g | sed -n "${mid}p"; }
+		row "export --format perfetto BASE" "$n" "$(med "${bw[@]}")" "$(med "${bc[@]}")" "$(med "${bm[@]}")"
+		row "export --format perfetto" "$n" "$(med "${hw[@]}")" "$(med "${hc[@]}")" "$(med "${hm[@]}")"
+		local bpf
+		bpf=$(stat -c %s "$tmp/base.pftrace")
+		rm -f "$tmp/base.pftrace"
+		echo "  BASE's .pftrace $((bpf / 1048576)) MiB ($(awk -v a="$bpf" -v n="$n" 'BEGIN { printf "%.1f", a / n }') bytes an event)"
+	else
+		read -r w c m <<< "$(median_time "$B/lowtrace" export --format perfetto "$dir" -o "$tmp/out.pftrace")"
+		row "export --format perfetto" "$n" "$w" "$c" "$m"
+	fi
 	local pf
 	pf=$(stat -c %s "$tmp/out.pftrace")
 	rm -f "$tmp/out.pftrace"
