@@ -116,6 +116,10 @@ const char *lt_syscall_name(int64_t nr, char *buf, size_t len);
  */
 int lt_analyze_irq(lt_reader_t *t, unsigned top, enum lt_afmt fmt, FILE *out);
 
+/* The kernel's name of softirq vector vec (HI, TIMER, NET_TX, ...), "?"
+ * for a number it has none for. */
+const char *lt_softirq_name(int64_t vec);
+
 /* Chrome trace-event JSON; anchor may be NULL (no instant events). */
 int lt_export_chrome(lt_reader_t *t, const struct lt_anchor *anchor, FILE *out);
 

@@ -30,6 +30,14 @@ static const char *const softirq_names[] = {
 	"IRQ_POLL", "TASKLET", "SCHED",	 "HRTIMER", "RCU",
 };
 
+const char *lt_softirq_name(int64_t vec)
+{
+	return vec >= 0 && vec < (int64_t)(sizeof(softirq_names) /
+					   sizeof(softirq_names[0])) ?
+		       softirq_names[vec] :
+		       "?";
+}
+
 struct line {
 	struct lt_dstat d;
 	char name[40]; /* the handler's name; "+" when several share it */
@@ -142,10 +150,7 @@ static const char *line_name(int64_t key, const struct line *l, int *soft,
 	*soft = (key & SOFT_KEY) != 0;
 	*vec = (int32_t)(uint32_t)(key & 0xffffffffll);
 	if (*soft)
-		return *vec >= 0 && *vec < (int32_t)(sizeof(softirq_names) /
-						     sizeof(softirq_names[0])) ?
-			       softirq_names[*vec] :
-			       "?";
+		return lt_softirq_name(*vec);
 	return l && l->name[0] ? l->name : "?";
 }
 

@@ -980,11 +980,6 @@ static uint32_t kernel_name(struct px *x, const char *name)
 }
 
 /*
- * A slice's begin (kind KS_*, its number nr) or end (kind -1) on track
- * uuid.  Names by number: "irq N NAME" (name, the handler's; the first
- * one seen names the line), "softirq N", the system call's name.
- */
-/*
  * A slice's packet on a started sequence s (incremental clock), all of
  * it at a cursor after one check of the room: its category and name
  * iids (0: none) interned before.  The same bytes as seq_packet() and
@@ -1021,6 +1016,12 @@ static void slice_packet(struct px *x, struct seq *s, int64_t ns, int type,
 		flush_out(x);
 }
 
+/*
+ * A slice's begin (kind KS_*, its number nr) or end (kind -1) on track
+ * uuid.  Names by number: "irq N NAME" (name, the handler's; the first
+ * one seen names the line), "softirq N NAME" (the kernel's name of the
+ * vector), the system call's name.
+ */
 static void kernel_slice(struct px *x, int64_t ns, uint64_t uuid, int kind,
 			 int64_t nr, const char *irq_name, size_t irq_len)
 {
@@ -1061,6 +1062,9 @@ static void kernel_slice(struct px *x, int64_t ns, uint64_t uuid, int kind,
 		else if (kind == KS_IRQ && irq_len)
 			snprintf(buf, sizeof(buf), "irq %lld %.*s",
 				 (long long)nr, (int)irq_len, irq_name);
+		else if (kind == KS_SOFTIRQ)
+			snprintf(buf, sizeof(buf), "softirq %lld %s",
+				 (long long)nr, lt_softirq_name(nr));
 		else
 			snprintf(buf, sizeof(buf), "%s %lld", ks_cat[kind],
 				 (long long)nr);
