@@ -76,10 +76,12 @@ for s in "$top"/tests/*.sh; do
 done
 # The kernel channel's tests once more on the perf backend: the first
 # run took the default, eBPF where the kernel allows it, so both backends
-# pass the same tests.
+# pass the same tests.  Once, in the plain build: the sanitizers' runs
+# check the eBPF backend's code and the code both share (CI's time).
 kernel_tests=" test_kernel test_record_kernel test_kernel_backends.sh
 	test_analysis.sh test_analysis_more.sh test_explain.sh test_report.sh
 	test_follow.sh test_gen_sched.sh test_attach.sh "
+[ -n "${SANITIZE:-}" ] && { echo "note: the kernel tests on the perf backend run in the plain build alone"; kernel_tests=""; }
 for t in "$@" "$top"/tests/*.sh; do
 	n=$(basename "$t")
 	case $kernel_tests in *[[:space:]]$n[[:space:]]*) ;; *) continue ;; esac
