@@ -176,18 +176,23 @@ static inline int lt_event_field(const struct lt_event *ev, unsigned i,
 		v->str = NULL;
 		return 0;
 	}
-	uint64_t u = ld_uint_sel(p, op & 15);
+	/* a scalar: little-endian integers signed by a mask (no branch on
+	 * the sign); big-endian ones and floats aside */
+	const unsigned size = op & 15;
+	uint64_t u = ld_uint_sel(p, size);
 	v->str = NULL;
 	v->len = 0;
-	if (op & LT_VOP_FLOAT) {
-		v->kind = LT_KIND_FLOAT;
-		lt_value_set_float(v, u, op & 15);
-		return 0;
+	if (__builtin_expect(op & (LT_VOP_FLOAT | LT_VOP_BE), 0)) {
+		if (op & LT_VOP_FLOAT) {
+			v->kind = LT_KIND_FLOAT;
+			lt_value_set_float(v, u, size);
+			return 0;
+		}
+		u = __builtin_bswap64(u) >> (64 - 8 * size);
 	}
-	if (op & LT_VOP_BE)
-		u = __builtin_bswap64(u) >> (64 - 8 * (op & 15));
+	const uint64_t sign = (uint64_t)(op & LT_VOP_SIGNED) << (8 * size - 5);
 	v->kind = LT_KIND_INT;
-	v->u = op & LT_VOP_SIGNED ? (uint64_t)sext(u, op & 15) : u;
+	v->u = (u ^ sign) - sign;
 	return 0;
 }
 
