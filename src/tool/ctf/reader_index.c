@@ -13,11 +13,19 @@
 #include "format/packet_header.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
+
+/* bytes of a packet read for its header and context at open, when the
+ * packet before had LT_INDEX_PREAD_MIN bytes or more (where the pages a
+ * fault maps around a header would hold no other header) */
+#define LT_INDEX_PREAD 512
+#define LT_INDEX_PREAD_MIN (32u << 10)
 
 static void set_err(struct lt_reader *t, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -64,9 +72,11 @@ static int read_pkt_header(const struct lt_tsdl *m, const unsigned char *pb,
  * sane (magic, packet_size) ends the stream there; one whose content is
  * bad is left out.  Either is an error unless LT_READER_SKIP_BAD.
  */
-int lt_stream_index(struct lt_reader *t, struct lt_stream *s)
+static int index_packets(struct lt_reader *t, struct lt_stream *s, int fd)
 {
+	unsigned char hb[LT_INDEX_PREAD];
 	size_t cap = 0, released = 0;
+	uint64_t prev_size = 0; /* the packet before's bytes */
 	uint64_t off = 0, prev_end = 0;
 	const int skip = t->flags & LT_READER_SKIP_BAD;
 
@@ -83,7 +93,20 @@ int lt_stream_index(struct lt_reader *t, struct lt_stream *s)
 		}
 		const struct lt_stream_class *sc = NULL;
 		uint64_t sid;
-		int hr = read_pkt_header(s->m, pb, left, &h, &bit, &sc, &sid);
+		int hr = PH_SHORT;
+		size_t want = left < sizeof(hb) ? (size_t)left : sizeof(hb);
+		if (fd >= 0 && prev_size >= LT_INDEX_PREAD_MIN &&
+		    pread(fd, hb, want, (off_t)off) == (ssize_t)want)
+			hr = read_pkt_header(s->m, hb, want, &h, &bit, &sc,
+					     &sid);
+		if (hr == PH_SHORT) {
+			/* no file, or a header longer than the bytes read */
+			bit = 0;
+			hr = read_pkt_header(s->m, pb, left, &h, &bit, &sc,
+					     &sid);
+		} else {
+			pb = hb;
+		}
 		if (hr == PH_MAGIC) {
 			set_err(t,
 				"%s: offset %llu: bad packet magic 0x%08llx "
@@ -285,6 +308,7 @@ int lt_stream_index(struct lt_reader *t, struct lt_stream *s)
 			s->has_instance = 1;
 		}
 		off += size;
+		prev_size = size;
 		continue;
 bad:
 		if (!skip)
@@ -299,6 +323,22 @@ fatal:
 		break;
 	}
 	return 0;
+}
+
+/*
+ * The headers of a mapped file of large packets are read by pread(), not
+ * through the mapping: a page fault on a header maps the 64 KiB around
+ * it, unmapped again behind the pass and mapped once more by the
+ * decoding.  Packets of a few pages are read through the mapping: a
+ * pread() for each costs more than mapping their pages.
+ */
+int lt_stream_index(struct lt_reader *t, struct lt_stream *s)
+{
+	int fd = s->map_len ? open(s->path, O_RDONLY | O_CLOEXEC) : -1;
+	int r = index_packets(t, s, fd);
+	if (fd >= 0)
+		close(fd);
+	return r;
 }
 
 /* Whole packets of a growing file */
