@@ -754,8 +754,30 @@ heap_fix_top(struct lt_reader *t)
 		}
 		return;
 	}
-	if (t->nheap > 3)
+	if (t->nheap > 7) {
 		sift_down(t, 0);
+		return;
+	}
+	if (t->nheap > 3) {
+		/* a heap of two levels below the top (a few CPUs' streams
+		 * and one more), sifted in line: the earlier kid of each
+		 * level by a select */
+		const unsigned n = t->nheap;
+		struct lt_stream *x = h[0];
+		unsigned c = 1 + heap_less(h[2], h[1]);
+		if (!heap_less(h[c], x))
+			return;
+		h[0] = h[c];
+		unsigned k = 2 * c + 1;
+		if (k < n) {
+			k += k + 1 < n && heap_less(h[k + 1], h[k]);
+			if (heap_less(h[k], x)) {
+				h[c] = h[k];
+				c = k;
+			}
+		}
+		h[c] = x;
+	}
 }
 
 int lt_reader_next(lt_reader_t *t, const struct lt_event **ev)
