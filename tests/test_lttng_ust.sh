@@ -50,7 +50,7 @@ for r in "uid - 300 256K --buffers-uid vpid vtid procname" \
 	shift 2
 	[ "$env" = - ] && env=
 	# shellcheck disable=SC2086
-	if ! env ${env//,/ } bash "$top/tests/lttng/record.sh" "$tmp/$name" "$@" \
+	if ! timeout 120 env ${env//,/ } bash "$top/tests/lttng/record.sh" "$tmp/$name" "$@" \
 		> "$tmp/rec.log" 2>&1; then
 		fail lttng_record "$name: $(tail -c 1500 "$tmp/rec.log")"
 		finish
@@ -90,7 +90,7 @@ else
 fi
 # perf counters as contexts (software events, which this VM allows; a
 # machine without perf events skips the case)
-if bash "$top/tests/lttng/record.sh" "$tmp/perf" 300 256K --buffers-uid vtid \
+if timeout 120 bash "$top/tests/lttng/record.sh" "$tmp/perf" 300 256K --buffers-uid vtid \
 	perf:thread:page-fault perf:thread:task-clock \
 	perf:thread:context-switches > "$tmp/rec.log" 2>&1; then
 	has_counter() {
