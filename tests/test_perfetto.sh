@@ -141,6 +141,16 @@ else
 	fail test_damaged_trace_gets_the_readers_error_and_no_file "exit $rc: $out; $(ls "$tmp")"
 fi
 
+# a full disk: the writer thread's error reaches the exit status, and no
+# file is left (stdout on /dev/full: every write fails with ENOSPC)
+out=$("$LT" export --format perfetto "$tmp/g" -o - 2>&1 > /dev/full)
+rc=$?
+if [ $rc -ne 0 ] && echo "$out" | grep -q "^lowtrace: export: writing stdout: No space left on device"; then
+	ok test_full_disk_is_an_error
+else
+	fail test_full_disk_is_an_error "exit $rc: $out"
+fi
+
 # report says when a trace is too large for its page
 "$LT" report "$tmp/g" -o "$tmp/g.html" > /dev/null 2> "$tmp/g.report"
 "$B/bench/gen_sched" "$tmp/big" 1200000 --seed 3 2> /dev/null

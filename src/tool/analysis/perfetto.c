@@ -34,6 +34,7 @@
 #include "analysis/perfetto.h"
 #include "analysis/analysis.h"
 #include "analysis/model.h"
+#include "analysis/out_thread.h"
 #include "analysis/pb.h"
 #include "analysis/span.h"
 #include "ctf/format.h"
@@ -117,7 +118,7 @@ enum {
 enum { TYPE_SLICE_BEGIN = 1, TYPE_SLICE_END = 2, TYPE_INSTANT = 3 };
 enum { TYPE_COUNTER = 4 };
 enum { SEQ_CLEARED = 1, SEQ_NEEDS = 2 };
-enum { CLOCK_REALTIME = 1, CLOCK_BOOTTIME = 6 };
+enum { PF_CLOCK_REALTIME = 1, PF_CLOCK_BOOTTIME = 6 };
 #define LT_PF_CLOCK 64 /* sequence-scoped, incremental */
 
 /* The sequences of the export's own; the streams' are SEQ_STREAM0 + i */
@@ -152,7 +153,7 @@ static const uint8_t array_field[NARRAYS] = { 1, 2, 3, 4, 6, 7, 8, 9, 10, 11 };
 
 #define BUNDLE_EVENTS 16384 /* sched events a bundle holds at most */
 #define BUNDLE_COMMS 1024 /* distinct comms a bundle holds at most */
-#define FLUSH_BYTES (256u << 10)
+#define FLUSH_BYTES (1u << 20) /* a hand-over to the writer thread */
 
 struct bundle {
 	struct lt_pb a[NARRAYS];
@@ -209,7 +210,7 @@ struct strtab {
 
 struct px {
 	lt_reader_t *t;
-	FILE *f;
+	struct lt_out_thread w;
 	int err;
 	const struct lt_perfetto_opts *o;
 	struct lt_pb out;
@@ -310,10 +311,13 @@ static void str_free(struct strtab *tab)
 
 static void flush_out(struct px *x)
 {
-	if (x->out.len && !x->err &&
-	    fwrite(x->out.p, 1, x->out.len, x->f) != x->out.len)
-		x->err = -EIO;
-	x->out.len = 0;
+	if (x->err) {
+		x->out.len = 0;
+		return;
+	}
+	int err = lt_out_thread_write(&x->w, &x->out);
+	if (err)
+		x->err = err;
 }
 
 static size_t packet_begin(struct px *x, uint32_t seq)
@@ -336,8 +340,8 @@ static void packet_end(struct px *x, size_t m)
  * builtin ones, the same time (the trace's ns since the epoch). */
 static void clock_snapshot(struct lt_pb *b, int64_t ns, int incremental)
 {
-	static const uint32_t ids[] = { LT_PF_CLOCK, CLOCK_BOOTTIME,
-					CLOCK_REALTIME };
+	static const uint32_t ids[] = { LT_PF_CLOCK, PF_CLOCK_BOOTTIME,
+					PF_CLOCK_REALTIME };
 	size_t cs = lt_pb_begin(b, TP_CLOCK_SNAPSHOT);
 	for (unsigned i = incremental ? 0 : 1; i < 3; i++) {
 		size_t c = lt_pb_begin(b, CS_CLOCKS);
@@ -347,7 +351,7 @@ static void clock_snapshot(struct lt_pb *b, int64_t ns, int incremental)
 			lt_pb_uint(b, CLK_INCREMENTAL, 1);
 		lt_pb_end(b, c);
 	}
-	lt_pb_uint(b, CS_PRIMARY, CLOCK_BOOTTIME);
+	lt_pb_uint(b, CS_PRIMARY, PF_CLOCK_BOOTTIME);
 	lt_pb_end(b, cs);
 }
 
@@ -1263,6 +1267,9 @@ static void process_tree(struct px *x)
 
 static void px_free(struct px *x)
 {
+	int err = lt_out_thread_finish(&x->w);
+	if (err && !x->err)
+		x->err = err;
 	lt_pb_free(&x->out);
 	if (x->spans)
 		lt_spans_free(x->spans);
@@ -1292,11 +1299,12 @@ int lt_export_perfetto(lt_reader_t *t, const struct lt_perfetto_opts *o,
 		       FILE *out)
 {
 	static const struct lt_perfetto_opts none;
-	struct px x = { .t = t, .f = out, .o = o ? o : &none };
+	struct px x = { .t = t, .o = o ? o : &none };
 	const struct lt_event *ev;
 	int ret = lt_model_init(&x.m, t);
 	if (ret)
 		return ret;
+	lt_out_thread_start(&x.w, out);
 	for (unsigned i = 0; i < SEQ_STREAM0; i++)
 		x.own[i].id = i;
 	ret = plan_classes(&x);
@@ -1355,8 +1363,9 @@ int lt_export_perfetto(lt_reader_t *t, const struct lt_perfetto_opts *o,
 				bundle_flush(&x, i, x.bundles[i]);
 		process_tree(&x);
 		flush_out(&x);
-		ret = x.err;
 	}
-	px_free(&x);
+	px_free(&x); /* waits for the writer: its error in x.err, errno */
+	if (!ret)
+		ret = x.err;
 	return ret;
 }

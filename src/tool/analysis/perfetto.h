@@ -25,7 +25,8 @@ struct lt_perfetto_opts {
  * Writes the trace as a stream of TracePackets, packet by packet, in one
  * pass of the reader; memory is bounded by the trace's threads, CPUs,
  * streams and event classes, not its events.  0, or a negative errno
- * (-EIO: writing out failed; otherwise the reader's, lt_reader_error()).
+ * (-EIO: writing out failed, errno says why; otherwise the reader's,
+ * lt_reader_error()).
  */
 int lt_export_perfetto(lt_reader_t *t, const struct lt_perfetto_opts *o,
 		       FILE *out);

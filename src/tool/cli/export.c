@@ -74,7 +74,10 @@ static int export_perfetto(const char *dir, const char *outp,
 		}
 	}
 	int ret = lt_export_perfetto(t, po, out);
-	if (ret < 0)
+	if (ret < 0 && ferror(out))
+		lt_cli_error(EXPORT, "writing %s: %s",
+			     out == stdout ? "stdout" : outp, strerror(errno));
+	else if (ret < 0)
 		lt_cli_error(EXPORT, "reading %s: %s", dir,
 			     ret == -EIO || ret == -ENOMEM ?
 				     strerror(-ret) :
