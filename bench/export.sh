@@ -22,7 +22,11 @@
 #                             floor of the export's pass
 #   export --format perfetto  to a file in the same directory
 #   export --format chrome    once (JSON=1)
-# and prints events/s by wall clock and by CPU time (user + system), the
+# Each export writes a new file, as a user's does: the one before is
+# deleted and synced first (freeing its pages would be counted otherwise).
+# The export runs on two CPUs (the pass, and a thread writing its output),
+# so its wall clock is its speed; CPU time is both threads'.
+# It prints events/s by wall clock and by CPU time (user + system), the
 # peak RSS (/usr/bin/time's), and the sizes: CTF (the stream files and
 # metadata), .pftrace, JSON, with their ratios.  The traces are deleted
 # at the end.
@@ -54,6 +58,7 @@ row() { # label, events, wall s, cpu s, peak RSS KiB
 # measure LABEL DIR EVENTS
 measure() {
 	local label=$1 dir=$2 n=$3
+	local BEFORE_RUN='rm -f "$tmp"/*.pftrace; sync'
 	local ctf
 	ctf=$(du -sb "$dir" | cut -f1)
 	echo
@@ -63,11 +68,12 @@ measure() {
 	row "model_pass (reader + model)" "$n" "$w" "$c" "$m"
 	if [ -n "${BASE:-}" ]; then
 		# one run of each in turn, so that both see the same load
-		local bw=() bc=() bm=() hw=() hc=() hm=() RUNS_ALL=$RUNS
+		local bw=() bc=() bm=() hw=() hc=() hm=() RUNS_ALL=$RUNS bpf
 		RUNS=1
 		for _ in $(seq "$RUNS_ALL"); do
 			read -r w c m <<< "$(median_time "$BASE/lowtrace" export --format perfetto "$dir" -o "$tmp/base.pftrace")"
 			bw+=("$w") bc+=("$c") bm+=("$m")
+			bpf=$(stat -c %s "$tmp/base.pftrace")
 			read -r w c m <<< "$(median_time "$B/lowtrace" export --format perfetto "$dir" -o "$tmp/out.pftrace")"
 			hw+=("$w") hc+=("$c") hm+=("$m")
 		done
@@ -76,8 +82,6 @@ measure() {
 		med() { printf '%s\n' "$@" | sort -g | sed -n "${mid}p"; }
 		row "export --format perfetto BASE" "$n" "$(med "${bw[@]}")" "$(med "${bc[@]}")" "$(med "${bm[@]}")"
 		row "export --format perfetto" "$n" "$(med "${hw[@]}")" "$(med "${hc[@]}")" "$(med "${hm[@]}")"
-		local bpf
-		bpf=$(stat -c %s "$tmp/base.pftrace")
 		rm -f "$tmp/base.pftrace"
 		echo "  BASE's .pftrace $((bpf / 1048576)) MiB ($(awk -v a="$bpf" -v n="$n" 'BEGIN { printf "%.1f", a / n }') bytes an event)"
 	else

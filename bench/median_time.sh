@@ -6,9 +6,11 @@
 #                       and prints the medians "WALL CPU RSS": seconds by
 #                       the wall clock, seconds of CPU (user + system),
 #                       the peak RSS in KiB.
+#   BEFORE_RUN=CMD      run (eval) before each run, untimed
 median_time() {
 	local w=() c=() m=()
 	for _ in $(seq "$RUNS"); do
+		[ -z "${BEFORE_RUN:-}" ] || eval "$BEFORE_RUN"
 		/usr/bin/time -o "$tmp/time" -f '%e %U %S %M' "$@" > /dev/null
 		read -r e u s k < "$tmp/time"
 		w+=("$e") c+=("$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')") m+=("$k")

@@ -153,7 +153,7 @@ static const uint8_t array_field[NARRAYS] = { 1, 2, 3, 4, 6, 7, 8, 9, 10, 11 };
 
 #define BUNDLE_EVENTS 16384 /* sched events a bundle holds at most */
 #define BUNDLE_COMMS 1024 /* distinct comms a bundle holds at most */
-#define FLUSH_BYTES (1u << 20) /* a hand-over to the writer thread */
+#define FLUSH_BYTES (256u << 10) /* a hand-over to the writer thread */
 
 struct bundle {
 	struct lt_pb a[NARRAYS];
