@@ -86,6 +86,20 @@ else
 	fail discarded_back_counted_as_babeltrace2 "babeltrace2 '$bt', lowtrace '$lt'"
 fi
 
+# the analyses and the export read the quirks too, saying so as view does
+q=$tmp/event-after-packet
+for verb in "analyze latency" "export --format perfetto -o $tmp/q.pftrace"; do
+	# shellcheck disable=SC2086 # the verb's words
+	"$LT" $verb "$q" > /dev/null 2> "$tmp/verb.err"
+	rc=$?
+	n=$(grep -c "^lowtrace: ${verb%% *}: warning: $q/stream_[0-2]: offset [0-9]*: .*after its packet.s timestamp_end" "$tmp/verb.err")
+	if [ $rc -eq 0 ] && [ "$n" -eq 3 ]; then
+		ok "quirk_warned_by_${verb%% *}"
+	else
+		fail "quirk_warned_by_${verb%% *}" "exit $rc, $n warnings: $(cat "$tmp/verb.err")"
+	fi
+done
+
 # empty structs as payload, context and field
 d=$tmp/empty
 gen "$d" --empty-struct &&

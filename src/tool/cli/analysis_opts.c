@@ -114,10 +114,18 @@ int lt_aopts_anchor(const struct lt_aopts *o, const char *verb,
 	return 0;
 }
 
+/* The reader's warnings (a tracer's known quirks, read on) */
+static void on_warning(void *arg, const char *msg)
+{
+	fprintf(stderr, "lowtrace: %s: warning: %s\n", (const char *)arg, msg);
+}
+
 int lt_cli_open_trace(const char *verb, const char *dir, lt_reader_t **t)
 {
 	char err[512];
-	if (lt_reader_open(dir, NULL, t, err, sizeof(err)) < 0)
+	const struct lt_reader_opts opts = { .warn = on_warning,
+					     .warn_arg = (void *)verb };
+	if (lt_reader_open(dir, &opts, t, err, sizeof(err)) < 0)
 		return lt_cli_error(verb, "cannot open trace %s: %s", dir, err);
 	if (!lt_reader_has_clock(*t)) {
 		lt_reader_close(*t);
