@@ -149,6 +149,17 @@ def metadata():
                             "encoding": "utf-32le"}),
              member("s8", {"type": "null-terminated-string",
                            "encoding": "utf-8"}))},
+        {"type": "event-record-class", "id": 7, "name": "f:vlvar",
+         "payload-field-class": struct_fc(
+             member("k", {"type": "variable-length-signed-integer"}),
+             member("v", {"type": "variant",
+                          "selector-field-location": loc("k"),
+                          "options": [
+                              {"name": "big", "field-class": u(16),
+                               "selector-field-ranges": [[-1000, -1]]},
+                              {"name": "str", "field-class": bstr,
+                               "selector-field-ranges": [[0, 300]]}]}),
+             member("after", "u8"))},
     ]
     return "".join(RS + json.dumps(f, indent=1) + "\n" for f in frags)
 
@@ -295,6 +306,18 @@ def event(w, k, i):
         return "f:utf: { s16 = %s, s16be = %s, n = %d, s32 = %s, " \
             "s8 = %s }" % (quote(a), quote(b), len(data), quote(c),
                            quote("\u00e9"))
+    if k == 7:
+        # a LEB128 selector of a variant in the payload itself
+        kk = [-1000, -1, 0, 200, 300][i % 5]
+        w.raw(leb(kk, True))
+        if kk < 0:
+            w.u(50000 + i, 16)
+            v = "{ %d }" % (50000 + i)
+        else:
+            w.raw(b"t" + str(i).encode() + b"\0")
+            v = '{ "t%d" }' % i
+        w.u(i % 256, 8)
+        return "f:vlvar: { k = %d, v = %s, after = %d }" % (kk, v, i % 256)
     items = []
     for j in range(2):
         x = -300 * (i + j) + 7
@@ -345,7 +368,7 @@ def write(out):
     data, lines = b"", []
     t = 1000
     for seq in range(2):
-        kinds = [k for _ in range(5) for k in range(7)]
+        kinds = [k for _ in range(5) for k in range(8)]
         p, ls = packet(seq, t, kinds)
         data += p
         lines += ls

@@ -72,6 +72,25 @@ static void push_flat(struct parser *ps, struct flatf **out, unsigned *n,
 	(*out)[(*n)++] = f;
 }
 
+/* Whether variant vt's selector is a LEB128 integer of st, its struct:
+ * the flat list reads a selector in place, the tree walk reads any. */
+static int leb128_selector(const struct ty *st, const struct ty *vt)
+{
+	const char *ref = vt->length_ref;
+	if (!ref)
+		return 0;
+	const char *last = strrchr(ref, '.');
+	last = last ? last + 1 : ref;
+	for (unsigned i = 0; i < st->nfields; i++) {
+		const char *name = st->fields[i].name;
+		/* "_k" names k, as TSDL's underscore prefix does */
+		if (!strcmp(name, last) ||
+		    (last[0] == '_' && !strcmp(name, last + 1)))
+			return st->fields[i].type->kind == TY_VLINT;
+	}
+	return 0;
+}
+
 /*
  * The fields of st, nested structs' fields in their place (a struct in a
  * struct is printed as "NAME = { ... }" and aligned as its widest field,
@@ -105,8 +124,10 @@ static void flatten(struct parser *ps, const struct ty *st, const char *open,
 				out, n, cap, nparents, var, opt, vbase);
 			continue;
 		}
-		/* a variant in a variant is one field: a tree */
-		if (f->type->kind != TY_VARIANT || var) {
+		/* a variant in a variant is one field: a tree; so is one
+		 * whose selector has a size of its own (LEB128) */
+		if (f->type->kind != TY_VARIANT || var ||
+		    leb128_selector(st, f->type)) {
 			push_flat(
 				ps, out, n, cap,
 				(struct flatf){
