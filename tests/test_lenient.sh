@@ -161,6 +161,26 @@ if gen "$d" --damaged; then
 	fi
 fi
 
+# the analyses, report and export read on too: the same warnings under
+# their verb's name, their results, exit status 1
+if [ -d "$d" ]; then
+	for verb in "analyze jitter --event gen:tick" "report -o $tmp/d.html" \
+		"export -o $tmp/d.json"; do
+		v=${verb%% *}
+		# shellcheck disable=SC2086 # the verb's words
+		"$LT" $verb "$d" > "$tmp/verb.out" 2> "$tmp/verb.err"
+		rc=$?
+		n=$(grep -c "^lowtrace: $v: warning: $d/stream_[0-9]: offset [0-9]*: .*skipped)$" "$tmp/verb.err")
+		if [ $rc -eq 1 ] && [ "$n" -eq 2 ] &&
+			grep -q "^lowtrace: $v: 2 damaged packets skipped (said above)" "$tmp/verb.err" &&
+			{ [ -s "$tmp/verb.out" ] || [ -s "$tmp/d.html" ] || [ -s "$tmp/d.json" ]; }; then
+			ok "damaged_read_on_by_$v"
+		else
+			fail "damaged_read_on_by_$v" "exit $rc, $n warnings: $(cat "$tmp/verb.err")"
+		fi
+	done
+fi
+
 # the CTF 1.8 twins of ../shared/data/ctf2 that are such cases
 shared=$top/../shared/data/ctf2
 if [ -d "$shared/succeed1/ctf-1.8" ]; then

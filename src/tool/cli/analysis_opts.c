@@ -123,7 +123,8 @@ static void on_warning(void *arg, const char *msg)
 int lt_cli_open_trace(const char *verb, const char *dir, lt_reader_t **t)
 {
 	char err[512];
-	const struct lt_reader_opts opts = { .warn = on_warning,
+	const struct lt_reader_opts opts = { .flags = LT_READER_SKIP_BAD,
+					     .warn = on_warning,
 					     .warn_arg = (void *)verb };
 	if (lt_reader_open(dir, &opts, t, err, sizeof(err)) < 0)
 		return lt_cli_error(verb, "cannot open trace %s: %s", dir, err);
@@ -138,6 +139,18 @@ int lt_cli_open_trace(const char *verb, const char *dir, lt_reader_t **t)
 				    dir, verb);
 	}
 	return 0;
+}
+
+int lt_cli_trace_skipped(const char *verb, lt_reader_t *t)
+{
+	uint64_t n = lt_reader_skipped_packets(t);
+	if (!n)
+		return 0;
+	return lt_cli_error(verb,
+			    "%llu damaged packet%s skipped (said above): what "
+			    "is shown leaves %s events out",
+			    (unsigned long long)n, n == 1 ? "" : "s",
+			    n == 1 ? "its" : "their");
 }
 
 int lt_cli_trace_to_file(const char *verb, const char *dir, const char *outp,
@@ -164,6 +177,7 @@ int lt_cli_trace_to_file(const char *verb, const char *dir, const char *outp,
 		ret = -errno;
 		lt_cli_error(verb, "writing %s: %s", outp, strerror(errno));
 	}
+	int skipped = ret >= 0 && lt_cli_trace_skipped(verb, t);
 	lt_reader_close(t);
-	return ret < 0 ? 1 : 0;
+	return ret < 0 || skipped ? 1 : 0;
 }

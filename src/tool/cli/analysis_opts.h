@@ -54,8 +54,14 @@ int lt_aopts_parse(struct lt_aopts *o, const char *verb, unsigned mask,
 int lt_aopts_anchor(const struct lt_aopts *o, const char *verb,
 		    struct lt_anchor *a);
 
-/* Opens the trace in dir; 0, or 1 after saying why it cannot. */
+/* Opens the trace in dir; 0, or 1 after saying why it cannot.  The
+ * reader's warnings (quirks, damaged packets skipped) go to stderr under
+ * verb's name: a damaged packet is stepped over, as view does. */
 int lt_cli_open_trace(const char *verb, const char *dir, lt_reader_t **t);
+
+/* After a pass over t: 1, after saying so, when damaged packets were
+ * skipped (the results leave their events out), else 0. */
+int lt_cli_trace_skipped(const char *verb, lt_reader_t *t);
 
 /*
  * Opens the trace in dir and the file outp ("-": stdout), calls

@@ -182,13 +182,16 @@ static int analyze(int argc, char **argv, int json, FILE *out)
 			return 1;
 		}
 	}
+	int skipped = 0;
 	if (ret < 0)
 		lt_cli_error(ANALYZE, "reading %s: %s", dir,
 			     lt_reader_error(t));
 	else
 		warn_discarded(t, dir);
+	if (ret >= 0)
+		skipped = lt_cli_trace_skipped(ANALYZE, t);
 	lt_reader_close(t);
-	return ret < 0 ? 1 : 0;
+	return ret < 0 || skipped ? 1 : 0;
 }
 
 static int analyze_run(int argc, char **argv)

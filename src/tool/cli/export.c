@@ -82,6 +82,8 @@ static int export_perfetto(const char *dir, const char *outp,
 			     ret == -EIO || ret == -ENOMEM ?
 				     strerror(-ret) :
 				     lt_reader_error(t));
+	/* a damaged packet skipped: the file holds the rest, exit 1 */
+	int skipped = ret >= 0 && lt_cli_trace_skipped(EXPORT, t);
 	if (out != stdout) {
 		if (fclose(out) != 0 && ret >= 0) {
 			ret = -errno;
@@ -101,7 +103,7 @@ static int export_perfetto(const char *dir, const char *outp,
 		lt_cli_error(EXPORT, "writing stdout: %s", strerror(errno));
 	}
 	lt_reader_close(t);
-	return ret < 0 ? 1 : 0;
+	return ret < 0 || skipped ? 1 : 0;
 }
 
 static int export_run(int argc, char **argv)

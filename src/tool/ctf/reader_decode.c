@@ -679,7 +679,11 @@ static int stream_next_slow(struct lt_stream *s)
 				s->err = r;
 				return r;
 			}
-			lt_reader_skip(s->t, "the rest of the packet skipped");
+			if (!s->pk[s->cur].damaged) {
+				s->pk[s->cur].damaged = 1;
+				lt_reader_skip(
+					s->t, "the rest of the packet skipped");
+			}
 		}
 		/* the next packet's first event by the fast path too */
 		if (lt_stream_next_packet(s) && decode_fast(s))

@@ -35,6 +35,8 @@ struct lt_packet {
 	uint32_t cpu, pid;
 	uint32_t hdr_len; /* bytes of packet header and context */
 	int open_end; /* timestamp_end 0 on the last packet: no upper bound */
+	int damaged; /* its decoding failed: said and counted once, not
+		      * again on a later pass */
 };
 
 struct lt_stream {
