@@ -445,3 +445,25 @@ unsigned lt_proto_app_addr(int pid, struct sockaddr_un *sa)
 	return (unsigned)(offsetof(struct sockaddr_un, sun_path) + 1 +
 			  (size_t)n);
 }
+
+int lt_proto_socket_live(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	int rc = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
+	int e = errno;
+	close(fd);
+	if (rc == 0)
+		return 1; /* the recorder sees a connection that closes */
+	if (e == ECONNREFUSED) {
+		/* a socket file nobody listens on: its recorder is gone */
+		unlink(path);
+		return 0;
+	}
+	return e == ENOENT ? 0 : -e;
+}

@@ -194,4 +194,9 @@ int lt_proto_str_ok(const char *s, size_t cap);
  * /tmp/lowtrace-UID, created 0700 and checked to be ours. */
 int lt_proto_socket_dir(char *out, size_t cap);
 
+/* Whether a session's socket at path has a recorder listening: 1; 0 for
+ * one a recorder killed before it could remove it (nobody listens), which
+ * is removed then; a negative errno when it cannot tell. */
+int lt_proto_socket_live(const char *path);
+
 #endif

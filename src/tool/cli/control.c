@@ -29,7 +29,7 @@ static int find_socket(const char *verb, const char *name, char *out,
 		if (strchr(name, '/') ||
 		    snprintf(out, cap, "%s/%s.sock", dir, name) >= (int)cap)
 			return lt_cli_error(verb, "bad session name %s", name);
-		if (access(out, F_OK) != 0)
+		if (lt_proto_socket_live(out) == 0)
 			return lt_cli_error(verb,
 					    "no session %s running (`lowtrace "
 					    "status` lists them)",
@@ -41,15 +41,18 @@ static int find_socket(const char *verb, const char *name, char *out,
 	int n = 0;
 	while (d && (e = readdir(d))) {
 		size_t l = strlen(e->d_name);
-		if (l > 5 && strcmp(e->d_name + l - 5, ".sock") == 0) {
-			if (n++ == 0 &&
-			    snprintf(out, cap, "%.*s/%s", (int)(cap / 2), dir,
-				     e->d_name) >= (int)cap)
-				n = 2; /* too long a path to use */
-			else
-				fprintf(stderr, "  %.*s\n", (int)(l - 5),
-					e->d_name);
-		}
+		char path[PATH_MAX];
+		if (l <= 5 || strcmp(e->d_name + l - 5, ".sock") != 0 ||
+		    snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) >=
+			    (int)sizeof(path))
+			continue;
+		/* a killed recorder's socket is removed, not listed */
+		if (lt_proto_socket_live(path) == 0)
+			continue;
+		if (n++ == 0 && snprintf(out, cap, "%s", path) >= (int)cap)
+			n = 2; /* too long a path to use */
+		else
+			fprintf(stderr, "  %.*s\n", (int)(l - 5), e->d_name);
 	}
 	if (d)
 		closedir(d);

@@ -154,15 +154,29 @@ int rec_listen(struct rec *R)
 	if (snprintf(R->sock_path, sizeof(R->sock_path), "%s/%s.sock", dir,
 		     R->o->session_name) >= (int)sizeof(R->sock_path))
 		return -ENAMETOOLONG;
-	memcpy(sa.sun_path, R->sock_path, sizeof(sa.sun_path));
+	/* a live session of that name keeps it; a dead one's is removed */
+	if (lt_proto_socket_live(R->sock_path) == 1)
+		return -EADDRINUSE;
 	R->lsock = socket(AF_UNIX,
 			  SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (R->lsock < 0)
 		return -errno;
-	unlink(R->sock_path);
+	/* bound under a name of its own, listening, then renamed: a
+	 * socket file under NAME.sock always has a listener (or had one,
+	 * until a SIGKILL), which lt_proto_socket_live() relies on */
+	char tmp[sizeof(sa.sun_path)];
+	if (snprintf(tmp, sizeof(tmp), "%s/.%d.tmp", dir, (int)getpid()) >=
+	    (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	memcpy(sa.sun_path, tmp, sizeof(sa.sun_path));
+	unlink(tmp);
 	if (bind(R->lsock, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-	    chmod(R->sock_path, 0600) < 0 || listen(R->lsock, 64) < 0)
-		return -errno;
+	    chmod(tmp, 0600) < 0 || listen(R->lsock, 64) < 0 ||
+	    rename(tmp, R->sock_path) < 0) {
+		int e = errno;
+		unlink(tmp);
+		return -e;
+	}
 	return 0;
 }
 

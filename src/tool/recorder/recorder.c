@@ -119,6 +119,14 @@ static int open_recording(struct rec *R, const struct lt_rec_options *o,
 	if (rc)
 		return rc;
 	rc = rec_listen(R);
+	if (rc == -EADDRINUSE) {
+		fprintf(stderr,
+			"lowtrace: record: a session named %s is running "
+			"(`lowtrace status %s`); give this one another "
+			"--name\n",
+			o->session_name, o->session_name);
+		return rc;
+	}
 	if (rc) {
 		fprintf(stderr,
 			"lowtrace: record: cannot listen on %s: %s (check "
