@@ -379,6 +379,22 @@ static int backend_asked(const struct lt_kernel_options *o)
 }
 
 /*
+ * A BPF ring's default size per CPU: 4 MiB (LTTng's kernel channels hold
+ * as much), which lets a consumer kept off its CPU for a few hundred ms
+ * at a busy CPU's scheduler event rate lose nothing; halved down to 1 MiB
+ * while all CPUs' rings would pass 64 MiB (BPF rings are allocated
+ * whole).  A power of two, as BPF rings must be.
+ */
+static uint32_t bpf_ring_bytes(int ncpus)
+{
+	uint32_t per = 4u << 20;
+	while (per > (1u << 20) &&
+	       (uint64_t)per * (uint64_t)ncpus > (64u << 20))
+		per /= 2;
+	return per;
+}
+
+/*
  * Opens the eBPF backend unless perf is asked for.  Where it cannot run,
  * auto falls back to perf, keeping the reason in k->why; bpf asked for
  * is an error.
@@ -417,8 +433,11 @@ static int open_bpf(struct lt_kernel *k, const struct lt_kernel_options *o,
 			.cpus = cpus,
 			.ncpus = (size_t)ncpus,
 			.ring_bytes =
-				(uint32_t)((uint64_t)pages *
-					   (uint64_t)sysconf(_SC_PAGESIZE)),
+				o->perf_pages ?
+					(uint32_t)((uint64_t)pages *
+						   (uint64_t)sysconf(
+							   _SC_PAGESIZE)) :
+					bpf_ring_bytes(ncpus),
 			.filter = k->npids > 0,
 			.pids = k->pids,
 			.npids = k->npids,

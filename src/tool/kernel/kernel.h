@@ -75,7 +75,9 @@ struct lt_kernel_options {
 	 * lt_kernel_flush() close the open ones for the consumer to copy.
 	 */
 	int overwrite;
-	/* perf ring data pages per CPU, a power of two; 0: 256 (1 MiB) */
+	/* perf ring data pages per CPU, a power of two; 0: 256 (1 MiB); the
+	 * eBPF backend's ring per CPU too when set (0: 4 MiB, less on
+	 * machines of over 16 CPUs) */
 	uint32_t perf_pages;
 	/*
 	 * Packets still partial after this long are closed by lt_kernel_poll()
