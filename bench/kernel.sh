@@ -11,8 +11,11 @@
 #   syscalls   bench/kernel_syscalls (getppid() in a loop on CPU 0)
 #              untraced, under perf record -e 'raw_syscalls:*' -a and under
 #              lowtrace -k syscalls
-#   neighbour  the pingpong recorded alone (-p: its process only) with and
-#              without a second pingpong flooding scheduler events on CPU 1
+#   neighbour  the pingpong recorded alone by `lowtrace record -p PID`
+#              (its process only, filtered in the kernel with eBPF, in the
+#              consumer with perf), with and without a second pingpong
+#              flooding scheduler events on CPU 1; the pingpong starts its
+#              trips once the recorder follows it (PINGPONG_GO)
 #
 # Prints each run, then per mode the medians: the rate and its slowdown,
 # the workload's CPU ns per round trip (or call) and the ns each recorded
@@ -72,19 +75,33 @@ run() { # mode run-number; appends to $tmp/MODE.{rates,cpu,events,lost}
 		LOWTRACE_KERNEL_BACKEND=${mode:7:4} "$kt" -e syscalls \
 			"$tmp/trace" "$sc" "$SN" >"$out" 2>"$err" ;;
 	nb_*_alone|nb_*_neighbour)
-		local be=${mode#nb_}; be=${be%%_*}
+		local be=${mode#nb_} pid rec name=kb-$$
+		be=${be%%_*}
 		if [ "${mode##*_}" = neighbour ]; then
 			"$pp" 1000000000 1 >/dev/null 2>&1 & nb=$!
 			sleep 0.2
 		fi
-		LOWTRACE_KERNEL_BACKEND=$be "$kt" -p "${two[@]}" \
-			"$tmp/trace" "$pp" "$N" >"$out" 2>"$err"
+		rm -f "$tmp/go"
+		PINGPONG_GO=$tmp/go "$pp" "$N" >"$out" 2>/dev/null & pid=$!
+		LOWTRACE_KERNEL_BACKEND=$be "$BUILD/lowtrace" record -o "$tmp/trace" \
+			--name "$name" -k sched:sched_switch,sched:sched_wakeup \
+			-p "$pid" >/dev/null 2>"$err" & rec=$!
+		for _ in $(seq 400); do
+			"$BUILD/lowtrace" status "$name" 2>/dev/null | grep -q "kernel events through" && break
+			sleep 0.05
+		done
+		touch "$tmp/go"
+		wait "$pid"; wait "$rec" || true
 		if [ -n "$nb" ]; then kill "$nb"; wait "$nb" 2>/dev/null || true; nb=; fi ;;
 	esac
 	local v c ev=0 lost=0 note=""
 	v=$(rate "$out"); c=$(cpu "$out")
 	case $mode in
-	*lt_*|nb_*)
+	nb_*)
+		note=$(sed -n 's/.*Channel kernel \(.*\)/kernel \1/p' "$err")
+		ev=$(echo "$note" | sed -n 's/.*: \([0-9]*\) events,.*/\1/p')
+		lost=$(echo "$note" | sed -n 's/.*, \([0-9]*\) lost .*/\1/p') ;;
+	*lt_*)
 		note=$(sed -n 's/^kernel_trace: //p' "$err")
 		ev=$(echo "$note" | sed -n 's/.* \([0-9]*\) events,.*/\1/p')
 		lost=$(echo "$note" | sed -n 's/.* \([0-9]*\) lost in perf,.*/\1/p') ;;

@@ -13,6 +13,8 @@
  *
  * Usage: kernel_pingpong [ROUND_TRIPS [CPU]]   (defaults 200000 and 0;
  *        CPU -1: no pinning)
+ * With PINGPONG_GO=FILE in the environment, the trips start once FILE
+ * exists (a recorder attaching with -p PID is ready by then).
  * Prints "round_trips_per_sec R" and "cpu_ns_per_trip C" (user + system
  * time of this process over the trips, which other load on the machine
  * disturbs less than the wall clock) on stdout.
@@ -100,6 +102,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "kernel_pingpong: cannot create a thread\n");
 		return 1;
 	}
+	const char *go = getenv("PINGPONG_GO");
+	while (go && access(go, F_OK) != 0)
+		usleep(10000);
 	double c0 = cpu_s(), t0 = now_s();
 	for (long i = 0; i < trips; i++) {
 		xwrite(ping[1], &c);
