@@ -411,6 +411,34 @@ LT_TEST(test_flush_at_closes_with_the_given_time)
 	lt_ring_put_subbuf(r, 0);
 	lt_ring_destroy(r);
 }
+
+/* a writer that makes room and retries (the kernel channel's) counts a
+ * loss only when the retry fails too */
+LT_TEST(test_reserve_at_try_does_not_count_a_full_buffer)
+{
+	struct lt_ring *r = make_ring(LT_RING_DISCARD, 2, 1024);
+	struct lt_ring_ctx c;
+	uint64_t ts = 1000, v = 7;
+	int rc;
+	/* fill both sub-buffers */
+	while ((rc = lt_ring_reserve_at_try(r, &c, 0, ts++, 1, 8)) == 0) {
+		memcpy(c.payload, &v, 8);
+		lt_ring_commit(r, &c);
+	}
+	LT_ASSERT_EQ(rc, -ENOBUFS);
+	LT_ASSERT_EQ(lt_ring_lost(r, 0), 0);
+	/* the counting reserve counts the same refusal */
+	LT_ASSERT_EQ(lt_ring_reserve_at(r, &c, 0, ts, 1, 8), -ENOBUFS);
+	LT_ASSERT_EQ(lt_ring_lost(r, 0), 1);
+	/* room made: the retry succeeds, nothing more counted */
+	struct lt_ring_subbuf sb;
+	LT_ASSERT_EQ(lt_ring_get_subbuf(r, 0, &sb), 0);
+	lt_ring_put_subbuf(r, 0);
+	LT_ASSERT_EQ(lt_ring_reserve_at_try(r, &c, 0, ts, 1, 8), 0);
+	lt_ring_commit(r, &c);
+	LT_ASSERT_EQ(lt_ring_lost(r, 0), 1);
+	lt_ring_destroy(r);
+}
 #endif
 
 LT_TEST(test_consumer_maps_buffer_in_forked_child)

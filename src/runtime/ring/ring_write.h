@@ -89,10 +89,14 @@ static inline int lt_ring_subbuf_free(const struct lt_ring *r,
  * Reserves room for an event of id and len payload bytes in cpu's buffer
  * (where lt_ring_place() puts it), writes its event header, and points
  * ctx->payload at the payload.
- * Returns 0, or -ENOBUFS / -E2BIG when the event is dropped (and counted).
+ * Returns 0, or -ENOBUFS / -E2BIG when the event is dropped (and counted,
+ * unless mode has LT_RING_UNCOUNTED: a writer that makes room and tries
+ * again counts only the try that fails for good).
  * mode is a constant at every call site so that the compiler folds it.
  * Model: models/ring.pml, inline event() (proctypes writer and handler).
  */
+#define LT_RING_UNCOUNTED 0x100 /* or-ed into lt_ring_reserve_on()'s mode */
+
 static inline __attribute__((always_inline)) int
 lt_ring_reserve_on(struct lt_ring *r, struct lt_ring_ctx *ctx, uint32_t cpu,
 		   const uint64_t *fixed_ts, uint32_t id, uint32_t len,
@@ -117,8 +121,11 @@ lt_ring_reserve_on(struct lt_ring *r, struct lt_ring_ctx *ctx, uint32_t cpu,
 		if (__builtin_expect(ts < last, 0))
 			ts = last; /* a read taken early, or on another CPU */
 		lt_ring_place(S, old, last, ts, id, len, &pl);
-		if (pl.enter && !lt_ring_subbuf_free(r, ctl, pl.begin, mode)) {
-			lt_ring_drop(ctl, -ENOBUFS);
+		if (pl.enter &&
+		    !lt_ring_subbuf_free(r, ctl, pl.begin,
+					 mode & ~LT_RING_UNCOUNTED)) {
+			if (!(mode & LT_RING_UNCOUNTED))
+				lt_ring_drop(ctl, -ENOBUFS);
 			return -ENOBUFS;
 		}
 		if (__builtin_expect(pl.sw | pl.fill, 0))
@@ -182,6 +189,22 @@ static inline int lt_ring_reserve_at(struct lt_ring *r, struct lt_ring_ctx *ctx,
 		return lt_ring_reserve_on(r, ctx, cpu, &ts, id, len,
 					  LT_RING_OVERWRITE);
 	return lt_ring_reserve_on(r, ctx, cpu, &ts, id, len, LT_RING_DISCARD);
+}
+
+/* lt_ring_reserve_at() whose -ENOBUFS is not counted as a loss: the
+ * writer makes room (its consumer takes the full sub-buffers) and calls
+ * lt_ring_reserve_at(), which counts it if it fails again. */
+static inline int lt_ring_reserve_at_try(struct lt_ring *r,
+					 struct lt_ring_ctx *ctx, uint32_t cpu,
+					 uint64_t ts, uint32_t id, uint32_t len)
+{
+	if (cpu >= r->n_cpus || r->sync != LT_RING_SYNC_ATOMIC)
+		return -EINVAL;
+	if (r->mode == LT_RING_OVERWRITE)
+		return lt_ring_reserve_on(r, ctx, cpu, &ts, id, len,
+					  LT_RING_OVERWRITE);
+	return lt_ring_reserve_on(r, ctx, cpu, &ts, id, len,
+				  LT_RING_DISCARD | LT_RING_UNCOUNTED);
 }
 
 /* Makes the record visible to the consumer.  Model: models/ring.pml,

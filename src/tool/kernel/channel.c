@@ -581,10 +581,13 @@ static int reserve_event(struct lt_kernel *k, struct kcpu *c, uint64_t ns,
 		ts = c->last_ts;
 		k->st.clamped++;
 	}
-	int rc = lt_ring_reserve_at(k->ring, ctx, cpu, ts, ev, len);
+	int rc = k->full ? lt_ring_reserve_at_try(k->ring, ctx, cpu, ts, ev,
+						  len) :
+			   lt_ring_reserve_at(k->ring, ctx, cpu, ts, ev, len);
 	if (rc == -ENOBUFS && k->full) {
 		/* the consumer runs synchronously: it takes the complete
-		 * sub-buffers, and the record is tried once more */
+		 * sub-buffers, and the record is tried once more, a loss
+		 * only if that fails too */
 		k->full(k->arg, cpu);
 		rc = lt_ring_reserve_at(k->ring, ctx, cpu, ts, ev, len);
 	}
