@@ -346,6 +346,74 @@ LT_TEST(test_integers_decode_at_every_size)
 	lt_reader_close(t);
 }
 
+/* Big-endian integers and floats: each field as lt_event_field() reads it
+ * in line (one load ending on the field, the packet's header before it)
+ * and as its reading out of line (lt_event_field_any()) reads it. */
+LT_TEST(test_big_endian_and_floats_read_in_line_as_out_of_line)
+{
+	static const char meta_be[] =
+		"event { name = \"t:be\"; id = 2; stream_id = 0; "
+		"fields := struct {\n"
+		"	integer { size = 16; align = 8; signed = false; "
+		"byte_order = be; } a;\n"
+		"	integer { size = 16; align = 8; signed = true; "
+		"byte_order = be; } b;\n"
+		"	integer { size = 32; align = 8; signed = true; "
+		"byte_order = be; } c;\n"
+		"	integer { size = 64; align = 8; signed = false; "
+		"byte_order = be; } d;\n"
+		"	integer { size = 8; align = 8; signed = true; } e;\n"
+		"	floating_point { exp_dig = 8; mant_dig = 24; align = 8; } "
+		"r;\n"
+		"	floating_point { exp_dig = 11; mant_dig = 53; align = 8; } "
+		"v; }; };\n";
+	static char meta[20000];
+	static struct sbuf s;
+	const unsigned char pl[] = { 0x12, 0x34, 0xff, 0xfe, 0xff, 0xfe,
+				     0x79, 0x60, 1,    2,    3,	   4,
+				     5,	   6,	 7,    8,    0xfb };
+	unsigned char buf[64];
+	float r = 0.25f;
+	double dv = -1.5e300;
+	memcpy(buf, pl, sizeof(pl));
+	memcpy(buf + sizeof(pl), &r, 4);
+	memcpy(buf + sizeof(pl) + 4, &dv, 8);
+	snprintf(meta, sizeof(meta), "%s%s", metadata(), meta_be);
+	pkt_begin(&s, 0, 0, 1000);
+	ev_compact(&s, 2, 1000, buf, sizeof(pl) + 12);
+	pkt_end(&s);
+
+	struct lt_mem_stream ms = { .name = "s0", .data = s.buf, .len = s.len };
+	lt_reader_t *t = NULL;
+	char err[512];
+	int rc = lt_reader_open_mem(meta, strlen(meta), &ms, 1, NULL, &t, err,
+				    sizeof(err));
+	if (rc)
+		LT_FAIL("open: %s", err);
+	const struct lt_event *ev;
+	LT_ASSERT_EQ(lt_reader_next(t, &ev), 1);
+	LT_ASSERT_STREQ(ev->cls->name, "t:be");
+	LT_ASSERT_EQ(ev->room, 1);
+	struct lt_value v, w;
+	const uint64_t want[] = { 0x1234, (uint64_t)-2, (uint64_t)-100000,
+				  0x0102030405060708ull, (uint64_t)-5 };
+	for (unsigned i = 0; i < ev->cls->nfields; i++) {
+		LT_ASSERT_EQ(lt_event_field(ev, i, &v), 0);
+		LT_ASSERT_EQ(lt_event_field_any(ev, i, &w), 0);
+		LT_ASSERT_EQ(v.kind, w.kind);
+		LT_ASSERT_CMP(v.u, ==, w.u);
+		LT_ASSERT_EQ(v.len, w.len);
+		LT_ASSERT(v.fc == w.fc && v.data == w.data && !v.str);
+		if (i < 5)
+			LT_ASSERT_CMP(v.u, ==, want[i]);
+	}
+	lt_event_field(ev, 5, &v);
+	LT_ASSERT(v.kind == LT_KIND_FLOAT && v.f == 0.25);
+	lt_event_field(ev, 6, &v);
+	LT_ASSERT(v.f == -1.5e300);
+	lt_reader_close(t);
+}
+
 static size_t mix_payload(unsigned char *pl, int32_t st, const char *str,
 			  uint32_t nn, const char *comm)
 {

@@ -133,12 +133,21 @@ static int run_stats(lt_reader_t *t, const struct lt_view *vw,
 		last = ev->ns;
 		total++;
 		counts[ev->cls->index]++;
-		/* read every value, as a printer would */
-		for (unsigned i = 0; i < ev->cls->nfields; i++) {
-			lt_event_field(ev, i, &v);
+		/* read every value, as a printer would: lt_event_field()
+		 * with the event's places kept in registers */
+		const struct lt_event_class *ec = ev->cls;
+		const struct lt_field_class *fc = ec->fields;
+		const uint8_t *vop = ec->vop;
+		const unsigned char *base = ev->base;
+		const uint32_t *off = ev->off, *cnt = ev->count;
+		const unsigned n = ec->nfields;
+		const int room = ev->room;
+		for (unsigned i = 0; i < n; i++, fc++) {
+			lt_field_read(ev, i, fc, vop[i], base, off, cnt, room,
+				      &v);
 			sum += v.u + v.len;
-			fields++;
 		}
+		fields += n;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (r < 0) {

@@ -437,6 +437,7 @@ static void enter_packet(struct lt_stream *s, const struct lt_packet *p)
 	s->ev.packet_seq = p->seq;
 	s->ev.packet_off = p->off;
 	s->ev.discarded = p->discarded;
+	s->ev.room = p->off + p->hdr_len >= 8;
 }
 
 void lt_stream_rewind(struct lt_stream *s)

@@ -225,6 +225,10 @@ struct lt_event {
 	const unsigned char *base;
 	const uint32_t *off;
 	const uint32_t *count;
+	/* 1 when the 7 bytes before each field are readable too (the
+	 * packet's header lies there): a field of 1 to 8 bytes can be read
+	 * by one 8-byte load that ends with it */
+	uint8_t room;
 };
 
 /* A field's value.  Integers: i (signed) or u; floats: f. */
