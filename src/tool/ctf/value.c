@@ -21,8 +21,11 @@ const char *lt_enum_label(const struct lt_field_class *fc, uint64_t raw)
 
 uint8_t lt_value_op(const struct lt_field_class *fc)
 {
-	if (fc->var_tag >= 0)
-		return LT_VOP_ANY;
+	return fc->var_tag >= 0 ? LT_VOP_OPTION : lt_value_kind_op(fc);
+}
+
+uint8_t lt_value_kind_op(const struct lt_field_class *fc)
+{
 	if (fc->bitfield)
 		return fc->kind == LT_KIND_INT ? LT_VOP_BITS : LT_VOP_ANY;
 	switch (fc->kind) {
@@ -31,7 +34,7 @@ uint8_t lt_value_op(const struct lt_field_class *fc)
 	case LT_KIND_ARRAY:
 	case LT_KIND_SEQUENCE:
 		if (fc->text)
-			return LT_VOP_ANY; /* its text length: strnlen() */
+			return LT_VOP_TEXT;
 		return fc->kind == LT_KIND_ARRAY ? LT_VOP_ARRAY :
 						   LT_VOP_SEQUENCE;
 	case LT_KIND_FLOAT:

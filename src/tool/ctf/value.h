@@ -19,10 +19,12 @@
  * How lt_event_field() reads a field (lt_event_class.vop): in line, an
  * integer of 1, 2, 4 or 8 bytes (its bytes, or-ed with LT_VOP_SIGNED when
  * signed, LT_VOP_BE when big-endian), a little-endian float (its bytes
- * or-ed with LT_VOP_FLOAT), a string, an array or sequence of numbers not
- * text, an integer bit-field, an enum of 1, 2, 4 or 8 bytes (its label
- * looked up out of line); anything else (text arrays, variants' options,
- * compound fields) out of line.
+ * or-ed with LT_VOP_FLOAT), a string, an array or sequence of numbers
+ * (LT_VOP_TEXT: of text, its length found by strnlen()), an integer
+ * bit-field, an enum of 1, 2, 4 or 8 bytes (its label looked up out of
+ * line), a variant's option (LT_VOP_OPTION: absent, or read by the op of
+ * its kind, lt_value_kind_op()); anything else (compound fields) out of
+ * line.
  */
 enum {
 	LT_VOP_ANY = 0,
@@ -34,10 +36,14 @@ enum {
 	LT_VOP_SEQUENCE = 0x82,
 	LT_VOP_BITS = 0x83, /* an integer bit-field, either order */
 	LT_VOP_ENUM = 0x84, /* not a bit-field */
+	LT_VOP_TEXT = 0x85,
+	LT_VOP_OPTION = 0x86,
 };
 
 /* The LT_VOP_* of a field class, as the metadata compiled it. */
 uint8_t lt_value_op(const struct lt_field_class *fc);
+/* The same of a variant's option fc read as a field of its kind. */
+uint8_t lt_value_kind_op(const struct lt_field_class *fc);
 
 /* Whether the enum fc's range r holds the value v (its bits): v in lo..hi
  * (as signed values when fc is), or, for a bit map, one of the bits lo..hi
@@ -149,6 +155,7 @@ static inline int lt_field_read(const struct lt_event *ev, unsigned i,
 				const uint32_t *cnt, int room,
 				struct lt_value *v)
 {
+again:
 	if (__builtin_expect(room && op - 1 < LT_VOP_STRING - 1, 1)) {
 		/* 64 - 8 * the size of 1, 2, 4 or 8 bytes */
 		static const uint8_t shift[16] = {
@@ -176,13 +183,16 @@ static inline int lt_field_read(const struct lt_event *ev, unsigned i,
 					    x >> sh;
 		return 0;
 	}
-	if (op == LT_VOP_ANY) {
-		/* a variant's option the event does not hold, as most are:
-		 * in line too */
-		if (off[i] == LT_OFF_ABSENT && fc->var_tag >= 0)
+	if (op == LT_VOP_OPTION) {
+		/* a variant's option the event does not hold, as most are,
+		 * or one it holds, as a field of its kind */
+		if (off[i] == LT_OFF_ABSENT)
 			return lt_value_absent(fc, v);
-		return lt_event_field_any(ev, i, v);
+		op = lt_value_kind_op(fc);
+		goto again;
 	}
+	if (op == LT_VOP_ANY)
+		return lt_event_field_any(ev, i, v);
 	const unsigned char *p = base + off[i];
 	v->fc = fc;
 	v->data = p;
@@ -200,6 +210,14 @@ static inline int lt_field_read(const struct lt_event *ev, unsigned i,
 		}
 		if (op == LT_VOP_ENUM) {
 			lt_value_scalar(fc, LT_KIND_ENUM, p, v);
+			return 0;
+		}
+		if (op == LT_VOP_TEXT) {
+			v->kind = fc->kind;
+			v->len =
+				fc->kind == LT_KIND_ARRAY ? fc->length : cnt[i];
+			v->str = (const char *)p;
+			v->u = strnlen(v->str, v->len); /* text length */
 			return 0;
 		}
 		v->kind = op == LT_VOP_ARRAY ? LT_KIND_ARRAY : LT_KIND_SEQUENCE;
