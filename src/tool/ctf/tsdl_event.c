@@ -384,7 +384,9 @@ placed:
 			if (fc->tree && 8u * fc->align > fc->tree->align)
 				((struct lt_cnode *)fc->tree)->align =
 					8u * fc->align;
-			if (fc->bitfield)
+			/* a bit-field aligned within a byte keeps its place
+			 * in a plan (tsdl_plan.c), a wider one is walked */
+			if (fc->bitfield && fc->bitalign > 8)
 				fixed = 0;
 			if (ff->variant) {
 				compile_variant(ps, ff, fcs, i, &refs, sec);

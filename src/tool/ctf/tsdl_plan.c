@@ -11,11 +11,13 @@
 #define LT_MAX_PHASES 16
 
 /*
- * The plans of n fields that all have a fixed size and byte alignment,
- * widest align: for each place the first may start at modulo align
- * (multiples of its alignment), the offsets the decoder's walk would
- * note, from an origin aligned as align.  NULL when they have too many
- * phases or are too large for a plan.
+ * The plans of n fields that all have a fixed size, widest align: for
+ * each place the first may start at modulo align (multiples of its
+ * alignment), the offsets the decoder's walk would note, from an origin
+ * aligned as align (a bit-field's in bits, as the walk notes it: its
+ * alignment within a byte, the next field of bytes on the next byte, the
+ * event's end too).  NULL when they have too many phases or are too large
+ * for a plan.
  */
 static const struct lt_fixed_plan *phase_plans(struct parser *ps,
 					       const struct lt_field_class *fcs,
@@ -31,19 +33,27 @@ static const struct lt_fixed_plan *phase_plans(struct parser *ps,
 		unsigned room = (n + LT_RUN_LANES - 1) & ~(LT_RUN_LANES - 1);
 		uint32_t *off =
 			tsdl_alloc(ps, (room ? room : 1) * sizeof(*off));
-		uint64_t at = (uint64_t)k * first;
+		uint64_t at = 8 * (uint64_t)k * first; /* bits */
 		for (unsigned j = 0; j < n; j++) {
 			const struct lt_field_class *fc = &fcs[j];
-			at = (at + fc->align - 1) & ~(uint64_t)(fc->align - 1);
-			off[j] = (uint32_t)at;
-			at += fc->kind == LT_KIND_ARRAY ?
-				      (uint64_t)fc->size * fc->length :
-				      fc->size;
+			if (fc->bitfield) {
+				at = (at + fc->bitalign - 1) &
+				     ~(uint64_t)(fc->bitalign - 1);
+				off[j] = (uint32_t)at;
+				at += fc->bitsize;
+				continue;
+			}
+			const uint64_t a = 8 * (uint64_t)fc->align;
+			at = (at + a - 1) & ~(a - 1);
+			off[j] = (uint32_t)(at / 8);
+			at += 8 * (fc->kind == LT_KIND_ARRAY ?
+					   (uint64_t)fc->size * fc->length :
+					   fc->size);
 			if (at > INT32_MAX)
 				return NULL;
 		}
 		pl[k].off = off;
-		pl[k].end = (uint32_t)at;
+		pl[k].end = (uint32_t)((at + 7) / 8);
 	}
 	return pl;
 }
