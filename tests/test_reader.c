@@ -471,6 +471,27 @@ LT_TEST(test_bits_read_one_by_one)
 						(unsigned long long)bit, size,
 						be, (unsigned long long)got,
 						(unsigned long long)want);
+				/* a value's reading with room before the
+				 * bytes (from b + 8 on) */
+				struct lt_field_class fc = {
+					.kind = LT_KIND_INT,
+					.bitfield = 1,
+					.bitsize = (uint8_t)size,
+					.be = (uint8_t)be
+				};
+				struct lt_value v;
+				if (bit >= 64 && bit + size <= 8 * sizeof(b)) {
+					lt_value_bitfield_room(
+						&fc, b + 8,
+						(uint32_t)(bit - 64), 1, &v);
+					if (v.u != want)
+						LT_FAIL("room: bit %llu size "
+							"%u be %d: %llx",
+							(unsigned long long)bit,
+							size, be,
+							(unsigned long long)
+								v.u);
+				}
 			}
 }
 

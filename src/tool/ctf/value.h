@@ -101,12 +101,25 @@ static inline void lt_value_scalar(const struct lt_field_class *fc,
 		v->str = lt_enum_label(fc, v->u);
 }
 
-/* A bit-field's value: bit is its offset in bits from base. */
-static inline void lt_value_bitfield(const struct lt_field_class *fc,
-				     const unsigned char *base, uint32_t bit,
-				     struct lt_value *v)
+/* A bit-field's value: bit is its offset in bits from base.  room: the 7
+ * bytes before its first byte are readable (lt_event.room), so that a
+ * little-endian one is read by one load that ends on its last byte even
+ * at the start of base. */
+static inline void lt_value_bitfield_room(const struct lt_field_class *fc,
+					  const unsigned char *base,
+					  uint32_t bit, int room,
+					  struct lt_value *v)
 {
-	uint64_t raw = lt_hdr_bits(base, bit, fc->bitsize, fc->be);
+	const uint64_t first = bit / 8, last = (bit + fc->bitsize - 1) / 8;
+	uint64_t raw;
+	if (room && !fc->be && last - first < 8) {
+		raw = ld64(base + last - 7) >>
+		      (8 * (first + 7 - last) + bit % 8);
+		if (fc->bitsize < 64)
+			raw &= (1ull << fc->bitsize) - 1;
+	} else {
+		raw = lt_hdr_bits(base, bit, fc->bitsize, fc->be);
+	}
 	unsigned sh = 64 - fc->bitsize;
 	v->fc = fc;
 	v->kind = fc->kind;
@@ -119,6 +132,14 @@ static inline void lt_value_bitfield(const struct lt_field_class *fc,
 		v->u = raw;
 	if (fc->kind == LT_KIND_ENUM)
 		v->str = lt_enum_label(fc, v->u);
+}
+
+/* The same without room (any bit-field of any event). */
+static inline void lt_value_bitfield(const struct lt_field_class *fc,
+				     const unsigned char *base, uint32_t bit,
+				     struct lt_value *v)
+{
+	lt_value_bitfield_room(fc, base, bit, 0, v);
 }
 
 /* The value of a variant's option fc that the event does not hold:
@@ -199,7 +220,7 @@ again:
 	if (op & LT_VOP_STRING) {
 		if (op == LT_VOP_BITS) {
 			/* its offset is in bits */
-			lt_value_bitfield(fc, base, off[i], v);
+			lt_value_bitfield_room(fc, base, off[i], room, v);
 			return 0;
 		}
 		if (op == LT_VOP_STRING) {
