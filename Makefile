@@ -84,6 +84,8 @@ BENCH_SRC := $(wildcard bench/*.c)
 ifneq ($(shell $(CC) -E -include urcu/urcu-mb.h -x c /dev/null >/dev/null 2>&1 || echo no),)
 BENCH_SRC := $(filter-out bench/rcu.c,$(BENCH_SRC))
 endif
+# bench/bpf_ring_cmp needs its BPF skeleton: mk/bpf.mk builds it where it can
+BENCH_SRC := $(filter-out bench/bpf_ring_cmp.c,$(BENCH_SRC))
 EXAMPLE_SRC := $(wildcard examples/*.c)
 
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(LIB_ASM:%.S=$(BUILD)/obj/%.o)

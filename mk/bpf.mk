@@ -31,6 +31,25 @@ $(BPF_OBJ): src/tool/kernel/bpf/kernel.bpf.c src/tool/kernel/bpf/records.h mk/bp
 $(BPF_SKEL): $(BPF_OBJ)
 	$(BPFTOOL) gen skeleton $< name lt_kbpf_skel > $@.tmp
 	mv $@.tmp $@
+
+# bench/bpf_ring_cmp: the two per-CPU rings of bench/bpf_ring/ring.bpf.c
+# side by side (bench/bpf_ring.sh); -mcpu=v3 for its compare-and-swap
+BR_OBJ := $(BUILD)/gen/bpf_ring/ring.bpf.o
+BR_SKEL := $(BUILD)/gen/bpf_ring/ring.skel.h
+all: $(BUILD)/bench/bpf_ring_cmp
+$(BUILD)/obj/bench/bpf_ring_cmp.o: ALL_CFLAGS += -I$(BUILD)/gen/bpf_ring \
+	$(shell pkg-config --cflags libbpf)
+$(BUILD)/obj/bench/bpf_ring_cmp.o: $(BR_SKEL)
+
+$(BR_OBJ): bench/bpf_ring/ring.bpf.c bench/bpf_ring/ring.h mk/bpf.mk
+	@mkdir -p $(dir $@)
+	$(BPF_CLANG) -target bpf -mcpu=v3 -O2 -g -Wall -Werror \
+		-D__TARGET_ARCH_$(BPF_ARCH) \
+		-idirafter /usr/include/$(LT_ARCH)-linux-gnu -c $< -o $@
+
+$(BR_SKEL): $(BR_OBJ)
+	$(BPFTOOL) gen skeleton $< name br_ring_skel > $@.tmp
+	mv $@.tmp $@
 else ifeq ($(CROSS),)
 $(info lowtrace: building without the eBPF kernel backend (LT_BPF=0: it needs libbpf-dev, clang and bpftool); -k records through perf)
 endif
