@@ -25,6 +25,8 @@
  *
  * Usage: bpf_ring_cmp -m a|b [-s SUBBUF_BYTES] [-n SUBBUFS] [-r RING_BYTES]
  *        [-W] -o FILE -- CMD [ARG...]
+ *        bpf_ring_cmp -V FILE [-s SUBBUF_BYTES]   (verifies FILE alone,
+ *        without the programs' counts)
  * Defaults: 16 sub-buffers of 64 KiB (B, and A's packets), A's rings 1 MiB.
  * Exits 0 when the recording verifies, 1 when it does not, 2 on bad usage
  * or a failed setup, 3 when CMD fails.  Needs root, BTF and LT_BPF=1.
@@ -451,7 +453,9 @@ static int verify_packet(const struct pkt *h, const unsigned char *b,
 	return 0;
 }
 
-static int verify(const char *path, struct cmp *m, struct vcpu *v)
+/* The packets of path; counted: v holds the programs' calls and lost,
+ * which the records must add up to. */
+static int verify(const char *path, struct cmp *m, struct vcpu *v, int counted)
 {
 	FILE *f = fopen(path, "rb");
 	if (!f)
@@ -484,7 +488,7 @@ static int verify(const char *path, struct cmp *m, struct vcpu *v)
 		rc = bad("%s: %s", path, strerror(errno));
 	free(b);
 	fclose(f);
-	for (int c = 0; !rc && c < m->ncpus; c++)
+	for (int c = 0; !rc && counted && c < m->ncpus; c++)
 		if (v[c].records + v[c].lost != v[c].calls)
 			rc = bad("CPU %d: %llu records + %llu lost != %llu "
 				 "calls",
@@ -520,10 +524,13 @@ int main(int argc, char **argv)
 			 .doorbell = 1,
 			 .epfd = -1,
 			 .out = -1 };
-	const char *path = NULL, *mode = NULL;
+	const char *path = NULL, *mode = NULL, *check = NULL;
 	int o;
-	while ((o = getopt(argc, argv, "+m:s:n:r:Wo:")) != -1) {
+	while ((o = getopt(argc, argv, "+m:s:n:r:Wo:V:")) != -1) {
 		switch (o) {
+		case 'V':
+			check = optarg;
+			break;
 		case 'm':
 			mode = optarg;
 			break;
@@ -548,15 +555,28 @@ int main(int argc, char **argv)
 			    "[ARG...]");
 		}
 	}
+	m.ncpus = libbpf_num_possible_cpus();
+	if (m.ncpus <= 0)
+		die("the possible CPUs: %s", strerror(-m.ncpus));
+	if (check) {
+		struct vcpu *v = calloc((size_t)m.ncpus, sizeof(*v));
+		if (!v)
+			die("out of memory");
+		int rc = verify(check, &m, v, 0);
+		uint64_t recs = 0;
+		for (int c = 0; c < m.ncpus; c++)
+			recs += v[c].records;
+		fprintf(stderr, "bpf_ring_cmp: %s: records %llu, verify %s\n",
+			check, (unsigned long long)recs, rc ? "FAILED" : "ok");
+		free(v);
+		return rc;
+	}
 	if (!mode || (strcmp(mode, "a") && strcmp(mode, "b")) || !path ||
 	    optind >= argc)
 		die("usage: bpf_ring_cmp -m a|b [-s SUBBUF_BYTES] [-n SUBBUFS] "
 		    "[-r RING_BYTES] [-W] -o FILE -- CMD [ARG...]");
 	m.mode_b = mode[0] == 'b';
 	libbpf_set_print(on_libbpf_msg);
-	m.ncpus = libbpf_num_possible_cpus();
-	if (m.ncpus <= 0)
-		die("the possible CPUs: %s", strerror(-m.ncpus));
 	m.out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (m.out < 0)
 		die("%s: %s", path, strerror(errno));
@@ -616,7 +636,7 @@ int main(int argc, char **argv)
 	}
 	if (close(m.out))
 		m.failed = 1;
-	int rc = verify(path, &m, v) || m.failed;
+	int rc = verify(path, &m, v, 1) || m.failed;
 	for (int c = 0; c < m.ncpus; c++) {
 		fprintf(stderr,
 			"bpf_ring_cmp: cpu %d calls %llu records %llu lost %llu "
