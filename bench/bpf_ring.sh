@@ -6,7 +6,8 @@
 # per CPU in an mmapable array, written by the programs in lowtrace's
 # layout), runs interleaved, RUNS of each (default 5):
 #
-#   alone      the pingpong on CPU 0, nothing else
+#   alone      the pingpong on CPU 0, nothing else; also ring B without
+#              its doorbell (b_timer: the consumer's 100 ms timer alone)
 #   neighbour  the same while a second pingpong floods scheduler events on
 #              CPU 1 (both rings record every CPU: what each CPU's events
 #              cost must not depend on the other's)
@@ -26,8 +27,8 @@ BUILD=${BUILD:-build}
 N=${N:-100000}
 RUNS=${RUNS:-5}
 PARTS=${PARTS:-alone neighbour}
-# the default geometry: 1 MiB a CPU each (A: one ring, woken at a quarter;
-# B: 16 sub-buffers of 64 KiB, woken at half)
+# the default geometry: 1 MiB a CPU each, the consumer woken once a
+# quarter of it waits (A: one ring; B: 16 sub-buffers of 64 KiB)
 RING_ARGS_A=${RING_ARGS_A:--r 1048576}
 RING_ARGS_B=${RING_ARGS_B:--n 16 -s 65536}
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -60,6 +61,8 @@ run() {
 		"$cmp" -m a $RING_ARGS_A -o "$tmp/rec.pk" -- "$pp" "$N" >"$out" 2>"$err" ;;
 	b) # shellcheck disable=SC2086
 		"$cmp" -m b $RING_ARGS_B -o "$tmp/rec.pk" -- "$pp" "$N" >"$out" 2>"$err" ;;
+	b_timer) # shellcheck disable=SC2086
+		"$cmp" -m b -W $RING_ARGS_B -o "$tmp/rec.pk" -- "$pp" "$N" >"$out" 2>"$err" ;;
 	esac || { cat "$err" >&2; echo "bpf_ring.sh: $mode failed" >&2; exit 1; }
 	if [ -n "$nb" ]; then kill "$nb"; wait "$nb" 2>/dev/null || true; nb=; fi
 	local v c calls0=0 recs=0 lost=0 ccpu=0 wake=0 note=""
@@ -107,7 +110,7 @@ echo "bpf_ring.sh: N=$N, $RUNS runs each, interleaved ($(nproc) CPUs, $(uname -r
 echo "  A: $RING_ARGS_A   B: $RING_ARGS_B"
 for part in $PARTS; do
 	case $part in
-	alone) modes="untraced a b" ;;
+	alone) modes="untraced a b b_timer" ;;
 	neighbour) modes="nb_untraced nb_a nb_b" ;;
 	*) echo "bpf_ring.sh: no part $part (alone, neighbour)" >&2; exit 2 ;;
 	esac

@@ -11,8 +11,9 @@
  *         consumer writes its own ring;
  *   -m b  a ring of sub-buffers per CPU in an mmapable array, which the
  *         programs write in lowtrace's layout themselves; polled every
- *         100 ms and woken by a CPU's doorbell at half full (-W: the
- *         timer alone); each complete sub-buffer copied whole.
+ *         100 ms and woken by a CPU's doorbell once a quarter of its
+ *         ring waits, as A (-W: the timer alone); each complete
+ *         sub-buffer copied whole.
  *
  * Both write the same file: per packet, struct pkt then the sub-buffer.
  * It runs CMD while recording, then reads the file back and verifies it:
@@ -278,7 +279,9 @@ static void setup(struct cmp *m)
 		die("opening the BPF object: %s", strerror(errno));
 	m->skel = s;
 	s->rodata->mode_b = (uint32_t)m->mode_b;
-	s->rodata->wake_at = m->ring_bytes / 4;
+	/* both woken once a quarter of the CPU's ring waits */
+	s->rodata->wake_at =
+		m->mode_b ? (uint64_t)m->sub * m->nsub / 4 : m->ring_bytes / 4;
 	s->rodata->sub_size = m->sub;
 	s->rodata->nsub = m->nsub;
 	s->rodata->doorbell = (uint32_t)m->doorbell;

@@ -15,8 +15,9 @@
  *      CPU; lowtrace's compact header, or the extended one when the time
  *      is too far from the last; a commit counter per sub-buffer; a
  *      sub-buffer the consumer has not released is not written (the
- *      record is counted lost).  When half the sub-buffers wait, the
- *      program rings the CPU's doorbell (a small BPF ring buffer) once.
+ *      record is counted lost).  When a quarter of the ring waits (as
+ *      A's), the program rings the CPU's doorbell (a small BPF ring
+ *      buffer) once, until the consumer has taken what waits.
  *
  * The kernel structures are a CO-RE subset, as in kernel.bpf.c.
  */
@@ -47,10 +48,10 @@ struct task_struct {
 
 /* set by the loader */
 const volatile __u32 mode_b; /* 0: ring A, 1: ring B */
-const volatile __u64 wake_at; /* A: wake once this much waits */
+const volatile __u64 wake_at; /* wake the consumer once this much waits */
 const volatile __u32 sub_size = 4096; /* B: a power of two */
 const volatile __u32 nsub = 2; /* B: a power of two, <= BR_MAX_SUBBUFS */
-const volatile __u32 doorbell; /* B: ring the doorbell at half full */
+const volatile __u32 doorbell; /* B: ring the doorbell at wake_at */
 
 /* A: each CPU's ring buffer; B: each CPU's doorbell.  By CPU number; the
  * loader makes them. */
@@ -305,11 +306,10 @@ static __always_inline void *b_reserve(__u32 ev, __u32 len, struct b_res *res)
 static __always_inline void b_commit(struct b_res *res)
 {
 	struct br_ctl *c = res->c;
-	__u64 S = sub_size;
 	__sync_fetch_and_add(&c->sub[res->sb & (BR_MAX_SUBBUFS - 1)].commit,
 			     res->size);
-	/* at half full, wake the consumer once (it clears wake) */
-	if (doorbell && res->end - READ_ONCE(c->consumed) >= S * nsub / 2 &&
+	/* wake the consumer once (it clears wake) */
+	if (doorbell && res->end - READ_ONCE(c->consumed) >= wake_at &&
 	    !READ_ONCE(c->wake) &&
 	    __sync_val_compare_and_swap(&c->wake, 0, 1) == 0) {
 		__u32 cpu = bpf_get_smp_processor_id();
