@@ -55,6 +55,10 @@ run() {
 		sleep 0.2
 	fi
 	rm -f "$tmp/rec.pk"
+	# another tracer on the same tracepoints (another benchmark) adds its
+	# cost to every mode: said in the run's line
+	local others
+	others=$(bpftool prog list 2>/dev/null | grep -c 'name sched_switch' || true)
 	case $ring in
 	untraced) "$pp" "$N" >"$out" 2>"$err" ;;
 	a) # shellcheck disable=SC2086
@@ -83,6 +87,7 @@ run() {
 	echo "$lost" >>"$tmp/$mode.lost"
 	echo "$ccpu" >>"$tmp/$mode.ccpu"
 	echo "$wake" >>"$tmp/$mode.wake"
+	[ "$others" -gt 0 ] && note="$note (another tracer's sched_switch program was loaded)"
 	printf '  run %d %-12s %9s /s %6s CPU ns  %s\n' "$r" "$mode" "$v" "$c" "$note"
 }
 
