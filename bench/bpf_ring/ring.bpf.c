@@ -99,7 +99,7 @@ struct {
 /* how many times B's reserve tries before it counts the record lost */
 #define RETRIES 8
 
-/* counts a call, and a lost record when lost; atomic: a program may
+/* counts a call (lost 0) or a lost record (lost 1); atomic: a program may
  * interrupt another on the CPU */
 static __always_inline void count(int lost)
 {
@@ -201,6 +201,7 @@ struct b_res {
 	__u64 end; /* the offset after it */
 	__u32 sb; /* its sub-buffer's index */
 	__u32 size;
+	int done; /* its reservation completed the sub-buffer before */
 };
 
 /* The extended header of ev at time t, 13 bytes at p (4-aligned). */
@@ -267,9 +268,14 @@ static __always_inline void *b_reserve(__u32 ev, __u32 len, struct b_res *res)
 		/* close the sub-buffer the record did not fit in: its
 		 * size, end and padding */
 		__u32 pb = (__u32)((old / S) & (N - 1)) & (BR_MAX_SUBBUFS - 1);
+		__u64 pad = S - (old & mask);
 		c->sub[pb].content = old & mask;
 		c->sub[pb].end_ts = t;
-		__sync_fetch_and_add(&c->sub[pb].commit, S - (old & mask));
+		res->done =
+			__sync_fetch_and_add(&c->sub[pb].commit, pad) + pad ==
+			S;
+	} else {
+		res->done = 0;
 	}
 	if (!(begin & mask))
 		c->sub[sb].begin_ts = t;
@@ -303,13 +309,23 @@ static __always_inline void *b_reserve(__u32 ev, __u32 len, struct b_res *res)
 	return p;
 }
 
+/*
+ * The record's bytes committed.  The commits' results are used (whether
+ * they completed a sub-buffer), which makes them fetching atomics: fully
+ * ordered on every architecture, so the consumer that sees a sub-buffer
+ * complete sees its records.  A sub-buffer completed with a quarter of
+ * the ring waiting rings the doorbell, once until the consumer clears
+ * wake.
+ */
 static __always_inline void b_commit(struct b_res *res)
 {
 	struct br_ctl *c = res->c;
-	__sync_fetch_and_add(&c->sub[res->sb & (BR_MAX_SUBBUFS - 1)].commit,
-			     res->size);
-	/* wake the consumer once (it clears wake) */
-	if (doorbell && res->end - READ_ONCE(c->consumed) >= wake_at &&
+	__u64 was = __sync_fetch_and_add(
+		&c->sub[res->sb & (BR_MAX_SUBBUFS - 1)].commit, res->size);
+	if (was + res->size == sub_size)
+		res->done = 1;
+	if (doorbell && res->done &&
+	    res->end - READ_ONCE(c->consumed) >= wake_at &&
 	    !READ_ONCE(c->wake) &&
 	    __sync_val_compare_and_swap(&c->wake, 0, 1) == 0) {
 		__u32 cpu = bpf_get_smp_processor_id();
