@@ -15,17 +15,23 @@
  *         ring waits, as A (-W: the timer alone); each complete
  *         sub-buffer copied whole.
  *
+ * -x adds a nesting stress: programs on sys_enter (interrupts on), and on
+ * irq_handler_entry and softirq_entry (which interrupt it), writing a
+ * small record into the same ring (run a system call loop under it).
+ *
  * Both write the same file: per packet, struct pkt then the sub-buffer.
  * It runs CMD while recording, then reads the file back and verifies it:
  * per CPU, packets in sequence, records decoded to their end (none torn
  * or overlapping: known ids, the switch's thread is its prev_pid, comms
- * NUL-terminated, priorities in range), times never going back and
- * inside their packet's, and records + lost = the programs' calls.
+ * NUL-terminated, priorities in range, a nesting record's CPU the
+ * packet's), times inside their packet's and never going back (records
+ * with a time before the previous record's are counted, and fail the
+ * check), and records + lost = the programs' calls.
  * Prints (stderr, "bpf_ring_cmp: ...") the counts, the consumer's CPU
  * time and its wake-ups; CMD's output is left as it is.
  *
  * Usage: bpf_ring_cmp -m a|b [-s SUBBUF_BYTES] [-n SUBBUFS] [-r RING_BYTES]
- *        [-W] -o FILE -- CMD [ARG...]
+ *        [-W] [-x] -o FILE -- CMD [ARG...]
  *        bpf_ring_cmp -V FILE [-s SUBBUF_BYTES]   (verifies FILE alone,
  *        without the programs' counts)
  * Defaults: 16 sub-buffers of 64 KiB (B, and A's packets), A's rings 1 MiB.
@@ -62,7 +68,9 @@ _Static_assert(BR_ID_EXTENDED == LT_EV_ID_EXTENDED &&
 		       BR_HDR_EXTENDED == LT_EV_HDR_EXTENDED,
 	       "ring B's headers are lowtrace's");
 _Static_assert(sizeof(struct br_ctl) == 4096, "a CPU's control is a page");
-_Static_assert(sizeof(struct br_switch) == 64 && sizeof(struct br_wakeup) == 36,
+_Static_assert(sizeof(struct br_switch) == 64 &&
+		       sizeof(struct br_wakeup) == 36 &&
+		       sizeof(struct br_nest) == 16,
 	       "the payloads are packed");
 
 #define PKT_MAGIC 0x6b504242u /* "BBPk" */
@@ -80,12 +88,13 @@ struct pkt {
 struct apkt {
 	unsigned char *buf;
 	uint32_t off;
-	uint64_t begin, last, seq;
+	uint64_t last, seq;
+	uint64_t first, end; /* its earliest and latest times */
 };
 
 struct cmp {
 	struct br_ring_skel *skel;
-	int mode_b, doorbell;
+	int mode_b, doorbell, nest;
 	uint32_t sub, nsub, ring_bytes;
 	int ncpus; /* possible CPUs */
 	int *ring_fd;
@@ -155,8 +164,8 @@ static void a_flush(struct cmp *m, int cpu)
 	struct apkt *p = &m->ap[cpu];
 	if (!p->off)
 		return;
-	struct pkt h = { PKT_MAGIC, (uint32_t)cpu, p->seq++, p->begin,
-			 p->last,   p->off,	   m->sub };
+	struct pkt h = { PKT_MAGIC, (uint32_t)cpu, p->seq++, p->first,
+			 p->end,    p->off,	   m->sub };
 	put_packet(m, &h, p->buf);
 	p->off = 0;
 }
@@ -181,7 +190,12 @@ static int on_a_record(void *ctx, void *data, size_t size)
 		hs = LT_EV_HDR_EXTENDED;
 	}
 	if (!p->off)
-		p->begin = r->ns;
+		p->first = p->end = r->ns;
+	/* (records of a ring may be out of time order) */
+	if (r->ns < p->first)
+		p->first = r->ns;
+	if (r->ns > p->end)
+		p->end = r->ns;
 	unsigned char *o = p->buf + p->off;
 	lt_ev_header_put(o, hs, r->ev, r->ns);
 	memcpy(o + hs, r + 1, r->len);
@@ -285,6 +299,9 @@ static void setup(struct cmp *m)
 	s->rodata->sub_size = m->sub;
 	s->rodata->nsub = m->nsub;
 	s->rodata->doorbell = (uint32_t)m->doorbell;
+	bpf_program__set_autoload(s->progs.nest_sys_enter, m->nest);
+	bpf_program__set_autoload(s->progs.nest_irq_entry, m->nest);
+	bpf_program__set_autoload(s->progs.nest_softirq_entry, m->nest);
 	bpf_map__set_value_size(s->maps.data, m->sub);
 	bpf_map__set_max_entries(s->maps.data,
 				 m->mode_b ? (uint32_t)m->ncpus * m->nsub : 1);
@@ -371,7 +388,8 @@ static void setup(struct cmp *m)
 /* ---- verification ---- */
 
 struct vcpu {
-	uint64_t seq, last, records, calls, lost;
+	uint64_t seq, last, records, calls, lost, retries;
+	uint64_t backwards; /* records with a time before the previous's */
 };
 
 static int bad(const char *fmt, ...)
@@ -414,6 +432,7 @@ static int verify_packet(const struct pkt *h, const unsigned char *b,
 				   h->cpu, (unsigned long long)h->seq);
 		uint32_t len = id == BR_EV_SWITCH ? sizeof(struct br_switch) :
 			       id == BR_EV_WAKEUP ? sizeof(struct br_wakeup) :
+			       id == BR_EV_NEST	  ? sizeof(struct br_nest) :
 						    0;
 		if (!len)
 			return bad("CPU %u packet %llu at %u: event id %u",
@@ -423,14 +442,22 @@ static int verify_packet(const struct pkt *h, const unsigned char *b,
 				   "the content (%u)",
 				   h->cpu, (unsigned long long)h->seq, o,
 				   h->content);
-		if (ts < v->last || ts < h->begin_ts || ts > h->end_ts)
-			return bad("CPU %u packet %llu at %u: time %llu after "
-				   "%llu (packet %llu-%llu)",
-				   h->cpu, (unsigned long long)h->seq, o,
-				   (unsigned long long)ts,
-				   (unsigned long long)v->last,
-				   (unsigned long long)h->begin_ts,
-				   (unsigned long long)h->end_ts);
+		if (ts < h->begin_ts || ts > h->end_ts)
+			return bad(
+				"CPU %u packet %llu at %u: time %llu outside "
+				"the packet's %llu-%llu",
+				h->cpu, (unsigned long long)h->seq, o,
+				(unsigned long long)ts,
+				(unsigned long long)h->begin_ts,
+				(unsigned long long)h->end_ts);
+		if (ts < v->last && !v->backwards++)
+			fprintf(stderr,
+				"bpf_ring_cmp: CPU %u packet %llu at %u: time "
+				"%llu after %llu (the first record out of "
+				"order)\n",
+				h->cpu, (unsigned long long)h->seq, o,
+				(unsigned long long)ts,
+				(unsigned long long)v->last);
 		const unsigned char *p = b + o + hs;
 		int sound;
 		if (id == BR_EV_SWITCH) {
@@ -439,11 +466,15 @@ static int verify_packet(const struct pkt *h, const unsigned char *b,
 			sound = (int32_t)f.tid == f.prev_pid &&
 				comm_ok(f.prev_comm) && comm_ok(f.next_comm) &&
 				prio_ok(f.prev_prio) && prio_ok(f.next_prio);
-		} else {
+		} else if (id == BR_EV_WAKEUP) {
 			struct br_wakeup f;
 			memcpy(&f, p, sizeof(f));
 			sound = comm_ok(f.comm) && prio_ok(f.prio) &&
 				f.target_cpu >= 0 && f.target_cpu < ncpus;
+		} else {
+			struct br_nest f;
+			memcpy(&f, p, sizeof(f));
+			sound = f.what < 3 && f.cpu == h->cpu;
 		}
 		if (!sound)
 			return bad("CPU %u packet %llu at %u: a torn record "
@@ -491,6 +522,11 @@ static int verify(const char *path, struct cmp *m, struct vcpu *v, int counted)
 		rc = bad("%s: %s", path, strerror(errno));
 	free(b);
 	fclose(f);
+	for (int c = 0; !rc && c < m->ncpus; c++)
+		if (v[c].backwards)
+			rc = bad("CPU %d: %llu records with a time before the "
+				 "previous record's",
+				 c, (unsigned long long)v[c].backwards);
 	for (int c = 0; !rc && counted && c < m->ncpus; c++)
 		if (v[c].records + v[c].lost != v[c].calls)
 			rc = bad("CPU %d: %llu records + %llu lost != %llu "
@@ -529,8 +565,11 @@ int main(int argc, char **argv)
 			 .out = -1 };
 	const char *path = NULL, *mode = NULL, *check = NULL;
 	int o;
-	while ((o = getopt(argc, argv, "+m:s:n:r:Wo:V:")) != -1) {
+	while ((o = getopt(argc, argv, "+m:s:n:r:Wxo:V:")) != -1) {
 		switch (o) {
+		case 'x':
+			m.nest = 1;
+			break;
 		case 'V':
 			check = optarg;
 			break;
@@ -554,8 +593,8 @@ int main(int argc, char **argv)
 			break;
 		default:
 			die("usage: bpf_ring_cmp -m a|b [-s SUBBUF_BYTES] "
-			    "[-n SUBBUFS] [-r RING_BYTES] [-W] -o FILE -- CMD "
-			    "[ARG...]");
+			    "[-n SUBBUFS] [-r RING_BYTES] [-W] [-x] -o FILE -- "
+			    "CMD [ARG...]");
 		}
 	}
 	m.ncpus = libbpf_num_possible_cpus();
@@ -577,7 +616,7 @@ int main(int argc, char **argv)
 	if (!mode || (strcmp(mode, "a") && strcmp(mode, "b")) || !path ||
 	    optind >= argc)
 		die("usage: bpf_ring_cmp -m a|b [-s SUBBUF_BYTES] [-n SUBBUFS] "
-		    "[-r RING_BYTES] [-W] -o FILE -- CMD [ARG...]");
+		    "[-r RING_BYTES] [-W] [-x] -o FILE -- CMD [ARG...]");
 	m.mode_b = mode[0] == 'b';
 	libbpf_set_print(on_libbpf_msg);
 	m.out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -632,10 +671,11 @@ int main(int argc, char **argv)
 	if (!v || !ps ||
 	    bpf_map_lookup_elem(bpf_map__fd(m.skel->maps.stats), &z, ps))
 		die("reading the programs' counts: %s", strerror(errno));
-	uint64_t calls = 0, lost = 0, recs = 0;
+	uint64_t calls = 0, lost = 0, recs = 0, back = 0, retries = 0;
 	for (int c = 0; c < m.ncpus; c++) {
 		v[c].calls = ps[c].calls;
 		v[c].lost = ps[c].lost;
+		v[c].retries = ps[c].retries;
 	}
 	if (close(m.out))
 		m.failed = 1;
@@ -643,22 +683,27 @@ int main(int argc, char **argv)
 	for (int c = 0; c < m.ncpus; c++) {
 		fprintf(stderr,
 			"bpf_ring_cmp: cpu %d calls %llu records %llu lost %llu "
-			"packets %llu\n",
+			"packets %llu out_of_order %llu retries %llu\n",
 			c, (unsigned long long)v[c].calls,
 			(unsigned long long)v[c].records,
 			(unsigned long long)v[c].lost,
-			(unsigned long long)v[c].seq);
+			(unsigned long long)v[c].seq,
+			(unsigned long long)v[c].backwards,
+			(unsigned long long)v[c].retries);
+		back += v[c].backwards;
+		retries += v[c].retries;
 		calls += v[c].calls;
 		lost += v[c].lost;
 		recs += v[c].records;
 	}
 	fprintf(stderr,
 		"bpf_ring_cmp: mode %s cpus %d %s calls %llu records %llu "
-		"lost %llu bytes %llu\n",
+		"lost %llu bytes %llu out_of_order %llu retries %llu\n",
 		m.mode_b ? "b" : "a", m.ncpus,
 		m.mode_b ? "sub-buffers" : "rings", (unsigned long long)calls,
 		(unsigned long long)recs, (unsigned long long)lost,
-		(unsigned long long)m.bytes);
+		(unsigned long long)m.bytes, (unsigned long long)back,
+		(unsigned long long)retries);
 	fprintf(stderr,
 		"bpf_ring_cmp: consumer_cpu_ns %llu per_event %.1f wakeups "
 		"%llu timeouts %llu bells %llu\n",

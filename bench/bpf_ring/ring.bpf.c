@@ -99,16 +99,22 @@ struct {
 /* how many times B's reserve tries before it counts the record lost */
 #define RETRIES 8
 
-/* counts a call (lost 0) or a lost record (lost 1); atomic: a program may
+#define COUNT_CALL 0
+#define COUNT_LOST 1
+#define COUNT_RETRY 2
+
+/* counts a call, a lost record or a failed swap; atomic: a program may
  * interrupt another on the CPU */
-static __always_inline void count(int lost)
+static __always_inline void count(int what)
 {
 	__u32 z = 0;
 	struct br_stats *s = bpf_map_lookup_elem(&stats, &z);
 	if (!s)
 		return;
-	if (lost)
+	if (what == COUNT_LOST)
 		__sync_fetch_and_add(&s->lost, 1);
+	else if (what == COUNT_RETRY)
+		__sync_fetch_and_add(&s->retries, 1);
 	else
 		__sync_fetch_and_add(&s->calls, 1);
 }
@@ -176,7 +182,7 @@ static __always_inline struct br_arec *a_reserve(__u32 ev, __u32 len,
 	struct br_arec *r =
 		*ring ? bpf_ringbuf_reserve(*ring, sizeof(*r) + len, 0) : NULL;
 	if (!r) {
-		count(1);
+		count(COUNT_LOST);
 		return NULL;
 	}
 	r->ns = bpf_ktime_get_ns();
@@ -249,7 +255,7 @@ static __always_inline void *b_reserve(__u32 ev, __u32 len, struct b_res *res)
 			/* a sub-buffer's first record: its time whole */
 			hs = BR_HDR_EXTENDED;
 			if (begin - READ_ONCE(c->consumed) >= N * S) {
-				count(1);
+				count(COUNT_LOST);
 				return NULL;
 			}
 		}
@@ -257,9 +263,10 @@ static __always_inline void *b_reserve(__u32 ev, __u32 len, struct b_res *res)
 						begin + BR_REC_SIZE(hs, len)) ==
 		    old)
 			break;
+		count(COUNT_RETRY);
 	}
 	if (i == RETRIES) {
-		count(1);
+		count(COUNT_LOST);
 		return NULL;
 	}
 	WRITE_ONCE(c->last_ts, t);
@@ -294,7 +301,7 @@ static __always_inline void *b_reserve(__u32 ev, __u32 len, struct b_res *res)
 		put_extended(p, ev, t);
 		p += BR_HDR_EXTENDED;
 	} else {
-		count(1);
+		count(COUNT_LOST);
 		return NULL;
 	}
 	res->c = c;
@@ -340,7 +347,7 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev,
 	     struct task_struct *next, unsigned int prev_state)
 {
-	count(0);
+	count(COUNT_CALL);
 	if (mode_b) {
 		struct b_res res;
 		struct br_switch *f = b_reserve(BR_EV_SWITCH, sizeof(*f), &res);
@@ -363,7 +370,7 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev,
 SEC("tp_btf/sched_wakeup")
 int BPF_PROG(sched_wakeup, struct task_struct *p)
 {
-	count(0);
+	count(COUNT_CALL);
 	if (mode_b) {
 		struct b_res res;
 		struct br_wakeup *f = b_reserve(BR_EV_WAKEUP, sizeof(*f), &res);
@@ -381,4 +388,54 @@ int BPF_PROG(sched_wakeup, struct task_struct *p)
 		a_submit(ring, r);
 	}
 	return 0;
+}
+
+/*
+ * The nesting stress (loaded with bpf_ring_cmp -x): programs on a system
+ * call's entry, which runs with interrupts on, and on an interrupt's and a
+ * softirq's, which interrupt it, writing a small record to the same ring.
+ */
+static __always_inline int nest(__u32 what)
+{
+	count(COUNT_CALL);
+	if (mode_b) {
+		struct b_res res;
+		struct br_nest *f = b_reserve(BR_EV_NEST, sizeof(*f), &res);
+		if (!f)
+			return 0;
+		put_ids(&f->tid);
+		f->what = what;
+		f->cpu = bpf_get_smp_processor_id();
+		b_commit(&res);
+	} else {
+		void *ring;
+		struct br_arec *r =
+			a_reserve(BR_EV_NEST, sizeof(struct br_nest), &ring);
+		if (!r)
+			return 0;
+		struct br_nest *f = (void *)(r + 1);
+		put_ids(&f->tid);
+		f->what = what;
+		f->cpu = bpf_get_smp_processor_id();
+		a_submit(ring, r);
+	}
+	return 0;
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(nest_sys_enter, void *regs, long id)
+{
+	return nest(0);
+}
+
+SEC("tp_btf/irq_handler_entry")
+int BPF_PROG(nest_irq_entry, int irq, void *action)
+{
+	return nest(1);
+}
+
+SEC("tp_btf/softirq_entry")
+int BPF_PROG(nest_softirq_entry, unsigned int vec)
+{
+	return nest(2);
 }

@@ -19,6 +19,9 @@
 /* the events, by their id in the compact header */
 #define BR_EV_SWITCH 0u
 #define BR_EV_WAKEUP 1u
+/* the nesting stress's (bpf_ring_cmp -x): a system call's entry, an
+ * interrupt's, a softirq's */
+#define BR_EV_NEST 2u
 
 #define BR_ID_EXTENDED 31u
 #define BR_TS_BITS 27
@@ -46,6 +49,13 @@ struct br_wakeup {
 	__u32 tid, tgid;
 	char comm[16];
 	__s32 pid, prio, target_cpu;
+} __attribute__((packed, aligned(4)));
+
+/* the nesting stress's payload */
+struct br_nest {
+	__u32 tid, tgid;
+	__u32 what; /* 0 sys_enter, 1 irq_handler_entry, 2 softirq_entry */
+	__u32 cpu; /* the CPU the program ran on */
 } __attribute__((packed, aligned(4)));
 
 /* Ring A: a record in a CPU's BPF ring buffer, as the backend's */
@@ -86,6 +96,8 @@ struct br_ctl {
 struct br_stats {
 	__u64 calls; /* program runs that tried to write a record */
 	__u64 lost; /* of them, those without room */
+	__u64 retries; /* B: swaps of the offset that failed (a program
+			* interrupted between its read and its swap) */
 };
 
 #endif
