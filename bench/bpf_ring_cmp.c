@@ -11,9 +11,9 @@
  *         consumer writes its own ring;
  *   -m b  a ring of sub-buffers per CPU in an mmapable array, which the
  *         programs write in lowtrace's layout themselves; polled every
- *         100 ms and woken by a CPU's doorbell once a quarter of its
- *         ring waits, as A (-W: the timer alone); each complete
- *         sub-buffer copied whole.
+ *         100 ms and woken by a CPU's doorbell when a sub-buffer
+ *         completes with a quarter of the ring waiting, as A wakes (-W:
+ *         the timer alone); each complete sub-buffer copied whole.
  *
  * -x adds a nesting stress: programs on sys_enter (interrupts on), and on
  * irq_handler_entry and softirq_entry (which interrupt it), writing a

@@ -15,9 +15,10 @@
  *      CPU; lowtrace's compact header, or the extended one when the time
  *      is too far from the last; a commit counter per sub-buffer; a
  *      sub-buffer the consumer has not released is not written (the
- *      record is counted lost).  When a quarter of the ring waits (as
- *      A's), the program rings the CPU's doorbell (a small BPF ring
- *      buffer) once, until the consumer has taken what waits.
+ *      record is counted lost).  A program whose commit completes a
+ *      sub-buffer while a quarter of the ring waits (A's threshold)
+ *      rings the CPU's doorbell (a small BPF ring buffer), once until the
+ *      consumer has taken what waits.
  *
  * The kernel structures are a CO-RE subset, as in kernel.bpf.c.
  */
