@@ -227,6 +227,30 @@ static int flat_elem(const struct ty *e)
  * context and its payload, in that order, into one list (ec->nsec says
  * how many fields each section has).
  */
+/* The table of an enum's labels by value (lt_field_class.label_at): the
+ * values 0..63 at most, up to the widest range's end. */
+static void enum_labels(struct parser *ps, struct lt_field_class *fc)
+{
+	uint32_t n = 0;
+	if (!fc->nranges)
+		return;
+	for (uint32_t k = 0; k < fc->nranges; k++) {
+		const struct lt_enum_range *r = &fc->ranges[k];
+		uint32_t to = fc->bitmap || (uint64_t)r->hi >= 63 ?
+				      64 :
+				      (uint32_t)r->hi + 1;
+		if (fc->is_signed && r->hi < 0)
+			to = 0;
+		if (to > n)
+			n = to;
+	}
+	const char **at = tsdl_alloc(ps, (n ? n : 1) * sizeof(*at));
+	for (uint32_t v = 0; v < n; v++)
+		at[v] = lt_enum_scan(fc, v);
+	fc->label_at = at;
+	fc->nlabel_at = n;
+}
+
 void tsdl_compile_event(struct parser *ps, const struct pevent *pe,
 			const struct pstream *pst, struct lt_event_class *ec)
 {
@@ -419,8 +443,10 @@ placed:
 	ec->fmt_bound += 8 * LT_NSECTIONS; /* "{ }, " of each */
 	ec->fmt_plain = !ec->empty_secs;
 	uint8_t *vop = tsdl_alloc(ps, n ? n : 1);
-	for (unsigned j = 0; j < n; j++)
+	for (unsigned j = 0; j < n; j++) {
 		vop[j] = lt_value_op(&fcs[j]);
+		enum_labels(ps, &fcs[j]);
+	}
 	ec->vop = vop;
 	for (unsigned j = 0; j < n; j++)
 		if (fcs[j].sec != LT_SEC_PAYLOAD || fcs[j].open_len ||

@@ -89,6 +89,10 @@ struct lt_field_class {
 	/* an enum whose ranges are indexes of bits, a label set when one of
 	 * its bits is: CTF 2's bit map */
 	uint8_t bitmap;
+	/* an enum's labels of the values 0..nlabel_at - 1 as lt_enum_label()
+	 * finds them, looked up by the value: no search for the common ones */
+	const char *const *label_at;
+	uint32_t nlabel_at;
 	const struct lt_cnode *tree; /* LT_KIND_COMPOUND: its type */
 };
 

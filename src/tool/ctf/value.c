@@ -10,7 +10,7 @@
 #include <errno.h>
 #include <string.h>
 
-const char *lt_enum_label(const struct lt_field_class *fc, uint64_t raw)
+const char *lt_enum_scan(const struct lt_field_class *fc, uint64_t raw)
 {
 	for (uint32_t i = 0; i < fc->nranges; i++) {
 		if (lt_enum_range_has(fc, &fc->ranges[i], raw))

@@ -61,8 +61,17 @@ static inline int lt_enum_range_has(const struct lt_field_class *fc,
 			       v >= (uint64_t)r->lo && v <= (uint64_t)r->hi;
 }
 
-/* The label of an enum value, or NULL. */
-const char *lt_enum_label(const struct lt_field_class *fc, uint64_t raw);
+/* The label of an enum value, or NULL, by a search of its ranges. */
+const char *lt_enum_scan(const struct lt_field_class *fc, uint64_t raw);
+
+/* The same, the common values by the enum's table (label_at). */
+static inline const char *lt_enum_label(const struct lt_field_class *fc,
+					uint64_t raw)
+{
+	if (__builtin_expect(raw < fc->nlabel_at, 1))
+		return fc->label_at[raw];
+	return lt_enum_scan(fc, raw);
+}
 
 /* v's float from its bits (4 or 8 bytes). */
 static inline void lt_value_set_float(struct lt_value *v, uint64_t bits,
