@@ -442,12 +442,14 @@ placed:
 			ec->empty_secs |= (uint8_t)(1u << sec);
 	ec->fmt_bound += 8 * LT_NSECTIONS; /* "{ }, " of each */
 	ec->fmt_plain = !ec->empty_secs;
-	uint8_t *vop = tsdl_alloc(ps, n ? n : 1);
+	uint8_t *vop = tsdl_alloc(ps, n ? 2 * n : 1);
 	for (unsigned j = 0; j < n; j++) {
 		vop[j] = lt_value_op(&fcs[j]);
+		vop[n + j] = lt_value_kind_op(&fcs[j]);
 		enum_labels(ps, &fcs[j]);
 	}
 	ec->vop = vop;
+	ec->kop = vop + n;
 	for (unsigned j = 0; j < n; j++)
 		if (fcs[j].sec != LT_SEC_PAYLOAD || fcs[j].open_len ||
 		    fcs[j].closes || fcs[j].var_tag >= 0 || fcs[j].bitfield)

@@ -168,6 +168,9 @@ struct lt_event_class {
 	/* how lt_event_field() reads each field in line (LT_VOP_*,
 	 * ctf/value.h): bytes apart, not in the field classes' lines */
 	const uint8_t *vop;
+	/* the same of each field read as its kind (lt_value_kind_op()): a
+	 * variant's option that the event holds */
+	const uint8_t *kop;
 	/* fields of each section (LT_SEC_*), in fields in that order */
 	uint32_t nsec[LT_NSECTIONS];
 	/* decode plan: when every field has a fixed size and byte alignment,

@@ -27,7 +27,9 @@ uint8_t lt_value_op(const struct lt_field_class *fc)
 uint8_t lt_value_kind_op(const struct lt_field_class *fc)
 {
 	if (fc->bitfield)
-		return fc->kind == LT_KIND_INT ? LT_VOP_BITS : LT_VOP_ANY;
+		return fc->kind == LT_KIND_INT || fc->kind == LT_KIND_ENUM ?
+			       LT_VOP_BITS :
+			       LT_VOP_ANY;
 	switch (fc->kind) {
 	case LT_KIND_STRING:
 		return LT_VOP_STRING;

@@ -20,8 +20,8 @@
  * integer of 1, 2, 4 or 8 bytes (its bytes, or-ed with LT_VOP_SIGNED when
  * signed, LT_VOP_BE when big-endian), a little-endian float (its bytes
  * or-ed with LT_VOP_FLOAT), a string, an array or sequence of numbers
- * (LT_VOP_TEXT: of text, its length found by strnlen()), an integer
- * bit-field, an enum of 1, 2, 4 or 8 bytes (its label looked up out of
+ * (LT_VOP_TEXT: of text, its length found by strnlen()), an integer or
+ * enum bit-field, an enum of 1, 2, 4 or 8 bytes (its label looked up out of
  * line), a variant's option (LT_VOP_OPTION: absent, or read by the op of
  * its kind, lt_value_kind_op()); anything else (compound fields) out of
  * line.
@@ -34,7 +34,7 @@ enum {
 	LT_VOP_STRING = 0x80,
 	LT_VOP_ARRAY = 0x81,
 	LT_VOP_SEQUENCE = 0x82,
-	LT_VOP_BITS = 0x83, /* an integer bit-field, either order */
+	LT_VOP_BITS = 0x83, /* an integer or enum bit-field, either order */
 	LT_VOP_ENUM = 0x84, /* not a bit-field */
 	LT_VOP_TEXT = 0x85,
 	LT_VOP_OPTION = 0x86,
@@ -218,7 +218,7 @@ again:
 		 * or one it holds, as a field of its kind */
 		if (off[i] == LT_OFF_ABSENT)
 			return lt_value_absent(fc, v);
-		op = lt_value_kind_op(fc);
+		op = ev->cls->kop[i];
 		goto again;
 	}
 	if (op == LT_VOP_ANY)
