@@ -26,10 +26,12 @@ uint8_t lt_value_op(const struct lt_field_class *fc)
 
 uint8_t lt_value_kind_op(const struct lt_field_class *fc)
 {
-	if (fc->bitfield)
-		return fc->kind == LT_KIND_INT || fc->kind == LT_KIND_ENUM ?
-			       LT_VOP_BITS :
-			       LT_VOP_ANY;
+	if (fc->bitfield) {
+		if (fc->kind != LT_KIND_INT && fc->kind != LT_KIND_ENUM)
+			return LT_VOP_ANY;
+		return !fc->be && fc->bitsize <= 57 ? LT_VOP_BITS_LE :
+						      LT_VOP_BITS;
+	}
 	switch (fc->kind) {
 	case LT_KIND_STRING:
 		return LT_VOP_STRING;

@@ -38,6 +38,9 @@ enum {
 	LT_VOP_ENUM = 0x84, /* not a bit-field */
 	LT_VOP_TEXT = 0x85,
 	LT_VOP_OPTION = 0x86,
+	/* a little-endian integer or enum bit-field of 57 bits at most: within
+	 * the 8 bytes that end on its last byte, wherever it starts */
+	LT_VOP_BITS_LE = 0x87,
 };
 
 /* The LT_VOP_* of a field class, as the metadata compiled it. */
@@ -110,37 +113,40 @@ static inline void lt_value_scalar(const struct lt_field_class *fc,
 		v->str = lt_enum_label(fc, v->u);
 }
 
-/* A bit-field's value: bit is its offset in bits from base.  room: the 7
- * bytes before its first byte are readable (lt_event.room), so that a
- * little-endian one is read by one load that ends on its last byte even
- * at the start of base. */
-static inline void lt_value_bitfield_room(const struct lt_field_class *fc,
-					  const unsigned char *base,
-					  uint32_t bit, int room,
-					  struct lt_value *v)
+/* A bit-field's value: bit is its offset in bits from base.  one_load:
+ * it is little-endian, within the 8 bytes that end on its last byte, and
+ * the 7 bytes before its first byte are readable (lt_event.room): then it
+ * is read by the one load that ends on its last byte. */
+static inline void lt_value_bits(const struct lt_field_class *fc,
+				 const unsigned char *base, uint32_t bit,
+				 int one_load, struct lt_value *v)
 {
-	const uint64_t first = bit / 8, last = (bit + fc->bitsize - 1) / 8;
-	uint64_t raw;
-	if (room && !fc->be && last - first < 8) {
-		raw = ld64(base + last - 7) >>
-		      (8 * (first + 7 - last) + bit % 8);
-		if (fc->bitsize < 64)
-			raw &= (1ull << fc->bitsize) - 1;
-	} else {
-		raw = lt_hdr_bits(base, bit, fc->bitsize, fc->be);
-	}
-	unsigned sh = 64 - fc->bitsize;
+	const uint64_t top = (uint64_t)bit + fc->bitsize - 1; /* its last bit */
+	const unsigned sh = 64 - fc->bitsize;
+	uint64_t x; /* its bits at the top, bit 63 its last */
+	if (one_load)
+		x = ld64(base + top / 8 - 7) << (7 - top % 8);
+	else
+		x = lt_hdr_bits(base, bit, fc->bitsize, fc->be) << sh;
 	v->fc = fc;
 	v->kind = fc->kind;
 	v->str = NULL;
 	v->len = 0;
 	v->data = base + bit / 8;
-	if (fc->is_signed)
-		v->i = (int64_t)(raw << sh) >> sh;
-	else
-		v->u = raw;
+	v->u = fc->is_signed ? (uint64_t)((int64_t)x >> sh) : x >> sh;
 	if (fc->kind == LT_KIND_ENUM)
 		v->str = lt_enum_label(fc, v->u);
+}
+
+/* The same of any bit-field.  room: the event's lt_event.room. */
+static inline void lt_value_bitfield_room(const struct lt_field_class *fc,
+					  const unsigned char *base,
+					  uint32_t bit, int room,
+					  struct lt_value *v)
+{
+	const uint64_t top = (uint64_t)bit + fc->bitsize - 1;
+	lt_value_bits(fc, base, bit, room && !fc->be && top / 8 - bit / 8 < 8,
+		      v);
 }
 
 /* The same without room (any bit-field of any event). */
@@ -213,48 +219,60 @@ again:
 					    x >> sh;
 		return 0;
 	}
-	if (op == LT_VOP_OPTION) {
+	/* the other kinds by one jump */
+	const unsigned char *p;
+	switch (op) {
+	case LT_VOP_OPTION:
 		/* a variant's option the event does not hold, as most are,
 		 * or one it holds, as a field of its kind */
 		if (off[i] == LT_OFF_ABSENT)
 			return lt_value_absent(fc, v);
 		op = ev->cls->kop[i];
 		goto again;
-	}
-	if (op == LT_VOP_ANY)
+	case LT_VOP_ANY:
 		return lt_event_field_any(ev, i, v);
-	const unsigned char *p = base + off[i];
-	v->fc = fc;
-	v->data = p;
-	if (op & LT_VOP_STRING) {
-		if (op == LT_VOP_BITS) {
-			/* its offset is in bits */
-			lt_value_bitfield_room(fc, base, off[i], room, v);
-			return 0;
-		}
-		if (op == LT_VOP_STRING) {
-			v->kind = LT_KIND_STRING;
-			v->str = (const char *)p;
-			v->len = cnt[i];
-			return 0;
-		}
-		if (op == LT_VOP_ENUM) {
-			lt_value_scalar(fc, LT_KIND_ENUM, p, v);
-			return 0;
-		}
-		if (op == LT_VOP_TEXT) {
-			v->kind = fc->kind;
-			v->len =
-				fc->kind == LT_KIND_ARRAY ? fc->length : cnt[i];
-			v->str = (const char *)p;
-			v->u = strnlen(v->str, v->len); /* text length */
-			return 0;
-		}
+	case LT_VOP_BITS_LE:
+		/* its offset is in bits */
+		lt_value_bits(fc, base, off[i], room, v);
+		return 0;
+	case LT_VOP_BITS:
+		lt_value_bitfield_room(fc, base, off[i], room, v);
+		return 0;
+	case LT_VOP_STRING:
+		p = base + off[i];
+		v->fc = fc;
+		v->data = p;
+		v->kind = LT_KIND_STRING;
+		v->str = (const char *)p;
+		v->len = cnt[i];
+		return 0;
+	case LT_VOP_ENUM:
+		lt_value_scalar(fc, LT_KIND_ENUM, base + off[i], v);
+		return 0;
+	case LT_VOP_TEXT:
+		p = base + off[i];
+		v->fc = fc;
+		v->data = p;
+		v->kind = fc->kind;
+		v->len = fc->kind == LT_KIND_ARRAY ? fc->length : cnt[i];
+		v->str = (const char *)p;
+		v->u = strnlen(v->str, v->len); /* text length */
+		return 0;
+	case LT_VOP_ARRAY:
+	case LT_VOP_SEQUENCE:
+		p = base + off[i];
+		v->fc = fc;
+		v->data = p;
 		v->kind = op == LT_VOP_ARRAY ? LT_KIND_ARRAY : LT_KIND_SEQUENCE;
 		v->len = op == LT_VOP_ARRAY ? fc->length : cnt[i];
 		v->str = NULL;
 		return 0;
+	default:
+		break;
 	}
+	p = base + off[i];
+	v->fc = fc;
+	v->data = p;
 	/* a scalar: little-endian integers signed by a mask (no branch on
 	 * the sign); big-endian ones and floats aside */
 	const unsigned size = op & 15;
