@@ -228,6 +228,20 @@ static void utf_string(const struct lt_cnode *n, struct lt_cwalk *w,
 	free(u);
 }
 
+int64_t lt_var_option(const struct lt_field_class *fc, int64_t tag,
+		      int is_signed)
+{
+	for (uint32_t k = 0; k < fc->nvar_sel; k++) {
+		const struct lt_var_sel *v = &fc->var_sel[k];
+		int in = is_signed ? tag >= v->lo && tag <= v->hi :
+				     (uint64_t)tag >= (uint64_t)v->lo &&
+					     (uint64_t)tag <= (uint64_t)v->hi;
+		if (in)
+			return v->opt;
+	}
+	return -1;
+}
+
 int lt_cnode_selects(const struct lt_cnode *n, const struct lt_var_sel *s,
 		     int64_t v)
 {

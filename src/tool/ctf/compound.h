@@ -104,6 +104,11 @@ const char *lt_leb128(const unsigned char *b, size_t end, size_t *at,
 
 /* The integer field fc at off of b (bits for a bit-field), signed or not
  * as fc says. */
+/* The option of a variant (its first field fc) that tag selects, or -1:
+ * the first of its ranges that holds tag, compared as the tag's sign
+ * says. */
+int64_t lt_var_option(const struct lt_field_class *fc, int64_t tag,
+		      int is_signed);
 int64_t lt_field_int(const unsigned char *b, uint32_t off,
 		     const struct lt_field_class *fc);
 

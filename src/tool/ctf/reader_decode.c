@@ -188,22 +188,6 @@ static int header_any(struct lt_stream *s, size_t *pos, uint64_t *id,
 	return ts_rebuild(s, h.v[LT_ROLE_TS], h.ts_bits, *tspos, ts);
 }
 
-/* The option of a variant (its first field fc) that tag selects, or -1;
- * the ranges compare as the tag's sign says. */
-static int64_t select_option(const struct lt_field_class *fc, int64_t tag,
-			     int is_signed)
-{
-	for (uint32_t k = 0; k < fc->nvar_sel; k++) {
-		const struct lt_var_sel *v = &fc->var_sel[k];
-		int in = is_signed ? tag >= v->lo && tag <= v->hi :
-				     (uint64_t)tag >= (uint64_t)v->lo &&
-					     (uint64_t)tag <= (uint64_t)v->hi;
-		if (in)
-			return v->opt;
-	}
-	return -1;
-}
-
 /*
  * The plan of a class of fixed size for its first field at *pos (aligned
  * there): *ph is that start's phase, its offset from the plan's origin.
@@ -296,7 +280,7 @@ payload:
 					int64_t tag = lt_field_int(
 						b, off[fc->var_tag],
 						&ec->fields[fc->var_tag]);
-					vsel = select_option(
+					vsel = lt_var_option(
 						fc, tag,
 						ec->fields[fc->var_tag]
 							.is_signed);
@@ -464,10 +448,24 @@ walk_steps(struct lt_stream *s, const struct lt_event_class *ec, size_t pos,
 			if (fc->var_first) {
 				const struct lt_field_class *tf =
 					&ec->fields[fc->var_tag];
-				vsel = select_option(
-					fc,
-					lt_field_int(b, off[fc->var_tag], tf),
-					tf->is_signed);
+				/* the common tags by the table (an unsigned
+				 * value below 64 is the same signed) */
+				uint64_t raw =
+					fc->nopt_at ?
+						ld_uint_bo(b + off[fc->var_tag],
+							   tf->size, tf->be) :
+						UINT64_MAX;
+				if (raw < fc->nopt_at)
+					vsel = fc->opt_at[raw] == LT_OPT_NONE ?
+						       -1 :
+						       fc->opt_at[raw];
+				else
+					vsel = lt_var_option(
+						fc,
+						lt_field_int(b,
+							     off[fc->var_tag],
+							     tf),
+						tf->is_signed);
 				if (vsel < 0)
 					return 0;
 			}

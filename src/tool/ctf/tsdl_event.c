@@ -251,6 +251,31 @@ static void enum_labels(struct parser *ps, struct lt_field_class *fc)
 	fc->nlabel_at = n;
 }
 
+/* The table of a variant's options by tag value (lt_field_class.opt_at)
+ * at its first field j: the values 0..63, where its tag is an integer of
+ * whole bytes (below 64 its value is the same signed or not) and it has
+ * fewer options than LT_OPT_NONE. */
+static void variant_options(struct parser *ps, struct lt_field_class *fcs,
+			    unsigned j)
+{
+	struct lt_field_class *fc = &fcs[j];
+	if (fc->var_tag < 0 || !fc->var_first)
+		return;
+	const struct lt_field_class *tf = &fcs[fc->var_tag];
+	if (tf->bitfield || tf->kind == LT_KIND_COMPOUND ||
+	    !ld_sel_size(tf->size))
+		return;
+	uint8_t *at = tsdl_alloc(ps, 64);
+	for (unsigned v = 0; v < 64; v++) {
+		int64_t opt = lt_var_option(fc, v, tf->is_signed);
+		if (opt >= LT_OPT_NONE)
+			return;
+		at[v] = opt < 0 ? LT_OPT_NONE : (uint8_t)opt;
+	}
+	fc->opt_at = at;
+	fc->nopt_at = 64;
+}
+
 void tsdl_compile_event(struct parser *ps, const struct pevent *pe,
 			const struct pstream *pst, struct lt_event_class *ec)
 {
@@ -447,6 +472,7 @@ placed:
 		vop[j] = lt_value_op(&fcs[j]);
 		vop[n + j] = lt_value_kind_op(&fcs[j]);
 		enum_labels(ps, &fcs[j]);
+		variant_options(ps, fcs, j);
 	}
 	ec->vop = vop;
 	ec->kop = vop + n;

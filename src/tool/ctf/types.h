@@ -38,6 +38,9 @@ struct lt_var_sel {
 	uint32_t opt;
 };
 
+/* lt_field_class.opt_at of a tag value that selects no option */
+#define LT_OPT_NONE 255
+
 /* lt_field_class.base of CTF 2's booleans: printed true or false */
 #define LT_BASE_BOOL 1
 
@@ -82,6 +85,11 @@ struct lt_field_class {
 	uint8_t var_first;
 	const struct lt_var_sel *var_sel;
 	uint32_t nvar_sel;
+	/* a variant's first field: the option of each tag value
+	 * 0..nopt_at - 1 (LT_OPT_NONE: none) as lt_var_option() selects it,
+	 * where its tag is an integer of whole bytes */
+	const uint8_t *opt_at;
+	uint32_t nopt_at;
 	uint32_t length; /* fixed array's element count */
 	int32_t length_field; /* sequence: index of its length field */
 	const struct lt_enum_range *ranges;
