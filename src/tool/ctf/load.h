@@ -92,14 +92,29 @@ static inline uint64_t ld_uint_bo(const unsigned char *p, unsigned size, int be)
 	return v;
 }
 
+/* The bytes of x that are 0, each as its top bit: the lowest one set is
+ * the first 0 (a borrow sets bits only above a 0 byte). */
+static inline uint64_t ld_zero_bytes(uint64_t x)
+{
+	return (x - 0x0101010101010101ull) & ~x & 0x8080808080808080ull;
+}
+
 /*
  * memchr(p, 0, n): the end of a string field or of a text array.  A
  * string of fewer than 32 bytes (the usual) is found in line, in two
  * 16-byte compares, not by a call; so is the text of an array of 16 to
- * 31 bytes (a thread's name, 16) that ends in its first 16.
+ * 31 bytes (a thread's name, 16) that ends in its first 16, and that of
+ * an array of 8 to 15 bytes, by two 8-byte loads within it.
  */
 static inline const unsigned char *ld_find_nul(const unsigned char *p, size_t n)
 {
+	if (n - 8 < 8) {
+		const uint64_t a = ld_zero_bytes(ld64(p));
+		const uint64_t b = ld_zero_bytes(ld64(p + n - 8));
+		if (a)
+			return p + __builtin_ctzll(a) / 8;
+		return b ? p + n - 8 + __builtin_ctzll(b) / 8 : NULL;
+	}
 #ifdef __SSE2__
 	if (__builtin_expect(n >= 16, 1)) {
 		const __m128i z = _mm_setzero_si128();

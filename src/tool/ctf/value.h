@@ -249,15 +249,18 @@ again:
 	case LT_VOP_ENUM:
 		lt_value_scalar(fc, LT_KIND_ENUM, base + off[i], v);
 		return 0;
-	case LT_VOP_TEXT:
+	case LT_VOP_TEXT: {
 		p = base + off[i];
 		v->fc = fc;
 		v->data = p;
 		v->kind = fc->kind;
 		v->len = fc->kind == LT_KIND_ARRAY ? fc->length : cnt[i];
 		v->str = (const char *)p;
-		v->u = strnlen(v->str, v->len); /* text length */
+		/* text length: as strnlen(), mostly in line */
+		const unsigned char *z = ld_find_nul(p, v->len);
+		v->u = z ? (uint64_t)(z - p) : v->len;
 		return 0;
+	}
 	case LT_VOP_ARRAY:
 	case LT_VOP_SEQUENCE:
 		p = base + off[i];
