@@ -219,8 +219,34 @@ again:
 					    x >> sh;
 		return 0;
 	}
-	/* the other kinds by one jump */
 	const unsigned char *p;
+	if (op < LT_VOP_STRING) {
+		if (op == LT_VOP_ANY)
+			return lt_event_field_any(ev, i, v);
+		p = base + off[i];
+		v->fc = fc;
+		v->data = p;
+		/* a scalar: little-endian integers signed by a mask (no branch on
+		 * the sign); big-endian ones and floats aside */
+		const unsigned size = op & 15;
+		uint64_t u = ld_uint_sel(p, size);
+		v->str = NULL;
+		v->len = 0;
+		if (__builtin_expect(op & (LT_VOP_FLOAT | LT_VOP_BE), 0)) {
+			if (op & LT_VOP_FLOAT) {
+				v->kind = LT_KIND_FLOAT;
+				lt_value_set_float(v, u, size);
+				return 0;
+			}
+			u = __builtin_bswap64(u) >> (64 - 8 * size);
+		}
+		const uint64_t sign = (uint64_t)(op & LT_VOP_SIGNED)
+				      << (8 * size - 5);
+		v->kind = LT_KIND_INT;
+		v->u = (u ^ sign) - sign;
+		return 0;
+	}
+	/* the other kinds by one jump: no op is past LT_VOP_BITS_LE */
 	switch (op) {
 	case LT_VOP_OPTION:
 		/* a variant's option the event does not hold, as most are,
@@ -229,8 +255,6 @@ again:
 			return lt_value_absent(fc, v);
 		op = ev->cls->kop[i];
 		goto again;
-	case LT_VOP_ANY:
-		return lt_event_field_any(ev, i, v);
 	case LT_VOP_BITS_LE:
 		/* its offset is in bits */
 		lt_value_bits(fc, base, off[i], room, v);
@@ -271,29 +295,8 @@ again:
 		v->str = NULL;
 		return 0;
 	default:
-		break;
+		__builtin_unreachable();
 	}
-	p = base + off[i];
-	v->fc = fc;
-	v->data = p;
-	/* a scalar: little-endian integers signed by a mask (no branch on
-	 * the sign); big-endian ones and floats aside */
-	const unsigned size = op & 15;
-	uint64_t u = ld_uint_sel(p, size);
-	v->str = NULL;
-	v->len = 0;
-	if (__builtin_expect(op & (LT_VOP_FLOAT | LT_VOP_BE), 0)) {
-		if (op & LT_VOP_FLOAT) {
-			v->kind = LT_KIND_FLOAT;
-			lt_value_set_float(v, u, size);
-			return 0;
-		}
-		u = __builtin_bswap64(u) >> (64 - 8 * size);
-	}
-	const uint64_t sign = (uint64_t)(op & LT_VOP_SIGNED) << (8 * size - 5);
-	v->kind = LT_KIND_INT;
-	v->u = (u ^ sign) - sign;
-	return 0;
 }
 
 /* Field i of ev (0 <= i < ev->cls->nfields); returns 0, -EINVAL, or
