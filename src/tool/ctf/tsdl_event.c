@@ -248,7 +248,7 @@ static void enum_labels(struct parser *ps, struct lt_field_class *fc)
 	for (uint32_t v = 0; v < n; v++)
 		at[v] = lt_enum_scan(fc, v);
 	fc->label_at = at;
-	fc->nlabel_at = n;
+	fc->nlabel_at = (uint8_t)n;
 }
 
 /* The table of a variant's options by tag value (lt_field_class.opt_at)

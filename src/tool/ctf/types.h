@@ -85,11 +85,6 @@ struct lt_field_class {
 	uint8_t var_first;
 	const struct lt_var_sel *var_sel;
 	uint32_t nvar_sel;
-	/* a variant's first field: the option of each tag value
-	 * 0..nopt_at - 1 (LT_OPT_NONE: none) as lt_var_option() selects it,
-	 * where its tag is an integer of whole bytes */
-	const uint8_t *opt_at;
-	uint32_t nopt_at;
 	uint32_t length; /* fixed array's element count */
 	int32_t length_field; /* sequence: index of its length field */
 	const struct lt_enum_range *ranges;
@@ -98,9 +93,13 @@ struct lt_field_class {
 	 * its bits is: CTF 2's bit map */
 	uint8_t bitmap;
 	/* an enum's labels of the values 0..nlabel_at - 1 as lt_enum_label()
-	 * finds them, looked up by the value: no search for the common ones */
+	 * finds them, looked up by the value: no search for the common ones;
+	 * a variant's first field: the option of each tag value 0..nopt_at -
+	 * 1 (LT_OPT_NONE: none) as lt_var_option() selects it, where its tag
+	 * is an integer of whole bytes (64 values at most each) */
+	uint8_t nlabel_at, nopt_at;
 	const char *const *label_at;
-	uint32_t nlabel_at;
+	const uint8_t *opt_at;
 	const struct lt_cnode *tree; /* LT_KIND_COMPOUND: its type */
 };
 
