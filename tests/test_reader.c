@@ -6,6 +6,7 @@
  * names the file and the byte offset (and never crash).
  */
 #define _GNU_SOURCE
+#include "ctf/compound.h"
 #include "ctf/header.h"
 #include "ctf/reader.h"
 #include "format/event_header.h"
@@ -480,6 +481,23 @@ LT_TEST(test_bits_read_one_by_one)
 					.be = (uint8_t)be
 				};
 				struct lt_value v;
+				if (!be && size <= 57 && bit >= 64 &&
+				    bit + size <= 8 * sizeof(b)) {
+					/* LT_VOP_BITS_LE's one load, signed */
+					const unsigned sh = 64 - size;
+					fc.is_signed = 1;
+					lt_value_bits(&fc, b + 8,
+						      (uint32_t)(bit - 64), 1,
+						      &v);
+					fc.is_signed = 0;
+					if (v.i != (int64_t)(want << sh) >> sh)
+						LT_FAIL("one load: bit %llu "
+							"size %u: %llx",
+							(unsigned long long)bit,
+							size,
+							(unsigned long long)
+								v.u);
+				}
 				if (bit >= 64 && bit + size <= 8 * sizeof(b)) {
 					lt_value_bitfield_room(
 						&fc, b + 8,
@@ -493,6 +511,102 @@ LT_TEST(test_bits_read_one_by_one)
 								v.u);
 				}
 			}
+}
+
+/* The tables that stand for searches (enum labels, variants' options)
+ * give what the searches give, below 64 and past it, and a text array's
+ * length found in line is strnlen()'s. */
+LT_TEST(test_label_and_option_tables_agree_with_the_searches)
+{
+	static const char meta_tab[] =
+		"event { name = \"t:tab\"; id = 9; stream_id = 0; "
+		"fields := struct {\n"
+		"	enum : integer { size = 8; align = 8; signed = true; } "
+		"{ NEG = -3 ... -1, ZERO = 0, LOW = 1 ... 9, MID = 60 ... 70, "
+		"TOP = 100 } e;\n"
+		"	enum : integer { size = 8; align = 8; signed = false; } "
+		"{ A = 0, B = 1 ... 2, C = 65 ... 70 } sel;\n"
+		"	variant <sel> { integer { size = 8; align = 8; "
+		"signed = false; } A; integer { size = 16; align = 8; "
+		"signed = false; } B; integer { size = 32; align = 8; "
+		"signed = false; } C; } v;\n"
+		"	integer { size = 8; align = 8; signed = false; "
+		"encoding = UTF8; } txt[12]; }; };\n";
+	static char meta[20000];
+	static struct sbuf s;
+	/* e MID, sel 66 (C: past the table), C, "abc"; e NEG, sel 2 (B),
+	 * B, twelve letters and no 0 */
+	const unsigned char p1[] = { 65,  66,  0x78, 0x56, 0x34, 0x12,
+				     'a', 'b', 'c',  0,	   'x',	 'y',
+				     'z', 0,   0,    0,	   0,	 0 };
+	const unsigned char p2[] = {
+		0xfe, 2,   0x34, 0x12, 'a', 'b', 'c', 'd',
+		'e',  'f', 'g',	 'h',  'i', 'j', 'k', 'l'
+	};
+	snprintf(meta, sizeof(meta), "%s%s", metadata(), meta_tab);
+	pkt_begin(&s, 0, 0, 1000);
+	ev_compact(&s, 9, 1000, p1, sizeof(p1));
+	ev_compact(&s, 9, 1001, p2, sizeof(p2));
+	pkt_end(&s);
+	struct lt_mem_stream ms = { .name = "s0", .data = s.buf, .len = s.len };
+	lt_reader_t *t = NULL;
+	char err[512];
+	if (lt_reader_open_mem(meta, strlen(meta), &ms, 1, NULL, &t, err,
+			       sizeof(err)))
+		LT_FAIL("open: %s", err);
+	const struct lt_event *ev;
+	struct lt_value v;
+	LT_ASSERT_EQ(lt_reader_next(t, &ev), 1);
+	const struct lt_event_class *ec = ev->cls;
+	const unsigned nf = ec->nfields;
+	LT_ASSERT_STREQ(ec->name, "t:tab");
+	LT_ASSERT_EQ(lt_event_field(ev, nf - 6, &v), 0);
+	LT_ASSERT_STREQ(v.str, "MID");
+	LT_ASSERT_EQ(lt_event_field(ev, nf - 5, &v), 0);
+	LT_ASSERT_STREQ(v.str, "C");
+	LT_ASSERT_EQ(lt_event_field(ev, nf - 4, &v), -ENOENT);
+	LT_ASSERT_EQ(lt_event_field(ev, nf - 2, &v), 0);
+	LT_ASSERT_CMP(v.u, ==, 0x12345678);
+	LT_ASSERT_EQ(lt_event_field(ev, nf - 1, &v), 0);
+	LT_ASSERT(v.len == 12 && v.u == 3);
+	LT_ASSERT_EQ(lt_reader_next(t, &ev), 1);
+	LT_ASSERT_EQ(lt_event_field(ev, nf - 6, &v), 0);
+	LT_ASSERT(v.i == -2 && !strcmp(v.str, "NEG"));
+	LT_ASSERT_EQ(lt_event_field(ev, nf - 3, &v), 0);
+	LT_ASSERT_CMP(v.u, ==, 0x1234);
+	LT_ASSERT_EQ(lt_event_field(ev, nf - 2, &v), -ENOENT);
+	LT_ASSERT_EQ(lt_event_field(ev, nf - 1, &v), 0);
+	LT_ASSERT(v.len == 12 && v.u == 12);
+	LT_ASSERT_EQ(lt_reader_next(t, &ev), 0);
+
+	const struct lt_field_class *fe = &ec->fields[nf - 6];
+	const struct lt_field_class *fs = &ec->fields[nf - 5];
+	const struct lt_field_class *fv = &ec->fields[nf - 4];
+	LT_ASSERT(fe->nlabel_at == 64 && fs->nlabel_at == 64);
+	LT_ASSERT(fv->var_first && fv->nopt_at == 64);
+	for (uint64_t raw = 0; raw < 300; raw++) {
+		LT_ASSERT(lt_enum_label(fe, raw) == lt_enum_scan(fe, raw));
+		LT_ASSERT(lt_enum_label(fs, raw) == lt_enum_scan(fs, raw));
+		int64_t opt = lt_var_option(fv, (int64_t)raw, 0);
+		if (raw < fv->nopt_at)
+			LT_ASSERT_EQ(fv->opt_at[raw] == LT_OPT_NONE ?
+					     -1 :
+					     (int64_t)fv->opt_at[raw],
+				     opt);
+	}
+	LT_ASSERT(lt_enum_label(fe, (uint64_t)-2) != NULL);
+	lt_reader_close(t);
+
+	/* every length of text, its 0 anywhere or nowhere */
+	unsigned char txt[48];
+	for (size_t n = 0; n <= 40; n++)
+		for (size_t z = 0; z <= n; z++) {
+			memset(txt, 'a', sizeof(txt));
+			if (z < n)
+				txt[z] = 0;
+			const unsigned char *got = ld_find_nul(txt, n);
+			LT_ASSERT(got == memchr(txt, 0, n));
+		}
 }
 
 /* Strings of 16 bytes and more: their ends and escapes found 16 or 32
