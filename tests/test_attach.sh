@@ -431,6 +431,14 @@ r=$!
 mapped $S1 $S2 $S3
 inodes="$(ring_inodes $S1)|$(ring_inodes $S2)|$(ring_inodes $S3)"
 kill -USR1 $S1 # forks a child: 50 ticker:forked, then it execs
+# its 50 events are traced once it has exec'd (or ended): a fork under a
+# sanitizer on a loaded machine can take longer than the sleep below
+for _ in $(seq 200); do
+	c=$(pgrep -P $S1 | head -1)
+	[ -n "$c" ] && { grep -q 1000 "/proc/$c/cmdline" 2> /dev/null ||
+		grep -q '^State:.*Z' "/proc/$c/status" 2> /dev/null; } && break
+	sleep 0.05
+done
 { kill -KILL $S2; sleep 0.4; wait $S2; } 2> /dev/null
 kill -INT $r
 wait $r
