@@ -177,18 +177,27 @@ static inline int lt_ring_reserve(struct lt_ring *r, struct lt_ring_ctx *ctx,
 /*
  * For a single writer that re-encodes events of another source (the
  * kernel's): a given CPU's buffer and a given timestamp, which must not be
- * earlier than the previous one written to that buffer.
+ * earlier than the previous one written to that buffer.  flags: 0, or
+ * LT_RING_UNCOUNTED (a constant).
  */
-static inline int lt_ring_reserve_at(struct lt_ring *r, struct lt_ring_ctx *ctx,
-				     uint32_t cpu, uint64_t ts, uint32_t id,
-				     uint32_t len)
+static inline __attribute__((always_inline)) int
+lt_ring__reserve_at(struct lt_ring *r, struct lt_ring_ctx *ctx, uint32_t cpu,
+		    uint64_t ts, uint32_t id, uint32_t len, const int flags)
 {
 	if (cpu >= r->n_cpus || r->sync != LT_RING_SYNC_ATOMIC)
 		return -EINVAL;
 	if (r->mode == LT_RING_OVERWRITE)
 		return lt_ring_reserve_on(r, ctx, cpu, &ts, id, len,
-					  LT_RING_OVERWRITE);
-	return lt_ring_reserve_on(r, ctx, cpu, &ts, id, len, LT_RING_DISCARD);
+					  LT_RING_OVERWRITE | flags);
+	return lt_ring_reserve_on(r, ctx, cpu, &ts, id, len,
+				  LT_RING_DISCARD | flags);
+}
+
+static inline int lt_ring_reserve_at(struct lt_ring *r, struct lt_ring_ctx *ctx,
+				     uint32_t cpu, uint64_t ts, uint32_t id,
+				     uint32_t len)
+{
+	return lt_ring__reserve_at(r, ctx, cpu, ts, id, len, 0);
 }
 
 /* lt_ring_reserve_at() whose -ENOBUFS is not counted as a loss: the
@@ -198,13 +207,7 @@ static inline int lt_ring_reserve_at_try(struct lt_ring *r,
 					 struct lt_ring_ctx *ctx, uint32_t cpu,
 					 uint64_t ts, uint32_t id, uint32_t len)
 {
-	if (cpu >= r->n_cpus || r->sync != LT_RING_SYNC_ATOMIC)
-		return -EINVAL;
-	if (r->mode == LT_RING_OVERWRITE)
-		return lt_ring_reserve_on(r, ctx, cpu, &ts, id, len,
-					  LT_RING_OVERWRITE);
-	return lt_ring_reserve_on(r, ctx, cpu, &ts, id, len,
-				  LT_RING_DISCARD | LT_RING_UNCOUNTED);
+	return lt_ring__reserve_at(r, ctx, cpu, ts, id, len, LT_RING_UNCOUNTED);
 }
 
 /* Makes the record visible to the consumer.  Model: models/ring.pml,
