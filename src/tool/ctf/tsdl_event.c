@@ -81,13 +81,9 @@ static int leb128_selector(const struct ty *st, const struct ty *vt)
 		return 0;
 	const char *last = strrchr(ref, '.');
 	last = last ? last + 1 : ref;
-	for (unsigned i = 0; i < st->nfields; i++) {
-		const char *name = st->fields[i].name;
-		/* "_k" names k, as TSDL's underscore prefix does */
-		if (!strcmp(name, last) ||
-		    (last[0] == '_' && !strcmp(name, last + 1)))
+	for (unsigned i = 0; i < st->nfields; i++)
+		if (tsdl_name_eq(st->fields[i].name, last, strlen(last)))
 			return st->fields[i].type->kind == TY_VLINT;
-	}
 	return 0;
 }
 

@@ -20,7 +20,7 @@
  * integer of 1, 2, 4 or 8 bytes (its bytes, or-ed with LT_VOP_SIGNED when
  * signed, LT_VOP_BE when big-endian), a little-endian float (its bytes
  * or-ed with LT_VOP_FLOAT), a string, an array or sequence of numbers
- * (LT_VOP_TEXT: of text, its length found by strnlen()), an integer or
+ * (LT_VOP_TEXT: of text, its length up to its NUL), an integer or
  * enum bit-field, an enum of 1, 2, 4 or 8 bytes (its label looked up out of
  * line), a variant's option (LT_VOP_OPTION: absent, or read by the op of
  * its kind, lt_value_kind_op()); anything else (compound fields) out of
