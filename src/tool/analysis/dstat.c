@@ -4,6 +4,7 @@
  * integer-keyed table of the analyses and its ranked rows (dstat.h).
  */
 #include "analysis/dstat.h"
+#include "analysis/analysis.h"
 
 #include "analysis/json_out.h"
 
@@ -27,7 +28,7 @@ void lt_dstat_add(struct lt_dstat *s, int64_t d, int64_t at)
 		b++;
 	s->n++;
 	s->hist[b]++;
-	s->sum += d;
+	s->sum = lt_sat_add(s->sum, d); /* a damaged trace's times */
 	if (d > s->max || s->n == 1) {
 		s->max = d;
 		s->max_at = at;
