@@ -575,7 +575,7 @@ static int usage(void)
 
 static int write_metadata(const char *dir)
 {
-	struct lt_ctf_stream s = { 0, "kernel", events, EV_N, 0 };
+	struct lt_ctf_stream s = { 0, "kernel", events, EV_N, 0, 0 };
 	struct lt_ctf_trace t = {
 		.hostname = "vm",
 		.procname = "none",

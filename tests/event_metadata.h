@@ -22,7 +22,7 @@ static inline char *event_metadata_text(uint32_t id, const char *name,
 					size_t *len)
 {
 	struct lt_ctf_event ce = { id, name, loglevel, fields, nfields, NULL };
-	struct lt_ctf_stream st = { 0, "default", &ce, 1, pid_context };
+	struct lt_ctf_stream st = { 0, "default", &ce, 1, pid_context, 0 };
 	struct lt_ctf_trace t = { .hostname = "host",
 				  .procname = "proc",
 				  .pid = 1,

@@ -316,41 +316,41 @@ static const char packet_header[] =
 	"\t\tinteger { size = 64; align = 8; signed = false; } stream_instance_id;\n"
 	"\t};\n";
 
-#define TS_TYPE(bits, align)                                               \
+#define TS_TYPE(bits, align, clk)                                          \
 	"integer { size = " #bits "; align = " #align "; signed = false; " \
-	"map = clock.lowtrace.value; }"
+	"map = clock." clk ".value; }"
 
-static const char stream_layout[] =
-	"\tpacket.context := struct {\n"
-	"\t\t" TS_TYPE(
-		64,
-		8) " timestamp_begin;\n"
-		   "\t\t" TS_TYPE(
-			   64,
-			   8) " timestamp_end;\n"
-			      "\t\tinteger { size = 64; align = 8; signed = false; } content_size;\n"
-			      "\t\tinteger { size = 64; align = 8; signed = false; } packet_size;\n"
-			      "\t\tinteger { size = 64; align = 8; signed = false; } packet_seq_num;\n"
-			      "\t\tinteger { size = 64; align = 8; signed = false; } events_discarded;\n"
-			      "\t\tinteger { size = 32; align = 8; signed = false; } cpu_id;\n"
-			      "\t\tinteger { size = 32; align = 8; signed = false; } pid;\n"
-			      "\t};\n"
-			      "\tevent.header := struct {\n"
-			      "\t\tenum : integer { size = 5; align = 1; signed = false; } "
-			      "{ compact = 0 ... 30, extended = 31 } id;\n"
-			      "\t\tvariant <id> {\n"
-			      "\t\t\tstruct {\n"
-			      "\t\t\t\t" TS_TYPE(
-				      27,
-				      1) " timestamp;\n"
-					 "\t\t\t} compact;\n"
-					 "\t\t\tstruct {\n"
-					 "\t\t\t\tinteger { size = 32; align = 8; signed = false; } id;\n"
-					 "\t\t\t\t" TS_TYPE(
-						 64, 8) " timestamp;\n"
-							"\t\t\t} extended;\n"
-							"\t\t} v;\n"
-							"\t} align(32);\n";
+/* a stream class's packet context and event header, its times mapped to
+ * clock clk */
+/* clang-format off */
+#define STREAM_LAYOUT(clk)                                                     \
+	"\tpacket.context := struct {\n"                                        \
+	"\t\t" TS_TYPE(64, 8, clk) " timestamp_begin;\n"                         \
+	"\t\t" TS_TYPE(64, 8, clk) " timestamp_end;\n"                           \
+	"\t\tinteger { size = 64; align = 8; signed = false; } content_size;\n"  \
+	"\t\tinteger { size = 64; align = 8; signed = false; } packet_size;\n"   \
+	"\t\tinteger { size = 64; align = 8; signed = false; } packet_seq_num;\n" \
+	"\t\tinteger { size = 64; align = 8; signed = false; } events_discarded;\n" \
+	"\t\tinteger { size = 32; align = 8; signed = false; } cpu_id;\n"        \
+	"\t\tinteger { size = 32; align = 8; signed = false; } pid;\n"           \
+	"\t};\n"                                                                \
+	"\tevent.header := struct {\n"                                          \
+	"\t\tenum : integer { size = 5; align = 1; signed = false; } "         \
+	"{ compact = 0 ... 30, extended = 31 } id;\n"                           \
+	"\t\tvariant <id> {\n"                                                  \
+	"\t\t\tstruct {\n"                                                      \
+	"\t\t\t\t" TS_TYPE(27, 1, clk) " timestamp;\n"                          \
+	"\t\t\t} compact;\n"                                                    \
+	"\t\t\tstruct {\n"                                                      \
+	"\t\t\t\tinteger { size = 32; align = 8; signed = false; } id;\n"       \
+	"\t\t\t\t" TS_TYPE(64, 8, clk) " timestamp;\n"                          \
+	"\t\t\t} extended;\n"                                                   \
+	"\t\t} v;\n"                                                            \
+	"\t} align(32);\n"
+/* clang-format on */
+
+static const char stream_layout[] = STREAM_LAYOUT("lowtrace");
+static const char stream_layout_mono[] = STREAM_LAYOUT("lowtrace_mono");
 
 static const char pid_context[] =
 	"\tevent.context := struct {\n"
@@ -399,9 +399,31 @@ char *lt_ctf_metadata_text(const struct lt_ctf_trace *t, size_t *len)
 		  "\toffset = %lld;\n\tabsolute = false;\n};\n\n",
 		  uuid, t->clock_source, (unsigned long long)t->clock.freq,
 		  (long long)off_s, (long long)off);
+	/* CLOCK_MONOTONIC ns, for the streams whose writers cannot read the
+	 * trace clock (the kernel's eBPF programs): on the same timeline,
+	 * with the same UUID */
+	int mono = 0;
+	for (uint32_t s = 0; s < t->nstreams; s++)
+		mono |= t->streams[s].mono_clock;
+	if (mono) {
+		struct lt_clock_calib m = { .freq = 1000000000,
+					    .realtime_off_ns =
+						    t->clock.realtime_off_ns };
+		lt_ctf_clock_offset(&m, &off_s, &off);
+		sb_printf(&b,
+			  "clock {\n\tname = \"lowtrace_mono\";\n"
+			  "\tuuid = \"%s\";\n"
+			  "\tdescription = \"CLOCK_MONOTONIC\";\n"
+			  "\tfreq = 1000000000;\n\tprecision = 1;\n"
+			  "\toffset_s = %lld;\n\toffset = %lld;\n"
+			  "\tabsolute = false;\n};\n\n",
+			  uuid, (long long)off_s, (long long)off);
+	}
 	for (uint32_t s = 0; s < t->nstreams; s++)
 		sb_printf(&b, "stream {\n\tid = %u;\n%s%s};\n\n",
-			  t->streams[s].id, stream_layout,
+			  t->streams[s].id,
+			  t->streams[s].mono_clock ? stream_layout_mono :
+						     stream_layout,
 			  t->streams[s].pid_context ? pid_context : "");
 	for (uint32_t s = 0; s < t->nstreams; s++) {
 		for (uint32_t i = 0; i < t->streams[s].nevents; i++) {

@@ -39,6 +39,9 @@ struct lt_ctf_stream {
 	const struct lt_ctf_event *events;
 	uint32_t nevents;
 	int pid_context;
+	/* its times are CLOCK_MONOTONIC ns (the clock lowtrace_mono), not
+	 * trace clock counts */
+	int mono_clock;
 };
 
 struct lt_ctf_trace {

@@ -493,9 +493,9 @@ int lt_consumer_write_metadata(struct lt_consumer *c, const char *dir,
 		if (b->local || (only_overwrite && !b->overwrite))
 			continue;
 		streams[n++] =
-			(struct lt_ctf_stream){ b->stream_id, b->channel,
+			(struct lt_ctf_stream){ b->stream_id,  b->channel,
 						b->events->ev, b->events->n,
-						b->shared };
+						b->shared,     0 };
 	}
 	for (uint32_t i = 0; i < m->nmore; i++)
 		streams[n++] = m->more[i];
