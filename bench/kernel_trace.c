@@ -145,7 +145,9 @@ int main(int argc, char **argv)
 			strerror(-rc));
 	lt_consumer_finish(&o.cons);
 
-	struct lt_ctf_stream s = { 0, "kernel", NULL, 0, 0 };
+	struct lt_ctf_stream s = {
+		0, "kernel", NULL, 0, 0, lt_kernel_packets(k)
+	};
 	lt_kernel_events(k, &s.events, &s.nevents);
 	struct lt_ctf_trace t = {
 		.hostname = "localhost",

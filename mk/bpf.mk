@@ -23,9 +23,10 @@ $(BUILD)/obj/src/tool/kernel/bpf.o: ALL_CFLAGS += -DLT_BPF=1 -I$(BUILD)/gen/bpf 
 	$(shell pkg-config --cflags libbpf)
 $(BUILD)/obj/src/tool/kernel/bpf.o: $(BPF_SKEL)
 
-$(BPF_OBJ): src/tool/kernel/bpf/kernel.bpf.c src/tool/kernel/bpf/records.h mk/bpf.mk
+$(BPF_OBJ): src/tool/kernel/bpf/kernel.bpf.c src/tool/kernel/bpf/records.h \
+	src/tool/kernel/bpf/subbuf.h mk/bpf.mk
 	@mkdir -p $(dir $@)
-	$(BPF_CLANG) -target bpf -O2 -g -Wall -Werror -D__TARGET_ARCH_$(BPF_ARCH) \
+	$(BPF_CLANG) -target bpf -mcpu=v3 -O2 -g -Wall -Werror -D__TARGET_ARCH_$(BPF_ARCH) \
 		-idirafter /usr/include/$(LT_ARCH)-linux-gnu -c $< -o $@
 
 $(BPF_SKEL): $(BPF_OBJ)

@@ -780,7 +780,8 @@ static void record(struct files *fl, struct sleeper *sl,
 	LT_ASSERT_EQ(st->samples, st->events);
 	LT_ASSERT_EQ(lt_kernel_lost(k), 0);
 
-	struct lt_ctf_stream stream = { 0, "kernel", NULL, 0, 0 };
+	struct lt_ctf_stream stream = { 0, "kernel", NULL,
+					0, 0,	     lt_kernel_packets(k) };
 	lt_kernel_events(k, &stream.events, &stream.nevents);
 	LT_ASSERT_EQ(stream.nevents, 4);
 	struct lt_ctf_trace t = {
@@ -927,7 +928,8 @@ static char *babeltrace_of(const char *dir, int *status)
 static void write_metadata(struct lt_kernel *k, const char *dir,
 			   const uint8_t uuid[16])
 {
-	struct lt_ctf_stream stream = { 3, "kernel", NULL, 0, 0 };
+	struct lt_ctf_stream stream = { 3, "kernel", NULL,
+					0, 0,	     lt_kernel_packets(k) };
 	lt_kernel_events(k, &stream.events, &stream.nevents);
 	struct lt_ctf_trace t = {
 		.hostname = "test",

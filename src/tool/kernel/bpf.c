@@ -5,7 +5,9 @@
  * running kernel's BTF), gives each CPU its own BPF ring buffer (an array
  * of maps indexed by CPU: no lock shared between CPUs), attaches a typed
  * tp_btf program to each event that has one and the generic tracepoint
- * program to the others, and reads the rings.
+ * program to the others, and reads the rings.  When the programs write
+ * packets (bpf.h), each CPU also has its sub-buffers (bpf/subbuf.h), and
+ * its BPF ring buffer only carries the followed forks and the doorbell.
  *
  * Nothing is pinned: every program, link and map is held by a descriptor
  * of this process, so all of it goes when the process ends, however it
@@ -53,13 +55,35 @@ int lt_kbpf_wait(struct lt_kbpf *b, int timeout_ms)
 	return -ENOSYS;
 }
 
-int lt_kbpf_drain(struct lt_kbpf *b, lt_kbpf_rec_fn fn, void *arg, int final)
+int lt_kbpf_drain(struct lt_kbpf *b, lt_kbpf_rec_fn fn, lt_kbpf_packet_fn pfn,
+		  void *arg, int final)
 {
 	(void)b;
 	(void)fn;
+	(void)pfn;
 	(void)arg;
 	(void) final;
 	return -ENOSYS;
+}
+
+int lt_kbpf_packets(const struct lt_kbpf *b)
+{
+	(void)b;
+	return 0;
+}
+
+uint64_t lt_kbpf_open_bytes(const struct lt_kbpf *b, size_t cpu_index)
+{
+	(void)b;
+	(void)cpu_index;
+	return 0;
+}
+
+int lt_kbpf_close_packet(struct lt_kbpf *b, size_t cpu_index)
+{
+	(void)b;
+	(void)cpu_index;
+	return 0;
 }
 
 uint64_t lt_kbpf_lost(struct lt_kbpf *b, size_t cpu_index)
@@ -82,7 +106,9 @@ void lt_kbpf_close(struct lt_kbpf *b)
 #else
 
 #include <linux/perf_event.h>
+#include <sched.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -93,6 +119,7 @@ void lt_kbpf_close(struct lt_kbpf *b)
 #include <bpf/libbpf.h>
 
 #include "kernel/bpf/records.h"
+#include "kernel/bpf/subbuf.h"
 #include "kernel.skel.h"
 
 /*
@@ -182,6 +209,13 @@ struct lt_kbpf {
 	uint64_t *lost_vals; /* scratch: one per possible CPU */
 	lt_kbpf_rec_fn fn;
 	void *arg;
+	/* packets: the sub-buffers and their controls, mapped */
+	int packets;
+	struct lt_sb_ctl *ctl;
+	size_t ctl_len;
+	char *data;
+	size_t data_len;
+	uint64_t sub_size, nsub, stride; /* stride: an element's bytes */
 };
 
 /* libbpf's last warning, for the reason of a failure */
@@ -358,6 +392,76 @@ static int attach_generic(struct lt_kbpf *b, uint32_t id, uint32_t ev, int cpu)
 	return 0;
 }
 
+/* The doorbell's and the followed forks' ring of a CPU when the programs
+ * write packets: records of a few bytes, a few at a time */
+#define BELL_RING_BYTES (256u << 10)
+
+/*
+ * Whether the programs write packets (every event typed, packets_ok), and
+ * then their geometry: sub-buffers of packet_size, as many as fit
+ * ring_bytes (2 to LT_SB_MAX_SUBBUFS), a quarter of them waiting rings
+ * the doorbell; the BPF ring buffers shrink to BELL_RING_BYTES.
+ */
+static int packets_config(struct lt_kbpf *b, const struct lt_kbpf_config *cfg,
+			  int generic, uint32_t *ring_bytes)
+{
+	struct lt_kbpf_skel *s = b->skel;
+	uint64_t S = cfg->packet_size, n;
+	if (!cfg->packets_ok || generic || !S || (S & (S - 1)) ||
+	    cfg->packet_head >= S)
+		return 0;
+	/* a smaller ring has smaller packets (4 KiB at least) */
+	while (S > 4096 && 2 * S > cfg->ring_bytes)
+		S /= 2;
+	for (n = 2; n < LT_SB_MAX_SUBBUFS && (n * 2) * S <= cfg->ring_bytes;)
+		n *= 2;
+	b->packets = 1;
+	b->sub_size = S;
+	b->nsub = n;
+	b->stride = (S + LT_SB_SLACK + 7) & ~7ull;
+	s->rodata->packets = 1;
+	s->rodata->sb_size = (uint32_t)S;
+	s->rodata->sb_n = (uint32_t)n;
+	s->rodata->sb_head = cfg->packet_head;
+	s->rodata->sb_wake_at = n * S / 4;
+	int rc = bpf_map__set_value_size(s->maps.sb_data,
+					 (uint32_t)(S + LT_SB_SLACK));
+	if (!rc)
+		rc = bpf_map__set_max_entries(
+			s->maps.sb_data, (uint32_t)((uint64_t)b->possible * n));
+	if (!rc)
+		rc = bpf_map__set_max_entries(s->maps.sb_ctl,
+					      (uint32_t)b->possible);
+	if (rc)
+		return rc;
+	if (*ring_bytes > BELL_RING_BYTES)
+		*ring_bytes = BELL_RING_BYTES;
+	return 0;
+}
+
+/* Packets: the sub-buffers and their controls mapped, once loaded. */
+static int packets_map(struct lt_kbpf *b)
+{
+	if (!b->packets)
+		return 0;
+	long pg = sysconf(_SC_PAGESIZE);
+	b->data_len =
+		((size_t)b->possible * b->nsub * b->stride + (size_t)pg - 1) &
+		~((size_t)pg - 1);
+	b->ctl_len = (size_t)b->possible * sizeof(struct lt_sb_ctl);
+	void *d = mmap(NULL, b->data_len, PROT_READ, MAP_SHARED,
+		       bpf_map__fd(b->skel->maps.sb_data), 0);
+	if (d == MAP_FAILED)
+		return -errno;
+	b->data = d;
+	void *c = mmap(NULL, b->ctl_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		       bpf_map__fd(b->skel->maps.sb_ctl), 0);
+	if (c == MAP_FAILED)
+		return -errno;
+	b->ctl = c;
+	return 0;
+}
+
 static int on_ring_rec(void *ctx, void *data, size_t size)
 {
 	struct kring *r = ctx;
@@ -421,6 +525,12 @@ int lt_kbpf_open(const struct lt_kbpf_config *cfg, struct lt_kbpf **out,
 	bpf_program__set_autoload(s->progs.raw_tracepoint_record, generic);
 	s->bss->filter = cfg->filter ? 1 : 0;
 	s->bss->wake_at = cfg->ring_bytes / 4;
+	uint32_t ring_bytes = cfg->ring_bytes;
+	rc = packets_config(b, cfg, generic, &ring_bytes);
+	if (rc) {
+		set_err(err, errlen, "sizing the sub-buffers", rc);
+		goto fail;
+	}
 	/* one ring buffer per CPU, in the array at the CPU's number (the
 	 * first is the array's template: its size is theirs) */
 	for (size_t i = 0; i < cfg->ncpus; i++) {
@@ -435,7 +545,7 @@ int lt_kbpf_open(const struct lt_kbpf_config *cfg, struct lt_kbpf **out,
 		r->idx = i;
 		r->cpu = cfg->cpus[i];
 		r->fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, name, 0, 0,
-				       cfg->ring_bytes, NULL);
+				       ring_bytes, NULL);
 		if (r->fd < 0) {
 			rc = -errno;
 			set_err(err, errlen, "creating a CPU's ring buffer",
@@ -452,6 +562,11 @@ int lt_kbpf_open(const struct lt_kbpf_config *cfg, struct lt_kbpf **out,
 		rc = lt_kbpf_skel__load(s);
 	if (rc) {
 		set_err(err, errlen, "loading the BPF programs", rc);
+		goto fail;
+	}
+	rc = packets_map(b);
+	if (rc) {
+		set_err(err, errlen, "mapping the sub-buffers", rc);
 		goto fail;
 	}
 	int outer = bpf_map__fd(s->maps.rings);
@@ -545,11 +660,117 @@ static uint64_t now_ms(void)
 	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
 }
 
-int lt_kbpf_drain(struct lt_kbpf *b, lt_kbpf_rec_fn fn, void *arg, int final)
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/*
+ * Hands ring i's complete sub-buffers over, oldest first, each released
+ * once handed (its state cleared first, then consumed moved, after which
+ * the programs may write it again).  final: the programs are detached,
+ * but one may still be committing a record: its sub-buffer is waited
+ * for, 100 ms at most, and then dropped, its records counted lost.
+ */
+static int take_packets(struct lt_kbpf *b, size_t i, lt_kbpf_packet_fn pfn,
+			void *arg, int final)
+{
+	uint32_t cpu = (uint32_t)b->rings[i].cpu;
+	struct lt_sb_ctl *c = &b->ctl[cpu];
+	const uint64_t S = b->sub_size;
+	uint64_t waited_from = 0;
+	int n = 0;
+	for (;;) {
+		uint64_t cons = c->consumed;
+		uint64_t off = __atomic_load_n(&c->offset, __ATOMIC_ACQUIRE);
+		if (cons >= off)
+			break;
+		uint64_t slot = (cons / S) % b->nsub;
+		struct lt_sb_sub *sub = &c->sub[slot];
+		uint64_t commit =
+			__atomic_load_n(&sub->commit, __ATOMIC_ACQUIRE);
+		if (LT_SB_BYTES(commit) != S) {
+			if (!final)
+				break;
+			if (!waited_from)
+				waited_from = now_ns();
+			if (now_ns() - waited_from < 100000000u) {
+				sched_yield();
+				continue;
+			}
+			__atomic_fetch_add(&c->lost, LT_SB_RECORDS(commit),
+					   __ATOMIC_RELAXED);
+		} else {
+			pfn(arg, i,
+			    b->data + ((uint64_t)cpu * b->nsub + slot) *
+					      b->stride,
+			    sub->content, sub->begin_ts, sub->end_ts,
+			    LT_SB_RECORDS(commit));
+			n++;
+		}
+		memset(sub, 0, sizeof(*sub));
+		__atomic_store_n(&c->consumed, cons + S, __ATOMIC_RELEASE);
+	}
+	__atomic_store_n(&c->wake, 0, __ATOMIC_RELEASE);
+	return n;
+}
+
+int lt_kbpf_packets(const struct lt_kbpf *b)
+{
+	return b->packets;
+}
+
+uint64_t lt_kbpf_open_bytes(const struct lt_kbpf *b, size_t cpu_index)
+{
+	if (!b->packets || cpu_index >= b->nrings)
+		return 0;
+	const struct lt_sb_ctl *c = &b->ctl[b->rings[cpu_index].cpu];
+	return __atomic_load_n(&c->offset, __ATOMIC_RELAXED) &
+	       (b->sub_size - 1);
+}
+
+/*
+ * The time is read between the offset's read and the swap, as the
+ * programs read theirs: it is no earlier than any record of the closed
+ * sub-buffer (each swapped before the offset was read) and no later than
+ * any after (each reads its time after reading the moved offset).
+ */
+int lt_kbpf_close_packet(struct lt_kbpf *b, size_t cpu_index)
+{
+	if (!b->packets || cpu_index >= b->nrings)
+		return 0;
+	struct lt_sb_ctl *c = &b->ctl[b->rings[cpu_index].cpu];
+	const uint64_t mask = b->sub_size - 1;
+	uint64_t old, t;
+	do {
+		old = __atomic_load_n(&c->offset, __ATOMIC_ACQUIRE);
+		if (!(old & mask))
+			return 0;
+		t = now_ns();
+	} while (!__atomic_compare_exchange_n(
+		&c->offset, &old, (old | mask) + 1, 0, __ATOMIC_SEQ_CST,
+		__ATOMIC_SEQ_CST));
+	struct lt_sb_sub *sub = &c->sub[(old / b->sub_size) % b->nsub];
+	sub->content = old & mask;
+	sub->end_ts = t;
+	__atomic_fetch_add(&sub->commit, b->sub_size - (old & mask),
+			   __ATOMIC_SEQ_CST);
+	return 1;
+}
+
+int lt_kbpf_drain(struct lt_kbpf *b, lt_kbpf_rec_fn fn, lt_kbpf_packet_fn pfn,
+		  void *arg, int final)
 {
 	b->fn = fn;
 	b->arg = arg;
 	int n = ring_buffer__consume(b->rb);
+	if (b->packets) {
+		for (size_t i = 0; i < b->nrings && n >= 0; i++)
+			n += take_packets(b, i, pfn, arg, final);
+		return n; /* the lost counts are in the controls */
+	}
 	/* the programs' counts of records without room (per CPU, by CPU
 	 * number): a system call, so at most ten times a second */
 	uint64_t now = now_ms();
@@ -568,6 +789,9 @@ uint64_t lt_kbpf_lost(struct lt_kbpf *b, size_t cpu_index)
 {
 	if (cpu_index >= b->nrings || b->rings[cpu_index].cpu >= b->possible)
 		return 0;
+	if (b->packets)
+		return __atomic_load_n(&b->ctl[b->rings[cpu_index].cpu].lost,
+				       __ATOMIC_RELAXED);
 	return b->lost_vals[b->rings[cpu_index].cpu];
 }
 
@@ -588,6 +812,10 @@ void lt_kbpf_close(struct lt_kbpf *b)
 		return;
 	lt_kbpf_stop(b);
 	ring_buffer__free(b->rb);
+	if (b->data)
+		munmap(b->data, b->data_len);
+	if (b->ctl)
+		munmap(b->ctl, b->ctl_len);
 	if (b->epfd >= 0)
 		close(b->epfd);
 	for (size_t i = 0; i < b->nrings; i++)

@@ -13,7 +13,9 @@
  * consumer-side lt_ring (atomic, this thread its only writer), at its
  * timestamp converted to trace clock counts; the ring's consumer (the
  * recorder's, consumer.h) writes its complete sub-buffers, the packets of
- * the kernel_CPU stream files.
+ * the kernel_CPU stream files.  Where the eBPF programs write the packets
+ * themselves (bpf.h), each complete one is copied whole into the next
+ * sub-buffer of the CPU's lt_ring, behind the header written here.
  */
 #include "kernel/kernel.h"
 
@@ -400,8 +402,8 @@ static uint32_t bpf_ring_bytes(int ncpus)
  * is an error.
  */
 static int open_bpf(struct lt_kernel *k, const struct lt_kernel_options *o,
-		    const int *cpus, int ncpus, uint32_t pages, char *err,
-		    size_t errlen)
+		    const int *cpus, int ncpus, uint32_t pages,
+		    uint64_t subbuf_size, char *err, size_t errlen)
 {
 	int want = backend_asked(o);
 	char why[sizeof(k->why) - 64];
@@ -441,6 +443,11 @@ static int open_bpf(struct lt_kernel *k, const struct lt_kernel_options *o,
 			.filter = k->npids > 0,
 			.pids = k->pids,
 			.npids = k->npids,
+			/* the flight recorder reuses sub-buffers, which the
+			 * programs' do not */
+			.packets_ok = !o->overwrite,
+			.packet_size = (uint32_t)subbuf_size,
+			.packet_head = LT_PACKET_HDR_SIZE,
 		};
 		rc = lt_kbpf_open(&cfg, &k->bpf, why, sizeof(why));
 		free(f);
@@ -517,7 +524,8 @@ int lt_kernel_open(const char *const *patterns, size_t n,
 		k->npids = o->npids;
 		qsort(k->pids, k->npids, sizeof(*k->pids), pid_cmp);
 	}
-	rc = open_bpf(k, o, online, non, pages, err, errlen);
+	uint64_t subbuf_size = o->subbuf_size ? o->subbuf_size : 256 * 1024;
+	rc = open_bpf(k, o, online, non, pages, subbuf_size, err, errlen);
 	if (rc)
 		goto fail;
 	for (int i = 0; i < non; i++) {
@@ -532,7 +540,7 @@ int lt_kernel_open(const char *const *patterns, size_t n,
 		.mode = o->overwrite ? LT_RING_OVERWRITE : LT_RING_DISCARD,
 		.n_cpus = (uint32_t)possible[npos - 1] + 1,
 		.n_subbufs = o->n_subbufs ? o->n_subbufs : 4,
-		.subbuf_size = o->subbuf_size ? o->subbuf_size : 256 * 1024,
+		.subbuf_size = subbuf_size,
 		.stream_id = o->stream_id,
 		.pid = o->pid,
 	};
@@ -657,6 +665,8 @@ static void on_bpf_record(void *arg, size_t idx, const void *rec, size_t size)
 	const unsigned char *p = (const unsigned char *)rec + sizeof(h);
 	if (h.len > size - sizeof(h))
 		return;
+	if (h.ev == LT_KBPF_BELL)
+		return;
 	k->st.samples++;
 	if (h.ev == LT_KBPF_FOLLOW) {
 		pid_t child;
@@ -687,6 +697,50 @@ static void on_bpf_record(void *arg, size_t idx, const void *rec, size_t size)
 		return;
 	lt_kencode(f, tid, tgid, p + 8, h.len - 8, ctx.payload);
 	commit_event(k, c, &ctx);
+}
+
+/*
+ * A complete packet of the eBPF programs (CLOCK_MONOTONIC ns), copied
+ * whole into the next sub-buffer of the CPU's lt_ring, as the only writer
+ * of that ring: its header begun at the first record's time, the records,
+ * the offset moved past it, its end written and its bytes committed (the
+ * padding's by lt_ring_close_subbuf(), the rest here), which completes
+ * it for the consumer.  The lt_ring's offset is always at a sub-buffer's
+ * start in this mode.
+ */
+static void on_bpf_packet(void *arg, size_t idx, const void *data,
+			  size_t content, uint64_t begin_ns, uint64_t end_ns,
+			  uint64_t records)
+{
+	struct lt_kernel *k = arg;
+	struct lt_ring *r = k->ring;
+	uint32_t cpu = (uint32_t)k->cpus[idx].cpu;
+	struct lt_ring_ctl *ctl = lt_ring_ctl(r, cpu);
+	uint64_t off = atomic_load_explicit(&ctl->offset, memory_order_relaxed);
+
+	if (content < LT_PACKET_HDR_SIZE || content > r->subbuf_size)
+		return;
+	if (!lt_ring_subbuf_free(r, ctl, off, LT_RING_DISCARD) && k->full)
+		k->full(k->arg, cpu); /* the consumer takes what is complete */
+	if (!lt_ring_subbuf_free(r, ctl, off, LT_RING_DISCARD)) {
+		lt_ring_add_lost(r, cpu, records);
+		return;
+	}
+	lt_ring_open_subbuf(r, ctl, off, begin_ns);
+	char *dst = (char *)lt_ring_packet_at(r, cpu, off);
+	memcpy(dst + LT_PACKET_HDR_SIZE,
+	       (const char *)data + LT_PACKET_HDR_SIZE,
+	       content - LT_PACKET_HDR_SIZE);
+	atomic_store_explicit(&ctl->offset, off + r->subbuf_size,
+			      memory_order_relaxed);
+	atomic_store_explicit(&ctl->last_tsc, end_ns, memory_order_relaxed);
+	lt_ring_close_subbuf(r, ctl, off, content, end_ns,
+			     lt_ring_lost(r, cpu));
+	/* release: the packet's bytes before its completion */
+	atomic_fetch_add_explicit(&ctl->commit[lt_ring_slot(r, off)], content,
+				  memory_order_release);
+	k->st.samples += records;
+	k->st.events += records;
 }
 
 static int on_record(void *arg, uint32_t type, const void *body, size_t len)
@@ -797,8 +851,33 @@ static int drain(struct lt_kernel *k, lt_kernel_full_fn full, void *arg,
 
 	k->full = full;
 	k->arg = arg;
+	if (k->bpf && lt_kbpf_packets(k->bpf)) {
+		/* the losses first, so that the packets carry them; open
+		 * packets closed at the end, or once open flush_ms */
+		bpf_lost(k);
+		for (size_t i = 0; i < k->ncpus; i++) {
+			struct kcpu *c = &k->cpus[i];
+			if (!lt_kbpf_open_bytes(k->bpf, i)) {
+				c->open = 0;
+				continue;
+			}
+			if (!c->open) {
+				c->open = 1;
+				c->open_since_ms = now;
+			}
+			if (final || (k->flush_ms &&
+				      now - c->open_since_ms >= k->flush_ms)) {
+				lt_kbpf_close_packet(k->bpf, i);
+				c->open = 0;
+			}
+		}
+		total = lt_kbpf_drain(k->bpf, on_bpf_record, on_bpf_packet, k,
+				      final);
+		bpf_lost(k);
+		return total;
+	}
 	if (k->bpf) {
-		total = lt_kbpf_drain(k->bpf, on_bpf_record, k, final);
+		total = lt_kbpf_drain(k->bpf, on_bpf_record, NULL, k, final);
 		if (total < 0)
 			return total;
 		bpf_lost(k);
@@ -916,6 +995,11 @@ void lt_kernel_get_stats(const struct lt_kernel *k, struct lt_kernel_stats *st)
 {
 	*st = k->st;
 	st->lost_ring = lt_kernel_lost(k) - k->st.lost_perf;
+}
+
+int lt_kernel_packets(const struct lt_kernel *k)
+{
+	return k->bpf && lt_kbpf_packets(k->bpf);
 }
 
 const char *lt_kernel_backend(const struct lt_kernel *k, const char **why)

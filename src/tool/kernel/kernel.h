@@ -132,6 +132,13 @@ int lt_kernel_open(const char *const *patterns, size_t n,
 const char *lt_kernel_backend(const struct lt_kernel *k, const char **why);
 
 /*
+ * 1 if the eBPF programs write the packets (discard mode, every event
+ * with its typed program): the channel's times are then CLOCK_MONOTONIC
+ * ns (the metadata's clock lowtrace_mono), not trace clock counts.
+ */
+int lt_kernel_packets(const struct lt_kernel *k);
+
+/*
  * The ring the channel writes, one buffer per CPU (CPU numbers, kernel_CPU
  * files 0 .. n_cpus-1), owned by k: its consumer takes the complete
  * sub-buffers of a discard channel, copies the newest of an overwrite one.

@@ -42,10 +42,18 @@ int rec_write_metadata_to(struct rec *R, const char *dir, int only_overwrite)
 		env[ne * 2 + 1] = R->cmds[i].text;
 		ne++;
 	}
-	struct lt_ctf_stream kernel = { R->kernel_stream, "kernel", NULL, 0,
-					0 };
+	struct lt_ctf_stream kernel = {
+		R->kernel_stream, "kernel", NULL, 0, 0, 0
+	};
 	if (R->kern) {
 		lt_kernel_events(R->kern, &kernel.events, &kernel.nevents);
+		kernel.mono_clock = lt_kernel_packets(R->kern);
+		/* how they reached the trace: packets written by the eBPF
+		 * programs, or records re-encoded by the recorder */
+		env[ne * 2] = "kernel_ring";
+		env[ne * 2 + 1] =
+			lt_kernel_packets(R->kern) ? "packets" : "records";
+		ne++;
 		/* how the kernel's events were taken: bpf or perf */
 		env[ne * 2] = "kernel_backend";
 		env[ne * 2 + 1] = lt_kernel_backend(R->kern, NULL);

@@ -5,9 +5,20 @@
  * the event's CTF payload itself (the fields the tracepoint's format
  * file lists, in the layout of encode.c), and a generic tracepoint
  * program for any other event, which copies the raw record for the
- * consumer to re-encode.  Records go to the running CPU's own BPF ring
- * buffer (records.h), and the consumer is woken only once a quarter of
- * it waits: below that, its poll timer takes them.
+ * consumer to re-encode.  Records go to one of two per-CPU rings, chosen
+ * at load (packets):
+ *
+ *   records  the running CPU's own BPF ring buffer (records.h), the
+ *            consumer woken once a quarter of it waits (below that, its
+ *            poll timer takes them); the consumer writes each record
+ *            into its lt_ring at the converted time.
+ *   packets  the running CPU's sub-buffers (subbuf.h), written in the
+ *            kernel stream's layout (compact or extended header, the
+ *            payload), which the consumer copies whole as packets.  A
+ *            record is built first in the program's own per-CPU scratch
+ *            (programs of different events may nest on a CPU, one
+ *            event's never), so that its size is known before the
+ *            reserve.  The doorbell is the CPU's BPF ring buffer.
  *
  * The kernel structures are a CO-RE subset (preserve_access_index): the
  * offsets come from the running kernel's BTF when the object loads, so
@@ -23,6 +34,7 @@
 #include <bpf/bpf_core_read.h>
 
 #include "records.h"
+#include "subbuf.h"
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
@@ -118,6 +130,18 @@ struct {
 	__type(value, __u8[sizeof(struct lt_kbpf_rec) + 8 + LT_KBPF_RAW_MAX]);
 } scratch SEC(".maps");
 
+/* the per-program scratch of the packets mode, by slot: room for the
+ * largest record (exec's) */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, LT_KBPF_NSLOTS);
+	__type(key, __u32);
+	__type(value, __u8[sizeof(struct lt_kbpf_rec) + 8 + 4096 + 8]);
+} build SEC(".maps");
+
+/* set by the loader: write packets (subbuf.h), not records */
+const volatile __u32 packets;
+
 /* set by the loader before the programs attach */
 __u32 ev_of[LT_KBPF_NSLOTS]; /* event index of each slot, or LT_KBPF_NONE */
 __u32 filter; /* keep only the processes of `keep` */
@@ -184,6 +208,60 @@ static __always_inline void submit(void *ring, void *r)
 	bpf_ringbuf_submit(r, fl);
 }
 
+/*
+ * A record of event ev and size bytes (payload size - 16) of the program
+ * of slot: in ring (records), or in the slot's scratch (packets, ring
+ * NULL); NULL when there is no room (counted).
+ */
+static __always_inline struct lt_kbpf_rec *rec_reserve(void *ring, __u32 slot,
+						       __u32 ev, __u32 size)
+{
+	if (!packets)
+		return reserve(ring, ev, size);
+	struct lt_kbpf_rec *r = bpf_map_lookup_elem(&build, &slot);
+	if (r) {
+		r->ev = ev;
+		r->len = size - sizeof(*r);
+	}
+	return r;
+}
+
+/* Packets: the record of the scratch r copied into this CPU's
+ * sub-buffers; the doorbell rung when a quarter of them waits. */
+static __always_inline void sb_write(struct lt_kbpf_rec *r)
+{
+	struct lt_sb_res res;
+	__u32 len = r->len;
+	if (len > LT_SB_LEN_MAX)
+		return;
+	char *p = lt_sb_reserve(r->ev, len, &res);
+	if (!p)
+		return;
+	bpf_probe_read_kernel(p, len, r + 1);
+	if (lt_sb_commit(&res)) {
+		void *bell = cpu_ring();
+		struct lt_kbpf_rec b = { 0, LT_KBPF_BELL, 0 };
+		if (bell)
+			bpf_ringbuf_output(bell, &b, sizeof(b),
+					   BPF_RB_FORCE_WAKEUP);
+	}
+}
+
+static __always_inline void rec_submit(void *ring, struct lt_kbpf_rec *r)
+{
+	if (packets)
+		sb_write(r);
+	else
+		submit(ring, r);
+}
+
+/* The ring a program reserves in: its CPU's BPF ring buffer, or NULL
+ * when it writes packets. */
+#define RING_OR_RETURN()                          \
+	void *ring = packets ? NULL : cpu_ring(); \
+	if (!packets && !ring)                    \
+	return 0
+
 /* common_tid and common_tgid, at p; returns the byte after them */
 static __always_inline char *put_ids(char *p)
 {
@@ -201,25 +279,23 @@ static __always_inline char *put_ids(char *p)
  * pointer among them, in one store, which the verifier requires of a
  * pointer); its length leaves out the padding at its end.
  */
-#define BEGIN(slot, type, other)                       \
-	__u32 ev = ev_of[slot];                        \
-	if (ev == LT_KBPF_NONE || !kept(other))        \
-		return 0;                              \
-	void *ring = cpu_ring();                       \
-	if (!ring)                                     \
-		return 0;                              \
-	struct {                                       \
-		struct lt_kbpf_rec h;                  \
-		__u32 tid, tgid;                       \
-		type f;                                \
-	} __attribute__((packed, aligned(8))) *r =     \
-		(void *)reserve(ring, ev, sizeof(*r)); \
-	if (!r)                                        \
-		return 0;                              \
-	r->h.len = 8 + sizeof(type);                   \
+#define BEGIN(slot, type, other)                                 \
+	__u32 ev = ev_of[slot];                                  \
+	if (ev == LT_KBPF_NONE || !kept(other))                  \
+		return 0;                                        \
+	RING_OR_RETURN();                                        \
+	struct {                                                 \
+		struct lt_kbpf_rec h;                            \
+		__u32 tid, tgid;                                 \
+		type f;                                          \
+	} __attribute__((packed, aligned(8))) *r =               \
+		(void *)rec_reserve(ring, slot, ev, sizeof(*r)); \
+	if (!r)                                                  \
+		return 0;                                        \
+	r->h.len = 8 + sizeof(type);                             \
 	put_ids((char *)&r->tid)
 
-#define END() submit(ring, r)
+#define END() rec_submit(ring, &r->h)
 
 /* A task's comm, 16 bytes as the kernel's events copy it, in two plain
  * loads (no helper call) */
@@ -359,7 +435,8 @@ int BPF_PROG(sched_process_fork, struct task_struct *parent,
 		return 0;
 	/* parent_comm, parent_pid, child_comm, child_pid: strings of up
 	 * to 16 bytes each, so at most 48 */
-	struct lt_kbpf_rec *r = reserve(ring, ev, sizeof(*r) + 8 + 48);
+	struct lt_kbpf_rec *r = rec_reserve(ring, LT_KBPF_SCHED_PROCESS_FORK,
+					    ev, sizeof(*r) + 8 + 48);
 	if (!r)
 		return 0;
 	char *p = put_ids((char *)(r + 1));
@@ -371,7 +448,7 @@ int BPF_PROG(sched_process_fork, struct task_struct *parent,
 	p += m;
 	*(__u32 *)p = (__u32)child->pid;
 	r->len = 8 + n + 4 + m + 4;
-	submit(ring, r);
+	rec_submit(ring, r);
 	return 0;
 }
 
@@ -413,11 +490,9 @@ int BPF_PROG(sched_process_exec, struct task_struct *p, int old_pid,
 	__u32 ev = ev_of[LT_KBPF_SCHED_PROCESS_EXEC];
 	if (ev == LT_KBPF_NONE || !kept(NULL))
 		return 0;
-	void *ring = cpu_ring();
-	if (!ring)
-		return 0;
-	struct lt_kbpf_rec *r =
-		reserve(ring, ev, sizeof(*r) + 8 + PATH_MAX_ + 8);
+	RING_OR_RETURN();
+	struct lt_kbpf_rec *r = rec_reserve(ring, LT_KBPF_SCHED_PROCESS_EXEC,
+					    ev, sizeof(*r) + 8 + PATH_MAX_ + 8);
 	if (!r)
 		return 0;
 	char *o = put_ids((char *)(r + 1));
@@ -429,7 +504,7 @@ int BPF_PROG(sched_process_exec, struct task_struct *p, int old_pid,
 	*(__u32 *)o = (__u32)p->pid;
 	*(__u32 *)(o + 4) = (__u32)old_pid;
 	r->len = 8 + len + 8;
-	submit(ring, r);
+	rec_submit(ring, r);
 	return 0;
 }
 
@@ -439,10 +514,9 @@ int BPF_PROG(sched_migrate_task, struct task_struct *p, int dest_cpu)
 	__u32 ev = ev_of[LT_KBPF_SCHED_MIGRATE_TASK];
 	if (ev == LT_KBPF_NONE || !kept(p))
 		return 0;
-	void *ring = cpu_ring();
-	if (!ring)
-		return 0;
-	struct lt_kbpf_rec *r = reserve(ring, ev, sizeof(*r) + 8 + 16 + 16);
+	RING_OR_RETURN();
+	struct lt_kbpf_rec *r = rec_reserve(ring, LT_KBPF_SCHED_MIGRATE_TASK,
+					    ev, sizeof(*r) + 8 + 16 + 16);
 	if (!r)
 		return 0;
 	char *o = put_ids((char *)(r + 1));
@@ -453,7 +527,7 @@ int BPF_PROG(sched_migrate_task, struct task_struct *p, int dest_cpu)
 	*(__u32 *)(o + 8) = task_cpu(p);
 	*(__u32 *)(o + 12) = (__u32)dest_cpu;
 	r->len = 8 + n + 16;
-	submit(ring, r);
+	rec_submit(ring, r);
 	return 0;
 }
 
@@ -465,11 +539,9 @@ int BPF_PROG(irq_handler_entry, int irq, struct irqaction *action)
 	__u32 ev = ev_of[LT_KBPF_IRQ_HANDLER_ENTRY];
 	if (ev == LT_KBPF_NONE || !kept(NULL))
 		return 0;
-	void *ring = cpu_ring();
-	if (!ring)
-		return 0;
-	struct lt_kbpf_rec *r =
-		reserve(ring, ev, sizeof(*r) + 8 + 4 + IRQ_NAME_MAX);
+	RING_OR_RETURN();
+	struct lt_kbpf_rec *r = rec_reserve(ring, LT_KBPF_IRQ_HANDLER_ENTRY, ev,
+					    sizeof(*r) + 8 + 4 + IRQ_NAME_MAX);
 	if (!r)
 		return 0;
 	char *o = put_ids((char *)(r + 1));
@@ -480,7 +552,7 @@ int BPF_PROG(irq_handler_entry, int irq, struct irqaction *action)
 		n = 1;
 	}
 	r->len = 8 + 4 + ((__u32)n & (2 * IRQ_NAME_MAX - 1));
-	submit(ring, r);
+	rec_submit(ring, r);
 	return 0;
 }
 

@@ -48,6 +48,8 @@ enum lt_kbpf_slot {
 #define LT_KBPF_FOLLOW 0x40000000u
 /* ev of a slot that writes nothing (the filter's fork and free programs) */
 #define LT_KBPF_NONE 0xffffffffu
+/* ev of a record that only wakes the consumer (packets: subbuf.h) */
+#define LT_KBPF_BELL 0x20000000u
 
 struct lt_kbpf_rec {
 	__u64 ns; /* CLOCK_MONOTONIC */
