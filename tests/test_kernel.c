@@ -616,6 +616,10 @@ static int64_t median_of(int64_t *v, int n)
 struct sleeper {
 	pid_t tid;
 	int64_t before[NSLEEP], after[NSLEEP];
+	/* the system calls as raw_syscalls (typed eBPF programs), else
+	 * syscalls:*_nanosleep */
+	int raw;
+	int packets; /* the eBPF programs wrote the packets (ns times) */
 };
 
 /*
@@ -665,7 +669,7 @@ static void *sleeper_main(void *arg)
 struct line {
 	uint64_t ts;
 	char name[64];
-	long tid, prev_pid, next_pid, pid;
+	long tid, prev_pid, next_pid, pid, id;
 };
 
 static long field_num(const char *l, const char *key)
@@ -697,20 +701,24 @@ static size_t parse_lines(char *out, struct line **lines)
 		x->prev_pid = field_num(l, "prev_pid = ");
 		x->next_pid = field_num(l, "next_pid = ");
 		x->pid = field_num(l, " pid = ");
+		x->id = field_num(l, " id = ");
 	}
 	*lines = v;
 	return n;
 }
 
-/* The first line at or after from with name and the tid in key; or n. */
+/* The first line at or after from with name and the tid in key (and,
+ * for raw_syscalls, the id of nanosleep); or n. */
 static size_t find(const struct line *v, size_t n, size_t from,
 		   const char *name, long tid, int key)
 {
+	int raw = strncmp(name, "raw_syscalls:", 13) == 0;
 	for (size_t i = from; i < n; i++) {
 		long t = key == 0 ? v[i].tid :
 			 key == 1 ? v[i].prev_pid :
 				    v[i].next_pid;
-		if (strcmp(v[i].name, name) == 0 && t == tid)
+		if (strcmp(v[i].name, name) == 0 && t == tid &&
+		    (!raw || v[i].id == SYS_nanosleep))
 			return i;
 	}
 	return n;
@@ -741,25 +749,36 @@ static void dump_thread(const char *dir, pid_t tid,
 /* Records the patterns for 200 ms while a thread sleeps NSLEEP times;
  * writes the trace into fl->dir. */
 static void record(struct files *fl, struct sleeper *sl,
-		   struct lt_kernel_stats *st)
+		   struct lt_kernel_stats *st, int raw)
 {
 	const char *pats[] = { "sched:sched_switch", "sched:sched_wakeup",
 			       "syscalls:sys_enter_nanosleep",
 			       "syscalls:sys_exit_nanosleep" };
+	const char *raw_pats[] = { "sched:sched_switch", "sched:sched_wakeup",
+				   "raw_syscalls:sys_enter",
+				   "raw_syscalls:sys_exit" };
 	struct lt_kernel_options o = { .stream_id = 0 };
 	struct lt_kernel *k;
 	char err[512];
 
 	lt_ctf_uuid_make(o.uuid);
-	int rc = lt_kernel_open(pats, 4, &o, &k, err, sizeof(err));
+	int rc = lt_kernel_open(raw ? raw_pats : pats, 4, &o, &k, err,
+				sizeof(err));
 	if (rc == -EACCES || rc == -EPERM)
 		LT_SKIP("%s", err);
 	if (rc)
 		LT_FAIL("lt_kernel_open: %s", err);
+	/* typed events only, in discard mode: the eBPF programs write the
+	 * packets; a generic one among them: the records path */
+	int packets = lt_kernel_packets(k);
+	LT_ASSERT_EQ(packets,
+		     raw && strcmp(lt_kernel_backend(k, NULL), "bpf") == 0);
 	files_open(fl, k, "kernel", o.uuid, 0);
 
 	pthread_t th;
 	memset(sl, 0, sizeof(*sl));
+	sl->raw = raw;
+	sl->packets = packets;
 	uint64_t start = lt_clock_read_monotonic();
 	pthread_t spinner;
 	atomic_store(&spin_stop, 0);
@@ -825,13 +844,15 @@ static int check(const struct files *fl, const struct sleeper *sl,
 	size_t at = 0, from_idle = find(v, n, 0, "sched:sched_switch", 0, 1);
 	int64_t worst_enter = 0, worst_exit = 0;
 	int64_t enters[NSLEEP], exits[NSLEEP];
+	const char *enter = sl->raw ? "raw_syscalls:sys_enter" :
+				      "syscalls:sys_enter_nanosleep";
+	const char *exit_ = sl->raw ? "raw_syscalls:sys_exit" :
+				      "syscalls:sys_exit_nanosleep";
 	for (int i = 0; i < NSLEEP; i++) {
-		size_t e = find(v, n, at, "syscalls:sys_enter_nanosleep",
-				sl->tid, 0);
+		size_t e = find(v, n, at, enter, sl->tid, 0);
 		size_t out_ = find(v, n, e, "sched:sched_switch", sl->tid, 1);
 		size_t in = find(v, n, out_, "sched:sched_switch", sl->tid, 2);
-		size_t x = find(v, n, in, "syscalls:sys_exit_nanosleep",
-				sl->tid, 0);
+		size_t x = find(v, n, in, exit_, sl->tid, 0);
 		if (in == n && out_ < n && from_idle == n) {
 			printf("  no switch from the idle task in %zu events: "
 			       "the kernel did not report them\n",
@@ -842,8 +863,7 @@ static int check(const struct files *fl, const struct sleeper *sl,
 		}
 		/* the same omission for one sleep: the thread back from its
 		 * sleep (its exit there) with no switch to it reported */
-		size_t x_early = find(v, n, out_, "syscalls:sys_exit_nanosleep",
-				      sl->tid, 0);
+		size_t x_early = find(v, n, out_, exit_, sl->tid, 0);
 		if (out_ < n && x_early < in) {
 			printf("  sleep %d: no switch back to tid %d before its "
 			       "exit at line %zu: the kernel did not report "
@@ -859,8 +879,12 @@ static int check(const struct files *fl, const struct sleeper *sl,
 				"%zu, exit %zu of %zu lines (trace in %s)",
 				i, (int)sl->tid, e, out_, in, x, n, fl->dir);
 		}
-		int64_t te = lt_clock_to_ns(v[e].ts);
-		int64_t tx = lt_clock_to_ns(v[x].ts);
+		/* --clock-cycles: counts of the trace clock, or ns of
+		 * CLOCK_MONOTONIC where the programs wrote the packets */
+		int64_t te = sl->packets ? (int64_t)v[e].ts :
+					   lt_clock_to_ns(v[e].ts);
+		int64_t tx = sl->packets ? (int64_t)v[x].ts :
+					   lt_clock_to_ns(v[x].ts);
 		int64_t d_enter = te - sl->before[i];
 		int64_t d_exit = sl->after[i] - tx;
 		printf("  sleep %d: enter %+lld ns after the reading before, "
@@ -897,7 +921,7 @@ static int check(const struct files *fl, const struct sleeper *sl,
 	return 0;
 }
 
-LT_TEST(test_record_nanosleeps_read_by_babeltrace2_in_order_and_on_time)
+static void nanosleeps(int raw)
 {
 	struct files fl;
 	struct sleeper sl;
@@ -906,7 +930,7 @@ LT_TEST(test_record_nanosleeps_read_by_babeltrace2_in_order_and_on_time)
 	need_tracefs();
 	lt_need_tool("babeltrace2");
 	for (int attempt = 0;; attempt++) {
-		record(&fl, &sl, &st);
+		record(&fl, &sl, &st, raw);
 		if (check(&fl, &sl, &st) == 0)
 			return;
 		if (attempt == 2) {
@@ -916,6 +940,18 @@ LT_TEST(test_record_nanosleeps_read_by_babeltrace2_in_order_and_on_time)
 				fl.dir);
 		}
 	}
+}
+
+LT_TEST(test_record_nanosleeps_read_by_babeltrace2_in_order_and_on_time)
+{
+	nanosleeps(0);
+}
+
+/* The same through the typed programs: on eBPF, the packets they write,
+ * at CLOCK_MONOTONIC ns, agree with the readings beside the calls. */
+LT_TEST(test_record_nanosleeps_as_packets_in_order_and_on_time)
+{
+	nanosleeps(1);
 }
 
 static char *babeltrace_of(const char *dir, int *status)
@@ -944,6 +980,12 @@ static void write_metadata(struct lt_kernel *k, const char *dir,
 	LT_ASSERT_EQ(lt_ctf_metadata_write(dir, &t), 0);
 }
 
+/* 1 if k records through the eBPF backend */
+static int on_bpf(const struct lt_kernel *k)
+{
+	return strcmp(lt_kernel_backend(k, NULL), "bpf") == 0;
+}
+
 static struct lt_kernel *open_or_skip(const char *const *pats, size_t n,
 				      const struct lt_kernel_options *o)
 {
@@ -969,6 +1011,8 @@ LT_TEST(test_pid_filter_and_flush_timer_deliver_only_our_events_early)
 	struct files c;
 	lt_ctf_uuid_make(o.uuid);
 	struct lt_kernel *k = open_or_skip(pats, 2, &o);
+	/* on eBPF, the timer closes the programs' sub-buffers */
+	LT_ASSERT_EQ(lt_kernel_packets(k), on_bpf(k));
 
 	files_open(&c, k, "kfilter", o.uuid, 3);
 	for (int i = 0; i < 10; i++) {
@@ -1012,6 +1056,9 @@ LT_TEST(test_perf_losses_reach_events_discarded)
 	struct files f;
 	lt_ctf_uuid_make(o.uuid);
 	struct lt_kernel *k = open_or_skip(pats, 1, &o);
+	/* on eBPF, two sub-buffers of 4 KiB a CPU, whose losses the
+	 * packets carry */
+	LT_ASSERT_EQ(lt_kernel_packets(k), on_bpf(k));
 
 	files_open(&f, k, "klost", o.uuid, 3);
 	for (int i = 0; i < 2000; i++)

@@ -9,9 +9,12 @@
 #               trace's env says perf; --kernel-backend bpf is an error;
 #               uprobes (-u) go through perf, saying so
 #   env/status  an eBPF recording says bpf in the trace's env and in
-#               `lowtrace status`
+#               `lowtrace status`; of typed events alone, its env says
+#               the programs wrote the packets (kernel_ring = packets)
 #   cleanup     a recorder killed with SIGKILL leaves no map of its own
-#               behind, and nothing in /sys/fs/bpf
+#               behind (its rings, its sub-buffers, which its programs
+#               would hold were they left), and nothing in
+#               /sys/fs/bpf
 #   same        both backends at once, perf system-wide and eBPF on a
 #               command: the command's events from its exec on (sched,
 #               irq, syscalls, timer) are the same in both traces, names,
@@ -71,6 +74,12 @@ if [ $? -ne 0 ]; then
 	skip test_env_and_status "no eBPF backend here: $why"
 	skip test_cleanup "no eBPF backend here: $why"
 else
+	# the ids of the sub-buffer maps made after id $1 (map ids grow)
+	sb_maps() {
+		bpftool map list 2>/dev/null |
+			awk -v from="$1" -F'[: ]+' '$1 > from && / name sb_(data|ctl) / { print $1 }'
+	}
+	last_map=$(bpftool map list 2>/dev/null | sed -n 's/^\([0-9]*\):.*/\1/p' | sort -n | tail -n 1)
 	# a recording that lasts, for status and for the kill
 	"$LT" record --kernel-backend bpf -o "$tmp/run" -k sched -- sleep 30 \
 		> "$tmp/run.out" 2>&1 &
@@ -81,12 +90,14 @@ else
 		[ "$maps" -gt 0 ] && break
 		sleep 0.1
 	done
+	sbs=$(sb_maps "${last_map:-0}")
 	st=$("$LT" status "run-$rec" 2>&1)
 	if [ "$(env_of "$tmp/probe" kernel_backend)" = bpf ] &&
+		[ "$(env_of "$tmp/probe" kernel_ring)" = packets ] &&
 		printf '%s\n' "$st" | grep -q 'kernel events through bpf'; then
 		ok test_env_and_status
 	else
-		fail test_env_and_status "env '$(env_of "$tmp/probe" kernel_backend)', status: $st"
+		fail test_env_and_status "env '$(env_of "$tmp/probe" kernel_backend)' '$(env_of "$tmp/probe" kernel_ring)', status: $st"
 	fi
 	pinned_before=$(ls -A /sys/fs/bpf 2>/dev/null | sort)
 	children=$(pgrep -P "$rec")
@@ -94,18 +105,25 @@ else
 	wait "$rec" 2>/dev/null
 	[ -n "$children" ] && kill $children 2>/dev/null
 	left=1
+	sb_left=
 	for _ in $(seq 50); do
 		left=$(bpftool map list 2>/dev/null | grep -c "name ltk${rec}_")
-		[ "$left" -eq 0 ] && break
+		sb_left=
+		for id in $sbs; do
+			bpftool map show id "$id" > /dev/null 2>&1 && sb_left="$sb_left $id"
+		done
+		[ "$left" -eq 0 ] && [ -z "$sb_left" ] && break
 		sleep 0.1
 	done
+	nsb=$(printf '%s\n' $sbs | grep -c .)
 	if ! command -v bpftool > /dev/null; then
 		skip test_cleanup "bpftool is missing"
-	elif [ "$maps" -gt 0 ] && [ "$left" -eq 0 ] &&
+	elif [ "$maps" -gt 0 ] && [ "$left" -eq 0 ] && [ "$nsb" -eq 2 ] &&
+		[ -z "$sb_left" ] &&
 		[ "$(ls -A /sys/fs/bpf 2>/dev/null | sort)" = "$pinned_before" ]; then
-		ok "test_cleanup ($maps rings while recording, none after SIGKILL)"
+		ok "test_cleanup ($maps rings and $nsb sub-buffer maps while recording, none after SIGKILL)"
 	else
-		fail test_cleanup "$maps rings while recording, $left after SIGKILL; /sys/fs/bpf: $(ls -A /sys/fs/bpf)"
+		fail test_cleanup "$maps rings and $nsb sub-buffer maps ($sbs) while recording, $left rings and maps$sb_left after SIGKILL; /sys/fs/bpf: $(ls -A /sys/fs/bpf)"
 	fi
 fi
 

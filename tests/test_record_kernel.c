@@ -7,6 +7,7 @@
 #include "lt_tools.h"
 
 #include <sys/stat.h>
+#include <sys/syscall.h>
 
 static void need_root(void)
 {
@@ -37,35 +38,75 @@ static int find_line(char **lines, int n, int from, const char *a,
 	return -1;
 }
 
-LT_TEST(test_user_and_kernel_events_share_one_timeline)
+/*
+ * The sleeper's sleeps, recorded with the system calls as the events
+ * syscalls:sys_{enter,exit}_nanosleep or, raw, as raw_syscalls (which the
+ * eBPF backend's typed programs write as packets at CLOCK_MONOTONIC ns):
+ * each sleep's events in order among the user-space events around it.
+ */
+static void sleeps_in_order(int raw)
 {
 	need_root();
 	lt_need_tool("babeltrace2");
-	const char *dir = lt_tmpdir("ktime");
+	const char *dir = lt_tmpdir(raw ? "ktimeraw" : "ktime");
 	char cmd[1200];
 	int st;
-	snprintf(cmd, sizeof(cmd),
-		 "%s/lowtrace record -o %s -k sched:sched_switch,"
-		 "syscalls:sys_enter_nanosleep,syscalls:sys_exit_nanosleep "
-		 "-- %s/tests/progs/sleeper 2>&1",
-		 lt_test_build_dir(), dir, lt_test_build_dir());
+	snprintf(
+		cmd, sizeof(cmd),
+		"%s/lowtrace record -o %s -k sched:sched_switch,%s "
+		"-- %s/tests/progs/sleeper 2>&1",
+		lt_test_build_dir(), dir,
+		raw ? "raw_syscalls:sys_enter,raw_syscalls:sys_exit" :
+		      "syscalls:sys_enter_nanosleep,syscalls:sys_exit_nanosleep",
+		lt_test_build_dir());
 	char *out = lt_run(cmd, &st);
 	if (st != 0)
 		LT_FAIL("record failed:\n%s", out);
 	LT_ASSERT_CONTAINS(out, "Channel kernel (discard, 4 x 256K per CPU):");
 	free(out);
+	/* which path wrote the kernel's events: the eBPF programs' packets
+	 * for typed events alone, the recorder's records otherwise */
+	snprintf(cmd, sizeof(cmd),
+		 "grep -E 'kernel_(backend|ring) =' %s/metadata", dir);
+	out = lt_run(cmd, &st);
+	if (strstr(out, "kernel_backend = \"bpf\"") && raw) {
+		LT_ASSERT_CONTAINS(out, "kernel_ring = \"packets\"");
+		free(out);
+		/* the stream's times on the monotonic clock's block */
+		snprintf(
+			cmd, sizeof(cmd),
+			"grep -c 'map = clock.lowtrace_mono.value' %s/metadata",
+			dir);
+		out = lt_run(cmd, &st);
+		LT_ASSERT_CONTAINS(out, "4\n");
+		free(out);
+	} else {
+		LT_ASSERT_CONTAINS(out, "kernel_ring = \"records\"");
+		free(out);
+	}
 	snprintf(cmd, sizeof(cmd), "babeltrace2 %s 2>&1", dir);
 	out = lt_run(cmd, &st);
 	LT_ASSERT_EQ(st, 0);
 	char *lines[MAX_LINES];
 	int n = split_lines(out, lines);
+	/* nothing but events: no warning */
+	for (int i = 0; i < n; i++)
+		if (lines[i][0] != '[')
+			LT_FAIL("babeltrace2 printed more than events: %s",
+				lines[i]);
 	int at = find_line(lines, n, 0, "sleeper:before", NULL);
 	LT_ASSERT_CMP(at, >=, 0);
 	char tidf[64], prev[64], next[64];
 	const char *t = strstr(lines[at], "tid = ");
 	LT_ASSERT(t != NULL);
 	int tid = atoi(t + 6);
-	snprintf(tidf, sizeof(tidf), "common_tid = %d,", tid);
+	/* raw: the nanosleep among the system calls */
+	if (raw)
+		snprintf(tidf, sizeof(tidf),
+			 "common_tid = %d, common_tgid = %d, id = %d,", tid,
+			 tid, (int)SYS_nanosleep);
+	else
+		snprintf(tidf, sizeof(tidf), "common_tid = %d,", tid);
 	snprintf(prev, sizeof(prev), "prev_pid = %d,", tid);
 	snprintf(next, sizeof(next), "next_pid = %d,", tid);
 	for (int i = 0; i < 5; i++) {
@@ -73,9 +114,13 @@ LT_TEST(test_user_and_kernel_events_share_one_timeline)
 		snprintf(bi, sizeof(bi), "i = %d,", i);
 		snprintf(ai, sizeof(ai), "i = %d,", i);
 		int b = find_line(lines, n, 0, "sleeper:before", bi);
-		int e = find_line(lines, n, b, "sys_enter_nanosleep", tidf);
+		int e = find_line(lines, n, b,
+				  raw ? "sys_enter:" : "sys_enter_nanosleep",
+				  tidf);
 		int so = find_line(lines, n, e, "sched_switch", prev);
-		int x = find_line(lines, n, so, "sys_exit_nanosleep", tidf);
+		int x = find_line(lines, n, so,
+				  raw ? "sys_exit:" : "sys_exit_nanosleep",
+				  tidf);
 		int a = find_line(lines, n, 0, "sleeper:after", ai);
 		/* the switch back in, when recorded: a switch is recorded as
 		 * the event of the task it leaves, so one from a task outside
@@ -92,6 +137,16 @@ LT_TEST(test_user_and_kernel_events_share_one_timeline)
 				i, b, e, so, si, x, a);
 	}
 	free(out);
+}
+
+LT_TEST(test_user_and_kernel_events_share_one_timeline)
+{
+	sleeps_in_order(0);
+}
+
+LT_TEST(test_kernel_packets_share_the_user_events_timeline)
+{
+	sleeps_in_order(1);
 }
 
 LT_TEST(test_unknown_kernel_event_is_an_error_with_a_suggestion)
