@@ -60,14 +60,15 @@
 
 #include "format/event_header.h"
 #include "bpf_ring/ring.h"
+#include "kernel/bpf/subbuf.h"
 #include "ring.skel.h"
 
-_Static_assert(BR_ID_EXTENDED == LT_EV_ID_EXTENDED &&
-		       BR_TS_BITS == LT_EV_TS_BITS &&
-		       BR_HDR_COMPACT == LT_EV_HDR_COMPACT &&
-		       BR_HDR_EXTENDED == LT_EV_HDR_EXTENDED,
+_Static_assert(LT_SB_ID_EXTENDED == LT_EV_ID_EXTENDED &&
+		       LT_SB_TS_BITS == LT_EV_TS_BITS &&
+		       LT_SB_HDR_COMPACT == LT_EV_HDR_COMPACT &&
+		       LT_SB_HDR_EXTENDED == LT_EV_HDR_EXTENDED,
 	       "ring B's headers are lowtrace's");
-_Static_assert(sizeof(struct br_ctl) == 4096, "a CPU's control is a page");
+_Static_assert(sizeof(struct lt_sb_ctl) == 4096, "a CPU's control is a page");
 _Static_assert(sizeof(struct br_switch) == 64 &&
 		       sizeof(struct br_wakeup) == 36 &&
 		       sizeof(struct br_nest) == 16,
@@ -103,7 +104,7 @@ struct cmp {
 	int epfd, out;
 	struct apkt *ap; /* A */
 	unsigned char *data; /* B: the sub-buffers, mapped */
-	struct br_ctl *ctl; /* B: the controls, mapped */
+	struct lt_sb_ctl *ctl; /* B: the controls, mapped */
 	size_t data_len, ctl_len;
 	uint64_t *seq; /* B: packets written, per CPU */
 	uint64_t bytes, wakeups, timeouts, bells;
@@ -210,15 +211,16 @@ static int on_a_record(void *ctx, void *data, size_t size)
 
 static void b_take(struct cmp *m, int cpu, int final)
 {
-	struct br_ctl *c = &m->ctl[cpu];
+	struct lt_sb_ctl *c = &m->ctl[cpu];
 	uint64_t S = m->sub;
 	for (;;) {
 		uint64_t cons = c->consumed;
 		uint64_t off = __atomic_load_n(&c->offset, __ATOMIC_ACQUIRE);
 		if (cons >= off)
 			break;
-		struct br_sub *s = &c->sub[(cons / S) % m->nsub];
-		uint64_t commit = __atomic_load_n(&s->commit, __ATOMIC_ACQUIRE);
+		struct lt_sb_sub *s = &c->sub[(cons / S) % m->nsub];
+		uint64_t commit = LT_SB_BYTES(
+			__atomic_load_n(&s->commit, __ATOMIC_ACQUIRE));
 		struct pkt h = { PKT_MAGIC,   (uint32_t)cpu, m->seq[cpu],
 				 s->begin_ts, s->end_ts,     0,
 				 m->sub };
@@ -252,7 +254,7 @@ static void b_take(struct cmp *m, int cpu, int final)
 		put_packet(m, &h,
 			   m->data + ((size_t)cpu * m->nsub +
 				      (cons / S) % m->nsub) *
-					     S);
+					     (S + LT_SB_SLACK));
 		m->seq[cpu]++;
 		/* released: its state cleared first, then consumed moved,
 		 * after which the programs may write it again */
@@ -296,16 +298,18 @@ static void setup(struct cmp *m)
 	/* both woken once a quarter of the CPU's ring waits */
 	s->rodata->wake_at =
 		m->mode_b ? (uint64_t)m->sub * m->nsub / 4 : m->ring_bytes / 4;
-	s->rodata->sub_size = m->sub;
-	s->rodata->nsub = m->nsub;
+	s->rodata->sb_size = m->sub;
+	s->rodata->sb_n = m->nsub;
+	s->rodata->sb_wake_at =
+		m->doorbell ? (uint64_t)m->sub * m->nsub / 4 : UINT64_MAX;
 	s->rodata->doorbell = (uint32_t)m->doorbell;
 	bpf_program__set_autoload(s->progs.nest_sys_enter, m->nest);
 	bpf_program__set_autoload(s->progs.nest_irq_entry, m->nest);
 	bpf_program__set_autoload(s->progs.nest_softirq_entry, m->nest);
-	bpf_map__set_value_size(s->maps.data, m->sub);
-	bpf_map__set_max_entries(s->maps.data,
+	bpf_map__set_value_size(s->maps.sb_data, m->sub + LT_SB_SLACK);
+	bpf_map__set_max_entries(s->maps.sb_data,
 				 m->mode_b ? (uint32_t)m->ncpus * m->nsub : 1);
-	bpf_map__set_max_entries(s->maps.ctl, (uint32_t)m->ncpus);
+	bpf_map__set_max_entries(s->maps.sb_ctl, (uint32_t)m->ncpus);
 	bpf_map__set_max_entries(s->maps.rings, (uint32_t)m->ncpus);
 	/* A: the rings; B: the doorbells, a page each */
 	m->ring_fd = calloc((size_t)m->ncpus, sizeof(int));
@@ -362,13 +366,14 @@ static void setup(struct cmp *m)
 	if (m->mode_b) {
 		long pg = sysconf(_SC_PAGESIZE);
 		m->data_len =
-			((size_t)m->ncpus * m->nsub * m->sub + (size_t)pg - 1) &
+			((size_t)m->ncpus * m->nsub * (m->sub + LT_SB_SLACK) +
+			 (size_t)pg - 1) &
 			~((size_t)pg - 1);
-		m->ctl_len = (size_t)m->ncpus * sizeof(struct br_ctl);
+		m->ctl_len = (size_t)m->ncpus * sizeof(struct lt_sb_ctl);
 		m->data = mmap(NULL, m->data_len, PROT_READ, MAP_SHARED,
-			       bpf_map__fd(s->maps.data), 0);
+			       bpf_map__fd(s->maps.sb_data), 0);
 		m->ctl = mmap(NULL, m->ctl_len, PROT_READ | PROT_WRITE,
-			      MAP_SHARED, bpf_map__fd(s->maps.ctl), 0);
+			      MAP_SHARED, bpf_map__fd(s->maps.sb_ctl), 0);
 		m->seq = calloc((size_t)m->ncpus, sizeof(*m->seq));
 		if (m->data == MAP_FAILED || m->ctl == MAP_FAILED || !m->seq)
 			die("mapping the sub-buffers: %s", strerror(errno));
@@ -437,7 +442,7 @@ static int verify_packet(const struct pkt *h, const unsigned char *b,
 		if (!len)
 			return bad("CPU %u packet %llu at %u: event id %u",
 				   h->cpu, (unsigned long long)h->seq, o, id);
-		if (BR_REC_SIZE((uint32_t)hs, len) > h->content - o)
+		if ((uint32_t)hs + len > h->content - o)
 			return bad("CPU %u packet %llu at %u: a record past "
 				   "the content (%u)",
 				   h->cpu, (unsigned long long)h->seq, o,
@@ -482,7 +487,9 @@ static int verify_packet(const struct pkt *h, const unsigned char *b,
 				   h->cpu, (unsigned long long)h->seq, o, id);
 		v->last = prev = ts;
 		v->records++;
-		o += BR_REC_SIZE((uint32_t)hs, len);
+		/* the next record at the next 4-byte boundary (a packet
+		 * ends at its last record's end) */
+		o = (uint32_t)LT_SB_ALIGN(o + (uint32_t)hs + len);
 	}
 	return 0;
 }
@@ -499,8 +506,7 @@ static int verify(const char *path, struct cmp *m, struct vcpu *v, int counted)
 	int rc = 0;
 	while (!rc && b && fread(&h, sizeof(h), 1, f) == 1) {
 		if (h.magic != PKT_MAGIC || h.cpu >= (uint32_t)m->ncpus ||
-		    h.size != m->sub || h.content > h.size ||
-		    h.content % 4 != 0)
+		    h.size != m->sub || h.content > h.size)
 			rc = bad("a bad packet header after %ld bytes",
 				 ftell(f) - (long)sizeof(h));
 		else if (fread(b, h.size, 1, f) != 1)
@@ -580,7 +586,7 @@ int main(int argc, char **argv)
 			m.sub = pow2_arg(optarg, "-s", 4096, 1u << 22);
 			break;
 		case 'n':
-			m.nsub = pow2_arg(optarg, "-n", 2, BR_MAX_SUBBUFS);
+			m.nsub = pow2_arg(optarg, "-n", 2, LT_SB_MAX_SUBBUFS);
 			break;
 		case 'r':
 			m.ring_bytes = pow2_arg(optarg, "-r", 4096, 1u << 30);

@@ -34,7 +34,8 @@ $(BPF_SKEL): $(BPF_OBJ)
 	mv $@.tmp $@
 
 # bench/bpf_ring_cmp: the two per-CPU rings of bench/bpf_ring/ring.bpf.c
-# side by side (bench/bpf_ring.sh); -mcpu=v3 for its compare-and-swap
+# side by side (bench/bpf_ring.sh), ring B the backend's own
+# (src/tool/kernel/bpf/subbuf.h); -mcpu=v3 for its compare-and-swap
 BR_OBJ := $(BUILD)/gen/bpf_ring/ring.bpf.o
 BR_SKEL := $(BUILD)/gen/bpf_ring/ring.skel.h
 all: $(BUILD)/bench/bpf_ring_cmp
@@ -42,10 +43,11 @@ $(BUILD)/obj/bench/bpf_ring_cmp.o: ALL_CFLAGS += -I$(BUILD)/gen/bpf_ring \
 	$(shell pkg-config --cflags libbpf)
 $(BUILD)/obj/bench/bpf_ring_cmp.o: $(BR_SKEL)
 
-$(BR_OBJ): bench/bpf_ring/ring.bpf.c bench/bpf_ring/ring.h mk/bpf.mk
+$(BR_OBJ): bench/bpf_ring/ring.bpf.c bench/bpf_ring/ring.h \
+	src/tool/kernel/bpf/subbuf.h mk/bpf.mk
 	@mkdir -p $(dir $@)
 	$(BPF_CLANG) -target bpf -mcpu=v3 -O2 -g -Wall -Werror \
-		-D__TARGET_ARCH_$(BPF_ARCH) \
+		-D__TARGET_ARCH_$(BPF_ARCH) -Isrc/tool/kernel/bpf \
 		-idirafter /usr/include/$(LT_ARCH)-linux-gnu -c $< -o $@
 
 $(BR_SKEL): $(BR_OBJ)

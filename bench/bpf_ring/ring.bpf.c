@@ -9,16 +9,17 @@
  *      reserve, time, payload, submit; the consumer woken once a quarter
  *      of the ring waits.
  *   B  the running CPU's ring of sub-buffers in an mmapable array map,
- *      written as lowtrace's ring is: a reserve loop reads the clock and
- *      compare-and-swaps the CPU's offset, so records are in the order
- *      of their times even when a program interrupts another on the
- *      CPU; lowtrace's compact header, or the extended one when the time
- *      is too far from the last; a commit counter per sub-buffer; a
- *      sub-buffer the consumer has not released is not written (the
- *      record is counted lost).  A program whose commit completes a
- *      sub-buffer while a quarter of the ring waits (A's threshold)
- *      rings the CPU's doorbell (a small BPF ring buffer), once until the
- *      consumer has taken what waits.
+ *      written as the kernel backend writes its packets, with the same
+ *      code (src/tool/kernel/bpf/subbuf.h): a reserve loop reads the
+ *      clock and compare-and-swaps the CPU's offset, so records are in
+ *      the order of their times even when a program interrupts another
+ *      on the CPU; lowtrace's compact header, or the extended one when
+ *      the time is too far from the last; a commit counter per
+ *      sub-buffer; a sub-buffer the consumer has not released is not
+ *      written (the record is counted lost).  A program whose commit
+ *      completes a sub-buffer while a quarter of the ring waits (A's
+ *      threshold) rings the CPU's doorbell (a small BPF ring buffer),
+ *      once until the consumer has taken what waits.
  *
  * The kernel structures are a CO-RE subset, as in kernel.bpf.c.
  */
@@ -47,12 +48,10 @@ struct task_struct {
 	char comm[16];
 } __attribute__((preserve_access_index));
 
-/* set by the loader */
+/* set by the loader (and subbuf.h's geometry, for B) */
 const volatile __u32 mode_b; /* 0: ring A, 1: ring B */
-const volatile __u64 wake_at; /* wake the consumer once this much waits */
-const volatile __u32 sub_size = 4096; /* B: a power of two */
-const volatile __u32 nsub = 2; /* B: a power of two, <= BR_MAX_SUBBUFS */
-const volatile __u32 doorbell; /* B: ring the doorbell at wake_at */
+const volatile __u64 wake_at; /* A: wake the consumer once this much waits */
+const volatile __u32 doorbell; /* B: ring the doorbell */
 
 /* A: each CPU's ring buffer; B: each CPU's doorbell.  By CPU number; the
  * loader makes them. */
@@ -68,37 +67,12 @@ struct {
 	__array(values, struct cpu_ring);
 } rings SEC(".maps");
 
-/* B: the sub-buffers, nsub per CPU (CPU c's sub-buffer i at c * nsub + i);
- * the loader sets the value size to sub_size */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(map_flags, BPF_F_MMAPABLE);
-	__uint(max_entries, 1);
-	__uint(key_size, 4);
-	__uint(value_size, 4096);
-} data SEC(".maps");
-
-/* B: each CPU's control, by CPU number */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(map_flags, BPF_F_MMAPABLE);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct br_ctl);
-} ctl SEC(".maps");
-
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct br_stats);
 } stats SEC(".maps");
-
-#define READ_ONCE(x) (*(volatile __typeof__(x) *)&(x))
-#define WRITE_ONCE(x, v) (*(volatile __typeof__(x) *)&(x) = (v))
-
-/* how many times B's reserve tries before it counts the record lost */
-#define RETRIES 8
 
 #define COUNT_CALL 0
 #define COUNT_LOST 1
@@ -119,6 +93,11 @@ static __always_inline void count(int what)
 	else
 		__sync_fetch_and_add(&s->calls, 1);
 }
+
+/* B's losses and failed swaps in the counts above */
+#define LT_SB_COUNT_LOST(c) count(COUNT_LOST)
+#define LT_SB_COUNT_RETRY(c) count(COUNT_RETRY)
+#include "subbuf.h"
 
 /* a task's comm, in two loads and four 32-bit stores (the payload is
  * 4-aligned) */
@@ -202,140 +181,11 @@ static __always_inline void a_submit(void *ring, struct br_arec *r)
 
 /* ---- ring B ---- */
 
-/* a reservation in a CPU's ring B */
-struct b_res {
-	struct br_ctl *c;
-	__u64 end; /* the offset after it */
-	__u32 sb; /* its sub-buffer's index */
-	__u32 size;
-	int done; /* its reservation completed the sub-buffer before */
-};
-
-/* The extended header of ev at time t, 13 bytes at p (4-aligned). */
-static __always_inline void put_extended(char *p, __u32 ev, __u64 t)
+/* The record's bytes committed; the doorbell rung when a quarter of the
+ * ring waits. */
+static __always_inline void b_commit(struct lt_sb_res *res)
 {
-	__u32 *w = (__u32 *)p;
-	w[0] = BR_ID_EXTENDED | ev << 8;
-	w[1] = ev >> 24 | (__u32)(t << 8);
-	w[2] = (__u32)(t >> 24);
-	p[12] = (char)(t >> 56);
-}
-
-/*
- * Room for a record of event ev with a payload of len bytes in this CPU's
- * ring B, its header written; returns the payload, or NULL (counted lost)
- * when the next sub-buffer is not released or the offset kept moving.
- *
- * The time is read between the offset's read and its compare-and-swap:
- * a program that interrupts this one in between moves the offset, the
- * swap fails and the time is read again, so a later record never has an
- * earlier time.  last_ts is stored after the swap, so it may be older
- * than the record before, never newer: the compact header's test against
- * it is conservative.
- */
-static __always_inline void *b_reserve(__u32 ev, __u32 len, struct b_res *res)
-{
-	__u32 cpu = bpf_get_smp_processor_id();
-	struct br_ctl *c = bpf_map_lookup_elem(&ctl, &cpu);
-	if (!c)
-		return NULL;
-	__u64 S = sub_size, N = nsub, mask = S - 1;
-	__u64 old = 0, begin = 0, t = 0;
-	__u32 hs = 0;
-	int i;
-	for (i = 0; i < RETRIES; i++) {
-		old = READ_ONCE(c->offset);
-		t = bpf_ktime_get_ns();
-		__u64 last = READ_ONCE(c->last_ts);
-		hs = t - last < (1ull << BR_TS_BITS) ? BR_HDR_COMPACT :
-						       BR_HDR_EXTENDED;
-		begin = old;
-		if ((old & mask) && (old & mask) + BR_REC_SIZE(hs, len) > S)
-			begin = (old | mask) + 1; /* the next sub-buffer */
-		if (!(begin & mask)) {
-			/* a sub-buffer's first record: its time whole */
-			hs = BR_HDR_EXTENDED;
-			if (begin - READ_ONCE(c->consumed) >= N * S) {
-				count(COUNT_LOST);
-				return NULL;
-			}
-		}
-		if (__sync_val_compare_and_swap(&c->offset, old,
-						begin + BR_REC_SIZE(hs, len)) ==
-		    old)
-			break;
-		count(COUNT_RETRY);
-	}
-	if (i == RETRIES) {
-		count(COUNT_LOST);
-		return NULL;
-	}
-	WRITE_ONCE(c->last_ts, t);
-	__u32 sb = (__u32)((begin / S) & (N - 1)) & (BR_MAX_SUBBUFS - 1);
-	if (begin != old) {
-		/* close the sub-buffer the record did not fit in: its
-		 * size, end and padding */
-		__u32 pb = (__u32)((old / S) & (N - 1)) & (BR_MAX_SUBBUFS - 1);
-		__u64 pad = S - (old & mask);
-		c->sub[pb].content = old & mask;
-		c->sub[pb].end_ts = t;
-		res->done =
-			__sync_fetch_and_add(&c->sub[pb].commit, pad) + pad ==
-			S;
-	} else {
-		res->done = 0;
-	}
-	if (!(begin & mask))
-		c->sub[sb].begin_ts = t;
-	__u32 key = cpu * (__u32)N + sb;
-	char *d = bpf_map_lookup_elem(&data, &key);
-	__u64 at = begin & mask;
-	char *p;
-	/* (the reserve loop made it fit; the verifier is told again) */
-	if (d && hs == BR_HDR_COMPACT &&
-	    at <= S - BR_REC_SIZE(BR_HDR_COMPACT, len)) {
-		p = d + at;
-		*(__u32 *)p = ev | (__u32)(t << 5);
-		p += BR_HDR_COMPACT;
-	} else if (d && at <= S - BR_REC_SIZE(BR_HDR_EXTENDED, len)) {
-		p = d + at;
-		put_extended(p, ev, t);
-		p += BR_HDR_EXTENDED;
-	} else {
-		count(COUNT_LOST);
-		return NULL;
-	}
-	res->c = c;
-	res->size = BR_REC_SIZE(hs, len);
-	res->end = begin + res->size;
-	res->sb = sb;
-	if (!(res->end & mask)) {
-		/* it ends at the boundary: it closes its own sub-buffer */
-		c->sub[sb].content = S;
-		c->sub[sb].end_ts = t;
-	}
-	return p;
-}
-
-/*
- * The record's bytes committed.  The commits' results are used (whether
- * they completed a sub-buffer), which makes them fetching atomics: fully
- * ordered on every architecture, so the consumer that sees a sub-buffer
- * complete sees its records.  A sub-buffer completed with a quarter of
- * the ring waiting rings the doorbell, once until the consumer clears
- * wake.
- */
-static __always_inline void b_commit(struct b_res *res)
-{
-	struct br_ctl *c = res->c;
-	__u64 was = __sync_fetch_and_add(
-		&c->sub[res->sb & (BR_MAX_SUBBUFS - 1)].commit, res->size);
-	if (was + res->size == sub_size)
-		res->done = 1;
-	if (doorbell && res->done &&
-	    res->end - READ_ONCE(c->consumed) >= wake_at &&
-	    !READ_ONCE(c->wake) &&
-	    __sync_val_compare_and_swap(&c->wake, 0, 1) == 0) {
+	if (lt_sb_commit(res) && doorbell) {
 		__u32 cpu = bpf_get_smp_processor_id();
 		void *bell = bpf_map_lookup_elem(&rings, &cpu);
 		if (bell)
@@ -350,8 +200,9 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev,
 {
 	count(COUNT_CALL);
 	if (mode_b) {
-		struct b_res res;
-		struct br_switch *f = b_reserve(BR_EV_SWITCH, sizeof(*f), &res);
+		struct lt_sb_res res;
+		struct br_switch *f =
+			lt_sb_reserve(BR_EV_SWITCH, sizeof(*f), &res);
 		if (!f)
 			return 0;
 		fill_switch(f, preempt, prev, next, prev_state);
@@ -373,8 +224,9 @@ int BPF_PROG(sched_wakeup, struct task_struct *p)
 {
 	count(COUNT_CALL);
 	if (mode_b) {
-		struct b_res res;
-		struct br_wakeup *f = b_reserve(BR_EV_WAKEUP, sizeof(*f), &res);
+		struct lt_sb_res res;
+		struct br_wakeup *f =
+			lt_sb_reserve(BR_EV_WAKEUP, sizeof(*f), &res);
 		if (!f)
 			return 0;
 		fill_wakeup(f, p);
@@ -400,8 +252,8 @@ static __always_inline int nest(__u32 what)
 {
 	count(COUNT_CALL);
 	if (mode_b) {
-		struct b_res res;
-		struct br_nest *f = b_reserve(BR_EV_NEST, sizeof(*f), &res);
+		struct lt_sb_res res;
+		struct br_nest *f = lt_sb_reserve(BR_EV_NEST, sizeof(*f), &res);
 		if (!f)
 			return 0;
 		put_ids(&f->tid);
