@@ -381,6 +381,18 @@ static int backend_asked(const struct lt_kernel_options *o)
 }
 
 /*
+ * Whether the eBPF programs may write the packets: not for the flight
+ * recorder (its lt_ring reuses sub-buffers, which the programs' do not),
+ * nor with LOWTRACE_KERNEL_RING=records (benchmarks and tests compare the
+ * two paths).
+ */
+static int packets_allowed(const struct lt_kernel_options *o)
+{
+	const char *env = getenv("LOWTRACE_KERNEL_RING");
+	return !o->overwrite && !(env && strcmp(env, "records") == 0);
+}
+
+/*
  * A BPF ring's default size per CPU: 4 MiB (LTTng's kernel channels hold
  * as much), which lets a consumer kept off its CPU for a few hundred ms
  * at a busy CPU's scheduler event rate lose nothing; halved down to 1 MiB
@@ -443,9 +455,7 @@ static int open_bpf(struct lt_kernel *k, const struct lt_kernel_options *o,
 			.filter = k->npids > 0,
 			.pids = k->pids,
 			.npids = k->npids,
-			/* the flight recorder reuses sub-buffers, which the
-			 * programs' do not */
-			.packets_ok = !o->overwrite,
+			.packets_ok = packets_allowed(o),
 			.packet_size = (uint32_t)subbuf_size,
 			.packet_head = LT_PACKET_HDR_SIZE,
 		};
