@@ -11,6 +11,11 @@
 #   syscalls   bench/kernel_syscalls (getppid() in a loop on CPU 0)
 #              untraced, under perf record -e 'raw_syscalls:*' -a and under
 #              lowtrace -k syscalls
+#
+# lowtrace's eBPF modes run twice: lt_bpf_* as recorded by default (the
+# programs write the packets) and lt_bpfrec_* with LOWTRACE_KERNEL_RING=
+# records (each record through a BPF ring buffer, re-headed by the
+# consumer).
 #   neighbour  the pingpong recorded alone by `lowtrace record -p PID`
 #              (its process only, filtered in the kernel with eBPF, in the
 #              consumer with perf), with and without a second pingpong
@@ -55,6 +60,11 @@ two=(-e sched:sched_switch -e sched:sched_wakeup)
 # SCALE: syscall loops run 10 calls for each round trip of the pingpong
 SN=$((N * 10))
 
+# a lowtrace mode's backend, and its eBPF path: records for *bpfrec*,
+# else the default
+be_of() { case $1 in *_perf*) echo perf ;; *) echo bpf ;; esac; }
+ring_of() { case $1 in *bpfrec*) echo records ;; *) echo packets ;; esac; }
+
 run() { # mode run-number; appends to $tmp/MODE.{rates,cpu,events,lost}
 	local mode=$1 r=$2 out=$tmp/out err=$tmp/err
 	rm -rf "$tmp/trace" "$tmp/perf.data"
@@ -62,18 +72,18 @@ run() { # mode run-number; appends to $tmp/MODE.{rates,cpu,events,lost}
 	untraced) "$pp" "$N" >"$out" 2>"$err" ;;
 	perf) perf record -q -e sched:sched_switch,sched:sched_wakeup -a \
 		-o "$tmp/perf.data" -- "$pp" "$N" >"$out" 2>"$err" ;;
-	lt_perf_2ev|lt_bpf_2ev)
-		LOWTRACE_KERNEL_BACKEND=${mode:3:4} "$kt" "${two[@]}" \
-			"$tmp/trace" "$pp" "$N" >"$out" 2>"$err" ;;
-	lt_perf_sched|lt_bpf_sched)
-		LOWTRACE_KERNEL_BACKEND=${mode:3:4} "$kt" -e sched \
-			"$tmp/trace" "$pp" "$N" >"$out" 2>"$err" ;;
+	lt_perf_2ev|lt_bpf_2ev|lt_bpfrec_2ev)
+		LOWTRACE_KERNEL_BACKEND=$(be_of "$mode") LOWTRACE_KERNEL_RING=$(ring_of "$mode") \
+			"$kt" "${two[@]}" "$tmp/trace" "$pp" "$N" >"$out" 2>"$err" ;;
+	lt_perf_sched|lt_bpf_sched|lt_bpfrec_sched)
+		LOWTRACE_KERNEL_BACKEND=$(be_of "$mode") LOWTRACE_KERNEL_RING=$(ring_of "$mode") \
+			"$kt" -e sched "$tmp/trace" "$pp" "$N" >"$out" 2>"$err" ;;
 	sys_untraced) "$sc" "$SN" >"$out" 2>"$err" ;;
 	sys_perf) perf record -q -e 'raw_syscalls:*' -a \
 		-o "$tmp/perf.data" -- "$sc" "$SN" >"$out" 2>"$err" ;;
-	sys_lt_perf|sys_lt_bpf)
-		LOWTRACE_KERNEL_BACKEND=${mode:7:4} "$kt" -e syscalls \
-			"$tmp/trace" "$sc" "$SN" >"$out" 2>"$err" ;;
+	sys_lt_perf|sys_lt_bpf|sys_lt_bpfrec)
+		LOWTRACE_KERNEL_BACKEND=$(be_of "$mode") LOWTRACE_KERNEL_RING=$(ring_of "$mode") \
+			"$kt" -e syscalls "$tmp/trace" "$sc" "$SN" >"$out" 2>"$err" ;;
 	nb_*_alone|nb_*_neighbour)
 		local be=${mode#nb_} pid rec name=kb-$$
 		be=${be%%_*}
@@ -142,8 +152,8 @@ summary() {
 echo "kernel.sh: N=$N, $RUNS runs each, interleaved ($(nproc) CPUs, $(uname -r), $(date -u '+%F %R') UTC)"
 for part in $PARTS; do
 	case $part in
-	pingpong) modes="untraced perf lt_perf_2ev lt_bpf_2ev lt_perf_sched lt_bpf_sched"; base=untraced; ops=$N ;;
-	syscalls) modes="sys_untraced sys_perf sys_lt_perf sys_lt_bpf"; base=sys_untraced; ops=$SN ;;
+	pingpong) modes="untraced perf lt_perf_2ev lt_bpf_2ev lt_bpfrec_2ev lt_perf_sched lt_bpf_sched lt_bpfrec_sched"; base=untraced; ops=$N ;;
+	syscalls) modes="sys_untraced sys_perf sys_lt_perf sys_lt_bpf sys_lt_bpfrec"; base=sys_untraced; ops=$SN ;;
 	neighbour) modes="nb_bpf_alone nb_bpf_neighbour nb_perf_alone nb_perf_neighbour"; base=nb_bpf_alone; ops=$N ;;
 	*) echo "kernel.sh: no part $part (pingpong, syscalls, neighbour)" >&2; exit 2 ;;
 	esac

@@ -172,11 +172,13 @@ int main(int argc, char **argv)
 		((double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_usec) *
 			1e-6;
 	fprintf(stderr,
-		"kernel_trace: %s, %llu samples, %llu events, %llu lost in perf, "
-		"%llu lost in the ring, %llu clamped, %llu packets, %llu "
+		"kernel_trace: %s (%s), %llu samples, %llu events, %llu lost in "
+		"perf, %llu lost in the ring, %llu clamped, %llu packets, %llu "
 		"bytes, consumer %.3f s of CPU (%.0f ns an event)\n",
-		lt_kernel_backend(k, NULL), (unsigned long long)st.samples,
-		(unsigned long long)st.events, (unsigned long long)st.lost_perf,
+		lt_kernel_backend(k, NULL),
+		lt_kernel_packets(k) ? "packets" : "records",
+		(unsigned long long)st.samples, (unsigned long long)st.events,
+		(unsigned long long)st.lost_perf,
 		(unsigned long long)st.lost_ring,
 		(unsigned long long)st.clamped,
 		(unsigned long long)o.st.packets,
