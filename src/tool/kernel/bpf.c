@@ -72,10 +72,12 @@ int lt_kbpf_packets(const struct lt_kbpf *b)
 	return 0;
 }
 
-uint64_t lt_kbpf_open_bytes(const struct lt_kbpf *b, size_t cpu_index)
+uint64_t lt_kbpf_open_bytes(const struct lt_kbpf *b, size_t cpu_index,
+			    uint64_t *seq)
 {
 	(void)b;
 	(void)cpu_index;
+	(void)seq;
 	return 0;
 }
 
@@ -722,13 +724,15 @@ int lt_kbpf_packets(const struct lt_kbpf *b)
 	return b->packets;
 }
 
-uint64_t lt_kbpf_open_bytes(const struct lt_kbpf *b, size_t cpu_index)
+uint64_t lt_kbpf_open_bytes(const struct lt_kbpf *b, size_t cpu_index,
+			    uint64_t *seq)
 {
 	if (!b->packets || cpu_index >= b->nrings)
 		return 0;
 	const struct lt_sb_ctl *c = &b->ctl[b->rings[cpu_index].cpu];
-	return __atomic_load_n(&c->offset, __ATOMIC_RELAXED) &
-	       (b->sub_size - 1);
+	uint64_t off = __atomic_load_n(&c->offset, __ATOMIC_RELAXED);
+	*seq = off / b->sub_size;
+	return off & (b->sub_size - 1);
 }
 
 /*

@@ -86,8 +86,10 @@ int lt_kbpf_drain(struct lt_kbpf *b, lt_kbpf_rec_fn fn, lt_kbpf_packet_fn pfn,
 /* 1 if the programs write packets. */
 int lt_kbpf_packets(const struct lt_kbpf *b);
 
-/* Packets: the bytes of cpus[cpu_index]'s open packet (0: none open). */
-uint64_t lt_kbpf_open_bytes(const struct lt_kbpf *b, size_t cpu_index);
+/* Packets: the bytes of cpus[cpu_index]'s open packet (0: none open),
+ * and its sequence number in seq. */
+uint64_t lt_kbpf_open_bytes(const struct lt_kbpf *b, size_t cpu_index,
+			    uint64_t *seq);
 
 /*
  * Packets: closes cpus[cpu_index]'s open packet as a program closes one

@@ -64,6 +64,7 @@ struct kcpu {
 	uint64_t last_ts; /* counts of the last event written */
 	uint64_t lost_perf; /* perf: the records' count; bpf: the programs' */
 	uint64_t open_since_ms; /* when the open packet got its first event */
+	uint64_t open_seq; /* eBPF packets: which packet that is */
 	int open;
 };
 
@@ -867,12 +868,14 @@ static int drain(struct lt_kernel *k, lt_kernel_full_fn full, void *arg,
 		bpf_lost(k);
 		for (size_t i = 0; i < k->ncpus; i++) {
 			struct kcpu *c = &k->cpus[i];
-			if (!lt_kbpf_open_bytes(k->bpf, i)) {
+			uint64_t seq = 0;
+			if (!lt_kbpf_open_bytes(k->bpf, i, &seq)) {
 				c->open = 0;
 				continue;
 			}
-			if (!c->open) {
+			if (!c->open || c->open_seq != seq) {
 				c->open = 1;
+				c->open_seq = seq;
 				c->open_since_ms = now;
 			}
 			if (final || (k->flush_ms &&

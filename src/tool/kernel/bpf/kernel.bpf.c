@@ -131,13 +131,21 @@ struct {
 } scratch SEC(".maps");
 
 /* the per-program scratch of the packets mode, by slot: room for the
- * largest record (exec's) */
+ * largest record but exec's (an irq's name at most 128 bytes) ... */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, LT_KBPF_NSLOTS);
 	__type(key, __u32);
-	__type(value, __u8[sizeof(struct lt_kbpf_rec) + 8 + 4096 + 8]);
+	__type(value, __u8[256]);
 } build SEC(".maps");
+
+/* ... and exec's: its file name up to PATH_MAX */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u8[sizeof(struct lt_kbpf_rec) + 8 + 4096 + 8]);
+} build_exec SEC(".maps");
 
 /* set by the loader: write packets (subbuf.h), not records */
 const volatile __u32 packets;
@@ -218,7 +226,10 @@ static __always_inline struct lt_kbpf_rec *rec_reserve(void *ring, __u32 slot,
 {
 	if (!packets)
 		return reserve(ring, ev, size);
-	struct lt_kbpf_rec *r = bpf_map_lookup_elem(&build, &slot);
+	__u32 z = 0;
+	struct lt_kbpf_rec *r = slot == LT_KBPF_SCHED_PROCESS_EXEC ?
+					bpf_map_lookup_elem(&build_exec, &z) :
+					bpf_map_lookup_elem(&build, &slot);
 	if (r) {
 		r->ev = ev;
 		r->len = size - sizeof(*r);
@@ -226,18 +237,47 @@ static __always_inline struct lt_kbpf_rec *rec_reserve(void *ring, __u32 slot,
 	return r;
 }
 
+/*
+ * n bytes (a constant) from the scratch s to d, in loads and stores of 8,
+ * 4, 2 and 1 bytes, no byte past them (a program that interrupts this one
+ * writes right after): d is only 1-aligned after an extended header,
+ * which the architectures with eBPF JITs store to at no cost.
+ */
+static __always_inline void copy_fixed(char *d, const char *s, __u32 n)
+{
+	__u32 i = 0;
+#pragma unroll
+	for (; i + 8 <= n; i += 8)
+		*(__u64 *)(d + i) = *(const __u64 *)(s + i);
+	if (i + 4 <= n) {
+		*(__u32 *)(d + i) = *(const __u32 *)(s + i);
+		i += 4;
+	}
+	if (i + 2 <= n) {
+		*(__u16 *)(d + i) = *(const __u16 *)(s + i);
+		i += 2;
+	}
+	if (i < n)
+		d[i] = s[i];
+}
+
 /* Packets: the record of the scratch r copied into this CPU's
- * sub-buffers; the doorbell rung when a quarter of them waits. */
-static __always_inline void sb_write(struct lt_kbpf_rec *r)
+ * sub-buffers, its payload's n bytes by copy_fixed() when n is a constant
+ * (fixed: a typed program's fixed fields), else by a helper; the
+ * doorbell rung when a quarter of them waits. */
+static __always_inline void sb_write(struct lt_kbpf_rec *r, __u32 n, int fixed)
 {
 	struct lt_sb_res res;
-	__u32 len = r->len;
+	__u32 len = fixed ? n : r->len;
 	if (len > LT_SB_LEN_MAX)
 		return;
 	char *p = lt_sb_reserve(r->ev, len, &res);
 	if (!p)
 		return;
-	bpf_probe_read_kernel(p, len, r + 1);
+	if (fixed)
+		copy_fixed(p, (const char *)(r + 1), n);
+	else
+		bpf_probe_read_kernel(p, len, r + 1);
 	if (lt_sb_commit(&res)) {
 		void *bell = cpu_ring();
 		struct lt_kbpf_rec b = { 0, LT_KBPF_BELL, 0 };
@@ -250,7 +290,17 @@ static __always_inline void sb_write(struct lt_kbpf_rec *r)
 static __always_inline void rec_submit(void *ring, struct lt_kbpf_rec *r)
 {
 	if (packets)
-		sb_write(r);
+		sb_write(r, 0, 0);
+	else
+		submit(ring, r);
+}
+
+/* rec_submit() of a record whose payload is n bytes, a constant */
+static __always_inline void rec_submit_fixed(void *ring, struct lt_kbpf_rec *r,
+					     __u32 n)
+{
+	if (packets)
+		sb_write(r, n, 1);
 	else
 		submit(ring, r);
 }
@@ -295,7 +345,7 @@ static __always_inline char *put_ids(char *p)
 	r->h.len = 8 + sizeof(type);                             \
 	put_ids((char *)&r->tid)
 
-#define END() rec_submit(ring, &r->h)
+#define END() rec_submit_fixed(ring, &r->h, 8 + sizeof(r->f))
 
 /* A task's comm, 16 bytes as the kernel's events copy it, in two plain
  * loads (no helper call) */
