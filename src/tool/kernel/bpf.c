@@ -747,7 +747,8 @@ int lt_kbpf_close_packet(struct lt_kbpf *b, size_t cpu_index)
 		return 0;
 	struct lt_sb_ctl *c = &b->ctl[b->rings[cpu_index].cpu];
 	const uint64_t mask = b->sub_size - 1;
-	uint64_t old, t;
+	__u64 old;
+	uint64_t t;
 	do {
 		old = __atomic_load_n(&c->offset, __ATOMIC_ACQUIRE);
 		if (!(old & mask))
