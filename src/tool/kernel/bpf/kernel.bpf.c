@@ -241,7 +241,8 @@ static __always_inline struct lt_kbpf_rec *rec_reserve(void *ring, __u32 slot,
  * n bytes (a constant) from the scratch s to d, in loads and stores of 8,
  * 4, 2 and 1 bytes, no byte past them (a program that interrupts this one
  * writes right after): d is only 1-aligned after an extended header,
- * which the architectures with eBPF JITs store to at no cost.
+ * which x86-64 and arm64 store to at no cost (a kernel that wants
+ * aligned stores refuses the programs, and perf records).
  */
 static __always_inline void copy_fixed(char *d, const char *s, __u32 n)
 {
