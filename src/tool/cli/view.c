@@ -114,7 +114,7 @@ static int run_stats(lt_reader_t *t, const struct lt_view *vw,
 	uint64_t total = 0, fields = 0, sum = 0;
 	int64_t first = 0, last = 0;
 	const struct lt_event *ev;
-	struct lt_value v;
+	struct lt_value v = { 0 };
 	struct timespec t0, t1;
 	int r;
 

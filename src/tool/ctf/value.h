@@ -221,8 +221,15 @@ again:
 	}
 	const unsigned char *p;
 	if (op < LT_VOP_STRING) {
-		if (op == LT_VOP_ANY)
-			return lt_event_field_any(ev, i, v);
+		if (op == LT_VOP_ANY) {
+			/* through a copy: v's address kept from the call,
+			 * a loop that reads a member or two of v keeps the
+			 * others in registers or drops them */
+			struct lt_value w;
+			int r = lt_event_field_any(ev, i, &w);
+			*v = w;
+			return r;
+		}
 		p = base + off[i];
 		v->fc = fc;
 		v->data = p;
