@@ -110,6 +110,16 @@ static int setup_streams(struct lt_reader *t, char *err, size_t errlen)
 		/* the packet headers' pages: read again as the pass goes */
 		if (s->map_len > LT_WINDOW)
 			madvise((void *)s->data, s->map_len, MADV_DONTNEED);
+		if (s->clock) {
+			/* the conversion of decode_fast(): see ns_lim */
+			s->base_ns = s->clock->base_ns;
+			if (s->clock->freq != 1000000000u)
+				s->ns_lim = 0;
+			else if (s->base_ns > 0)
+				s->ns_lim = (uint64_t)(INT64_MAX - s->base_ns);
+			else
+				s->ns_lim = (uint64_t)INT64_MAX;
+		}
 		s->fast = fast_kind(s->sc);
 		for (uint32_t id = 0; s->fast && id < LT_EV_ID_EXTENDED; id++) {
 			const struct lt_event_class *ec =

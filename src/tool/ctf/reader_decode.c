@@ -565,9 +565,8 @@ decode_fast(struct lt_stream *s)
 	const size_t end = s->end;
 	size_t pos;
 	uint64_t id, low, mask;
+	int be = 0; /* set where a big-endian header can be */
 	__builtin_prefetch(b + s->pos + LT_PREFETCH);
-	const int be =
-		s->fast == LT_FAST_COMPACT_BE || s->fast == LT_FAST_LARGE_BE;
 	if (__builtin_expect(s->fast <= LT_FAST_COMPACT, 1)) {
 		pos = (s->pos + 3) & ~(size_t)3;
 		if (__builtin_expect(pos + 4 > end || !s->fast, 0))
@@ -588,10 +587,12 @@ decode_fast(struct lt_stream *s)
 				    &low);
 		mask = LT_EV_TS_MASK;
 		pos += 4;
+		be = 1;
 		if (id == LT_EV_ID_EXTENDED)
 			goto extended;
 	} else {
 		/* LTTng's large header: a 16-bit id, a 32-bit timestamp */
+		be = s->fast == LT_FAST_LARGE_BE;
 		pos = (s->pos + 1) & ~(size_t)1;
 		if (pos + 2 > end)
 			return 0;
@@ -660,7 +661,9 @@ extended:
 	ev->ts = ts;
 	s->prev_ts = ts;
 	s->pos = pos;
-	ev->ns = ctf_clock_ns(s->clock, ts);
+	ev->ns = __builtin_expect(ts <= s->ns_lim, 1) ?
+			 s->base_ns + (int64_t)ts :
+			 ctf_clock_ns(s->clock, ts);
 	return 1;
 }
 
@@ -711,17 +714,21 @@ int lt_reader_next(lt_reader_t *t, const struct lt_event **ev)
 
 	/* the next event of the earliest stream: the common one decoded
 	 * here, the rest as below */
-	if (__builtin_expect(t->nheap && t->merging && !t->merge_err, 1)) {
+	if (__builtin_expect(t->fast_merge, 1)) {
 		struct lt_stream *top = t->heap[0];
-		if (!top->err && top->cur < top->npk) {
+		if (!top->err) {
 			r = decode_fast(top) ? 1 : stream_next_slow(top);
-			if (r < 0)
+			if (r < 0) {
+				t->fast_merge = 0;
 				return t->merge_err = r;
+			}
 			if (!r)
 				t->heap[0] = t->heap[--t->nheap];
 			heap_fix_top(t);
-			if (!t->nheap)
+			if (!t->nheap) {
+				t->fast_merge = 0;
 				return 0;
+			}
 			*ev = &t->heap[0]->ev;
 			return 1;
 		}
@@ -750,6 +757,8 @@ int lt_reader_next(lt_reader_t *t, const struct lt_event **ev)
 	}
 	if (!t->nheap)
 		return 0;
+	/* merging, streams left, no error: the path above from now on */
+	t->fast_merge = 1;
 	*ev = &t->heap[0]->ev;
 	return 1;
 }
@@ -759,6 +768,7 @@ void lt_reader_rewind(lt_reader_t *t)
 	for (unsigned i = 0; i < t->nstreams; i++)
 		lt_stream_rewind(&t->streams[i]);
 	t->merging = 0;
+	t->fast_merge = 0;
 	t->nheap = 0;
 	t->merge_err = 0;
 }

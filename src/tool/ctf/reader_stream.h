@@ -57,6 +57,10 @@ struct lt_stream {
 	size_t populated; /* and those from there to this mapped ahead */
 	const struct lt_stream_class *sc;
 	const struct lt_clock *clock; /* sc's */
+	/* counts up to ns_lim are base_ns + counts ns (clock_ns.h's
+	 * conversion: a clock of 1 GHz, before it saturates) */
+	uint64_t ns_lim;
+	int64_t base_ns;
 	struct lt_packet *pk;
 	size_t npk;
 	/* iteration */
@@ -113,6 +117,9 @@ struct lt_reader {
 	struct lt_stream **heap;
 	unsigned nheap;
 	int merging;
+	/* merging, streams in the heap and no error: lt_reader_next()'s
+	 * path without the checks */
+	int fast_merge;
 	struct lt_stream *last;
 	int merge_err;
 };
