@@ -1547,6 +1547,109 @@ LT_TEST(test_big_files_read_whole_through_the_window_and_after_rewind)
 	rmdir(dir);
 }
 
+static int nwarn_any;
+
+static void count_any_warn(void *arg, const char *msg)
+{
+	(void)arg;
+	LT_ASSERT_CONTAINS(msg, "chan_1_0: offset ");
+	nwarn_any++;
+}
+
+/*
+ * A stream file of 7 MB, more than the reader's window, read on past a
+ * bad packet and a quirk after the first window (its index then grows as
+ * the decoding goes): the same events, counts and warnings as a whole
+ * index gives, whether the packet count is asked before the pass (the
+ * index made whole at once) or after it, and again after a rewind.
+ */
+LT_TEST(test_index_grows_with_the_pass_past_bad_packets)
+{
+	static struct sbuf s;
+	char dir[] = "/tmp/lt-test-reader.XXXXXX", path[256];
+	const uint32_t per_pkt = 1000, npk = 400, bad = 300, back = 351;
+	LT_ASSERT(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/metadata", dir);
+	FILE *f = fopen(path, "w");
+	fputs(metadata(), f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/chan_1_0", dir);
+	f = fopen(path, "wb");
+	LT_ASSERT(f != NULL);
+	s.seq = 0;
+	uint64_t last_end = 0;
+	for (uint32_t p = 0; p < npk; p++) {
+		s.len = 0;
+		uint64_t ts = 1000 + (uint64_t)p * per_pkt * 2;
+		pkt_begin(&s, 0, 0, ts);
+		for (uint32_t i = 0; i < per_pkt; i++) {
+			uint32_t x = p * per_pkt + i;
+			ev_ext(&s, 40, ts + 2 * i, &x, 4);
+		}
+		pkt_end(&s);
+		last_end = HDR_GET(&s, 0, timestamp_end);
+		/* content past the packet: the packet is skipped */
+		if (p == bad)
+			HDR_SET(&s, 0, content_size,
+				HDR_GET(&s, 0, packet_size) + 8);
+		/* the count of events lost goes back once: a warning */
+		HDR_SET(&s, 0, events_discarded, p == back ? 0 : p);
+		LT_ASSERT_EQ(fwrite(s.buf, 1, s.len, f), s.len);
+	}
+	fclose(f);
+	LT_ASSERT_CMP(s.len * bad, >, 4u << 20);
+
+	lt_reader_t *t;
+	char err[512];
+	/* strict: the bad packet is an error at open */
+	LT_ASSERT(lt_reader_open(dir, NULL, &t, err, sizeof(err)) < 0);
+	LT_ASSERT_CONTAINS(err, "more than packet_size");
+
+	const struct lt_reader_opts o = { .flags = LT_READER_SKIP_BAD,
+					  .warn = count_any_warn };
+	for (int ask_first = 0; ask_first < 2; ask_first++) {
+		nwarn_any = 0;
+		if (lt_reader_open(dir, &o, &t, err, sizeof(err)))
+			LT_FAIL("open: %s", err);
+		lt_stream_t *st = lt_reader_stream(t, 0);
+		if (ask_first) {
+			LT_ASSERT_EQ(lt_stream_npackets(st), npk - 1);
+			LT_ASSERT_EQ(lt_reader_skipped_packets(t), 1);
+			LT_ASSERT_EQ(nwarn_any, 2);
+		}
+		for (int pass = 0; pass < 2; pass++) {
+			const struct lt_event *ev;
+			struct lt_value v;
+			uint64_t n = 0, next = 0;
+			int r;
+			while ((r = lt_reader_next(t, &ev)) > 0) {
+				if (next == (uint64_t)bad * per_pkt)
+					next += per_pkt; /* skipped */
+				LT_ASSERT_EQ(lt_event_field(ev, 0, &v), 0);
+				if (v.u != next++)
+					LT_FAIL("event %llu: x = %llu",
+						(unsigned long long)n,
+						(unsigned long long)v.u);
+				n++;
+			}
+			LT_ASSERT_EQ(r, 0);
+			LT_ASSERT_EQ(n, (uint64_t)(npk - 1) * per_pkt);
+			lt_reader_rewind(t);
+		}
+		LT_ASSERT_EQ(lt_stream_npackets(st), npk - 1);
+		LT_ASSERT_EQ(lt_reader_skipped_packets(t), 1);
+		LT_ASSERT_EQ(lt_stream_discarded(st), npk - 1);
+		LT_ASSERT_EQ(lt_stream_end_ns(st),
+			     lt_clock_ns(lt_stream_clock(st), last_end));
+		LT_ASSERT_EQ(nwarn_any, 2); /* said once, not on each pass */
+		lt_reader_close(t);
+	}
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/metadata", dir);
+	unlink(path);
+	rmdir(dir);
+}
+
 LT_TEST(test_events_discarded_is_reported_per_packet)
 {
 	static struct sbuf s;

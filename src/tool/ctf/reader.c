@@ -107,8 +107,9 @@ static int setup_streams(struct lt_reader *t, char *err, size_t errlen)
 			snprintf(err, errlen, "%s", t->err);
 			return r;
 		}
-		/* the packet headers' pages: read again as the pass goes */
-		if (s->map_len > LT_WINDOW)
+		/* the packet headers' pages, when indexed whole: read again
+		 * as the pass goes */
+		if (s->map_len > LT_WINDOW && s->ix_done)
 			madvise((void *)s->data, s->map_len, MADV_DONTNEED);
 		if (s->clock) {
 			/* the conversion of decode_fast(): see ns_lim */
@@ -550,8 +551,21 @@ const char *lt_reader_error(const lt_reader_t *t)
 	return t->err;
 }
 
+/* The index of s made whole, for what only the whole index tells (a
+ * cache: s is the same stream to the caller after). */
+static const struct lt_stream *whole(const struct lt_stream *s)
+{
+	struct lt_stream *w = (struct lt_stream *)s;
+	int r = lt_stream_index_whole(w);
+	if (r < 0 && !w->err)
+		w->err = r;
+	return s;
+}
+
 uint64_t lt_reader_skipped_packets(const lt_reader_t *t)
 {
+	for (unsigned i = 0; i < t->nstreams; i++)
+		whole(&t->streams[i]);
 	return t->skipped;
 }
 
@@ -572,7 +586,7 @@ const char *lt_stream_name(const lt_stream_t *s)
 
 uint64_t lt_stream_npackets(const lt_stream_t *s)
 {
-	return s->npk;
+	return whole(s)->npk;
 }
 
 int64_t lt_reader_begin_ns(const lt_reader_t *t)
@@ -591,7 +605,7 @@ int64_t lt_reader_begin_ns(const lt_reader_t *t)
 
 int64_t lt_stream_end_ns(const lt_stream_t *s)
 {
-	if (!s->npk)
+	if (!whole(s)->npk)
 		return INT64_MIN;
 	const struct lt_packet *p = &s->pk[s->npk - 1];
 	return p->open_end ? INT64_MAX : lt_clock_ns(s->clock, p->ts_end);
@@ -612,7 +626,7 @@ int lt_reader_has_clock(const lt_reader_t *t)
 
 uint64_t lt_stream_discarded(const lt_stream_t *s)
 {
-	return s->npk ? s->pk[s->npk - 1].discarded : 0;
+	return whole(s)->npk ? s->pk[s->npk - 1].discarded : 0;
 }
 
 unsigned lt_reader_nclasses(const lt_reader_t *t)

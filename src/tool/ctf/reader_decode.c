@@ -690,6 +690,8 @@ static int stream_next_slow(struct lt_stream *s)
 		if (lt_stream_next_packet(s) && decode_fast(s))
 			return 1;
 	}
+	if (s->err) /* the index could not grow */
+		return s->err;
 	return 0;
 }
 

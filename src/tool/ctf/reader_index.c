@@ -68,23 +68,27 @@ static int read_pkt_header(const struct lt_tsdl *m, const unsigned char *pb,
 }
 
 /*
- * Checks the packet headers of s and indexes them.  A header that is not
- * sane (magic, packet_size) ends the stream there; one whose content is
- * bad is left out.  Either is an error unless LT_READER_SKIP_BAD.
+ * Checks the packet headers of s from s->ix_off and indexes them, until
+ * the index reaches limit bytes and holds a packet, or the stream's end.
+ * A header that is not sane (magic, packet_size) ends the stream there;
+ * one whose content is bad is left out.  Either is an error unless
+ * LT_READER_SKIP_BAD.  fd >= 0: large packets' headers by pread().
+ * released: the pages before it are let go as the pass goes past them
+ * (none when it is the mapping's length).
  */
-static int index_packets(struct lt_reader *t, struct lt_stream *s, int fd)
+static int index_packets(struct lt_reader *t, struct lt_stream *s, int fd,
+			 uint64_t limit, size_t released)
 {
 	unsigned char hb[LT_INDEX_PREAD];
-	size_t cap = 0, released = 0;
-	uint64_t prev_size = 0; /* the packet before's bytes */
-	uint64_t off = 0, prev_end = 0;
+	uint64_t prev_size = s->ix_prev_size; /* the packet before's bytes */
+	uint64_t off = s->ix_off, prev_end = s->ix_prev_end;
 	const int skip = t->flags & LT_READER_SKIP_BAD;
 
-	while (off < s->len) {
+	while (off < s->len && (off < limit || !s->npk)) {
 		struct lt_hvals h;
 		uint64_t left = s->len - off, bit = 0;
 		const unsigned char *pb = s->data + off;
-		if (s->map_len && off >= released + LT_WINDOW) {
+		if (released < s->map_len && off >= released + LT_WINDOW) {
 			/* only the headers are read here: their pages go */
 			size_t lo = (size_t)off & ~(t->page - 1);
 			madvise((void *)(s->data + released), lo - released,
@@ -107,6 +111,7 @@ static int index_packets(struct lt_reader *t, struct lt_stream *s, int fd)
 		} else {
 			pb = hb;
 		}
+		s->ix_off = off; /* this packet is next, whatever comes */
 		if (hr == PH_MAGIC) {
 			set_err(t,
 				"%s: offset %llu: bad packet magic 0x%08llx "
@@ -267,14 +272,15 @@ static int index_packets(struct lt_reader *t, struct lt_stream *s, int fd)
 				 (unsigned long long)h.v[LT_ROLE_DISCARDED],
 				 (unsigned long long)s->pk[s->npk - 1]
 					 .discarded);
-		if (s->npk == cap) {
-			cap = cap ? cap * 2 : 16;
+		if (s->npk == s->pkcap) {
+			size_t cap = s->pkcap ? s->pkcap * 2 : 16;
 			struct lt_packet *n = realloc(s->pk, cap * sizeof(*n));
 			if (!n) {
 				set_err(t, "%s: out of memory", s->path);
 				return -ENOMEM;
 			}
 			s->pk = n;
+			s->pkcap = cap;
 		}
 		s->sc = sc;
 		s->clock = sc->clock;
@@ -309,19 +315,26 @@ static int index_packets(struct lt_reader *t, struct lt_stream *s, int fd)
 		}
 		off += size;
 		prev_size = size;
+		s->ix_off = off;
+		s->ix_prev_end = prev_end;
+		s->ix_prev_size = prev_size;
 		continue;
 bad:
 		if (!skip)
 			return -EBADMSG;
 		lt_reader_skip(t, "packet skipped");
 		off += size;
+		s->ix_off = off;
 		continue;
 fatal:
 		if (!skip)
 			return -EBADMSG;
 		lt_reader_skip(t, "the rest of the stream skipped");
-		break;
+		s->ix_done = 1;
+		return 0;
 	}
+	if (off >= s->len)
+		s->ix_done = 1;
 	return 0;
 }
 
@@ -332,13 +345,39 @@ fatal:
  * decoding.  Packets of a few pages are read through the mapping: a
  * pread() for each costs more than mapping their pages.
  */
-int lt_stream_index(struct lt_reader *t, struct lt_stream *s)
+static int index_all(struct lt_reader *t, struct lt_stream *s, size_t released)
 {
+	if (s->ix_done)
+		return 0;
 	int fd = s->map_len ? open(s->path, O_RDONLY | O_CLOEXEC) : -1;
-	int r = index_packets(t, s, fd);
+	int r = index_packets(t, s, fd, s->len, released);
 	if (fd >= 0)
 		close(fd);
 	return r;
+}
+
+/*
+ * A mapped stream read on past bad packets is indexed lazily: at open up
+ * to its first packet and LT_WINDOW bytes, then a window ahead as the
+ * decoding reaches the index's end (lt_stream_next_packet()), through
+ * the pages the decoding's window maps.  A trace of small packets, one
+ * a page, has its pages mapped once, not once for the index and again
+ * for the decoding.  Strictly read (an error is one at open) or in
+ * memory, the index is built whole at open.
+ */
+int lt_stream_index(struct lt_reader *t, struct lt_stream *s)
+{
+	if (s->map_len && (t->flags & LT_READER_SKIP_BAD))
+		return index_packets(t, s, -1, LT_WINDOW, s->map_len);
+	return index_all(t, s, 0);
+}
+
+int lt_stream_index_whole(struct lt_stream *s)
+{
+	/* the pages from the decoding's window on are let go behind */
+	size_t page = s->t->page;
+	size_t from = (size_t)s->ix_off & ~(page - 1);
+	return index_all(s->t, s, from > s->populated ? from : s->populated);
 }
 
 /* Whole packets of a growing file */
@@ -455,6 +494,14 @@ void lt_stream_rewind(struct lt_stream *s)
 
 int lt_stream_next_packet(struct lt_stream *s)
 {
+	while (s->cur + 1 >= s->npk && !s->ix_done) {
+		int r = index_packets(s->t, s, -1, s->ix_off + LT_WINDOW,
+				      s->map_len);
+		if (r < 0) {
+			s->err = r;
+			return 0;
+		}
+	}
 	if (++s->cur >= s->npk) {
 		s->cur = s->npk;
 		lt_stream_window(s, s->map_len, 0);

@@ -11,15 +11,21 @@
 
 #include "ctf/reader_stream.h"
 
-/* Reads and checks every packet header of s into s->pk: 0, or -EBADMSG
- * with t's message (a bad packet is skipped with LT_READER_SKIP_BAD). */
+/* Reads and checks the packet headers of s into s->pk, all of them or
+ * (lazily) the first few: 0, or -EBADMSG with t's message (a bad packet
+ * is skipped with LT_READER_SKIP_BAD), or -ENOMEM. */
 int lt_stream_index(struct lt_reader *t, struct lt_stream *s);
+/* The index of s made whole (for its packet count, its last packet):
+ * 0, or an error as above. */
+int lt_stream_index_whole(struct lt_stream *s);
 /* Maps need bytes of s from off ahead of reading them, and lets go of
  * the pages behind off. */
 void lt_stream_window(struct lt_stream *s, size_t off, size_t need);
 /* Back to the first packet of s. */
 void lt_stream_rewind(struct lt_stream *s);
-/* Enters the next packet of s: 1, or 0 after the last. */
+/* Enters the next packet of s, indexing the next ones first when the
+ * index ends there: 1, or 0 after the last (s->err set when the index
+ * could not grow). */
 int lt_stream_next_packet(struct lt_stream *s);
 
 #endif

@@ -62,7 +62,12 @@ struct lt_stream {
 	uint64_t ns_lim;
 	int64_t base_ns;
 	struct lt_packet *pk;
-	size_t npk;
+	size_t npk, pkcap;
+	/* the index so far: the packets before ix_off, and what its next
+	 * packet is checked against (reader_index.c); ix_done once it
+	 * holds the stream's every packet */
+	uint64_t ix_off, ix_prev_end, ix_prev_size;
+	int ix_done;
 	/* iteration */
 	size_t cur; /* packet being read, npk when done */
 	const unsigned char *pbase;
