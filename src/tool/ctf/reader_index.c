@@ -69,7 +69,8 @@ static int read_pkt_header(const struct lt_tsdl *m, const unsigned char *pb,
 
 /*
  * Checks the packet headers of s from s->ix_off and indexes them, until
- * the index reaches limit bytes and holds a packet, or the stream's end.
+ * the index reaches limit bytes and has grown by a packet, or the
+ * stream's end.
  * A header that is not sane (magic, packet_size) ends the stream there;
  * one whose content is bad is left out.  Either is an error unless
  * LT_READER_SKIP_BAD.  fd >= 0: large packets' headers by pread().
@@ -83,8 +84,9 @@ static int index_packets(struct lt_reader *t, struct lt_stream *s, int fd,
 	uint64_t prev_size = s->ix_prev_size; /* the packet before's bytes */
 	uint64_t off = s->ix_off, prev_end = s->ix_prev_end;
 	const int skip = t->flags & LT_READER_SKIP_BAD;
+	const size_t npk0 = s->npk;
 
-	while (off < s->len && (off < limit || !s->npk)) {
+	while (off < s->len && (off < limit || s->npk == npk0)) {
 		struct lt_hvals h;
 		uint64_t left = s->len - off, bit = 0;
 		const unsigned char *pb = s->data + off;
@@ -358,9 +360,9 @@ static int index_all(struct lt_reader *t, struct lt_stream *s, size_t released)
 
 /*
  * A mapped stream read on past bad packets is indexed lazily: at open up
- * to its first packet and LT_WINDOW bytes, then a window ahead as the
- * decoding reaches the index's end (lt_stream_next_packet()), through
- * the pages the decoding's window maps.  A trace of small packets, one
+ * to its first packet and LT_WINDOW bytes, then, as the decoding reaches
+ * the index's end (lt_stream_next_packet()), as far as the decoding's
+ * window has mapped the stream (a packet at least).  A trace of small packets, one
  * a page, has its pages mapped once, not once for the index and again
  * for the decoding.  Strictly read (an error is one at open) or in
  * memory, the index is built whole at open.
@@ -495,8 +497,8 @@ void lt_stream_rewind(struct lt_stream *s)
 int lt_stream_next_packet(struct lt_stream *s)
 {
 	while (s->cur + 1 >= s->npk && !s->ix_done) {
-		int r = index_packets(s->t, s, -1, s->ix_off + LT_WINDOW,
-				      s->map_len);
+		/* as far as the window has mapped */
+		int r = index_packets(s->t, s, -1, s->populated, s->map_len);
 		if (r < 0) {
 			s->err = r;
 			return 0;
