@@ -19,7 +19,7 @@
 # records (as root; UST=0 leaves it out), and its CTF 2 twin
 # (tests/gen_ctf2.py --from; CTF2=0 leaves it out): the table, babeltrace2
 # left out when it does not read CTF 2 (2.0.4 does not), then the decode
-# rates of the two twins side by side (7 runs each, alternating, median)
+# rates of the two twins side by side (11 runs each in pairs, medians)
 # and their ratio.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -90,25 +90,35 @@ measure() {
 		"$(echo "$w_btd / $w_stats" | bc -l)" "$(echo "$c_btd / ($c_stats + 0.001)" | bc -l)"
 }
 # the decode rates (view --stats, CPU time) of the CTF 1.8 trace in $1
-# and of its CTF 2 twin in $2, 7 runs each, alternating; their ratio
+# and of its CTF 2 twin in $2, 11 runs each in pairs (the first of a pair
+# in turn one and the other): the medians, and the median of the pairs'
+# ratios, which a drift of the machine's speed between pairs leaves alone
 twins() {
-	local a=() b=() TIMEFORMAT='%3U %3S' total u s
+	local a=() b=() q=() TIMEFORMAT='%3U %3S' total u s i
 	total=$("$B/lowtrace" view "$1" --stats 2> /dev/null | sed -n 's/^events: //p')
-	for _ in 1 2 3 4 5 6 7; do
+	one() { # prints the CPU seconds of view --stats on $1
 		{ time "$B/lowtrace" view "$1" --stats > /dev/null 2>&1; } 2> "$tmp/time"
 		read -r u s < "$tmp/time"
-		a+=("$(echo "$u + $s" | bc -l)")
-		{ time "$B/lowtrace" view "$2" --stats > /dev/null 2>&1; } 2> "$tmp/time"
-		read -r u s < "$tmp/time"
-		b+=("$(echo "$u + $s" | bc -l)")
+		echo "$u + $s" | bc -l
+	}
+	for i in 0 1 2 3 4 5 6 7 8 9 10; do
+		if [ $((i % 2)) = 0 ]; then
+			a+=("$(one "$1")")
+			b+=("$(one "$2")")
+		else
+			b+=("$(one "$2")")
+			a+=("$(one "$1")")
+		fi
+		q+=("$(echo "(${a[$i]} + 0.001) / (${b[$i]} + 0.001)" | bc -l)")
 	done
-	local ma mb
-	ma=$(printf '%s\n' "${a[@]}" | sort -g | sed -n 4p)
-	mb=$(printf '%s\n' "${b[@]}" | sort -g | sed -n 4p)
-	echo "decode only, CPU time, median of 7 alternating runs:"
-	printf '  CTF 1.8: %.3f s %11.0f ev/s   CTF 2: %.3f s %11.0f ev/s   CTF 2 / CTF 1.8: %.3f\n' \
+	local ma mb mq
+	ma=$(printf '%s\n' "${a[@]}" | sort -g | sed -n 6p)
+	mb=$(printf '%s\n' "${b[@]}" | sort -g | sed -n 6p)
+	mq=$(printf '%s\n' "${q[@]}" | sort -g | sed -n 6p)
+	echo "decode only, CPU time, medians of 11 runs each, in pairs:"
+	printf '  CTF 1.8: %.3f s %11.0f ev/s   CTF 2: %.3f s %11.0f ev/s   CTF 2 / CTF 1.8: %.3f (median of the pairs: %.3f)\n' \
 		"$ma" "$(echo "$total / ($ma + 0.001)" | bc -l)" "$mb" \
-		"$(echo "$total / ($mb + 0.001)" | bc -l)" "$(echo "($ma + 0.001) / ($mb + 0.001)" | bc -l)"
+		"$(echo "$total / ($mb + 0.001)" | bc -l)" "$(echo "($ma + 0.001) / ($mb + 0.001)" | bc -l)" "$mq"
 }
 
 measure "$tmp/t"
