@@ -84,13 +84,15 @@ else
 	"$LT" record --kernel-backend bpf -o "$tmp/run" -k sched -- sleep 30 \
 		> "$tmp/run.out" 2>&1 &
 	rec=$!
+	# the loader makes the rings before the skeleton's maps: wait for both
 	maps=
+	sbs=
 	for _ in $(seq 50); do
 		maps=$(bpftool map list 2>/dev/null | grep -c "name ltk${rec}_")
-		[ "$maps" -gt 0 ] && break
+		sbs=$(sb_maps "${last_map:-0}")
+		[ "$maps" -gt 0 ] && [ "$(printf '%s\n' $sbs | grep -c .)" -ge 2 ] && break
 		sleep 0.1
 	done
-	sbs=$(sb_maps "${last_map:-0}")
 	st=$("$LT" status "run-$rec" 2>&1)
 	if [ "$(env_of "$tmp/probe" kernel_backend)" = bpf ] &&
 		[ "$(env_of "$tmp/probe" kernel_ring)" = packets ] &&
