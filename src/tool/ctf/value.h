@@ -184,12 +184,14 @@ int lt_event_field_any(const struct lt_event *ev, unsigned i,
  * registers and passes them along.  room: the event's lt_event.room, when
  * an integer or float is read by one 8-byte load that ends on its last
  * byte, shifts by its size and sign in place of branches on them.
+ * Always in line: a loop made once for each value of room (a constant in
+ * each) would otherwise get calls to one copy that tests it per field.
  */
-static inline int lt_field_read(const struct lt_event *ev, unsigned i,
-				const struct lt_field_class *fc, unsigned op,
-				const unsigned char *base, const uint32_t *off,
-				const uint32_t *cnt, int room,
-				struct lt_value *v)
+static inline __attribute__((always_inline)) int
+lt_field_read(const struct lt_event *ev, unsigned i,
+	      const struct lt_field_class *fc, unsigned op,
+	      const unsigned char *base, const uint32_t *off,
+	      const uint32_t *cnt, int room, struct lt_value *v)
 {
 again:
 	if (__builtin_expect(room && op - 1 < LT_VOP_STRING - 1, 1)) {
