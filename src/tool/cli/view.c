@@ -116,15 +116,15 @@ static inline __attribute__((always_inline)) uint64_t
 sum_fields(const struct lt_event *ev, const int room)
 {
 	const struct lt_event_class *ec = ev->cls;
-	const struct lt_field_class *fc = ec->fields;
+	const struct lt_field_class *fcs = ec->fields;
 	const uint8_t *vop = ec->vop;
 	const unsigned char *base = ev->base;
 	const uint32_t *off = ev->off, *cnt = ev->count;
 	const unsigned n = ec->nfields;
 	struct lt_value v = { 0 };
 	uint64_t sum = 0;
-	for (unsigned i = 0; i < n; i++, fc++) {
-		lt_field_read(ev, i, fc, vop[i], base, off, cnt, room, &v);
+	for (unsigned i = 0; i < n; i++) {
+		lt_field_read(ev, i, &fcs[i], vop[i], base, off, cnt, room, &v);
 		sum += v.u + v.len;
 	}
 	return sum;
@@ -159,13 +159,15 @@ static int run_stats(lt_reader_t *t, const struct lt_view *vw,
 		/* the loop made twice, room known in each: no test of it
 		 * per field */
 		sum += ev->room ? sum_fields(ev, 1) : sum_fields(ev, 0);
-		fields += ev->cls->nfields;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (r < 0) {
 		free(counts);
 		return lt_view_iter_error(t, r);
 	}
+	/* the fields by class, not a count more per event */
+	for (unsigned i = 0; i < nc; i++)
+		fields += counts[i] * lt_reader_class(t, i)->nfields;
 	double secs = (double)(t1.tv_sec - t0.tv_sec) +
 		      (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 	printf("events: %llu\n", (unsigned long long)total);
