@@ -130,6 +130,35 @@ sum_fields(const struct lt_event *ev, const int room)
 	return sum;
 }
 
+/*
+ * The --stats pass from ev, an event taken, to the trace's end: counts
+ * the events taken by class, sums their values (sum_fields()) and keeps
+ * the last one's time.  all: every event is taken (then no call per
+ * event to ask).  Returns 0 or lt_reader_next()'s error.
+ */
+static inline __attribute__((always_inline)) int
+stats_loop(lt_reader_t *t, const struct lt_view *vw, const unsigned char *sel,
+	   const int all, const struct lt_event *ev, uint64_t *counts,
+	   uint64_t *sum, int64_t *last)
+{
+	uint64_t acc = 0;
+	int64_t ns;
+	int r;
+	do {
+		ns = ev->ns;
+		counts[ev->cls->index]++;
+		/* the field loop made twice, room known in each: no test
+		 * of it per field */
+		acc += ev->room ? sum_fields(ev, 1) : sum_fields(ev, 0);
+		while ((r = lt_reader_next(t, &ev)) > 0 && !all &&
+		       !lt_view_takes(vw, sel, ev))
+			;
+	} while (r > 0);
+	*sum = acc;
+	*last = ns;
+	return r;
+}
+
 static int run_stats(lt_reader_t *t, const struct lt_view *vw,
 		     const unsigned char *sel)
 {
@@ -148,26 +177,26 @@ static int run_stats(lt_reader_t *t, const struct lt_view *vw,
 	for (unsigned i = 0; i < nc; i++)
 		all &= sel[i] == 1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	while ((r = lt_reader_next(t, &ev)) > 0) {
-		if (!all && !lt_view_takes(vw, sel, ev))
-			continue;
-		if (!total)
-			first = ev->ns;
-		last = ev->ns;
-		total++;
-		counts[ev->cls->index]++;
-		/* the loop made twice, room known in each: no test of it
-		 * per field */
-		sum += ev->room ? sum_fields(ev, 1) : sum_fields(ev, 0);
+	/* the first event taken, then the others by a loop made for all
+	 * taken or not */
+	while ((r = lt_reader_next(t, &ev)) > 0 && !all &&
+	       !lt_view_takes(vw, sel, ev))
+		;
+	if (r > 0) {
+		first = ev->ns;
+		r = all ? stats_loop(t, vw, sel, 1, ev, counts, &sum, &last) :
+			  stats_loop(t, vw, sel, 0, ev, counts, &sum, &last);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (r < 0) {
 		free(counts);
 		return lt_view_iter_error(t, r);
 	}
-	/* the fields by class, not a count more per event */
-	for (unsigned i = 0; i < nc; i++)
+	/* the events and fields by class, not counts more per event */
+	for (unsigned i = 0; i < nc; i++) {
+		total += counts[i];
 		fields += counts[i] * lt_reader_class(t, i)->nfields;
+	}
 	double secs = (double)(t1.tv_sec - t0.tv_sec) +
 		      (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 	printf("events: %llu\n", (unsigned long long)total);
