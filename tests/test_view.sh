@@ -201,6 +201,24 @@ if [ -d "$d" ]; then
 	else
 		fail stats_counts_every_event "$(echo "$stats" | head -3) vs $n_all lines"
 	fi
+	# --stats with filters counts the events they print, and the counts
+	# of each event name alone add up to those of the whole trace
+	nf=$("$LT" view "$d" --stats -e myapp:frame_done --begin "$t1" --end "$t2" |
+		sed -n 's/^events: //p')
+	wf=$("$LT" view "$d" -e myapp:frame_done --begin "$t1" --end "$t2" | wc -l)
+	esum=0 fsum=0
+	for c in $(echo "$stats" | awk '/^  [a-z]/ { print $1 }' | sort -u); do
+		s=$("$LT" view "$d" --stats -e "$c")
+		esum=$((esum + $(echo "$s" | sed -n 's/^events: //p')))
+		fsum=$((fsum + $(echo "$s" | sed -n 's/^fields: //p')))
+	done
+	fall=$(echo "$stats" | sed -n 's/^fields: //p')
+	if [ "$nf" -eq "$wf" ] && [ "$wf" -gt 0 ] && [ "$esum" -eq "$n_all" ] &&
+		[ "$fsum" -eq "$fall" ] && [ "$fall" -gt "$n_all" ]; then
+		ok stats_with_filters
+	else
+		fail stats_with_filters "filtered $nf vs $wf lines; by name $esum events, $fsum fields vs $n_all, $fall"
+	fi
 
 	if "$LT" view "$d" --no-delta | head -n 1 | grep -Eq '^\[[0-9:.]{18}\] ([^ ]+ )?cpu [0-9]+ [a-z]+:[a-z_]+: \{'; then
 		ok no_delta_format
@@ -209,7 +227,7 @@ if [ -d "$d" ]; then
 	fi
 else
 	for t in event_name_patterns time_range_time_of_day time_range_ns_and_seconds \
-		stats_counts_every_event no_delta_format; do
+		stats_counts_every_event stats_with_filters no_delta_format; do
 		fail "$t" "no trace $d (gen_trace failed)"
 	done
 fi
