@@ -18,11 +18,17 @@
  * LT_CHECK_ROW on each row, which reports a failing row and lets the loop
  * go on, then LT_ASSERT_ROWS.  Cases are registered without limit; a run
  * that runs no case fails.
+ *
+ * Each forked case gets a directory of its own as $TMPDIR (lt_tmpdir() of
+ * lt_tools.h makes its directories there), removed when the case passes
+ * or skips and kept, with its path said, when it fails: a run leaves
+ * nothing behind but what explains a failure.
  */
 #ifndef LT_TEST_H
 #define LT_TEST_H
 
 #include <errno.h>
+#include <ftw.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdint.h>
@@ -335,10 +341,31 @@ static inline const char *lt_test_build_dir(void)
 	return b && *b ? b : "build";
 }
 
+static int lt_test_rm_one(const char *path, const struct stat *sb, int flag,
+			  struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+/* A case's $TMPDIR, under the run's own $TMPDIR; "" if none could be made
+ * (the case then uses the run's). */
+static inline void lt_test_case_tmp(char *buf, size_t cap)
+{
+	const char *t = getenv("TMPDIR");
+	snprintf(buf, cap, "%s/lt-case-XXXXXX", t && *t ? t : "/tmp");
+	if (!mkdtemp(buf))
+		buf[0] = 0;
+}
+
 int main(int argc, char **argv)
 {
 	int passed = 0, failed = 0, skipped = 0;
 	const char *only = argc > 1 ? argv[1] : NULL;
+	char tmp[PATH_MAX];
 
 	for (int i = 0; i < lt_test_ncases; i++) {
 		struct lt_test_case *c = &lt_test_cases[i];
@@ -351,12 +378,15 @@ int main(int argc, char **argv)
 			passed++;
 			continue;
 		}
+		lt_test_case_tmp(tmp, sizeof(tmp));
 		pid_t pid = fork();
 		if (pid < 0) {
 			perror("fork");
 			return 2;
 		}
 		if (pid == 0) {
+			if (tmp[0])
+				setenv("TMPDIR", tmp, 1);
 			c->fn();
 			fflush(NULL);
 			_exit(0);
@@ -364,6 +394,14 @@ int main(int argc, char **argv)
 		int st = 0;
 		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 			;
+		int ended_well =
+			WIFEXITED(st) && (WEXITSTATUS(st) == 0 ||
+					  WEXITSTATUS(st) == LT_EXIT_SKIP);
+		if (tmp[0] && ended_well)
+			nftw(tmp, lt_test_rm_one, 16, FTW_DEPTH | FTW_PHYS);
+		else if (tmp[0])
+			printf("  %s: its files are kept in %s\n", c->name,
+			       tmp);
 		if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
 			printf("ok %s\n", c->name);
 			passed++;

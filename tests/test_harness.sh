@@ -18,6 +18,8 @@ set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 CC=${CC:-cc}
 . "$top/tests/lib/harness.sh" lt-test-harness
+# the programs' cases make their directories in here (failing ones are kept)
+export TMPDIR="$tmp"
 
 # has [-x] TEXT: $out holds TEXT (as a whole line with -x)
 has() {
@@ -53,6 +55,45 @@ else
 	row 1 '^FAIL no_such_case: no case of that name' "$tmp/many" no_such_case
 	row 0 '^lt-test: 1 passed, 0 failed' "$tmp/many" case_300
 	rows_end test_harness_fails_a_name_matching_no_case
+fi
+
+# each case's $TMPDIR: a fresh directory, removed after a case that
+# passes, kept and named after one that fails
+cat > "$tmp/tmpdirs.c" << 'CEOF'
+#include "lt_tools.h"
+static void leave_a_file(const char *tag)
+{
+	char p[512];
+	snprintf(p, sizeof(p), "%s/left", lt_tmpdir(tag));
+	FILE *f = fopen(p, "w");
+	LT_ASSERT(f != NULL);
+	fclose(f);
+	printf("%s: %s\n", tag, getenv("TMPDIR"));
+}
+LT_TEST(passes)
+{
+	leave_a_file("passes");
+}
+LT_TEST(fails)
+{
+	leave_a_file("fails");
+	LT_ASSERT_EQ(1, 2);
+}
+CEOF
+if build tmpdirs; then
+	out=$("$tmp/tmpdirs" 2>&1)
+	pdir=$(printf '%s\n' "$out" | sed -n 's/^passes: //p')
+	fdir=$(printf '%s\n' "$out" | sed -n 's/^fails: //p')
+	if [ -n "$pdir" ] && [ ! -e "$pdir" ] && [ -n "$fdir" ] &&
+		[ "$pdir" != "$fdir" ] && [ -e "$fdir" ] &&
+		[ "$(dirname "$fdir")" = "$tmp" ] &&
+		has "fails: its files are kept in $fdir"; then
+		ok test_harness_case_tmpdir_removed_unless_failed
+	else
+		fail test_harness_case_tmpdir_removed_unless_failed "passes '$pdir', fails '$fdir': $out"
+	fi
+else
+	fail test_harness_case_tmpdir_removed_unless_failed "$(cat "$tmp/tmpdirs.cc")"
 fi
 
 echo '#include "lt_test.h"' > "$tmp/none.c"

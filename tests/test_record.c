@@ -56,13 +56,17 @@ LT_TEST(test_record_writes_a_trace_babeltrace2_reads)
 LT_TEST(test_record_exits_with_the_command_status)
 {
 	int st;
-	char *out = record("-o /tmp/lt-rec-status -- sh -c 'exit 3'", &st);
+	char *out = record(
+		"-o \"${TMPDIR:-/tmp}/lt-rec-status\" -- sh -c 'exit 3'", &st);
 	LT_ASSERT_EQ(st, 3);
 	free(out);
-	out = record("-o /tmp/lt-rec-status -- sh -c 'kill -TERM $$'", &st);
+	out = record(
+		"-o \"${TMPDIR:-/tmp}/lt-rec-status\" -- sh -c 'kill -TERM $$'",
+		&st);
 	LT_ASSERT_EQ(st, 128 + SIGTERM);
 	free(out);
-	out = record("-o /tmp/lt-rec-status -- /no/such/program", &st);
+	out = record("-o \"${TMPDIR:-/tmp}/lt-rec-status\" -- /no/such/program",
+		     &st);
 	LT_ASSERT_RESULT(st, 127, out, "cannot run /no/such/program");
 	free(out);
 }
