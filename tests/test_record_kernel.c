@@ -152,16 +152,18 @@ LT_TEST(test_kernel_packets_share_the_user_events_timeline)
 LT_TEST(test_unknown_kernel_event_is_an_error_with_a_suggestion)
 {
 	need_root();
-	char cmd[600];
+	char cmd[600], dir[400];
 	int st;
+	snprintf(dir, sizeof(dir), "%s/kbad", lt_tmpdir("kbad"));
 	snprintf(cmd, sizeof(cmd),
-		 "%s/lowtrace record -o /tmp/lt-kbad -k sched:sched_swich -- "
-		 "true 2>&1",
-		 lt_test_build_dir());
+		 "%s/lowtrace record -o %s -k sched:sched_swich -- true 2>&1",
+		 lt_test_build_dir(), dir);
 	char *out = lt_run(cmd, &st);
 	LT_ASSERT_RESULT(st, LT_NONZERO, out,
 			 "did you mean sched:sched_switch");
 	free(out);
+	/* refused before anything was recorded: no empty directory left */
+	LT_ASSERT(access(dir, F_OK) != 0);
 }
 
 LT_TEST(test_list_kernel_tracepoints)

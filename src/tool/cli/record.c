@@ -710,7 +710,8 @@ static int record_run(int argc, char **argv)
 		strftime(defdir, sizeof(defdir), "lowtrace-%Y%m%d-%H%M%S", &tm);
 		o.dir = defdir;
 	}
-	if (mkdir(o.dir, 0755) < 0 && errno != EEXIST)
+	int made_dir = mkdir(o.dir, 0755) == 0;
+	if (!made_dir && errno != EEXIST)
 		return lt_cli_error("record", "cannot create %s: %s", o.dir,
 				    strerror(errno));
 	if (!o.session_name) {
@@ -732,6 +733,10 @@ static int record_run(int argc, char **argv)
 	}
 	int rc = lt_record_run(&o, &res);
 	lt_explain_finish(ex);
+	/* a run refused before it wrote anything leaves no empty directory
+	 * (rmdir() removes none that holds a file) */
+	if (rc && made_dir)
+		rmdir(o.dir);
 	if (rc && res.exit_status == 0)
 		return 1;
 	o.nrules = user_rules;
