@@ -1421,19 +1421,31 @@ LT_TEST(test_trailing_packet_with_zero_end_is_read)
 	expect_quirk(&s, 6, off + 32, "before the previous packet's end 120");
 }
 
+/*
+ * A trace directory made from the template dir (mkdtemp) with metadata()
+ * written; its stream file's path in path, the file open for writing.
+ */
+static FILE *open_trace_dir(char *dir, char *path, size_t cap)
+{
+	LT_ASSERT(mkdtemp(dir) != NULL);
+	snprintf(path, cap, "%s/metadata", dir);
+	FILE *f = fopen(path, "w");
+	LT_ASSERT(f != NULL);
+	fputs(metadata(), f);
+	fclose(f);
+	snprintf(path, cap, "%s/chan_1_0", dir);
+	f = fopen(path, "wb");
+	LT_ASSERT(f != NULL);
+	return f;
+}
+
 LT_TEST(test_open_dir_reads_files_and_names_them_in_errors)
 {
 	static struct sbuf s;
 	char dir[] = "/tmp/lt-test-reader.XXXXXX", path[256];
-	LT_ASSERT(mkdtemp(dir) != NULL);
 	simple_packet(&s, 100);
 	size_t off = simple_packet(&s, 200);
-	snprintf(path, sizeof(path), "%s/metadata", dir);
-	FILE *f = fopen(path, "w");
-	fputs(metadata(), f);
-	fclose(f);
-	snprintf(path, sizeof(path), "%s/chan_1_0", dir);
-	f = fopen(path, "wb");
+	FILE *f = open_trace_dir(dir, path, sizeof(path));
 	fwrite(s.buf, 1, s.len, f);
 	fclose(f);
 	snprintf(path, sizeof(path), "%s/.hidden", dir);
@@ -1568,14 +1580,7 @@ LT_TEST(test_index_grows_with_the_pass_past_bad_packets)
 	static struct sbuf s;
 	char dir[] = "/tmp/lt-test-reader.XXXXXX", path[256];
 	const uint32_t per_pkt = 1000, npk = 400, bad = 300, back = 351;
-	LT_ASSERT(mkdtemp(dir) != NULL);
-	snprintf(path, sizeof(path), "%s/metadata", dir);
-	FILE *f = fopen(path, "w");
-	fputs(metadata(), f);
-	fclose(f);
-	snprintf(path, sizeof(path), "%s/chan_1_0", dir);
-	f = fopen(path, "wb");
-	LT_ASSERT(f != NULL);
+	FILE *f = open_trace_dir(dir, path, sizeof(path));
 	s.seq = 0;
 	uint64_t last_end = 0;
 	for (uint32_t p = 0; p < npk; p++) {
