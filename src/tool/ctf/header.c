@@ -54,6 +54,27 @@ uint64_t lt_hdr_bits_any(const unsigned char *b, uint64_t bit, unsigned size,
 			    (uint64_t)acc & ((1ull << size) - 1);
 }
 
+int lt_hdr_read_placed(const struct lt_hflat *f, const struct lt_hnode *n,
+		       const unsigned char *b, size_t end, uint64_t *bit,
+		       struct lt_hvals *out)
+{
+	if (!f->flat || *bit != f->start || f->end > 8 * (uint64_t)end)
+		return lt_hdr_read(n, b, end, bit, out);
+	for (uint32_t i = 0; i < f->n; i++) {
+		const struct lt_hflat_item *it = &f->items[i];
+		if (it->size) {
+			out->v[it->role] =
+				lt_hdr_bits(b, it->at, it->size, it->be);
+			if (it->role == LT_ROLE_TS)
+				out->ts_bits = it->size;
+		}
+		out->at[it->role] = it->at;
+		out->set |= 1u << it->role;
+	}
+	*bit = f->end;
+	return 0;
+}
+
 int lt_hdr_read(const struct lt_hnode *n, const unsigned char *b, size_t end,
 		uint64_t *bit, struct lt_hvals *out)
 {

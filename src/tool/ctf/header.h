@@ -76,6 +76,35 @@ struct lt_hvals {
 };
 
 /*
+ * A header without a variant, as its packets' indexing reads it: each
+ * field with a role at a fixed bit offset from the packet's start, read
+ * in a loop over them, not a walk of the tree.  flat: the header has that
+ * form (placed where it is read: the packet header at bit 0, a context
+ * right after a flat packet header).
+ */
+struct lt_hflat_item {
+	uint32_t at; /* bits from the packet's start */
+	uint8_t size; /* bits; 0: a byte array (only its offset is kept) */
+	uint8_t be, role;
+};
+
+struct lt_hflat {
+	const struct lt_hflat_item *items;
+	uint32_t n;
+	uint8_t flat;
+	uint64_t start, end; /* bits: where it is placed, where it ends */
+};
+
+/*
+ * Reads a header as lt_hdr_read() reads its tree n from *bit, by its flat
+ * form f when f applies there and the header is within end bytes (else by
+ * the tree).
+ */
+int lt_hdr_read_placed(const struct lt_hflat *f, const struct lt_hnode *n,
+		       const unsigned char *b, size_t end, uint64_t *bit,
+		       struct lt_hvals *out);
+
+/*
  * Reads node n from bit *bit of b (end: the bytes there are), updating
  * *bit and out.  Returns 0, -1 when a field goes past end (*bit then is
  * where it starts), or -2 when a variant's tag selects no option.

@@ -51,7 +51,8 @@ static int read_pkt_header(const struct lt_tsdl *m, const unsigned char *pb,
 			   const struct lt_stream_class **sc, uint64_t *sid)
 {
 	h->set = 0;
-	int hr = lt_hdr_read(m->pkt_header, pb, left, bit, h);
+	int hr = lt_hdr_read_placed(&m->pkt_header_flat, m->pkt_header, pb,
+				    left, bit, h);
 	if (hr == 0 && (h->set & 1u << LT_ROLE_MAGIC) &&
 	    h->v[LT_ROLE_MAGIC] != LT_PACKET_MAGIC)
 		return PH_MAGIC;
@@ -62,7 +63,8 @@ static int read_pkt_header(const struct lt_tsdl *m, const unsigned char *pb,
 					   NULL;
 		if (!*sc)
 			return PH_STREAM;
-		hr = lt_hdr_read((*sc)->pkt_context, pb, left, bit, h);
+		hr = lt_hdr_read_placed(&(*sc)->pkt_context_flat,
+					(*sc)->pkt_context, pb, left, bit, h);
 	}
 	return hr == -1 ? PH_SHORT : hr ? PH_VARIANT : PH_OK;
 }

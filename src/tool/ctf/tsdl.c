@@ -330,6 +330,7 @@ void tsdl_finish(struct parser *ps)
 	m->nclocks = ps->nclocks;
 
 	m->pkt_header = tsdl_compile_header(ps, ps->packet_header, 0);
+	tsdl_flatten_header(ps, m->pkt_header, 0, &m->pkt_header_flat);
 	m->nstreams = ps->nstreams;
 	m->streams = tsdl_alloc(ps, ps->nstreams * sizeof(*m->streams));
 	for (unsigned i = 0; i < ps->nstreams; i++) {
@@ -344,6 +345,10 @@ void tsdl_finish(struct parser *ps)
 		sc->own_layout = tsdl_own_packet_layout(ps, st) &&
 				 tsdl_own_event_header(ps, st);
 		sc->pkt_context = tsdl_compile_header(ps, st->context, 0);
+		if (m->pkt_header_flat.flat)
+			tsdl_flatten_header(ps, sc->pkt_context,
+					    m->pkt_header_flat.end,
+					    &sc->pkt_context_flat);
 		sc->ev_header = tsdl_compile_header(ps, st->header, 1);
 		sc->evh_kind =
 			tsdl_lttng_header_kind(sc->ev_header, &sc->evh_be);

@@ -32,6 +32,9 @@ struct lt_stream_class {
 	uint32_t id;
 	/* the packet context and event header as compiled (header.h) */
 	const struct lt_hnode *pkt_context, *ev_header;
+	/* the packet context's flat form, placed after a flat packet
+	 * header (lt_tsdl.pkt_header_flat) */
+	struct lt_hflat pkt_context_flat;
 	/* packet header, context and event header have lowtrace's layout
 	 * (docs/ctf-layout.md): the reader's fast paths apply */
 	int own_layout;
@@ -63,6 +66,7 @@ struct lt_tsdl {
 	 * all 0, in stream order) */
 	int clockless;
 	const struct lt_hnode *pkt_header; /* the trace's packet.header */
+	struct lt_hflat pkt_header_flat; /* its flat form, at bit 0 */
 	struct lt_stream_class *streams;
 	uint32_t nstreams;
 	struct lt_event_class *classes;

@@ -300,6 +300,62 @@ uint8_t tsdl_lttng_header_kind(const struct lt_hnode *h, uint8_t *be)
 	return compact ? LT_EVH_COMPACT : LT_EVH_LARGE;
 }
 
+/* Places n at *bit as lt_hdr_read() would, its fields with a role into
+ * items (NULL: counts them in *count only): 0, or -1 at a variant. */
+static int flatten(const struct lt_hnode *n, uint64_t *bit,
+		   struct lt_hflat_item *items, uint32_t *count)
+{
+	uint64_t at = (*bit + n->align - 1) & ~(uint64_t)(n->align - 1);
+	switch (n->kind) {
+	case LT_HN_INT:
+	case LT_HN_BYTES:
+		if (n->role && at <= UINT32_MAX) {
+			if (items)
+				items[*count] = (struct lt_hflat_item){
+					.at = (uint32_t)at,
+					.size = n->kind == LT_HN_INT ? n->size :
+								       0,
+					.be = n->be,
+					.role = n->role,
+				};
+			++*count;
+		} else if (n->role) {
+			return -1;
+		}
+		*bit = at + (n->kind == LT_HN_INT ? n->size :
+						    8 * (uint64_t)n->length);
+		return 0;
+	case LT_HN_STRUCT:
+		*bit = at;
+		for (uint32_t i = 0; i < n->nkids; i++)
+			if (flatten(&n->kids[i], bit, items, count))
+				return -1;
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+void tsdl_flatten_header(struct parser *ps, const struct lt_hnode *n,
+			 uint64_t start, struct lt_hflat *out)
+{
+	uint64_t bit = start;
+	uint32_t count = 0;
+	*out = (struct lt_hflat){ .start = start };
+	if (!n || flatten(n, &bit, NULL, &count))
+		return;
+	struct lt_hflat_item *items =
+		tsdl_alloc(ps, (count ? count : 1) * sizeof(*items));
+	bit = start;
+	count = 0;
+	flatten(n, &bit, items, &count);
+	*out = (struct lt_hflat){ .items = items,
+				  .n = count,
+				  .flat = 1,
+				  .start = start,
+				  .end = bit };
+}
+
 const struct lt_hnode *tsdl_compile_header(struct parser *ps,
 					   const struct ty *t, int event)
 {

@@ -192,6 +192,11 @@ int tsdl_own_packet_layout(struct parser *ps, const struct pstream *st);
 int tsdl_own_event_header(struct parser *ps, const struct pstream *st);
 const struct lt_hnode *tsdl_compile_header(struct parser *ps,
 					   const struct ty *t, int event);
+struct lt_hflat;
+/* The flat form of the header n placed at bit start (header.h), in ps's
+ * arena; out->flat 0 when it has a variant. */
+void tsdl_flatten_header(struct parser *ps, const struct lt_hnode *n,
+			 uint64_t start, struct lt_hflat *out);
 uint8_t tsdl_lttng_header_kind(const struct lt_hnode *h, uint8_t *be);
 
 /* tsdl_field.c: a field's scalar class, lengths' and tags' paths */
