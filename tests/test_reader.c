@@ -597,16 +597,22 @@ LT_TEST(test_label_and_option_tables_agree_with_the_searches)
 	LT_ASSERT(lt_enum_label(fe, (uint64_t)-2) != NULL);
 	lt_reader_close(t);
 
-	/* every length of text, its 0 anywhere or nowhere */
-	unsigned char txt[48];
-	for (size_t n = 0; n <= 40; n++)
-		for (size_t z = 0; z <= n; z++) {
-			memset(txt, 'a', sizeof(txt));
-			if (z < n)
-				txt[z] = 0;
-			const unsigned char *got = ld_find_nul(txt, n);
-			LT_ASSERT(got == memchr(txt, 0, n));
-		}
+	/* every length of text, its 0 anywhere or nowhere; with room, the 8
+	 * bytes before it 0 and its bytes 1 (a word's subtraction would
+	 * borrow from them) or neither */
+	unsigned char buf[8 + 100];
+	unsigned char *txt = buf + 8;
+	for (size_t n = 0; n <= 100; n++)
+		for (size_t z = 0; z <= n; z++)
+			for (int before = 0; before < 2; before++) {
+				memset(buf, before, 8);
+				memset(txt, before ? 'a' : 1, 100);
+				if (z < n)
+					txt[z] = 0;
+				const unsigned char *want = memchr(txt, 0, n);
+				LT_ASSERT(ld_find_nul(txt, n) == want);
+				LT_ASSERT(ld_find_nul_room(txt, n) == want);
+			}
 }
 
 /* Strings of 16 bytes and more: their ends and escapes found 16 or 32

@@ -101,10 +101,11 @@ static inline uint64_t ld_zero_bytes(uint64_t x)
 
 /*
  * memchr(p, 0, n): the end of a string field or of a text array.  A
- * string of fewer than 32 bytes (the usual) is found in line, in two
- * 16-byte compares, not by a call; so is the text of an array of 16 to
- * 31 bytes (a thread's name, 16) that ends in its first 16, and that of
- * an array of 8 to 15 bytes, by two 8-byte loads within it.
+ * string of fewer than 64 bytes (the usual) is found in line, in four
+ * 16-byte compares made whatever its length (a branch on it would be
+ * mispredicted in a mix of lengths), not by a call; so is the text of
+ * an array of 16 to 63 bytes (a thread's name, 16) that ends in them, and
+ * that of an array of 8 to 15 bytes, by two 8-byte loads within it.
  */
 static inline const unsigned char *ld_find_nul(const unsigned char *p, size_t n)
 {
@@ -119,18 +120,50 @@ static inline const unsigned char *ld_find_nul(const unsigned char *p, size_t n)
 	if (__builtin_expect(n >= 16, 1)) {
 		const __m128i z = _mm_setzero_si128();
 		__m128i a = _mm_loadu_si128((const __m128i *)(const void *)p);
-		unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(a, z));
-		if (n >= 32) {
+		uint64_t m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(a, z));
+		if (__builtin_expect(n >= 64, 1)) {
+			const __m128i *q = (const __m128i *)(const void *)p;
+			__m128i b = _mm_loadu_si128(q + 1);
+			__m128i c = _mm_loadu_si128(q + 2);
+			__m128i d = _mm_loadu_si128(q + 3);
+			m |= (uint64_t)(unsigned)_mm_movemask_epi8(
+				     _mm_cmpeq_epi8(b, z))
+			     << 16;
+			m |= (uint64_t)(unsigned)_mm_movemask_epi8(
+				     _mm_cmpeq_epi8(c, z))
+			     << 32;
+			m |= (uint64_t)(unsigned)_mm_movemask_epi8(
+				     _mm_cmpeq_epi8(d, z))
+			     << 48;
+		} else if (n >= 32) {
 			__m128i b = _mm_loadu_si128(
 				(const __m128i *)(const void *)(p + 16));
 			m |= (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(b, z))
 			     << 16;
 		}
 		if (__builtin_expect(m != 0, 1))
-			return p + __builtin_ctz(m);
+			return p + __builtin_ctzll(m);
 	}
 #endif
 	return memchr(p, 0, n);
+}
+
+/* ld_find_nul() where the 7 bytes before p are readable (lt_event.room):
+ * an array of fewer than 8 bytes by the one load that ends on its last
+ * byte, not by a call. */
+static inline const unsigned char *ld_find_nul_room(const unsigned char *p,
+						    size_t n)
+{
+	if (n - 1 < 7) {
+		const uint64_t lo7 = 0x7f7f7f7f7f7f7f7full;
+		const uint64_t x = ld64(p + n - 8);
+		/* each 0 byte as its top bit, exactly (no borrow: the bytes
+		 * before p may be 0), then the array's bytes alone */
+		const uint64_t zb =
+			~(((x & lo7) + lo7) | x | lo7) >> (64 - 8 * n);
+		return zb ? p + __builtin_ctzll(zb) / 8 : NULL;
+	}
+	return n ? ld_find_nul(p, n) : NULL;
 }
 
 static inline int64_t sext(uint64_t v, unsigned size)

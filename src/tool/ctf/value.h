@@ -290,7 +290,8 @@ again:
 		v->len = fc->kind == LT_KIND_ARRAY ? fc->length : cnt[i];
 		v->str = (const char *)p;
 		/* text length: as strnlen(), mostly in line */
-		const unsigned char *z = ld_find_nul(p, v->len);
+		const unsigned char *z = room ? ld_find_nul_room(p, v->len) :
+						ld_find_nul(p, v->len);
 		v->u = z ? (uint64_t)(z - p) : v->len;
 		return 0;
 	}
