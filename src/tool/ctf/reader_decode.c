@@ -543,8 +543,9 @@ walk_steps(struct lt_stream *s, const struct lt_event_class *ec, size_t pos,
 	return sub ? pos + 1 : pos; /* the next event starts on a byte */
 }
 
-/* walk_steps() in its two forms. */
-static __attribute__((noinline)) size_t
+/* walk_steps() in its two forms, in line in decode_fast(): a call
+ * there cost 2% of view --stats on the mixed LTTng layout. */
+static inline __attribute__((always_inline)) size_t
 decode_steps(struct lt_stream *s, const struct lt_event_class *ec, size_t pos)
 {
 	if (ec->steps_plain)
