@@ -9,6 +9,7 @@
 #include "ctf/compound.h"
 #include "ctf/header.h"
 #include "ctf/reader.h"
+#include "ctf/tsdl.h"
 #include "format/event_header.h"
 #include "format/packet_header.h"
 
@@ -613,6 +614,103 @@ LT_TEST(test_label_and_option_tables_agree_with_the_searches)
 				LT_ASSERT(ld_find_nul(txt, n) == want);
 				LT_ASSERT(ld_find_nul_room(txt, n) == want);
 			}
+}
+
+/*
+ * A packet header and context without a variant are read by their flat
+ * form as the tree reads them: every role's value and place, and where
+ * they end, on random bytes, for bit-fields, big-endian fields, a uuid
+ * and nested structs; a context with a variant is not flat, and both read
+ * a header cut short as the tree does.
+ */
+LT_TEST(test_flat_packet_headers_read_as_their_trees)
+{
+	static const char meta[] =
+		"/* CTF 1.8 */\n"
+		"typealias integer { size = 8; align = 8; signed = false; } := u8;\n"
+		"trace { major = 1; minor = 8; byte_order = le;\n"
+		"  packet.header := struct {\n"
+		"    integer { size = 32; align = 8; signed = false; } magic;\n"
+		"    u8 uuid[16];\n"
+		"    integer { size = 3; align = 1; signed = false; } pad3;\n"
+		"    integer { size = 13; align = 1; signed = false; } stream_id;\n"
+		"    struct { integer { size = 64; align = 16; signed = false;\n"
+		"      byte_order = be; } stream_instance_id; } inner;\n"
+		"  };\n"
+		"};\n"
+		"clock { name = c; freq = 1000000000; };\n"
+		"stream { id = 0; packet.context := struct {\n"
+		"  integer { size = 5; align = 1; signed = false; } cpu_id;\n"
+		"  integer { size = 61; align = 1; signed = false;\n"
+		"    map = clock.c.value; } timestamp_begin;\n"
+		"  integer { size = 64; align = 32; signed = false; byte_order = be;\n"
+		"    map = clock.c.value; } timestamp_end;\n"
+		"  integer { size = 32; align = 8; signed = false; } content_size;\n"
+		"  integer { size = 32; align = 8; signed = false; } packet_size;\n"
+		"  u8 other;\n"
+		"  integer { size = 20; align = 4; signed = false; } events_discarded;\n"
+		"}; };\n"
+		"stream { id = 1; packet.context := struct {\n"
+		"  enum : u8 { A = 0, B = 1 } sel;\n"
+		"  variant <sel> { u8 A; integer { size = 32; align = 8;\n"
+		"    signed = false; } B; } v;\n"
+		"  integer { size = 32; align = 8; signed = false; } packet_size;\n"
+		"}; };\n"
+		"event { name = e; id = 0; stream_id = 0; fields := struct { u8 x; }; };\n"
+		"event { name = f; id = 0; stream_id = 1; fields := struct { u8 x; }; };\n";
+	struct lt_tsdl m;
+	char err[256];
+	LT_ASSERT_EQ(0, lt_tsdl_parse(meta, sizeof(meta) - 1, "metadata", &m,
+				      err, sizeof(err)));
+	LT_ASSERT(m.pkt_header_flat.flat);
+	LT_ASSERT_EQ(4, m.pkt_header_flat.n);
+	const struct lt_stream_class *sc0 = lt_tsdl_stream(&m, 0);
+	const struct lt_stream_class *sc1 = lt_tsdl_stream(&m, 1);
+	LT_ASSERT(sc0 && sc0->pkt_context_flat.flat);
+	LT_ASSERT(sc1 && !sc1->pkt_context_flat.flat);
+	unsigned char b[96];
+	uint64_t seed = 7;
+	for (int round = 0; round < 2000; round++) {
+		for (size_t k = 0; k < sizeof(b); k++) {
+			seed = seed * 6364136223846793005ull +
+			       1442695040888963407ull;
+			b[k] = (unsigned char)(seed >> 56);
+		}
+		/* the whole header, or cut anywhere in it */
+		size_t len = round % 4 ? sizeof(b) : (size_t)(round / 4) % 48;
+		for (int st = 0; st < 2; st++) {
+			const struct lt_stream_class *sc = st ? sc1 : sc0;
+			struct lt_hvals t, f;
+			memset(&t, 0, sizeof(t));
+			memset(&f, 0, sizeof(f));
+			uint64_t tb = 0, fb = 0;
+			int tr = lt_hdr_read(m.pkt_header, b, len, &tb, &t);
+			int fr = lt_hdr_read_placed(&m.pkt_header_flat,
+						    m.pkt_header, b, len, &fb,
+						    &f);
+			LT_ASSERT_EQ(tr, fr);
+			if (!tr) {
+				tr = lt_hdr_read(sc->pkt_context, b, len, &tb,
+						 &t);
+				fr = lt_hdr_read_placed(&sc->pkt_context_flat,
+							sc->pkt_context, b, len,
+							&fb, &f);
+				LT_ASSERT_EQ(tr, fr);
+			}
+			if (tr == -2)
+				continue; /* a tag selecting no option */
+			if (!tr)
+				LT_ASSERT_EQ(tb, fb);
+			LT_ASSERT_EQ(t.set, f.set);
+			for (int r = 1; r < LT_ROLE_N; r++)
+				if (t.set & 1u << r) {
+					LT_ASSERT_EQ(t.at[r], f.at[r]);
+					if (r != LT_ROLE_UUID)
+						LT_ASSERT_EQ(t.v[r], f.v[r]);
+				}
+		}
+	}
+	lt_tsdl_free(&m);
 }
 
 /* Strings of 16 bytes and more: their ends and escapes found 16 or 32
