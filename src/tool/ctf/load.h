@@ -99,6 +99,16 @@ static inline uint64_t ld_zero_bytes(uint64_t x)
 	return (x - 0x0101010101010101ull) & ~x & 0x8080808080808080ull;
 }
 
+#ifdef __SSE2__
+/* The 0 bytes of the 16 at p, each as a bit (bit i: byte i). */
+static inline uint64_t ld_nul_mask16(const unsigned char *p)
+{
+	const __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+	return (unsigned)_mm_movemask_epi8(
+		_mm_cmpeq_epi8(v, _mm_setzero_si128()));
+}
+#endif
+
 /*
  * memchr(p, 0, n): the end of a string field or of a text array.  A
  * string of fewer than 64 bytes (the usual) is found in line, in four
@@ -118,29 +128,13 @@ static inline const unsigned char *ld_find_nul(const unsigned char *p, size_t n)
 	}
 #ifdef __SSE2__
 	if (__builtin_expect(n >= 16, 1)) {
-		const __m128i z = _mm_setzero_si128();
-		__m128i a = _mm_loadu_si128((const __m128i *)(const void *)p);
-		uint64_t m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(a, z));
-		if (__builtin_expect(n >= 64, 1)) {
-			const __m128i *q = (const __m128i *)(const void *)p;
-			__m128i b = _mm_loadu_si128(q + 1);
-			__m128i c = _mm_loadu_si128(q + 2);
-			__m128i d = _mm_loadu_si128(q + 3);
-			m |= (uint64_t)(unsigned)_mm_movemask_epi8(
-				     _mm_cmpeq_epi8(b, z))
-			     << 16;
-			m |= (uint64_t)(unsigned)_mm_movemask_epi8(
-				     _mm_cmpeq_epi8(c, z))
-			     << 32;
-			m |= (uint64_t)(unsigned)_mm_movemask_epi8(
-				     _mm_cmpeq_epi8(d, z))
-			     << 48;
-		} else if (n >= 32) {
-			__m128i b = _mm_loadu_si128(
-				(const __m128i *)(const void *)(p + 16));
-			m |= (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(b, z))
-			     << 16;
-		}
+		uint64_t m = ld_nul_mask16(p);
+		if (__builtin_expect(n >= 64, 1))
+			m |= ld_nul_mask16(p + 16) << 16 |
+			     ld_nul_mask16(p + 32) << 32 |
+			     ld_nul_mask16(p + 48) << 48;
+		else if (n >= 32)
+			m |= ld_nul_mask16(p + 16) << 16;
 		if (__builtin_expect(m != 0, 1))
 			return p + __builtin_ctzll(m);
 	}

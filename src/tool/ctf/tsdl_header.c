@@ -309,7 +309,9 @@ static int flatten(const struct lt_hnode *n, uint64_t *bit,
 	switch (n->kind) {
 	case LT_HN_INT:
 	case LT_HN_BYTES:
-		if (n->role && at <= UINT32_MAX) {
+		if (n->role) {
+			if (at > UINT32_MAX)
+				return -1;
 			if (items)
 				items[*count] = (struct lt_hflat_item){
 					.at = (uint32_t)at,
@@ -319,8 +321,6 @@ static int flatten(const struct lt_hnode *n, uint64_t *bit,
 					.role = n->role,
 				};
 			++*count;
-		} else if (n->role) {
-			return -1;
 		}
 		*bit = at + (n->kind == LT_HN_INT ? n->size :
 						    8 * (uint64_t)n->length);
